@@ -1,0 +1,179 @@
+# Image URL used by docker-build, deploy and build-installer.
+IMG ?= nodeslo-controller:latest
+
+# Kubernetes and etcd versions of the control plane the tests run against.
+ENVTEST_K8S_VERSION ?= 1.37.2
+ENVTEST_ETCD_VERSION ?= 3.6.16
+
+CONTAINER_TOOL ?= docker
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+# One build command for the manager, shared by `make build` and the Dockerfile.
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="-s -w"
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate the CRD and RBAC manifests from the code markers.
+	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods.
+	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+# Files produced by manifests and generate; verify-generated fails when
+# regenerating them changes anything (they were stale in the commit).
+GENERATED = config/crd/bases config/rbac/role.yaml config/rbac/config_role.yaml api/v1alpha1/zz_generated.deepcopy.go
+
+.PHONY: verify-generated
+verify-generated: controller-gen ## Fail if `make manifests generate` would change a file.
+	@before=$$(find $(GENERATED) -type f 2>/dev/null | sort | xargs cat 2>/dev/null | sha256sum); \
+	$(MAKE) --no-print-directory manifests generate >/dev/null; \
+	after=$$(find $(GENERATED) -type f 2>/dev/null | sort | xargs cat 2>/dev/null | sha256sum); \
+	if [ "$$before" != "$$after" ]; then \
+		echo "verify-generated: generated files were stale and have now been regenerated; review and commit them:"; \
+		git status --short -- $(GENERATED) 2>/dev/null || true; exit 1; \
+	fi; echo "verify-generated: generated files are up to date"
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint.
+	"$(GOLANGCI_LINT)" run ./...
+
+FUZZTIME ?= 20s
+
+.PHONY: test
+test: verify-generated vet lint setup-envtest ## Run every test (unit, envtest, fuzz) against a real kube-apiserver and etcd.
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		go test $$(go list ./... | grep -v /test/e2e) -count=1 -coverprofile cover.out
+	$(MAKE) --no-print-directory fuzz
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME.
+	@for target in $$(grep -rhoE '^func Fuzz[A-Za-z0-9_]+' --include='*_test.go' internal | sed 's/^func //'); do \
+		pkg=$$(dirname $$(grep -rlE "^func $$target\(" --include='*_test.go' internal | head -1)); \
+		echo "fuzz: $$target in ./$$pkg for $(FUZZTIME)"; \
+		go test ./$$pkg -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME); \
+	done
+
+.PHONY: bench
+bench: ## Run the benchmarks and print their figures.
+	go test ./internal/... -run='^$$' -bench=. -benchmem
+
+##@ Build
+
+.PHONY: build
+build: ## Build the manager and the kubectl-nodeslo plugin into bin/.
+	$(GO_BUILD) -o bin/manager ./cmd
+	@if [ -d cmd/kubectl-nodeslo ]; then $(GO_BUILD) -o bin/kubectl-nodeslo ./cmd/kubectl-nodeslo; fi
+
+.PHONY: run
+run: ## Run the manager against the cluster of the current kubeconfig.
+	go run ./cmd
+
+.PHONY: docker-build
+docker-build: ## Build the manager image.
+	$(CONTAINER_TOOL) build -t ${IMG} .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image.
+	$(CONTAINER_TOOL) push ${IMG}
+
+.PHONY: build-installer
+build-installer: manifests kustomize ## Write one dist/install.yaml with the CRD and the deployment.
+	mkdir -p dist
+	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
+	"$(KUSTOMIZE)" build config/default > dist/install.yaml
+
+##@ Deployment
+
+ignore-not-found ?= false
+
+.PHONY: install
+install: manifests kustomize ## Install the CRD into the cluster of the current kubeconfig.
+	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize ## Remove the CRD (ignore-not-found=true to ignore missing objects).
+	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: manifests kustomize ## Deploy the controller (IMG=...) to the cluster of the current kubeconfig.
+	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
+	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove the controller (ignore-not-found=true to ignore missing objects).
+	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+
+##@ Dependencies
+
+LOCALBIN ?= $(shell pwd)/bin
+$(LOCALBIN):
+	mkdir -p "$(LOCALBIN)"
+
+KUBECTL ?= kubectl
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+ENVTEST ?= $(LOCALBIN)/setup-envtest
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+
+KUSTOMIZE_VERSION ?= v5.8.3
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+ENVTEST_VERSION ?= v0.25.1
+GOLANGCI_LINT_VERSION ?= v2.15.0
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.
+$(KUSTOMIZE): $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/.
+$(CONTROLLER_GEN): $(LOCALBIN)
+	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+.PHONY: setup-envtest
+setup-envtest: envtest ## Provide kube-apiserver and etcd for envtest (download, or build offline).
+	@hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION) >/dev/null
+
+.PHONY: envtest
+envtest: $(ENVTEST) ## Install setup-envtest into bin/.
+$(ENVTEST): $(LOCALBIN)
+	$(call go-install-tool,$(ENVTEST),sigs.k8s.io/controller-runtime/tools/setup-envtest,$(ENVTEST_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Install golangci-lint into bin/.
+$(GOLANGCI_LINT): $(LOCALBIN)
+	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+
+# go-install-tool installs package $(2) at version $(3) as $(1)-$(3) and links $(1) to it.
+define go-install-tool
+@[ -f "$(1)-$(3)" ] && [ "$$(readlink -- "$(1)" 2>/dev/null)" = "$(1)-$(3)" ] || { \
+set -e; \
+package=$(2)@$(3) ;\
+echo "Installing $${package}" ;\
+rm -f "$(1)" ;\
+GOBIN="$(LOCALBIN)" go install $${package} ;\
+mv "$(LOCALBIN)/$$(basename "$(1)")" "$(1)-$(3)" ;\
+} ;\
+ln -sf "$(1)-$(3)" "$(1)"
+endef
