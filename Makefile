@@ -66,6 +66,11 @@ test: verify-generated vet lint setup-envtest ## Run every test (unit, envtest, 
 		go test $$(go list ./... | grep -v /test/e2e) -count=1 -coverprofile cover.out
 	$(MAKE) --no-print-directory fuzz
 
+.PHONY: test-e2e
+test-e2e: build build-installer setup-envtest ## Run the end-to-end tests: dist/install.yaml on a local control plane, bin/manager, kubectl.
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		go test -tags e2e ./test/e2e/ -count=1 -timeout 10m -v -ginkgo.v
+
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME.
 	@for target in $$(grep -rhoE '^func Fuzz[A-Za-z0-9_]+' --include='*_test.go' internal | sed 's/^func //'); do \
@@ -89,6 +94,19 @@ build: ## Build the manager and the kubectl-nodeslo plugin into bin/.
 run: ## Run the manager against the cluster of the current kubeconfig.
 	go run ./cmd
 
+# run-local options: LOCAL_PERSIST=1 keeps the control plane's etcd data in
+# bin/local/etcd between runs; LOCAL_CONTROL_PLANE_ONLY=1 starts only the
+# control plane (run the manager yourself, e.g. from an IDE, with
+# KUBECONFIG=bin/local/kubeconfig).
+LOCAL_PERSIST ?= 0
+LOCAL_CONTROL_PLANE_ONLY ?= 0
+
+.PHONY: run-local
+run-local: build setup-envtest ## Start a local control plane with the samples and run the manager on it (Ctrl-C stops all).
+	$(GO_BUILD) -o bin/run-local ./hack/run-local
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		bin/run-local --persist=$(LOCAL_PERSIST) --control-plane-only=$(LOCAL_CONTROL_PLANE_ONLY)
+
 .PHONY: docker-build
 docker-build: ## Build the manager image.
 	$(CONTAINER_TOOL) build -t ${IMG} .
@@ -98,10 +116,9 @@ docker-push: ## Push the manager image.
 	$(CONTAINER_TOOL) push ${IMG}
 
 .PHONY: build-installer
-build-installer: manifests kustomize ## Write one dist/install.yaml with the CRD and the deployment.
+build-installer: manifests kustomize ## Write one dist/install.yaml with the CRD and the deployment (IMG=...).
 	mkdir -p dist
-	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
-	"$(KUSTOMIZE)" build config/default > dist/install.yaml
+	$(call with-image,"$(KUSTOMIZE)" build config/default > dist/install.yaml)
 
 ##@ Deployment
 
@@ -117,12 +134,23 @@ uninstall: manifests kustomize ## Remove the CRD (ignore-not-found=true to ignor
 
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy the controller (IMG=...) to the cluster of the current kubeconfig.
-	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
-	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side -f -
+	$(call with-image,"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side -f -)
 
+# undeploy keeps the namespace: it is Koordinator's (see hack/drop-namespaces.sh).
 .PHONY: undeploy
-undeploy: kustomize ## Remove the controller (ignore-not-found=true to ignore missing objects).
-	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+undeploy: kustomize ## Remove the controller and the CRD, but not the namespace (ignore-not-found=true to ignore missing objects).
+	"$(KUSTOMIZE)" build config/default | hack/drop-namespaces.sh | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+
+# with-image runs $(1) with the manager image set to IMG, then puts
+# config/manager/kustomization.yaml back as committed, so that deploying or
+# building the installer (in CI, too) leaves no diff in tracked files.
+define with-image
+@cp config/manager/kustomization.yaml config/manager/kustomization.yaml.orig; \
+status=0; \
+( cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG} ) && { $(1); } || status=$$?; \
+mv config/manager/kustomization.yaml.orig config/manager/kustomization.yaml; \
+exit $$status
+endef
 
 ##@ Dependencies
 

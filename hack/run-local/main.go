@@ -1,0 +1,176 @@
+// Command run-local is `make run-local`: it starts a local control plane
+// (envtest's kube-apiserver and etcd), writes an admin kubeconfig, installs
+// the CRD, applies config/samples and runs bin/manager against it in the
+// foreground, until Ctrl-C stops all of it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+)
+
+type settings struct {
+	dir              string
+	persist          bool
+	controlPlaneOnly bool
+	managerBinary    string
+	crdDir           string
+	samplesDir       string
+	readyTimeout     time.Duration
+}
+
+func main() {
+	var s settings
+	flag.StringVar(&s.dir, "dir", "bin/local", "Directory for the kubeconfig, the lock file and (with --persist) etcd's data.")
+	flag.BoolVar(&s.persist, "persist", false, "Keep etcd's data in DIR/etcd between runs (LOCAL_PERSIST=1).")
+	flag.BoolVar(&s.controlPlaneOnly, "control-plane-only", false,
+		"Start only the control plane, e.g. to run the manager from an IDE (LOCAL_CONTROL_PLANE_ONLY=1).")
+	flag.StringVar(&s.managerBinary, "manager", "bin/manager", "Manager binary to run.")
+	flag.StringVar(&s.crdDir, "crds", "config/crd/bases", "Directory of the CRD manifests.")
+	flag.StringVar(&s.samplesDir, "samples", "config/samples", "Kustomization directory of the sample objects.")
+	flag.DurationVar(&s.readyTimeout, "ready-timeout", 90*time.Second, "How long the manager may take to write the sample NodeSLOs.")
+	flag.Parse()
+	if err := run(s); err != nil {
+		logf("error: %v", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[run-local] "+format+"\n", args...)
+}
+
+func run(s settings) error {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", s.dir, err)
+	}
+	lock, err := acquireInstanceLock(filepath.Join(s.dir, "run-local.lock"))
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+
+	// Ctrl-C reaches the whole foreground process group; SIGTERM may come
+	// from make or a supervisor. Either way: stop the manager, then the
+	// control plane, then return.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	started := time.Now()
+	opts := localcluster.Options{AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir}
+	if s.persist {
+		opts.EtcdDataDir = filepath.Join(s.dir, "etcd")
+		if err := os.MkdirAll(opts.EtcdDataDir, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", opts.EtcdDataDir, err)
+		}
+		logf("starting kube-apiserver and etcd (data kept in %s)", opts.EtcdDataDir)
+	} else {
+		logf("starting kube-apiserver and etcd (data discarded at exit; LOCAL_PERSIST=1 keeps it)")
+	}
+	cluster, err := localcluster.Start(opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logf("stopping the control plane")
+		if err := cluster.Stop(); err != nil {
+			logf("error: %v", err)
+		}
+		logf("stopped")
+	}()
+
+	kubeconfig := filepath.Join(s.dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, cluster.AdminKubeconfig, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", kubeconfig, err)
+	}
+	logf("control plane up at %s, admin kubeconfig in %s, CRD installed", cluster.Admin.Host, kubeconfig)
+
+	c, err := client.New(cluster.Admin, client.Options{Scheme: manager.NewScheme()})
+	if err != nil {
+		return fmt.Errorf("creating a client: %w", err)
+	}
+	applied, err := localcluster.ApplyKustomization(ctx, c, s.samplesDir)
+	if err != nil {
+		return err
+	}
+	var nodes []string
+	for _, obj := range applied {
+		if obj.GetKind() == "Node" {
+			nodes = append(nodes, obj.GetName())
+		}
+	}
+	logf("applied %d objects from %s (nodes: %s)", len(applied), s.samplesDir, strings.Join(nodes, ", "))
+
+	if s.controlPlaneOnly {
+		fmt.Printf("[run-local] ready in %.1fs: control plane only; run the manager with KUBECONFIG=%s go run ./cmd, inspect with kubectl --kubeconfig %s get nodeslo; Ctrl-C stops it\n",
+			time.Since(started).Seconds(), kubeconfig, kubeconfig)
+		<-ctx.Done()
+		logf("interrupted")
+		return nil
+	}
+	return runManager(ctx, s, c, kubeconfig, nodes, started)
+}
+
+// runManager runs bin/manager against the local control plane until ctx ends
+// or the manager exits on its own.
+func runManager(ctx context.Context, s settings, c client.Client, kubeconfig string, nodes []string, started time.Time) error {
+	probeAddr, err := localcluster.FreeLocalAddress()
+	if err != nil {
+		return err
+	}
+	metricsAddr, err := localcluster.FreeLocalAddress()
+	if err != nil {
+		return err
+	}
+	// Plain-HTTP metrics on loopback and no leader election: a developer's
+	// loop, not a deployment (make deploy runs it hardened).
+	args := []string{
+		"--health-probe-bind-address=" + probeAddr,
+		"--metrics-bind-address=" + metricsAddr,
+		"--metrics-secure=false",
+	}
+	logf("starting %s %s", s.managerBinary, strings.Join(args, " "))
+	mgr, err := startManager(s.managerBinary, kubeconfig, args)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logf("stopping the manager")
+		mgr.stop(15 * time.Second)
+	}()
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- waitForManager(ctx, c, "http://"+probeAddr+"/readyz", nodes, s.readyTimeout) }()
+	for {
+		select {
+		case <-ctx.Done():
+			logf("interrupted")
+			return nil
+		case err := <-mgr.exited:
+			mgr.exited <- err // let the deferred stop see that it has exited
+			return fmt.Errorf("the manager exited on its own: %v", err)
+		case err := <-waitErr:
+			if err != nil {
+				if errors.Is(ctx.Err(), context.Canceled) {
+					continue
+				}
+				return err
+			}
+			fmt.Printf("[run-local] ready in %.1fs: %d sample nodes have their NodeSLO; inspect with kubectl --kubeconfig %s get nodeslo (metrics: http://%s/metrics); Ctrl-C stops everything\n",
+				time.Since(started).Seconds(), len(nodes), kubeconfig, metricsAddr)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+)
+
+// Defaults of the ConfigMap flags: the controller's own defaults.
+const (
+	DefaultConfigNamespace = "koordinator-system"
+	DefaultConfigName      = "slo-controller-config"
+)
+
+// NewExplainCommand is `kubectl nodeslo explain NODE`: live against the
+// cluster of the usual kubeconfig flags, it tells why a node's NodeSLO says
+// what it says.
+func NewExplainCommand(out io.Writer) *cobra.Command {
+	kube := newKubeFlags()
+	configMap := client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
+	cmd := &cobra.Command{
+		Use:   "explain NODE",
+		Short: "Explain, for one node, which strategies apply, which ConfigMap keys are valid and whether its NodeSLO is up to date",
+		Long: `Reads the Node, the slo-controller-config ConfigMap and the node's NodeSLO from
+the cluster and prints, for each ConfigMap key, whether it is valid (with its
+errors and warnings) and which node strategy, or the cluster strategy, applies
+to this node; then whether the stored NodeSLO matches what the configuration
+resolves to now, and if not, which sections differ.`,
+		Example: `  kubectl nodeslo explain worker-1
+  kubectl nodeslo explain worker-1 --context prod --config-namespace koordinator-system`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := kube.restConfig()
+			if err != nil {
+				return fmt.Errorf("loading the kubeconfig: %w", err)
+			}
+			c, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
+			if err != nil {
+				return fmt.Errorf("creating a client: %w", err)
+			}
+			in, err := FetchExplainInputs(cmd.Context(), c, args[0], configMap)
+			if err != nil {
+				return err
+			}
+			return Explain(in).Write(out)
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&configMap.Namespace, "config-namespace", configMap.Namespace, "Namespace of the ConfigMap, as the controller's flag.")
+	cmd.Flags().StringVar(&configMap.Name, "slo-config-name", configMap.Name, "Name of the ConfigMap, as the controller's flag.")
+	return cmd
+}

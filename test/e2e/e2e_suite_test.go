@@ -1,0 +1,75 @@
+//go:build e2e
+
+// Package e2e runs the controller as its users do: dist/install.yaml applied
+// to a real kube-apiserver, bin/manager running as the deployed
+// ServiceAccount, and every check made with kubectl and the kubectl plugin.
+// Run it with `make test-e2e`, which builds what it needs first.
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+)
+
+var (
+	// root is the repository: the tests use its bin/, dist/ and config/.
+	root string
+	// cluster is the control plane all specs share.
+	cluster *localcluster.Cluster
+	// kube runs kubectl as the cluster administrator.
+	kube *kubectl
+	// manager is bin/manager running as the deployed ServiceAccount.
+	manager *managerProcess
+)
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "nodeslo-controller end-to-end suite")
+}
+
+var _ = BeforeSuite(func() {
+	var err error
+	root, err = filepath.Abs(filepath.Join("..", ".."))
+	Expect(err).NotTo(HaveOccurred())
+	for _, built := range []string{"bin/manager", "bin/kubectl-nodeslo", "dist/install.yaml"} {
+		Expect(filepath.Join(root, built)).To(BeAnExistingFile(), "run `make test-e2e`: it builds %s first", built)
+	}
+
+	By("starting kube-apiserver and etcd")
+	cluster, err = localcluster.Start(localcluster.Options{
+		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"),
+		CRDDir:    filepath.Join(root, "config", "crd", "bases"),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		By("stopping the control plane")
+		Expect(cluster.Stop()).To(Succeed())
+	})
+	work := GinkgoT().TempDir()
+	adminKubeconfig := filepath.Join(work, "admin.kubeconfig")
+	Expect(os.WriteFile(adminKubeconfig, cluster.AdminKubeconfig, 0o600)).To(Succeed())
+	kube = newKubectl(adminKubeconfig, filepath.Join(root, "bin"))
+	GinkgoWriter.Printf("kubectl: %s (%s)\n", kube.binary, kube.mustRun("version", "--client", "-o", "yaml"))
+
+	By("applying dist/install.yaml server-side, so that the apiserver validates every object")
+	kube.mustRun("apply", "--server-side", "-f", filepath.Join(root, "dist", "install.yaml"))
+
+	By("running bin/manager as the deployed ServiceAccount")
+	token := kube.mustRun("create", "token", serviceAccount, "-n", namespace, "--duration=2h")
+	managerKubeconfig, err := cluster.TokenKubeconfig(token)
+	Expect(err).NotTo(HaveOccurred())
+	managerKubeconfigPath := filepath.Join(work, "manager.kubeconfig")
+	Expect(os.WriteFile(managerKubeconfigPath, managerKubeconfig, 0o600)).To(Succeed())
+	manager = startManager(filepath.Join(root, "bin", "manager"), managerKubeconfigPath)
+	DeferCleanup(func() {
+		By("stopping the manager")
+		manager.stop()
+	})
+	manager.waitUntilLeading(kube)
+})

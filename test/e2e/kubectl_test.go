@@ -1,0 +1,61 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// kubectl runs the kubectl binary against the test cluster, with bin/ first
+// on PATH so that `kubectl nodeslo` finds the freshly built plugin.
+type kubectl struct {
+	binary     string
+	kubeconfig string
+	path       string
+}
+
+// newKubectl prefers the kubectl of the envtest store, the version of the
+// apiserver, and falls back to the one on PATH.
+func newKubectl(kubeconfig, pluginDir string) *kubectl {
+	binary := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(binary); err != nil {
+		binary, err = exec.LookPath("kubectl")
+		Expect(err).NotTo(HaveOccurred(), "no kubectl in KUBEBUILDER_ASSETS nor on PATH")
+	}
+	return &kubectl{binary: binary, kubeconfig: kubeconfig, path: pluginDir + string(os.PathListSeparator) + os.Getenv("PATH")}
+}
+
+// run returns stdout, and an error that carries stderr.
+func (k *kubectl) run(args ...string) (string, error) {
+	return k.runWithInput("", args...)
+}
+
+func (k *kubectl) runWithInput(stdin string, args ...string) (string, error) {
+	cmd := exec.Command(k.binary, append([]string{"--kubeconfig", k.kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "PATH="+k.path)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	GinkgoWriter.Printf("$ kubectl %s\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
+	if err != nil {
+		return stdout.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// mustRun fails the spec when kubectl fails.
+func (k *kubectl) mustRun(args ...string) string {
+	GinkgoHelper()
+	out, err := k.run(args...)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}

@@ -1,0 +1,79 @@
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+)
+
+// Options say where the binaries, the CRDs and (optionally) the etcd data are.
+type Options struct {
+	// AssetsDir holds kube-apiserver and etcd (KUBEBUILDER_ASSETS).
+	AssetsDir string
+	// CRDDir holds the CRD manifests to install before Start returns.
+	CRDDir string
+	// EtcdDataDir keeps etcd's data between runs; empty means a temporary
+	// directory that Stop removes.
+	EtcdDataDir string
+	// AttachOutput sends the control plane's own logs to stdout/stderr.
+	AttachOutput bool
+}
+
+// Cluster is a running control plane and an administrator's access to it.
+type Cluster struct {
+	env *envtest.Environment
+	// Admin is a client config of a member of system:masters.
+	Admin *rest.Config
+	// AdminKubeconfig is Admin as a kubeconfig file's content.
+	AdminKubeconfig []byte
+}
+
+// adminUser is the identity of the kubeconfig handed to people and kubectl:
+// system:masters passes every authorization check, as kind's admin does.
+var adminUser = envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}
+
+// Start runs etcd and kube-apiserver, installs the CRDs and returns once the
+// apiserver serves them. Stop must be called even when the caller fails later.
+func Start(opts Options) (*Cluster, error) {
+	if opts.AssetsDir == "" {
+		return nil, errors.New("no control-plane binaries: set KUBEBUILDER_ASSETS (hack/setup-envtest.sh prints the directory)")
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    opts.AssetsDir,
+		CRDDirectoryPaths:        []string{opts.CRDDir},
+		ErrorIfCRDPathMissing:    true,
+		Scheme:                   manager.NewScheme(),
+		AttachControlPlaneOutput: opts.AttachOutput,
+	}
+	if opts.EtcdDataDir != "" {
+		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: opts.EtcdDataDir}
+	}
+	if _, err := env.Start(); err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	c := &Cluster{env: env}
+	admin, err := env.AddUser(adminUser, nil)
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("adding the admin user: %w", err)
+	}
+	c.Admin = admin.Config()
+	if c.AdminKubeconfig, err = admin.KubeConfig(); err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("writing the admin kubeconfig: %w", err)
+	}
+	return c, nil
+}
+
+// Stop ends kube-apiserver and etcd and waits for them to exit.
+func (c *Cluster) Stop() error {
+	if err := c.env.Stop(); err != nil {
+		return fmt.Errorf("stopping the control plane: %w", err)
+	}
+	return nil
+}
