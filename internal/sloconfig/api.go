@@ -1,10 +1,12 @@
 package sloconfig
 
 // THIS FILE IS THE CONTRACT between the engine and its callers (controllers,
-// kubectl plugin). Bodies marked "stub" are placeholders to be replaced by the
-// real engine; signatures stay.
+// kubectl plugin): the exported types and entry points. The engine behind
+// them lives in the other files of this package, one concept per file.
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -61,8 +63,14 @@ func (r SectionReport) Valid() bool { return len(r.Errors) == 0 }
 // Config is an immutable configuration, merged and compiled once at load.
 // Many goroutines may read it at once without locks or copies.
 type Config struct {
-	reports     []SectionReport
+	reports     []SectionReport // one per key, in Keys order
 	fingerprint string
+
+	threshold section[*slov1alpha1.ResourceThresholdStrategy]
+	qos       section[*slov1alpha1.ResourceQOSStrategy]
+	burst     section[*slov1alpha1.CPUBurstStrategy]
+	system    section[*slov1alpha1.SystemStrategy]
+	hostApps  section[hostApps]
 }
 
 // Load parses, validates and compiles a ConfigMap's data. data is nil when
@@ -70,12 +78,7 @@ type Config struct {
 // in force until now (nil at start-up and after the ConfigMap was deleted); it
 // supplies the last good value of a key whose new value is invalid.
 func Load(data map[string]string, previous *Config) *Config {
-	// stub
-	c := &Config{}
-	for _, k := range Keys {
-		c.reports = append(c.reports, SectionReport{Key: k, State: StateDefault})
-	}
-	return c
+	return load(data, previous)
 }
 
 // Reports returns one report per key, in Keys order.
@@ -124,13 +127,62 @@ type Resolution struct {
 // NodeSLO as stored now (nil when there is none); only sections in state
 // Frozen read it.
 func (c *Config) Resolve(node Node, current *slov1alpha1.NodeSLOSpec) Resolution {
-	// stub
-	return Resolution{Spec: slov1alpha1.NodeSLOSpec{}}
+	return c.resolve(node, current)
 }
 
 // SpecEqual reports whether two specs mean the same thing: quantities are
 // compared by value and nil equals empty for maps and lists.
 func SpecEqual(a, b *slov1alpha1.NodeSLOSpec) bool {
-	// stub
-	return false
+	return specEqual(a, b)
 }
+
+// State returns the state of key, or "" for a key this package does not read.
+func (c *Config) State(key Key) SectionState {
+	for _, r := range c.reports {
+		if r.Key == key {
+			return r.State
+		}
+	}
+	return ""
+}
+
+// Valid reports whether every key's value was accepted.
+func (c *Config) Valid() bool {
+	for _, r := range c.reports {
+		if !r.Valid() {
+			return false
+		}
+	}
+	return true
+}
+
+// Messages renders the report as lines a person can act on, one per error,
+// each prefixed with the key: "resource-threshold-config:
+// nodeStrategies[1].memoryEvictLowerPercent: Invalid value: 90: must be
+// less than memoryEvictThresholdPercent (80)".
+func (r SectionReport) Messages() []string {
+	out := make([]string, 0, len(r.Errors))
+	for _, e := range r.Errors {
+		if e.Field == "" {
+			out = append(out, fmt.Sprintf("%s: %s", r.Key, e.ErrorBody()))
+		} else {
+			out = append(out, fmt.Sprintf("%s: %s: %s", r.Key, e.Field, e.ErrorBody()))
+		}
+	}
+	return out
+}
+
+// WarningMessages renders the warnings, each prefixed with the key.
+func (r SectionReport) WarningMessages() []string {
+	out := make([]string, len(r.Warnings))
+	for i, w := range r.Warnings {
+		out[i] = fmt.Sprintf("%s: %s", r.Key, w)
+	}
+	return out
+}
+
+// NodeWarning reasons.
+const (
+	ReasonInvalidNetworkBandwidth = "InvalidNetworkBandwidth"
+	ReasonMultipleNodeStrategies  = "MultipleNodeStrategies"
+)
