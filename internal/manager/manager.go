@@ -5,14 +5,23 @@ import (
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
 
-// New builds a manager with metrics, health probes and leader election set
-// from opts. Controllers are added by the caller.
+// New builds the manager with metrics, health probes, leader election, a
+// cache restricted to what the controllers read, and both controllers, all
+// set from opts. cmd/ and the tests both run what it returns.
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = float32(opts.KubeAPIQPS)
+	cfg.Burst = opts.KubeAPIBurst
+
 	metrics := metricsserver.Options{
 		BindAddress:   opts.MetricsBindAddress,
 		SecureServing: opts.SecureMetrics,
@@ -29,6 +38,8 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionID:              opts.LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cache.Options{ByObject: opts.Controllers.CacheByObject()},
+		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -38,6 +49,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("adding ready check: %w", err)
+	}
+	if err := controller.SetupWithManager(mgr, opts.Controllers); err != nil {
+		return nil, err
 	}
 	return mgr, nil
 }

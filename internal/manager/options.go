@@ -3,6 +3,8 @@ package manager
 import (
 	"crypto/tls"
 	"flag"
+
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
 
 // Options are the manager's settings; cmd/ binds them to flags.
@@ -15,6 +17,29 @@ type Options struct {
 	LeaderElectionID       string
 	// LeaderElectionNamespace defaults to the namespace the pod runs in.
 	LeaderElectionNamespace string
+
+	// KubeAPIQPS and KubeAPIBurst limit the manager's requests to the
+	// apiserver (reads come from the cache; these are mostly NodeSLO writes
+	// and Events).
+	//
+	// The defaults, 100 and 200, are sized for a 5,000-node cluster: a
+	// configuration change can rewrite every NodeSLO, which at 100 writes a
+	// second takes under a minute (controller-runtime's own default of 20
+	// would take over four), while staying a small share of what an
+	// apiserver of that size serves (its default limit is 200 mutating
+	// requests in flight, and priority and fairness queues bursts further).
+	// The burst absorbs the start-up list calls and the Events that come with
+	// a configuration change without delaying the first writes.
+	KubeAPIQPS   float64
+	KubeAPIBurst int
+
+	// Controllers are the settings of the two controllers.
+	Controllers controller.Options
+
+	// SkipControllerNameValidation lets one process build several managers
+	// (the tests restart it); controller names must otherwise be unique per
+	// process. Not a flag.
+	SkipControllerNameValidation bool
 }
 
 // DefaultOptions returns the settings used when no flag is given.
@@ -24,6 +49,9 @@ func DefaultOptions() Options {
 		SecureMetrics:          true,
 		HealthProbeBindAddress: ":8081",
 		LeaderElectionID:       "nodeslo-controller.slo.koordinator.sh",
+		KubeAPIQPS:             100,
+		KubeAPIBurst:           200,
+		Controllers:            controller.DefaultOptions(),
 	}
 }
 
@@ -43,6 +71,11 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Name of the Lease used for leader election.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
 		"Namespace of the leader-election Lease (default: the pod's namespace).")
+	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS,
+		"Requests per second the manager may send to the apiserver.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
+		"Requests the manager may send to the apiserver in a burst above --kube-api-qps.")
+	o.Controllers.BindFlags(fs)
 }
 
 // tlsOptions turns HTTP/2 off unless it was asked for.

@@ -1,0 +1,200 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Event reasons on the ConfigMap.
+const (
+	// ReasonInvalidConfig: a key's value was rejected; the message names the
+	// key, the JSON path and why, and says which value stays in force.
+	ReasonInvalidConfig = "InvalidConfig"
+	// ReasonConfigWarning: a key's value was accepted, with an oddity worth fixing.
+	ReasonConfigWarning = "ConfigWarning"
+)
+
+// ConfigReconciler loads the slo-controller-config ConfigMap, publishes the
+// result in the Store and, when the effective configuration changed, signals
+// the NodeSLO controller to reconcile every node.
+//
+// It runs with one worker and reconciles one name, so its fields need no lock.
+type ConfigReconciler struct {
+	reader   client.Reader
+	key      types.NamespacedName
+	store    *Store
+	recorder events.EventRecorder
+	// configChanged carries one event per change of the effective
+	// configuration; its buffer of one coalesces changes not yet consumed.
+	configChanged chan<- event.GenericEvent
+
+	// loadedVersion is the resourceVersion of the ConfigMap last loaded ("" = absent),
+	// so that a periodic resync of an unchanged ConfigMap does no work.
+	loadedVersion string
+	// reported identifies the Events last emitted, so that none is repeated
+	// until what there is to say changes.
+	reported string
+}
+
+// Reconcile loads the ConfigMap (absent = all defaults) and publishes it.
+func (r *ConfigReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+
+	cm := &corev1.ConfigMap{}
+	exists := true
+	if err := r.reader.Get(ctx, r.key, cm); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
+		}
+		exists = false
+	}
+	version := ""
+	if exists {
+		version = cm.ResourceVersion
+	}
+	old := r.store.Current()
+	if old != nil && version == r.loadedVersion {
+		return ctrl.Result{}, nil
+	}
+
+	// A deleted ConfigMap means defaults, whatever was in force before:
+	// the result depends on the cluster as it is, not on history.
+	var data map[string]string
+	base := old
+	if exists {
+		data = cm.Data
+		if data == nil {
+			data = map[string]string{}
+		}
+	} else {
+		base = nil
+	}
+	cfg := sloconfig.Load(data, base)
+	r.store.Publish(cfg)
+	r.loadedVersion = version
+
+	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
+	recordConfig(cfg, changed)
+	if exists {
+		r.report(ctx, cm, cfg)
+	} else {
+		r.reported = ""
+	}
+	if changed {
+		log.Info("Configuration in force changed; reconciling every node",
+			"configMapExists", exists, "fingerprint", cfg.Fingerprint())
+		select {
+		case r.configChanged <- event.GenericEvent{Object: cm}:
+		default: // a signal is already pending; it will reconcile every node too
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// configEvent is one Event to record on the ConfigMap.
+type configEvent struct {
+	reason  string
+	message string
+}
+
+// configEvents turns the load reports into Events an operator can act on.
+func configEvents(cfg *sloconfig.Config) []configEvent {
+	var out []configEvent
+	for _, r := range cfg.Reports() {
+		for _, e := range r.Errors {
+			out = append(out, configEvent{ReasonInvalidConfig,
+				fmt.Sprintf("key %s: %s; %s", r.Key, e.Error(), consequence(r.State))})
+		}
+		for _, w := range r.Warnings {
+			out = append(out, configEvent{ReasonConfigWarning, fmt.Sprintf("key %s: %s", r.Key, w)})
+		}
+	}
+	return out
+}
+
+// consequence says what a rejected key means for the NodeSLOs.
+func consequence(state sloconfig.SectionState) string {
+	switch state {
+	case sloconfig.StateLastGood:
+		return "the key is rejected as a whole and its last good value stays in force"
+	case sloconfig.StateFrozen:
+		return "the key is rejected as a whole; existing NodeSLOs keep their current value of this section " +
+			"and new nodes get the defaults"
+	default:
+		return "the key is rejected"
+	}
+}
+
+// report records an Event and a log line per error and warning, unless the
+// same were already reported for this ConfigMap.
+func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
+	evs := configEvents(cfg)
+	h := sha256.New()
+	h.Write([]byte(cm.UID))
+	for _, e := range evs {
+		fmt.Fprintf(h, "\x00%s\x00%s", e.reason, e.message)
+	}
+	digest := hex.EncodeToString(h.Sum(nil))
+	if digest == r.reported {
+		return
+	}
+	r.reported = digest
+
+	log := logf.FromContext(ctx)
+	for _, e := range evs {
+		if e.reason == ReasonInvalidConfig {
+			log.Error(nil, "Invalid configuration", "reason", e.reason, "message", e.message)
+		} else {
+			log.Info("Configuration warning", "reason", e.reason, "message", e.message)
+		}
+		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, "Load", "%s", truncateNote(e.message))
+	}
+}
+
+// maxNoteLength is the longest Event note the events.k8s.io API accepts.
+const maxNoteLength = 1024
+
+func truncateNote(s string) string {
+	if len(s) <= maxNoteLength {
+		return s
+	}
+	return s[:maxNoteLength-3] + "..."
+}
+
+// setupWithManager registers the controller; it watches the one ConfigMap and
+// is also started once at start-up, so that an absent ConfigMap is loaded (as
+// defaults) too.
+func (r *ConfigReconciler) setupWithManager(mgr ctrl.Manager) error {
+	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
+	})
+	loadAtStart := source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		q.Add(reconcile.Request{NamespacedName: r.key})
+		return nil
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("slo-config").
+		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
+		WatchesRawSource(loadAtStart).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		Complete(r)
+}

@@ -1,0 +1,256 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Timeouts: the manager reacts within milliseconds; "nothing happens" is
+// watched for a bounded time only.
+const (
+	eventually   = 20 * time.Second
+	poll         = 50 * time.Millisecond
+	consistently = 2 * time.Second
+)
+
+// uniqueName returns a name no other test uses.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%s", prefix, rand.String(6))
+}
+
+// createNode creates a Node that is deleted again when the test ends.
+func createNode(ctx context.Context, labels, annotations map[string]string) *corev1.Node {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: uniqueName("node"), Labels: labels, Annotations: annotations,
+	}}
+	Expect(k8sClient.Create(ctx, node)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, node))).To(Succeed())
+		Eventually(func() error { return getNodeSLO(ctx, node.Name, &slov1alpha1.NodeSLO{}) }).
+			WithContext(ctx).WithTimeout(eventually).WithPolling(poll).Should(Satisfy(apierrors.IsNotFound))
+	})
+	return node
+}
+
+func getNodeSLO(ctx context.Context, name string, slo *slov1alpha1.NodeSLO) error {
+	return k8sClient.Get(ctx, types.NamespacedName{Name: name}, slo)
+}
+
+// nodeSLOOf returns a function for Eventually that fetches a node's NodeSLO.
+func nodeSLOOf(ctx context.Context, name string) func() (*slov1alpha1.NodeSLO, error) {
+	return func() (*slov1alpha1.NodeSLO, error) {
+		slo := &slov1alpha1.NodeSLO{}
+		err := getNodeSLO(ctx, name, slo)
+		return slo, err
+	}
+}
+
+// specOf fetches a node's NodeSLO spec as generic JSON, so that tests can
+// say what the wire format holds without leaning on the Go types.
+func specOf(ctx context.Context, name string) func() (map[string]any, error) {
+	return func() (map[string]any, error) {
+		slo := &slov1alpha1.NodeSLO{}
+		if err := getNodeSLO(ctx, name, slo); err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(slo.Spec)
+		if err != nil {
+			return nil, err
+		}
+		var spec map[string]any
+		return spec, json.Unmarshal(raw, &spec)
+	}
+}
+
+// field digs a value out of generic JSON by path; nil when any step is missing.
+func field(spec map[string]any, path ...string) any {
+	var cur any = spec
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// haveField matches generic JSON whose value at path equals want.
+func haveField(want any, path ...string) OmegaMatcher {
+	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, Equal(want))
+}
+
+// setConfig creates or replaces the ConfigMap's data; it is deleted again
+// when the test ends (back to defaults). It returns the ConfigMap.
+func setConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{}
+	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)
+	if apierrors.IsNotFound(err) {
+		cm = &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName},
+			Data:       data,
+		}
+		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+		DeferCleanup(deleteConfig)
+		return cm
+	}
+	Expect(err).NotTo(HaveOccurred())
+	cm.Data = data
+	Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+	return cm
+}
+
+func deleteConfig(ctx context.Context) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}}
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cm))).To(Succeed())
+}
+
+// warningEvents returns the notes of the Warning Events with reason recorded
+// about the object with uid.
+func warningEvents(ctx context.Context, namespace string, uid types.UID, reason string) func() ([]string, error) {
+	return func() ([]string, error) {
+		list := &eventsv1.EventList{}
+		if err := k8sClient.List(ctx, list, client.InNamespace(namespace)); err != nil {
+			return nil, err
+		}
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.UID == uid && e.Reason == reason && e.Type == corev1.EventTypeWarning {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes, nil
+	}
+}
+
+// nodeWarnings returns the notes of the Warning Events with reason on node
+// (Events about cluster-scoped objects live in namespace default).
+func nodeWarnings(ctx context.Context, node *corev1.Node, reason string) func() ([]string, error) {
+	return warningEvents(ctx, metav1.NamespaceDefault, node.UID, reason)
+}
+
+// configWarnings returns the notes of the Warning Events with reason on cm.
+func configWarnings(ctx context.Context, cm *corev1.ConfigMap, reason string) func() ([]string, error) {
+	return warningEvents(ctx, configNamespace, cm.UID, reason)
+}
+
+// metricValue reads a counter or gauge from controller-runtime's registry,
+// summing the series whose labels include the given ones.
+func metricValue(name string, labels map[string]string) float64 {
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if hasLabels(m, labels) {
+				sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+// metricSeries returns the label sets of a metric's series.
+func metricSeries(name string) []map[string]string {
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	var out []map[string]string
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			out = append(out, labels)
+		}
+	}
+	return out
+}
+
+func hasLabels(m *dto.Metric, want map[string]string) bool {
+	have := map[string]string{}
+	for _, l := range m.GetLabel() {
+		have[l.GetName()] = l.GetValue()
+	}
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// reconciles returns the number of NodeSLO reconciles so far (all
+// operations, all results).
+func reconciles() float64 {
+	return metricValue(controller.MetricReconcileTotal, nil)
+}
+
+func reconcilesOf(operation string) float64 {
+	return metricValue(controller.MetricReconcileTotal, map[string]string{"operation": operation})
+}
+
+// configInvalid returns the validity gauge of a ConfigMap key.
+func configInvalid(key sloconfig.Key) func() float64 {
+	return func() float64 {
+		return metricValue(controller.MetricConfigInvalid, map[string]string{"key": string(key)})
+	}
+}
+
+// waitUntilQuiet waits until no NodeSLO reconcile has run for a while, so
+// that a test can then tell that an action of its own caused none.
+func waitUntilQuiet() {
+	last, since := reconciles(), time.Now()
+	Eventually(func() bool {
+		if now := reconciles(); now != last {
+			last, since = now, time.Now()
+		}
+		return time.Since(since) > 500*time.Millisecond
+	}).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
+}
+
+// resourceVersions returns the resourceVersion of each named NodeSLO.
+func resourceVersions(ctx context.Context, names ...string) map[string]string {
+	out := map[string]string{}
+	for _, n := range names {
+		slo := &slov1alpha1.NodeSLO{}
+		Expect(getNodeSLO(ctx, n, slo)).To(Succeed())
+		out[n] = slo.ResourceVersion
+	}
+	return out
+}
+
+// allResourceVersions returns the resourceVersion of every NodeSLO.
+func allResourceVersions(ctx context.Context) map[string]string {
+	list := &slov1alpha1.NodeSLOList{}
+	Expect(k8sClient.List(ctx, list)).To(Succeed())
+	out := map[string]string{}
+	for _, s := range list.Items {
+		out[s.Name] = s.ResourceVersion
+	}
+	return out
+}

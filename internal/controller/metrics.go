@@ -1,0 +1,103 @@
+package controller
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Operations a NodeSLO reconcile ends with (label "operation").
+const (
+	OpCreate = "create"
+	OpUpdate = "update"
+	OpDelete = "delete"
+	// OpNoop: the stored NodeSLO already matches, or neither Node nor NodeSLO exists.
+	OpNoop = "noop"
+	// OpSkip: the configuration was not loaded yet; the node is reconciled once it is.
+	OpSkip = "skip"
+	// OpGet: reading the Node or the NodeSLO failed.
+	OpGet = "get"
+)
+
+// Results of a reconcile (label "result").
+const (
+	ResultSuccess = "success"
+	ResultFailure = "failure"
+)
+
+// Metric names, exported so that tests and dashboards share one spelling.
+const (
+	MetricReconcileTotal   = "nodeslo_reconcile_total"
+	MetricConfigInvalid    = "nodeslo_config_invalid"
+	MetricConfigInfo       = "nodeslo_config_info"
+	MetricConfigGeneration = "nodeslo_config_generation"
+	MetricResolveSeconds   = "nodeslo_resolve_duration_seconds"
+)
+
+var (
+	reconcileTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricReconcileTotal,
+		Help: "NodeSLO reconciles by the operation they ended with and its result.",
+	}, []string{"operation", "result"})
+
+	configInvalid = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: MetricConfigInvalid,
+		Help: "1 when the ConfigMap key's value is invalid and was rejected, 0 when it is valid or absent.",
+	}, []string{"key"})
+
+	configInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: MetricConfigInfo,
+		Help: "Always 1, labelled with the fingerprint of the effective configuration in force.",
+	}, []string{"fingerprint"})
+
+	configGeneration = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricConfigGeneration,
+		Help: "Number of times the effective configuration changed since the process started (1 after the first load).",
+	})
+
+	resolveSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    MetricResolveSeconds,
+		Help:    "Time taken to resolve the configuration into one node's spec.",
+		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 10), // 1µs .. ~0.26s
+	})
+)
+
+func init() {
+	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds)
+	// Start every series at zero so that rates and alerts see them from the start.
+	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet} {
+		for _, res := range []string{ResultSuccess, ResultFailure} {
+			reconcileTotal.WithLabelValues(op, res)
+		}
+	}
+	for _, k := range sloconfig.Keys {
+		configInvalid.WithLabelValues(string(k))
+	}
+}
+
+// countReconcile records the outcome of one reconcile.
+func countReconcile(operation string, err error) {
+	result := ResultSuccess
+	if err != nil {
+		result = ResultFailure
+	}
+	reconcileTotal.WithLabelValues(operation, result).Inc()
+}
+
+// recordConfig sets the configuration metrics for cfg; changed says whether
+// its fingerprint differs from the one in force before.
+func recordConfig(cfg *sloconfig.Config, changed bool) {
+	for _, r := range cfg.Reports() {
+		v := 0.0
+		if !r.Valid() {
+			v = 1
+		}
+		configInvalid.WithLabelValues(string(r.Key)).Set(v)
+	}
+	if changed {
+		configInfo.Reset()
+		configInfo.WithLabelValues(cfg.Fingerprint()).Set(1)
+		configGeneration.Inc()
+	}
+}

@@ -1,0 +1,217 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// raceRetryDelay is how long a reconcile that kept losing write races waits
+// before trying again; such races end as soon as the cache catches up.
+const raceRetryDelay = time.Second
+
+// NodeSLOReconciler keeps the NodeSLO named after a node equal to the spec
+// the configuration in force resolves for that node (behaviour.md, "The
+// NodeSLO lifecycle").
+type NodeSLOReconciler struct {
+	// client reads from the manager's cache (Nodes as metadata only) and writes.
+	client client.Client
+	// apiReader reads past the cache after a write lost a race with another writer.
+	apiReader client.Reader
+	store     *Store
+	recorder  events.EventRecorder
+	warned    warningMemory
+}
+
+// Reconcile creates, updates or deletes the NodeSLO of one node.
+func (r *NodeSLOReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	cfg := r.store.Current()
+	if cfg == nil {
+		// Every node is reconciled once the configuration is loaded.
+		countReconcile(OpSkip, nil)
+		return ctrl.Result{}, nil
+	}
+	ctx = logf.IntoContext(ctx, logf.FromContext(ctx).WithValues("node", req.Name))
+
+	// The first attempt reads the cache; after a conflict (someone else wrote
+	// in between, or the cache lagged behind our own write) read the apiserver.
+	var reader client.Reader = r.client
+	var op string
+	err := retry.OnError(retry.DefaultRetry, isWriteRace, func() error {
+		var err error
+		op, err = r.sync(ctx, reader, cfg, req.Name)
+		reader = r.apiReader
+		return err
+	})
+	if isWriteRace(err) {
+		countReconcile(op, err)
+		logf.FromContext(ctx).V(1).Info("Write kept conflicting; retrying later", "operation", op, "error", err.Error())
+		return ctrl.Result{RequeueAfter: raceRetryDelay}, nil
+	}
+	countReconcile(op, err)
+	return ctrl.Result{}, err
+}
+
+// isWriteRace reports errors that mean "the world changed under us": retried
+// with fresh reads, never reported as failures.
+func isWriteRace(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
+}
+
+// sync does one read-decide-write round for node name and returns the
+// operation it ended with.
+func (r *NodeSLOReconciler) sync(ctx context.Context, reader client.Reader, cfg *sloconfig.Config, name string) (string, error) {
+	log := logf.FromContext(ctx)
+
+	node, err := getNodeMetadata(ctx, reader, name)
+	if err != nil {
+		return OpGet, err
+	}
+	stored := &slov1alpha1.NodeSLO{}
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, stored); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return OpGet, fmt.Errorf("reading NodeSLO: %w", err)
+		}
+		stored = nil
+	}
+
+	if node == nil {
+		r.warned.forget(name)
+		if stored == nil {
+			return OpNoop, nil
+		}
+		// The UID precondition keeps a NodeSLO recreated meanwhile (for a new
+		// node of the same name) from being deleted by this stale decision.
+		err := r.client.Delete(ctx, stored, client.Preconditions{UID: &stored.UID})
+		if client.IgnoreNotFound(err) != nil {
+			return OpDelete, fmt.Errorf("deleting NodeSLO of a node that is gone: %w", err)
+		}
+		log.Info("Deleted the NodeSLO of a node that is gone")
+		return OpDelete, nil
+	}
+
+	var current *slov1alpha1.NodeSLOSpec
+	if stored != nil {
+		current = &stored.Spec
+	}
+	res := r.resolve(cfg, node, current)
+
+	op := OpNoop
+	switch {
+	case stored == nil:
+		op = OpCreate
+		created := &slov1alpha1.NodeSLO{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       *res.Spec.DeepCopy(), // the resolved spec shares memory with the Config
+		}
+		if err := r.client.Create(ctx, created); err != nil {
+			return op, fmt.Errorf("creating NodeSLO: %w", err)
+		}
+		log.Info("Created NodeSLO")
+	case !sloconfig.SpecEqual(&stored.Spec, &res.Spec):
+		op = OpUpdate
+		stored.Spec = *res.Spec.DeepCopy()
+		if err := r.client.Update(ctx, stored); err != nil {
+			return op, fmt.Errorf("updating NodeSLO: %w", err)
+		}
+		log.Info("Updated NodeSLO", "generation", stored.Generation)
+	default:
+		log.V(1).Info("NodeSLO is up to date")
+	}
+	r.warnNode(node, res.Warnings, op != OpNoop)
+	return op, nil
+}
+
+// resolve resolves cfg for node and records how long it took.
+func (r *NodeSLOReconciler) resolve(cfg *sloconfig.Config, node *metav1.PartialObjectMetadata,
+	current *slov1alpha1.NodeSLOSpec) sloconfig.Resolution {
+	start := time.Now()
+	res := cfg.Resolve(sloconfig.Node{Name: node.Name, Labels: node.Labels, Annotations: node.Annotations}, current)
+	resolveSeconds.Observe(time.Since(start).Seconds())
+	return res
+}
+
+// warnNode records the node's warnings as Events on the Node when its
+// NodeSLO was just written or the warnings differ from those last recorded,
+// so that a resync or an unrelated reconcile repeats none.
+func (r *NodeSLOReconciler) warnNode(node *metav1.PartialObjectMetadata, warnings []sloconfig.NodeWarning, wrote bool) {
+	if !r.warned.remember(node.Name, warnings) && !wrote {
+		return
+	}
+	// A typed stub is enough for the Event's reference and avoids caching full Nodes.
+	regarding := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name, UID: node.UID}}
+	for _, w := range warnings {
+		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, w.Reason, "Resolve", "%s", truncateNote(w.Message))
+	}
+}
+
+// getNodeMetadata reads a Node's metadata; nil when the Node does not exist.
+func getNodeMetadata(ctx context.Context, reader client.Reader, name string) (*metav1.PartialObjectMetadata, error) {
+	node := &metav1.PartialObjectMetadata{}
+	node.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading Node: %w", err)
+	}
+	return node, nil
+}
+
+// everyNode maps a configuration change to a request for every Node and for
+// every NodeSLO (a NodeSLO whose Node went away while the configuration was
+// not loaded yet must still be deleted). It reads names only, so it lists
+// the cache without copying.
+func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []reconcile.Request {
+	log := logf.FromContext(ctx)
+	nodes := &metav1.PartialObjectMetadataList{}
+	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	if err := r.client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
+		log.Error(err, "Cannot list Nodes to reconcile after a configuration change")
+	}
+	slos := &slov1alpha1.NodeSLOList{}
+	if err := r.client.List(ctx, slos, client.UnsafeDisableDeepCopy); err != nil {
+		log.Error(err, "Cannot list NodeSLOs to reconcile after a configuration change")
+	}
+	reqs := make([]reconcile.Request, 0, len(nodes.Items)+len(slos.Items))
+	for i := range nodes.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: nodes.Items[i].Name}})
+	}
+	for i := range slos.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: slos.Items[i].Name}})
+	}
+	return reqs
+}
+
+// setupWithManager registers the controller with its three triggers: Node
+// metadata changes that matter, NodeSLO spec changes and deletes, and the
+// configuration-changed signal.
+func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged <-chan event.GenericEvent,
+	maxConcurrent int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nodeslo").
+		For(&slov1alpha1.NodeSLO{}, builder.WithPredicates(nodeSLOSpecChanged())).
+		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},
+			builder.OnlyMetadata, builder.WithPredicates(nodeInputsChanged())).
+		WatchesRawSource(source.Channel(configChanged, handler.EnqueueRequestsFromMapFunc(r.everyNode))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
+		Complete(r)
+}

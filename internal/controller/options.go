@@ -1,0 +1,69 @@
+package controller
+
+import (
+	"flag"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Options are the controllers' settings; the manager binds them to flags.
+type Options struct {
+	// ConfigNamespace and ConfigName locate the slo-controller-config ConfigMap.
+	// The flag names are Koordinator's, so an existing deployment's arguments
+	// keep working.
+	ConfigNamespace string
+	ConfigName      string
+
+	// MaxConcurrentReconciles is the number of NodeSLO reconciles run at once.
+	//
+	// The default, 8, is sized for a 5,000-node cluster: a reconcile reads
+	// only from the cache and resolves in microseconds, so workers spend their
+	// time waiting on a write. After a configuration change every NodeSLO may
+	// need an update; with the default client rate (see the manager's
+	// --kube-api-qps) and a write round-trip of some tens of milliseconds, about
+	// five writes are in flight at any time, so eight workers keep the rate
+	// limiter, not the workers, the bottleneck, with headroom for slow writes.
+	// More workers would only queue on the rate limiter.
+	MaxConcurrentReconciles int
+}
+
+// DefaultOptions returns the settings used when no flag is given.
+func DefaultOptions() Options {
+	return Options{
+		ConfigNamespace:         "koordinator-system",
+		ConfigName:              "slo-controller-config",
+		MaxConcurrentReconciles: 8,
+	}
+}
+
+// BindFlags registers one flag per option on fs.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.ConfigNamespace, "config-namespace", o.ConfigNamespace,
+		"Namespace of the slo-controller-config ConfigMap.")
+	fs.StringVar(&o.ConfigName, "slo-config-name", o.ConfigName,
+		"Name of the ConfigMap that holds the NodeSLO configuration.")
+	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", o.MaxConcurrentReconciles,
+		"Number of NodeSLO reconciles run at once.")
+}
+
+// configKey is the namespaced name of the configured ConfigMap.
+func (o *Options) configKey() types.NamespacedName {
+	return types.NamespacedName{Namespace: o.ConfigNamespace, Name: o.ConfigName}
+}
+
+// CacheByObject restricts the manager's ConfigMap cache to the one ConfigMap
+// this controller reads: a large cluster holds tens of thousands of
+// ConfigMaps, and RBAC only lets the controller read its own namespace.
+// Nodes need no entry here: they are watched as metadata only.
+func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
+	return map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: {
+			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
+			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
+		},
+	}
+}

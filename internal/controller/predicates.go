@@ -1,0 +1,40 @@
+package controller
+
+import (
+	"maps"
+
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// nodeInputsChanged lets through only the Node events that can change the
+// node's NodeSLO: create, delete, a label change and a change of the
+// bandwidth annotation. Everything else, above all the status updates a
+// kubelet sends every few seconds (which still bump resourceVersion on a
+// metadata-only watch), is dropped before it reaches the queue.
+func nodeInputsChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return true
+			}
+			if !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
+				return true
+			}
+			oldBW, oldSet := e.ObjectOld.GetAnnotations()[sloconfig.NetworkBandwidthAnnotation]
+			newBW, newSet := e.ObjectNew.GetAnnotations()[sloconfig.NetworkBandwidthAnnotation]
+			return oldBW != newBW || oldSet != newSet
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// nodeSLOSpecChanged lets through NodeSLO creates, deletes and spec changes
+// (a generation bump), so that a hand edit is put back and a deleted NodeSLO
+// recreated, while metadata-only and status updates are dropped. The
+// controller's own writes come back as one reconcile that finds nothing to do.
+func nodeSLOSpecChanged() predicate.Predicate {
+	return predicate.GenerationChangedPredicate{}
+}

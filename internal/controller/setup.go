@@ -1,0 +1,54 @@
+package controller
+
+import (
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+)
+
+// eventRecorderName is the reporting controller on the Events it records.
+const eventRecorderName = "nodeslo-controller"
+
+// The permissions below are all the controllers need; leader election has its
+// own Role (config/rbac/leader_election_role.yaml).
+//
+// Nodes: metadata is read through list/watch; the Events on them are created
+// through events.k8s.io, in namespace default for cluster-scoped objects.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// The ConfigMap is read in its own namespace only (a Role, not a ClusterRole).
+// A deployment that changes --config-namespace must move this Role too.
+// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,verbs=get;list;watch
+
+// SetupWithManager adds both controllers to mgr. mgr's cache must have been
+// built with opts.CacheByObject() so that it holds the one ConfigMap only.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	store := &Store{}
+	configChanged := make(chan event.GenericEvent, 1)
+	recorder := mgr.GetEventRecorder(eventRecorderName)
+
+	configs := &ConfigReconciler{
+		reader:        mgr.GetClient(),
+		key:           opts.configKey(),
+		store:         store,
+		recorder:      recorder,
+		configChanged: configChanged,
+	}
+	if err := configs.setupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the config-cache controller: %w", err)
+	}
+	nodeSLOs := &NodeSLOReconciler{
+		client:    mgr.GetClient(),
+		apiReader: mgr.GetAPIReader(),
+		store:     store,
+		recorder:  recorder,
+	}
+	if err := nodeSLOs.setupWithManager(mgr, configChanged, opts.MaxConcurrentReconciles); err != nil {
+		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+)
+
+// The suite runs the manager that cmd/ runs (manager.New) against envtest's
+// kube-apiserver and etcd, as a ServiceAccount bound only to the RBAC
+// manifests in config/rbac, with leader election on.
+const (
+	configNamespace = "koordinator-system"
+	configName      = "slo-controller-config"
+	// systemNamespace is the namespace the un-kustomized manifests in
+	// config/rbac name ("system"); the manager's Lease lives there too.
+	systemNamespace = "system"
+	serviceAccount  = "controller-manager"
+)
+
+var (
+	testEnv *envtest.Environment
+	// k8sClient is the admin's: it sets up fixtures and observes.
+	k8sClient client.Client
+	// managerConfig impersonates the ServiceAccount and counts NodeSLO writes.
+	managerConfig *rest.Config
+	writes        = &writeCounter{}
+	stopManager   func()
+)
+
+func TestControllers(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Controller suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		Fail("KUBEBUILDER_ASSETS is not set: run `make test`, or point it at a directory with kube-apiserver and etcd")
+	}
+
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	adminConfig, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(adminConfig, client.Options{Scheme: manager.NewScheme()})
+	Expect(err).NotTo(HaveOccurred())
+
+	ctx := context.Background()
+	for _, ns := range []string{configNamespace, systemNamespace} {
+		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	}
+	Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{
+		ObjectMeta: metav1.ObjectMeta{Namespace: systemNamespace, Name: serviceAccount},
+	})).To(Succeed())
+	for _, f := range []string{
+		"role.yaml", "role_binding.yaml", "config_role_binding.yaml",
+		"leader_election_role.yaml", "leader_election_role_binding.yaml",
+	} {
+		applyManifests(ctx, filepath.Join("..", "..", "config", "rbac", f))
+	}
+
+	managerConfig = rest.CopyConfig(adminConfig)
+	managerConfig.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + systemNamespace + ":" + serviceAccount,
+	}
+	managerConfig.Wrap(writes.wrap)
+
+	stopManager = startManager()
+})
+
+var _ = AfterSuite(func() {
+	if stopManager != nil {
+		stopManager()
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// startManager builds the manager as cmd/ does, starts it and returns a
+// function that stops it and waits until it released its Lease.
+func startManager() func() {
+	opts := manager.DefaultOptions()
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	opts.LeaderElection = true
+	opts.LeaderElectionNamespace = systemNamespace
+	opts.SkipControllerNameValidation = true
+	mgr, err := manager.New(managerConfig, opts)
+	Expect(err).NotTo(HaveOccurred())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// applyManifests creates every object of a (multi-document) YAML file, in
+// namespace system when the file names none, as kustomize would.
+func applyManifests(ctx context.Context, path string) {
+	f, err := os.Open(path)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = f.Close() }()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		err := dec.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		Expect(err).NotTo(HaveOccurred(), path)
+		if len(obj.Object) == 0 {
+			continue
+		}
+		if (obj.GetKind() == "Role" || obj.GetKind() == "RoleBinding") && obj.GetNamespace() == "" {
+			obj.SetNamespace(systemNamespace)
+		}
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "%s: %s %s", path, obj.GetKind(), obj.GetName())
+	}
+}
+
+// writeCounter counts, on the manager's HTTP transport, the requests that
+// would change a NodeSLO, per NodeSLO name: what the apiserver was asked,
+// not what the code under test says it did.
+type writeCounter struct {
+	mu     sync.Mutex
+	byName map[string]int
+}
+
+func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		if name, ok := nodeSLOWrite(req); ok {
+			w.mu.Lock()
+			if w.byName == nil {
+				w.byName = map[string]int{}
+			}
+			w.byName[name]++
+			w.mu.Unlock()
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+// nodeSLOWrite reports whether req writes a NodeSLO and which one ("" for a create).
+func nodeSLOWrite(req *http.Request) (string, bool) {
+	switch req.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return "", false
+	}
+	const prefix = "/apis/slo.koordinator.sh/v1alpha1/nodeslos"
+	tail, ok := strings.CutPrefix(req.URL.Path, prefix)
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(tail, "/"), "/")
+	if req.Method == http.MethodPost {
+		name = "" // the name is in the body
+	}
+	return name, true
+}
+
+// Total returns the number of NodeSLO writes since the counter was created or reset.
+func (w *writeCounter) Total() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, c := range w.byName {
+		n += c
+	}
+	return n
+}
+
+// To returns the number of updates and deletes of the NodeSLO name.
+func (w *writeCounter) To(name string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.byName[name]
+}
+
+func (w *writeCounter) Reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.byName = nil
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
