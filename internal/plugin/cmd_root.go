@@ -27,15 +27,14 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// NewRootCommand builds "kubectl nodeslo" with its subcommands. Further
-// subcommands (such as explain, which talks to a cluster) are added with
-// AddCommand.
+// NewRootCommand builds "kubectl nodeslo" with its subcommands.
 func NewRootCommand(streams IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-nodeslo",
-		Short: "Validate and render the NodeSLO configuration (slo-controller-config)",
+		Short: "Validate, render and explain the NodeSLO configuration (slo-controller-config)",
 		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
-			"every node would get, offline, from files.",
+			"every node would get, offline, from files (validate, render); explain tells, live " +
+			"against a cluster, where a node's NodeSLO comes from.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -43,7 +42,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams))
+	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams))
 	return root
 }
 

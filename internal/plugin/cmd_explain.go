@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,10 +15,10 @@ const (
 	DefaultConfigName      = "slo-controller-config"
 )
 
-// NewExplainCommand is `kubectl nodeslo explain NODE`: live against the
+// newExplainCommand is `kubectl nodeslo explain NODE`: live against the
 // cluster of the usual kubeconfig flags, it tells why a node's NodeSLO says
 // what it says.
-func NewExplainCommand(out io.Writer) *cobra.Command {
+func newExplainCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	configMap := client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
 	cmd := &cobra.Command{
@@ -46,7 +45,7 @@ resolves to now, and if not, which sections differ.`,
 			if err != nil {
 				return err
 			}
-			return Explain(in).Write(out)
+			return Explain(in).Write(streams.Out)
 		},
 	}
 	kube.addFlags(cmd.Flags())
