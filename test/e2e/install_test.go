@@ -47,10 +47,9 @@ var _ = Describe("dist/install.yaml", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		By("and the namespace does reject what the restricted level forbids")
-		privileged := true
-		pod.Spec.Containers[0].SecurityContext.Privileged = &privileged
+		pod.Spec.HostNetwork = true
 		_, err = kube.runWithInput(toJSON(pod), "create", "--dry-run=server", "-f", "-")
-		Expect(err).To(MatchError(ContainSubstring("violate PodSecurity")))
+		Expect(err).To(MatchError(ContainSubstring(`violates PodSecurity "restricted`)))
 	})
 })
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -39,7 +40,8 @@ func (k *kubectl) run(args ...string) (string, error) {
 }
 
 func (k *kubectl) runWithInput(stdin string, args ...string) (string, error) {
-	cmd := exec.Command(k.binary, append([]string{"--kubeconfig", k.kubeconfig}, args...)...)
+	// --kubeconfig goes last: kubectl refuses flags before a plugin's name.
+	cmd := exec.Command(k.binary, slices.Concat(args, []string{"--kubeconfig", k.kubeconfig})...)
 	cmd.Env = append(os.Environ(), "PATH="+k.path)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
