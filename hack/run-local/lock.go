@@ -24,7 +24,8 @@ func acquireInstanceLock(path string) (*instanceLock, error) {
 		holder, _ := os.ReadFile(path)
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("run-local is already running (pid %s, lock %s): use it, or stop it with Ctrl-C in its terminal (or kill %[1]s) first",
+			return nil, fmt.Errorf("run-local is already running (pid %s, lock %s): "+
+				"use it, or stop it with Ctrl-C in its terminal (or kill %[1]s) first",
 				strings.TrimSpace(string(holder)), path)
 		}
 		return nil, fmt.Errorf("locking %s: %w", path, err)

@@ -34,14 +34,16 @@ type settings struct {
 
 func main() {
 	var s settings
-	flag.StringVar(&s.dir, "dir", "bin/local", "Directory for the kubeconfig, the lock file and (with --persist) etcd's data.")
+	flag.StringVar(&s.dir, "dir", "bin/local",
+		"Directory for the kubeconfig, the lock file and (with --persist) etcd's data.")
 	flag.BoolVar(&s.persist, "persist", false, "Keep etcd's data in DIR/etcd between runs (LOCAL_PERSIST=1).")
 	flag.BoolVar(&s.controlPlaneOnly, "control-plane-only", false,
 		"Start only the control plane, e.g. to run the manager from an IDE (LOCAL_CONTROL_PLANE_ONLY=1).")
 	flag.StringVar(&s.managerBinary, "manager", "bin/manager", "Manager binary to run.")
 	flag.StringVar(&s.crdDir, "crds", "config/crd/bases", "Directory of the CRD manifests.")
 	flag.StringVar(&s.samplesDir, "samples", "config/samples", "Kustomization directory of the sample objects.")
-	flag.DurationVar(&s.readyTimeout, "ready-timeout", 90*time.Second, "How long the manager may take to write the sample NodeSLOs.")
+	flag.DurationVar(&s.readyTimeout, "ready-timeout", 90*time.Second,
+		"How long the manager may take to write the sample NodeSLOs.")
 	flag.Parse()
 	if err := run(s); err != nil {
 		logf("error: %v", err)
@@ -115,7 +117,8 @@ func run(s settings) error {
 	logf("applied %d objects from %s (nodes: %s)", len(applied), s.samplesDir, strings.Join(nodes, ", "))
 
 	if s.controlPlaneOnly {
-		fmt.Printf("[run-local] ready in %.1fs: control plane only; run the manager with KUBECONFIG=%s go run ./cmd, inspect with kubectl --kubeconfig %s get nodeslo; Ctrl-C stops it\n",
+		fmt.Printf("[run-local] ready in %.1fs: control plane only; run the manager with KUBECONFIG=%s go run ./cmd, "+
+			"inspect with kubectl --kubeconfig %s get nodeslo; Ctrl-C stops it\n",
 			time.Since(started).Seconds(), kubeconfig, kubeconfig)
 		<-ctx.Done()
 		logf("interrupted")
@@ -126,7 +129,8 @@ func run(s settings) error {
 
 // runManager runs bin/manager against the local control plane until ctx ends
 // or the manager exits on its own.
-func runManager(ctx context.Context, s settings, c client.Client, kubeconfig string, nodes []string, started time.Time) error {
+func runManager(ctx context.Context, s settings, c client.Client, kubeconfig string,
+	nodes []string, started time.Time) error {
 	probeAddr, err := localcluster.FreeLocalAddress()
 	if err != nil {
 		return err
@@ -159,9 +163,8 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 		case <-ctx.Done():
 			logf("interrupted")
 			return nil
-		case err := <-mgr.exited:
-			mgr.exited <- err // let the deferred stop see that it has exited
-			return fmt.Errorf("the manager exited on its own: %v", err)
+		case <-mgr.exited:
+			return fmt.Errorf("the manager exited on its own: %v", mgr.err)
 		case err := <-waitErr:
 			if err != nil {
 				if errors.Is(ctx.Err(), context.Canceled) {
@@ -169,7 +172,8 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 				}
 				return err
 			}
-			fmt.Printf("[run-local] ready in %.1fs: %d sample nodes have their NodeSLO; inspect with kubectl --kubeconfig %s get nodeslo (metrics: http://%s/metrics); Ctrl-C stops everything\n",
+			fmt.Printf("[run-local] ready in %.1fs: %d sample nodes have their NodeSLO; "+
+				"inspect with kubectl --kubeconfig %s get nodeslo (metrics: http://%s/metrics); Ctrl-C stops everything\n",
 				time.Since(started).Seconds(), len(nodes), kubeconfig, metricsAddr)
 		}
 	}

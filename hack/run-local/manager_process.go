@@ -10,8 +10,10 @@ import (
 
 // managerProcess is bin/manager running as a child, the binary users deploy.
 type managerProcess struct {
-	cmd    *exec.Cmd
-	exited chan error
+	cmd *exec.Cmd
+	// exited is closed when the process has ended; err is then its outcome.
+	exited chan struct{}
+	err    error
 }
 
 // startManager runs the manager in its own process group, so that this
@@ -25,8 +27,11 @@ func startManager(binary, kubeconfig string, args []string) (*managerProcess, er
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", binary, err)
 	}
-	p := &managerProcess{cmd: cmd, exited: make(chan error, 1)}
-	go func() { p.exited <- cmd.Wait() }()
+	p := &managerProcess{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
 	return p, nil
 }
 

@@ -17,8 +17,9 @@ import (
 
 var configMapKey = client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
 
-func node(name string, labels map[string]string) *corev1.Node {
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+// workerNode is the node every test explains, with labels.
+func workerNode(labels map[string]string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: labels}}
 }
 
 func configMap(data map[string]string) *corev1.ConfigMap {
@@ -62,7 +63,7 @@ const thresholdWithTwoNodeStrategies = `{
 }`
 
 func TestExplainNamesTheMatchingNodeStrategyAndTheClusterStrategy(t *testing.T) {
-	n := node("worker-1", map[string]string{"pool": "colocation"})
+	n := workerNode(map[string]string{"pool": "colocation"})
 	cm := configMap(map[string]string{
 		string(sloconfig.KeyResourceThreshold): thresholdWithTwoNodeStrategies,
 		string(sloconfig.KeyCPUBurst):          `{"clusterStrategy": {"policy": "auto"}}`,
@@ -88,7 +89,7 @@ func TestExplainNamesTheMatchingNodeStrategyAndTheClusterStrategy(t *testing.T) 
 }
 
 func TestExplainShowsTheErrorsOfAnInvalidKey(t *testing.T) {
-	n := node("worker-1", nil)
+	n := workerNode(nil)
 	cm := configMap(map[string]string{
 		string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`,
 	})
@@ -107,7 +108,7 @@ func TestExplainShowsTheErrorsOfAnInvalidKey(t *testing.T) {
 }
 
 func TestExplainNamesTheSectionsOfAStaleNodeSLO(t *testing.T) {
-	n := node("worker-1", nil)
+	n := workerNode(nil)
 	cm := configMap(map[string]string{string(sloconfig.KeyCPUBurst): `{"clusterStrategy": {"policy": "auto"}}`})
 	stale := resolved(n, nil) // written before the ConfigMap changed
 	e, out := explainLive(t, n, cm, stale)
@@ -120,7 +121,7 @@ func TestExplainNamesTheSectionsOfAStaleNodeSLO(t *testing.T) {
 }
 
 func TestExplainWithoutConfigMapOrNodeSLO(t *testing.T) {
-	e, out := explainLive(t, node("worker-1", nil))
+	e, out := explainLive(t, workerNode(nil))
 	if e.ConfigMapSet || e.NodeSLOFound || e.InSync() {
 		t.Errorf("explanation = %+v, want no ConfigMap, no NodeSLO, not in sync", e)
 	}

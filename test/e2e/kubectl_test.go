@@ -31,7 +31,8 @@ func newKubectl(kubeconfig, pluginDir string) *kubectl {
 		binary, err = exec.LookPath("kubectl")
 		Expect(err).NotTo(HaveOccurred(), "no kubectl in KUBEBUILDER_ASSETS nor on PATH")
 	}
-	return &kubectl{binary: binary, kubeconfig: kubeconfig, path: pluginDir + string(os.PathListSeparator) + os.Getenv("PATH")}
+	path := pluginDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return &kubectl{binary: binary, kubeconfig: kubeconfig, path: path}
 }
 
 // run returns stdout, and an error that carries stderr.

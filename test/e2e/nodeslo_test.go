@@ -30,7 +30,8 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			out, err := kube.run("get", "nodeslo")
 			g.Expect(err).NotTo(HaveOccurred())
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			g.Expect(strings.Fields(lines[0])).To(Equal([]string{"NAME", "BE-ENABLED", "CPU-SUPPRESS%", "MEM-EVICT%", "CPU-BURST", "AGE"}))
+			g.Expect(strings.Fields(lines[0])).To(Equal(
+				[]string{"NAME", "BE-ENABLED", "CPU-SUPPRESS%", "MEM-EVICT%", "CPU-BURST", "AGE"}))
 			g.Expect(lines[1:]).To(HaveLen(len(sampleNodes)))
 			g.Expect(rowOf(lines, "general-1")).To(HavePrefix("general-1 true 65 70 none "))
 			g.Expect(rowOf(lines, "colocation-1")).To(HavePrefix("colocation-1 true 80 85 auto "))
@@ -60,10 +61,11 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			"-p", `{"data":{"resource-threshold-config":"{\"clusterStrategy\":{\"cpuSuppressThresholdPercent\":150}}"}}`)
 		Eventually(func(g Gomega) {
 			events, err := kube.run("get", "events", "-n", namespace,
-				"--field-selector", "involvedObject.kind=ConfigMap,involvedObject.name="+configMapName+",type=Warning",
+				"--field-selector", "type=Warning,involvedObject.kind=ConfigMap,involvedObject.name="+configMapName,
 				"-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}")
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(events).To(And(ContainSubstring("resource-threshold-config"), ContainSubstring("cpuSuppressThresholdPercent")))
+			g.Expect(events).To(And(
+				ContainSubstring("resource-threshold-config"), ContainSubstring("cpuSuppressThresholdPercent")))
 		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
 		Consistently(func() (string, error) {
 			return kube.run("get", "nodeslo", "-o", resourceVersions)
@@ -78,7 +80,8 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 		Expect(out).To(ContainSubstring("matches the configuration"))
 
 		By("fixing the ConfigMap, the explanation is clean again")
-		kube.mustRun("apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
+		kube.mustRun("apply", "--server-side", "--force-conflicts",
+			"-f", filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
 		Eventually(func(g Gomega) {
 			out, err := kube.run("nodeslo", "explain", "general-1")
 			g.Expect(err).NotTo(HaveOccurred())

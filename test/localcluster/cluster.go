@@ -40,7 +40,8 @@ var adminUser = envtest.User{Name: "local-admin", Groups: []string{"system:maste
 // apiserver serves them. Stop must be called even when the caller fails later.
 func Start(opts Options) (*Cluster, error) {
 	if opts.AssetsDir == "" {
-		return nil, errors.New("no control-plane binaries: set KUBEBUILDER_ASSETS (hack/setup-envtest.sh prints the directory)")
+		return nil, errors.New(
+			"no control-plane binaries: set KUBEBUILDER_ASSETS (hack/setup-envtest.sh prints the directory)")
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    opts.AssetsDir,
