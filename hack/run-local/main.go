@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
@@ -73,8 +74,14 @@ func run(s settings) error {
 
 	started := time.Now()
 	opts := localcluster.Options{AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir}
+	// Kept data holds the user's own edits: the samples go in once, on the
+	// first run, and are not forced over those edits afterwards.
+	applySamples := true
 	if s.persist {
 		opts.EtcdDataDir = filepath.Join(s.dir, "etcd")
+		if entries, err := os.ReadDir(opts.EtcdDataDir); err == nil && len(entries) > 0 {
+			applySamples = false
+		}
 		if err := os.MkdirAll(opts.EtcdDataDir, 0o700); err != nil {
 			return fmt.Errorf("creating %s: %w", opts.EtcdDataDir, err)
 		}
@@ -104,17 +111,20 @@ func run(s settings) error {
 	if err != nil {
 		return fmt.Errorf("creating a client: %w", err)
 	}
-	applied, err := localcluster.ApplyKustomization(ctx, c, s.samplesDir)
+	if applySamples {
+		applied, err := localcluster.ApplyKustomization(ctx, c, s.samplesDir)
+		if err != nil {
+			return err
+		}
+		logf("applied %d objects from %s", len(applied), s.samplesDir)
+	} else {
+		logf("kept data found: not applying %s again (remove %s to start afresh)", s.samplesDir, opts.EtcdDataDir)
+	}
+	nodes, err := nodeNames(ctx, c)
 	if err != nil {
 		return err
 	}
-	var nodes []string
-	for _, obj := range applied {
-		if obj.GetKind() == "Node" {
-			nodes = append(nodes, obj.GetName())
-		}
-	}
-	logf("applied %d objects from %s (nodes: %s)", len(applied), s.samplesDir, strings.Join(nodes, ", "))
+	logf("nodes: %s", strings.Join(nodes, ", "))
 
 	if s.controlPlaneOnly {
 		fmt.Printf("[run-local] ready in %.1fs: control plane only; run the manager with KUBECONFIG=%s go run ./cmd, "+
@@ -125,6 +135,19 @@ func run(s settings) error {
 		return nil
 	}
 	return runManager(ctx, s, c, kubeconfig, nodes, started)
+}
+
+// nodeNames lists the Nodes the manager must write a NodeSLO for.
+func nodeNames(ctx context.Context, c client.Client) ([]string, error) {
+	var nodes corev1.NodeList
+	if err := c.List(ctx, &nodes); err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	names := make([]string, 0, len(nodes.Items))
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	return names, nil
 }
 
 // runManager runs bin/manager against the local control plane until ctx ends
@@ -172,7 +195,7 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 				}
 				return err
 			}
-			fmt.Printf("[run-local] ready in %.1fs: %d sample nodes have their NodeSLO; "+
+			fmt.Printf("[run-local] ready in %.1fs: %d nodes have their NodeSLO; "+
 				"inspect with kubectl --kubeconfig %s get nodeslo (metrics: http://%s/metrics); Ctrl-C stops everything\n",
 				time.Since(started).Seconds(), len(nodes), kubeconfig, metricsAddr)
 		}

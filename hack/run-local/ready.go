@@ -13,7 +13,7 @@ import (
 )
 
 // waitForManager returns once the manager answers /readyz and has written a
-// NodeSLO for every sample node, so that the ready line is true when printed.
+// NodeSLO for every node, so that the ready line is true when printed.
 func waitForManager(ctx context.Context, c client.Client, readyzURL string, nodes []string,
 	timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
