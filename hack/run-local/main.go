@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -170,13 +171,16 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 		"--metrics-secure=false",
 	}
 	logf("starting %s %s", s.managerBinary, strings.Join(args, " "))
-	mgr, err := startManager(s.managerBinary, kubeconfig, args)
+	cmd := exec.Command(s.managerBinary, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	mgr, err := localcluster.StartProcess(cmd)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		logf("stopping the manager")
-		mgr.stop(15 * time.Second)
+		mgr.Stop(15 * time.Second)
 	}()
 
 	waitErr := make(chan error, 1)
@@ -186,8 +190,8 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 		case <-ctx.Done():
 			logf("interrupted")
 			return nil
-		case <-mgr.exited:
-			return fmt.Errorf("the manager exited on its own: %v", mgr.err)
+		case <-mgr.Exited():
+			return fmt.Errorf("the manager exited on its own: %v", mgr.Err())
 		case err := <-waitErr:
 			if err != nil {
 				if errors.Is(ctx.Err(), context.Canceled) {

@@ -1,6 +1,9 @@
 package plugin
 
 import (
+	"reflect"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -70,44 +73,23 @@ func Explain(in ExplainInputs) Explanation {
 	return e
 }
 
-// specSection picks one top-level field of a spec, named as on the wire.
-type specSection struct {
-	name string
-	only func(*slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec
-}
-
-var specSections = []specSection{
-	{"resourceUsedThresholdWithBE", func(s *slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec {
-		return slov1alpha1.NodeSLOSpec{ResourceUsedThresholdWithBE: s.ResourceUsedThresholdWithBE}
-	}},
-	{"resourceQOSStrategy", func(s *slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec {
-		return slov1alpha1.NodeSLOSpec{ResourceQOSStrategy: s.ResourceQOSStrategy}
-	}},
-	{"cpuBurstStrategy", func(s *slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec {
-		return slov1alpha1.NodeSLOSpec{CPUBurstStrategy: s.CPUBurstStrategy}
-	}},
-	{"systemStrategy", func(s *slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec {
-		return slov1alpha1.NodeSLOSpec{SystemStrategy: s.SystemStrategy}
-	}},
-	{"extensions", func(s *slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec {
-		return slov1alpha1.NodeSLOSpec{Extensions: s.Extensions}
-	}},
-	{"hostApplications", func(s *slov1alpha1.NodeSLOSpec) slov1alpha1.NodeSLOSpec {
-		return slov1alpha1.NodeSLOSpec{HostApplications: s.HostApplications}
-	}},
-}
-
-// differingSections compares section by section with the engine's semantic
-// equality, so that 1000M and 1G, or nil and empty, count as the same.
+// differingSections compares the specs field by field with the engine's
+// semantic equality (so 1000M and 1G, or nil and empty, count as the same)
+// and names each differing top-level field as on the wire. It walks the
+// struct so that a field added to the API is compared without a change here.
 func differingSections(stored, resolved *slov1alpha1.NodeSLOSpec) []string {
 	if sloconfig.SpecEqual(stored, resolved) {
 		return nil
 	}
 	var differing []string
-	for _, section := range specSections {
-		a, b := section.only(stored), section.only(resolved)
-		if !sloconfig.SpecEqual(&a, &b) {
-			differing = append(differing, section.name)
+	specType := reflect.TypeFor[slov1alpha1.NodeSLOSpec]()
+	for i := range specType.NumField() {
+		var onlyStored, onlyResolved slov1alpha1.NodeSLOSpec
+		reflect.ValueOf(&onlyStored).Elem().Field(i).Set(reflect.ValueOf(stored).Elem().Field(i))
+		reflect.ValueOf(&onlyResolved).Elem().Field(i).Set(reflect.ValueOf(resolved).Elem().Field(i))
+		if !sloconfig.SpecEqual(&onlyStored, &onlyResolved) {
+			name, _, _ := strings.Cut(specType.Field(i).Tag.Get("json"), ",")
+			differing = append(differing, name)
 		}
 	}
 	return differing

@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,6 +55,16 @@ func explainLive(t *testing.T, objs ...client.Object) (Explanation, string) {
 	return e, out.String()
 }
 
+// expectLines fails the test for each wanted text the output lacks.
+func expectLines(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 const thresholdWithTwoNodeStrategies = `{
   "clusterStrategy": {"enable": true},
   "nodeStrategies": [
@@ -73,16 +84,12 @@ func TestExplainNamesTheMatchingNodeStrategyAndTheClusterStrategy(t *testing.T) 
 	if got := e.Matches[0]; got.Strategy != "colocation" || got.Index != 1 {
 		t.Errorf("resource-threshold-config match = %+v, want node strategy colocation at index 1", got)
 	}
-	for _, want := range []string{
+	expectLines(t, out,
 		"resource-threshold-config  valid              node strategy \"colocation\" (index 1)",
 		"cpu-burst-config           valid              cluster strategy",
 		"system-config              absent (defaults)  built-in defaults",
 		"NodeSLO:   matches the configuration",
-	} {
-		if !bytes.Contains([]byte(out), []byte(want)) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if !e.InSync() {
 		t.Errorf("InSync() = false, differing: %v", e.DifferingSections)
 	}
@@ -95,16 +102,12 @@ func TestExplainShowsTheErrorsOfAnInvalidKey(t *testing.T) {
 	})
 	stored := resolved(n, nil)
 	_, out := explainLive(t, n, cm, stored)
-	for _, want := range []string{
+	expectLines(t, out,
 		"resource-threshold-config  invalid",
 		"the value in force is kept (stored NodeSLO)",
 		"error:   clusterStrategy.cpuSuppressThresholdPercent",
 		"NodeSLO:   matches the configuration",
-	} {
-		if !bytes.Contains([]byte(out), []byte(want)) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 func TestExplainNamesTheSectionsOfAStaleNodeSLO(t *testing.T) {
@@ -115,9 +118,7 @@ func TestExplainNamesTheSectionsOfAStaleNodeSLO(t *testing.T) {
 	if want := []string{"cpuBurstStrategy"}; len(e.DifferingSections) != 1 || e.DifferingSections[0] != want[0] {
 		t.Errorf("DifferingSections = %v, want %v", e.DifferingSections, want)
 	}
-	if !bytes.Contains([]byte(out), []byte("differs from the configuration in cpuBurstStrategy")) {
-		t.Errorf("output does not name the stale section:\n%s", out)
-	}
+	expectLines(t, out, "differs from the configuration in cpuBurstStrategy")
 }
 
 func TestExplainWithoutConfigMapOrNodeSLO(t *testing.T) {
@@ -125,11 +126,7 @@ func TestExplainWithoutConfigMapOrNodeSLO(t *testing.T) {
 	if e.ConfigMapSet || e.NodeSLOFound || e.InSync() {
 		t.Errorf("explanation = %+v, want no ConfigMap, no NodeSLO, not in sync", e)
 	}
-	for _, want := range []string{"does not exist: every key has its built-in defaults", "absent: the controller has not written it"} {
-		if !bytes.Contains([]byte(out), []byte(want)) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	expectLines(t, out, "does not exist: every key has its built-in defaults", "absent: the controller has not written it")
 }
 
 func TestFetchExplainInputsFailsForAMissingNode(t *testing.T) {

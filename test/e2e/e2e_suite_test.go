@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -69,7 +70,7 @@ var _ = BeforeSuite(func() {
 	manager = startManager(filepath.Join(root, "bin", "manager"), managerKubeconfigPath)
 	DeferCleanup(func() {
 		By("stopping the manager")
-		manager.stop()
+		manager.Stop(15 * time.Second)
 	})
 	manager.waitUntilLeading(kube)
 })

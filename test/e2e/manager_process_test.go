@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -17,15 +16,13 @@ import (
 
 // managerProcess is bin/manager as a child process in its own process group.
 type managerProcess struct {
-	cmd         *exec.Cmd
-	exited      chan struct{}
+	*localcluster.Process
 	probeAddr   string
 	metricsAddr string
 }
 
 // startManager runs the manager with the flags of the Deployment (leader
-// election on, HTTPS metrics) on free loopback ports. Pdeathsig kills it if
-// the test binary dies before AfterSuite runs.
+// election on, HTTPS metrics) on free loopback ports.
 func startManager(binary, kubeconfig string) *managerProcess {
 	GinkgoHelper()
 	probeAddr, err := localcluster.FreeLocalAddress()
@@ -42,21 +39,16 @@ func startManager(binary, kubeconfig string) *managerProcess {
 	// the manager more than the ServiceAccount has.
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
 	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	Expect(cmd.Start()).To(Succeed())
-	p := &managerProcess{cmd: cmd, exited: make(chan struct{}), probeAddr: probeAddr, metricsAddr: metricsAddr}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	return p
+	process, err := localcluster.StartProcess(cmd)
+	Expect(err).NotTo(HaveOccurred())
+	return &managerProcess{Process: process, probeAddr: probeAddr, metricsAddr: metricsAddr}
 }
 
 // waitUntilLeading waits for /readyz and for the manager to hold the lease.
 func (p *managerProcess) waitUntilLeading(kube *kubectl) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
-		g.Expect(p.running()).To(BeTrue(), "the manager exited; its log is above")
+		g.Expect(p.Running()).To(BeTrue(), "the manager exited; its log is above")
 		resp, err := http.Get("http://" + p.probeAddr + "/readyz")
 		g.Expect(err).NotTo(HaveOccurred())
 		_ = resp.Body.Close()
@@ -65,25 +57,4 @@ func (p *managerProcess) waitUntilLeading(kube *kubectl) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(holder).NotTo(BeEmpty())
 	}).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
-}
-
-func (p *managerProcess) running() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
-
-// stop sends SIGTERM to the process group, then SIGKILL after a grace period.
-func (p *managerProcess) stop() {
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.exited
-	}
 }
