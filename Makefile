@@ -66,10 +66,12 @@ test: verify-generated vet lint setup-envtest ## Run every test (unit, envtest, 
 		go test $$(go list ./... | grep -v /test/e2e) -count=1 -coverprofile cover.out
 	$(MAKE) --no-print-directory fuzz
 
+# The suite's own timeout (-ginkgo.timeout) is shorter than go test's, so that
+# on a hang Ginkgo still runs the cleanups that stop the processes it started.
 .PHONY: test-e2e
 test-e2e: build build-installer setup-envtest ## Run the end-to-end tests: dist/install.yaml on a local control plane, bin/manager, kubectl.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
-		go test -tags e2e ./test/e2e/ -count=1 -timeout 10m -v -ginkgo.v
+		go test -tags e2e ./test/e2e/ -count=1 -v -ginkgo.v -ginkgo.timeout=8m -timeout=10m
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME.
