@@ -30,7 +30,11 @@ type Explanation struct {
 	Reports      []sloconfig.SectionReport
 	Matches      []sloconfig.SectionMatch
 	NodeWarnings []sloconfig.NodeWarning
-	NodeSLOFound bool
+	// BandwidthAnnotation is the node's network-bandwidth annotation, empty
+	// when absent; Bandwidth is the totalNetworkBandwidth resolved with it.
+	BandwidthAnnotation string
+	Bandwidth           string
+	NodeSLOFound        bool
 	// DifferingSections are the top-level spec fields (JSON names) in which
 	// the stored NodeSLO differs from the resolved spec; empty when in sync.
 	DifferingSections []string
@@ -66,6 +70,12 @@ func Explain(in ExplainInputs) Explanation {
 		Matches:      resolution.Matches,
 		NodeWarnings: resolution.Warnings,
 		NodeSLOFound: stored != nil,
+	}
+	if value, ok := in.Node.Annotations[sloconfig.NetworkBandwidthAnnotation]; ok {
+		e.BandwidthAnnotation = value
+		if system := resolution.Spec.SystemStrategy; system != nil {
+			e.Bandwidth = system.TotalNetworkBandwidth.String()
+		}
 	}
 	if stored != nil {
 		e.DifferingSections = differingSections(stored, &resolution.Spec)

@@ -40,6 +40,9 @@ func (e Explanation) Write(w io.Writer) error {
 			p.printf("  warning: %s\n", warning)
 		}
 	}
+	if e.BandwidthAnnotation != "" {
+		p.printf("\nBandwidth: %s (annotation %s=%s)\n", e.Bandwidth, sloconfig.NetworkBandwidthAnnotation, e.BandwidthAnnotation)
+	}
 	if len(e.NodeWarnings) > 0 {
 		p.printf("\nNode warnings:\n")
 		for _, warning := range e.NodeWarnings {

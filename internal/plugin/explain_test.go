@@ -121,6 +121,14 @@ func TestExplainNamesTheSectionsOfAStaleNodeSLO(t *testing.T) {
 	expectLines(t, out, "differs from the configuration in cpuBurstStrategy")
 }
 
+func TestExplainShowsTheBandwidthAnnotationInForce(t *testing.T) {
+	n := workerNode(nil)
+	n.Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: "25000M"}
+	cm := configMap(map[string]string{string(sloconfig.KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}}`})
+	_, out := explainLive(t, n, cm, resolved(n, cm))
+	expectLines(t, out, "Bandwidth: 25G (annotation node.koordinator.sh/network-bandwidth=25000M)")
+}
+
 func TestExplainWithoutConfigMapOrNodeSLO(t *testing.T) {
 	e, out := explainLive(t, workerNode(nil))
 	if e.ConfigMapSet || e.NodeSLOFound || e.InSync() {

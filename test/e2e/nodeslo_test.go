@@ -78,6 +78,8 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 		Expect(out).To(MatchRegexp(`resource-threshold-config\s+invalid`))
 		Expect(out).To(ContainSubstring("cpuSuppressThresholdPercent"))
 		Expect(out).To(ContainSubstring("matches the configuration"))
+		Expect(kube.mustRun("nodeslo", "explain", "colocation-2")).
+			To(ContainSubstring("Bandwidth: 25G (annotation node.koordinator.sh/network-bandwidth=25G)"))
 
 		By("fixing the ConfigMap, the explanation is clean again")
 		kube.mustRun("apply", "--server-side", "--force-conflicts",
