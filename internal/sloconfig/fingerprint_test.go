@@ -33,10 +33,10 @@ func TestFingerprint(t *testing.T) {
 		"another controller's key": with("colocation-config", `{"enable": true}`),
 	}
 	different := map[string]map[string]string{
-		"a value":    with("system-config", `{"clusterStrategy": {"totalNetworkBandwidth": "2G", "schedFeatures": {"A": true, "B": false}}}`),
+		"a value": with("system-config", `{"clusterStrategy": {"totalNetworkBandwidth": "2G", "schedFeatures": {"A": true, "B": false}}}`),
 		"a selector": with("resource-threshold-config", `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 		  "nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"x": "1"}}, "enable": false}]}`),
-		"a key removed":  with("system-config", ""),
+		"a key removed":              with("system-config", ""),
 		"a key now invalid (frozen)": with("system-config", `{`),
 	}
 	want := Load(base, nil).Fingerprint()

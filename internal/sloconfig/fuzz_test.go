@@ -23,12 +23,12 @@ func FuzzLoadResolve(f *testing.F) {
 	} {
 		f.Add(doc, "pool=a", "10G")
 	}
+	previous := Load(realisticData, nil)
 	f.Fuzz(func(t *testing.T, doc, label, bandwidth string) {
 		data := map[string]string{}
 		for _, k := range Keys {
 			data[string(k)] = doc
 		}
-		previous := Load(realisticData, nil)
 		node := Node{Name: "n", Labels: map[string]string{"pool": label}, Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth}}
 		for _, prev := range []*Config{nil, previous} {
 			c := Load(data, prev)
