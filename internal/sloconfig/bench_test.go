@@ -25,15 +25,15 @@ func benchData() map[string]string {
 		return b.String()
 	}
 	return map[string]string{
-		"resource-threshold-config": `{"clusterStrategy": {"enable": true}, "nodeStrategies": [` +
+		string(KeyResourceThreshold): `{"clusterStrategy": {"enable": true}, "nodeStrategies": [` +
 			entries(`"cpuSuppressThresholdPercent": %d`) + `]}`,
-		"resource-qos-config": `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}}, "nodeStrategies": [` +
+		string(KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}}, "nodeStrategies": [` +
 			entries(`"beClass": {"memoryQOS": {"enable": true, "wmarkRatio": %d}}`) + `]}`,
-		"cpu-burst-config": `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [` +
+		string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [` +
 			entries(`"cpuBurstPercent": 1%d0`) + `]}`,
-		"system-config": `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}, "nodeStrategies": [` +
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}, "nodeStrategies": [` +
 			entries(`"minFreeKbytesFactor": 1%d`) + `]}`,
-		"host-application-config": `{"applications": [{"name": "nginx", "qos": "LS"}], "nodeConfigs": [` +
+		string(KeyHostApplication): `{"applications": [{"name": "nginx", "qos": "LS"}], "nodeConfigs": [` +
 			entries(`"applications": [{"name": "app-%d", "qos": "LSR"}]`) + `]}`,
 	}
 }

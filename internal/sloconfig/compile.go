@@ -41,10 +41,10 @@ func (k strategyKind[T]) shape() documentShape {
 	strategy := reflect.TypeFor[T]()
 	return documentShape{
 		top: newFieldSet(map[string]reflect.Type{
-			"clusterStrategy": reflect.PointerTo(strategy),
-			"nodeStrategies":  reflect.TypeFor[[]any](),
+			"clusterStrategy":   reflect.PointerTo(strategy),
+			fieldNodeStrategies: reflect.TypeFor[[]any](),
 		}),
-		entriesKey: "nodeStrategies",
+		entriesKey: fieldNodeStrategies,
 		entry:      withProfile(fieldsOf(strategy)),
 	}
 }

@@ -12,10 +12,10 @@ type hostApps = []slov1alpha1.HostApplicationSpec
 
 var hostAppShape = documentShape{
 	top: newFieldSet(map[string]reflect.Type{
-		"applications": reflect.TypeFor[hostApps](),
-		"nodeConfigs":  reflect.TypeFor[[]any](),
+		"applications":   reflect.TypeFor[hostApps](),
+		fieldNodeConfigs: reflect.TypeFor[[]any](),
 	}),
-	entriesKey: "nodeConfigs",
+	entriesKey: fieldNodeConfigs,
 	entry:      withProfile(newFieldSet(map[string]reflect.Type{"applications": reflect.TypeFor[hostApps]()})),
 }
 

@@ -6,7 +6,7 @@ import "testing"
 // with node strategies as operators write them.
 var realisticData = map[string]string{
 	"colocation-config": `{"enable": true, "cpuReclaimThresholdPercent": 60}`,
-	"resource-threshold-config": `{
+	string(KeyResourceThreshold): `{
   "clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60, "cpuSuppressPolicy": "cfsQuota",
     "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70},
   "nodeStrategies": [
@@ -14,7 +14,7 @@ var realisticData = map[string]string{
      "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300}
   ]
 }`,
-	"resource-qos-config": `{
+	string(KeyResourceQOS): `{
   "clusterStrategy": {
     "policies": {"cpuPolicy": "groupIdentity"},
     "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
@@ -27,12 +27,12 @@ var realisticData = map[string]string{
      "lsClass": {"memoryQOS": {"enable": false}}, "beClass": {"cpuQOS": {"enable": false}}}
   ]
 }`,
-	"cpu-burst-config": `{"clusterStrategy": {"policy": "auto", "cfsQuotaBurstPeriodSeconds": 60}}`,
-	"system-config": `{
+	string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto", "cfsQuotaBurstPeriodSeconds": 60}}`,
+	string(KeySystem): `{
   "clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0, "totalNetworkBandwidth": "10000M"},
   "nodeStrategies": [{"name": "big", "nodeSelector": {"matchLabels": {"size": "big"}}, "watermarkScaleFactor": 300}]
 }`,
-	"host-application-config": `{
+	string(KeyHostApplication): `{
   "applications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
     "cgroupPath": {"base": "CgroupRoot", "parentDir": "host-latency-sensitive/", "relativePath": "nginx/"}}],
   "nodeConfigs": [{"name": "edge", "nodeSelector": {"matchLabels": {"pool": "edge"}}, "applications": []}]
@@ -71,7 +71,7 @@ func TestRealisticConfigMap(t *testing.T) {
 }`,
 	}, {
 		name: "a big edge node without a kernel label (so old-kernel matches), with its own bandwidth",
-		node: Node{Name: "busy", Labels: map[string]string{"pool": "edge", "size": "big"},
+		node: Node{Name: "busy", Labels: map[string]string{poolLabel: "edge", "size": "big"},
 			Annotations: map[string]string{NetworkBandwidthAnnotation: "25G"}},
 		expect: `{
   "resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 60, "cpuSuppressPolicy": "cfsQuota",
@@ -89,7 +89,7 @@ func TestRealisticConfigMap(t *testing.T) {
 }`,
 	}, {
 		name: "a batch node",
-		node: Node{Name: "batch", Labels: map[string]string{"pool": "batch", "kernel": "anolis"}},
+		node: Node{Name: "batch", Labels: map[string]string{poolLabel: "batch", "kernel": "anolis"}},
 		expect: `{
   "resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 80, "cpuSuppressPolicy": "cfsQuota",
     "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70, "cpuEvictBESatisfactionUpperPercent": 80,

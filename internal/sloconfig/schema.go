@@ -46,8 +46,7 @@ func fieldsOf(t reflect.Type) *fieldSet {
 }
 
 func addFields(fs *fieldSet, t reflect.Type) {
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
@@ -110,10 +109,10 @@ func (c *shapeChecker) check(n *jsonNode, t reflect.Type, path *field.Path) (val
 	if n.value == nil {
 		return nil, false
 	}
-	switch {
-	case t == quantityType:
+	switch t {
+	case quantityType:
 		return c.checkQuantity(n, path)
-	case t == intOrStringType:
+	case intOrStringType:
 		return c.checkIntOrString(n, path)
 	}
 	switch t.Kind() {

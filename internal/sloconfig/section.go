@@ -81,10 +81,16 @@ func (s *section[V]) multipleMatchesMessage(key Key, c choice[V]) string {
 		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "))
 }
 
+// The JSON names of the lists of node entries.
+const (
+	fieldNodeStrategies = "nodeStrategies"
+	fieldNodeConfigs    = "nodeConfigs"
+)
+
 // entriesField is the name of the list of node entries in key's document.
 func (k Key) entriesField() string {
 	if k == KeyHostApplication {
-		return "nodeConfigs"
+		return fieldNodeConfigs
 	}
-	return "nodeStrategies"
+	return fieldNodeStrategies
 }
