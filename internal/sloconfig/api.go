@@ -70,7 +70,7 @@ type Config struct {
 	qos       section[*slov1alpha1.ResourceQOSStrategy]
 	burst     section[*slov1alpha1.CPUBurstStrategy]
 	system    section[*slov1alpha1.SystemStrategy]
-	hostApps  section[hostApps]
+	hostApps  section[hostAppList]
 }
 
 // Load parses, validates and compiles a ConfigMap's data. data is nil when

@@ -63,8 +63,8 @@ func TestRealisticConfigMap(t *testing.T) {
 		  "cfsQuotaBurstPeriodSeconds": 60, "sharePoolThresholdPercent": 50}`
 		clusterSystem = `"systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0,
 		  "totalNetworkBandwidth": "10G"}`
-		extensions = `"extensions": {"Object": {}}`
-		hostApps   = `"hostApplications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
+		extensions   = `"extensions": {"Object": {}}`
+		wantHostApps = `"hostApplications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
 		  "cgroupPath": {"base": "CgroupRoot", "parentDir": "host-latency-sensitive/", "relativePath": "nginx/"}}]`
 	)
 	tests := []struct {
@@ -74,7 +74,7 @@ func TestRealisticConfigMap(t *testing.T) {
 	}{{
 		name:     "a node on the anolis kernel, matching no node strategy",
 		node:     Node{Name: "plain", Labels: map[string]string{"kernel": "anolis"}},
-		sections: []string{clusterThreshold, clusterQOS, burst, clusterSystem, extensions, hostApps},
+		sections: []string{clusterThreshold, clusterQOS, burst, clusterSystem, extensions, wantHostApps},
 	}, {
 		name: "a big edge node without a kernel label (so old-kernel matches), with its own bandwidth",
 		node: Node{Name: "busy", Labels: map[string]string{poolLabel: "edge", "size": "big"},
@@ -92,7 +92,7 @@ func TestRealisticConfigMap(t *testing.T) {
 		sections: []string{`"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 80,
 		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
 		  "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300,
-		  "cpuEvictPolicy": "evictByRealLimit"}`, clusterQOS, burst, clusterSystem, extensions, hostApps},
+		  "cpuEvictPolicy": "evictByRealLimit"}`, clusterQOS, burst, clusterSystem, extensions, wantHostApps},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

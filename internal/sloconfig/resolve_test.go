@@ -44,6 +44,11 @@ func TestResolvingASection(t *testing.T) {
 		doc:  `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}}}}`,
 		want: `{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":2}}}`,
 	}, {
+		name: "a repeated field: later values override, objects merge (as encoding/json decodes them)",
+		key:  KeyResourceQOS, section: qosSection,
+		doc:  `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}, "lsClass": {"memoryQOS": {"enable": false}}}}`,
+		want: `{"lsClass":{"cpuQOS":{"enable":true},"memoryQOS":{"enable":false}}}`,
+	}, {
 		name: "node strategy: nested objects overlay recursively",
 		key:  KeyResourceQOS, section: qosSection, labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true}}},

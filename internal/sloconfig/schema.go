@@ -209,11 +209,13 @@ func (c *shapeChecker) checkStruct(n *jsonNode, fs *fieldSet, path *field.Path) 
 			continue
 		}
 		if seen[name] {
-			c.warn(path.Child(name), m.offset, "duplicate field; the last one wins")
+			c.warn(path.Child(name), m.offset, "duplicate field; later values override earlier ones")
 		}
 		seen[name] = true
 		if v, set := c.check(m.value, fs.byName[name], path.Child(name)); set {
-			out[name] = v
+			// encoding/json decodes a repeated object into the same struct
+			// or map, which amounts to an overlay.
+			out[name] = overlay(out[name], v)
 		} else {
 			delete(out, name)
 		}

@@ -233,7 +233,7 @@ func TestBadInputIsReportedWithPathAndPosition(t *testing.T) {
 	}, {
 		name: "duplicate field", key: string(KeyCPUBurst),
 		doc:      `{"clusterStrategy": {"policy": "auto", "policy": "none"}}`,
-		warnings: []string{`clusterStrategy.policy: duplicate field; the last one wins`},
+		warnings: []string{`clusterStrategy.policy: duplicate field; later values override earlier ones`},
 	}, {
 		name: "empty selector: warned about", key: string(KeySystem),
 		doc:      `{"nodeStrategies": [{"nodeSelector": {}, "minFreeKbytesFactor": 10}]}`,
