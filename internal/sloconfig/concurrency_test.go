@@ -10,12 +10,13 @@ import (
 // to shared memory.
 func TestConcurrentResolveAndLoad(t *testing.T) {
 	c := Load(realisticData, nil)
-	want := specJSON(t, c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "batch"}}, nil).Spec)
+	labels := map[string]string{poolLabel: "batch"}
+	want := specJSON(t, c.Resolve(Node{Name: "n", Labels: labels}, nil).Spec)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
 			for range 50 {
-				node := Node{Name: "n", Labels: map[string]string{poolLabel: "batch"},
+				node := Node{Name: "n", Labels: labels,
 					Annotations: map[string]string{NetworkBandwidthAnnotation: "1G"}}
 				if i%2 == 0 {
 					node.Annotations = nil
@@ -26,7 +27,7 @@ func TestConcurrentResolveAndLoad(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := specJSON(t, c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "batch"}}, nil).Spec); got != want {
+	if got := specJSON(t, c.Resolve(Node{Name: "n", Labels: labels}, nil).Spec); got != want {
 		t.Errorf("the shared configuration changed:\n got %s\nwant %s", got, want)
 	}
 }
