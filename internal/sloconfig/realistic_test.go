@@ -88,7 +88,7 @@ func TestRealisticConfigMap(t *testing.T) {
 		  "totalNetworkBandwidth": "25G"}`, extensions},
 	}, {
 		name: "a batch node",
-		node: Node{Name: "batch", Labels: map[string]string{poolLabel: "batch", "kernel": "anolis"}},
+		node: Node{Name: "batch-1", Labels: map[string]string{poolLabel: "batch", "kernel": "anolis"}},
 		sections: []string{`"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 80,
 		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
 		  "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300,
