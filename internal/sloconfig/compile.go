@@ -19,22 +19,18 @@ type compiled[V any] struct {
 	warnings []string
 }
 
-// strategyKind describes one of the four strategy keys.
+// strategyKind describes one of the four strategy keys: its built-in
+// default and its validation.
 type strategyKind[T any] struct {
-	key      Key
 	defaults func() *T
 	validate func(*T, *field.Path) field.ErrorList
 }
 
 var (
-	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{
-		KeyResourceThreshold, DefaultResourceThresholdStrategy, validateResourceThreshold}
-	qosKind = strategyKind[slov1alpha1.ResourceQOSStrategy]{
-		KeyResourceQOS, DefaultResourceQOSStrategy, validateResourceQOS}
-	burstKind = strategyKind[slov1alpha1.CPUBurstStrategy]{
-		KeyCPUBurst, DefaultCPUBurstStrategy, validateCPUBurst}
-	systemKind = strategyKind[slov1alpha1.SystemStrategy]{
-		KeySystem, DefaultSystemStrategy, validateSystem}
+	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{DefaultResourceThresholdStrategy, validateResourceThreshold}
+	qosKind       = strategyKind[slov1alpha1.ResourceQOSStrategy]{DefaultResourceQOSStrategy, validateResourceQOS}
+	burstKind     = strategyKind[slov1alpha1.CPUBurstStrategy]{DefaultCPUBurstStrategy, validateCPUBurst}
+	systemKind    = strategyKind[slov1alpha1.SystemStrategy]{DefaultSystemStrategy, validateSystem}
 )
 
 func (k strategyKind[T]) shape() documentShape {
@@ -118,7 +114,7 @@ func (out *compiled[V]) addRule(e nodeEntry, value V) {
 }
 
 func emptySelectorHint(entryPath *field.Path) string {
-	if strings.HasPrefix(entryPath.String(), "nodeConfigs") {
+	if strings.HasPrefix(entryPath.String(), fieldNodeConfigs) {
 		return "the top-level applications"
 	}
 	return "clusterStrategy"

@@ -34,18 +34,14 @@ func fieldsOf(t reflect.Type) *fieldSet {
 	if fs, ok := fieldSets.Load(t); ok {
 		return fs.(*fieldSet)
 	}
-	fs := &fieldSet{byName: map[string]reflect.Type{}, byFold: map[string]string{}}
-	addFields(fs, t)
-	for name := range fs.byName {
-		fs.names = append(fs.names, name)
-		fs.byFold[strings.ToLower(name)] = name
-	}
-	slices.Sort(fs.names)
+	fields := map[string]reflect.Type{}
+	addFields(fields, t)
+	fs := newFieldSet(fields)
 	fieldSets.Store(t, fs)
 	return fs
 }
 
-func addFields(fs *fieldSet, t reflect.Type) {
+func addFields(fields map[string]reflect.Type, t reflect.Type) {
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
@@ -57,14 +53,14 @@ func addFields(fs *fieldSet, t reflect.Type) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				addFields(fs, ft)
+				addFields(fields, ft)
 				continue
 			}
 		}
 		if name == "" {
 			name = f.Name
 		}
-		fs.byName[name] = f.Type
+		fields[name] = f.Type
 	}
 }
 
