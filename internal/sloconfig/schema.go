@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -24,6 +25,15 @@ type fieldSet struct {
 	byName map[string]reflect.Type
 	byFold map[string]string // lower-case name -> canonical name
 	names  []string          // sorted, for suggestions
+	// strict rejects unknown fields instead of warning: in a selector, a
+	// dropped misspelt field widens what the selector matches.
+	strict bool
+}
+
+// strictTypes are the structs whose unknown fields are errors.
+var strictTypes = map[reflect.Type]bool{
+	reflect.TypeFor[metav1.LabelSelector]():            true,
+	reflect.TypeFor[metav1.LabelSelectorRequirement](): true,
 }
 
 var fieldSets sync.Map // reflect.Type -> *fieldSet
@@ -36,6 +46,7 @@ func fieldsOf(t reflect.Type) *fieldSet {
 	fields := map[string]reflect.Type{}
 	addFields(fields, t)
 	fs := newFieldSet(fields)
+	fs.strict = strictTypes[t]
 	fieldSets.Store(t, fs)
 	return fs
 }
@@ -219,7 +230,8 @@ func (c *shapeChecker) checkStruct(n *jsonNode, fs *fieldSet, path *field.Path) 
 }
 
 // fieldName resolves a member's key to a known field, as encoding/json
-// does (exact, then case-insensitive), warning about anything else.
+// does (exact, then case-insensitive), warning about anything else, or, in
+// a strict field set, rejecting it.
 func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (string, bool) {
 	if _, ok := fs.byName[m.key]; ok {
 		return m.key, true
@@ -228,10 +240,15 @@ func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (
 		c.warn(path.Child(m.key), m.offset, "field name should be spelled %q; accepted as that field", name)
 		return name, true
 	}
-	if hint := closestName(m.key, fs.names); hint != "" {
-		c.warn(path.Child(m.key), m.offset, "unknown field, ignored; did you mean %q?", hint)
+	hint := ""
+	if closest := closestName(m.key, fs.names); closest != "" {
+		hint = fmt.Sprintf("; did you mean %q?", closest)
+	}
+	if fs.strict {
+		c.errs = append(c.errs, field.Forbidden(path.Child(m.key), fmt.Sprintf(
+			"unknown field in a label selector, which would select more nodes than meant%s (%s)", hint, c.doc.position(m.offset))))
 	} else {
-		c.warn(path.Child(m.key), m.offset, "unknown field, ignored")
+		c.warn(path.Child(m.key), m.offset, "unknown field, ignored%s", hint)
 	}
 	return "", false
 }

@@ -219,6 +219,10 @@ func TestBadInputIsReportedWithPathAndPosition(t *testing.T) {
 		doc:    `{"nodeStrategies": [{"nodeSelector": {"matchLabels": {"a": "not valid!"}}}]}`,
 		errors: []string{`nodeStrategies[0].nodeSelector.matchLabels: Invalid value: "not valid!"`},
 	}, {
+		name: "unknown field in a selector: an error, since dropping it would select every node", key: string(KeySystem),
+		doc:    `{"nodeStrategies": [{"nodeSelector": {"matchLabel": {"a": "b"}}}]}`,
+		errors: []string{`nodeStrategies[0].nodeSelector.matchLabel: Forbidden: unknown field in a label selector, which would select more nodes than meant; did you mean "matchLabels"? (line 1, column 39)`},
+	}, {
 		name: "unknown field: warned about with the closest known name", key: string(KeyResourceThreshold),
 		doc:      `{"clusterStrategy": {"cpuSupressThresholdPercent": 50}, "nodeStrategie": []}`,
 		warnings: []string{`clusterStrategy.cpuSupressThresholdPercent: unknown field, ignored; did you mean "cpuSuppressThresholdPercent"?`, `nodeStrategie: unknown field, ignored; did you mean "nodeStrategies"? (line 1, column 57)`},
