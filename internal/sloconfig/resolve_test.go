@@ -161,7 +161,7 @@ func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 	if len(res.Warnings) != 1 || res.Warnings[0].Reason != ReasonMultipleNodeStrategies {
 		t.Fatalf("warnings %+v, want one %s", res.Warnings, ReasonMultipleNodeStrategies)
 	}
-	for _, part := range []string{string(KeySystem), `"gpu" (index 0) wins`, `"big" (index 1)`} {
+	for _, part := range []string{string(KeySystem), `the first, "gpu" (index 0), applies`, `"big" (index 1) also matches and is ignored`, `"big" (index 1)`} {
 		if !strings.Contains(res.Warnings[0].Message, part) {
 			t.Errorf("message %q lacks %q", res.Warnings[0].Message, part)
 		}

@@ -77,8 +77,12 @@ func (s *section[V]) multipleMatchesMessage(key Key, c choice[V]) string {
 	for i, idx := range c.also {
 		others[i] = s.describe(idx)
 	}
-	return fmt.Sprintf("%s: the node matches %d entries of %s: %s wins, %s also match(es) and is ignored",
-		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "))
+	verb := "matches and is"
+	if len(others) > 1 {
+		verb = "match and are"
+	}
+	return fmt.Sprintf("%s: the node matches %d entries of %s: the first, %s, applies; %s also %s ignored",
+		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "), verb)
 }
 
 // The JSON names of the lists of node entries.
