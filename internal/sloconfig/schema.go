@@ -181,9 +181,9 @@ func (c *shapeChecker) checkQuantity(n *jsonNode, path *field.Path) (any, bool) 
 		c.typeError(path, n, "a quantity such as \"10G\"")
 		return nil, false
 	}
-	if _, err := resource.ParseQuantity(s); err != nil {
+	if _, err := parseQuantity(s); err != nil {
 		c.errs = append(c.errs, field.Invalid(path, s,
-			fmt.Sprintf("must be a quantity such as \"10G\": %v (%s)", err, c.doc.position(n.offset))))
+			fmt.Sprintf("%v (%s)", err, c.doc.position(n.offset))))
 		return nil, false
 	}
 	return s, true

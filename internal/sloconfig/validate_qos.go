@@ -1,7 +1,6 @@
 package sloconfig
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -113,7 +112,7 @@ func (r *rules) bandwidth(name string, v *intstr.IntOrString) {
 	case v.Type == intstr.Int:
 		r.between(name, new(int64(v.IntVal)), 0, 100)
 	default:
-		q, err := resource.ParseQuantity(v.StrVal)
+		q, err := parseQuantity(v.StrVal)
 		switch {
 		case err != nil:
 			r.errs = append(r.errs, field.Invalid(r.path.Child(name), v.StrVal,
