@@ -155,6 +155,23 @@ func TestCrossFieldRulesSeeTheMergedValues(t *testing.T) {
 	}
 }
 
+// A cross-field error names the field the entry wrote: here the node
+// strategy lowers the threshold below the cluster's lower mark.
+func TestCrossFieldErrorsNameTheFieldTheEntryWrote(t *testing.T) {
+	r := report(Load(map[string]string{string(KeyResourceThreshold): `{
+	  "clusterStrategy": {"memoryEvictThresholdPercent": 80, "memoryEvictLowerPercent": 60},
+	  "nodeStrategies": [{"nodeSelector": {}, "memoryEvictThresholdPercent": 50},
+	                     {"nodeSelector": {}, "memoryEvictThresholdPercent": 50, "memoryEvictLowerPercent": 55}]}`}, nil),
+		KeyResourceThreshold)
+	want := "resource-threshold-config: nodeStrategies[0].memoryEvictThresholdPercent: Invalid value: 50: " +
+		"must be greater than memoryEvictLowerPercent (60)\n" +
+		"resource-threshold-config: nodeStrategies[1].memoryEvictLowerPercent: Invalid value: 55: " +
+		"must be less than memoryEvictThresholdPercent (50)"
+	if got := errorsText(r); got != want {
+		t.Errorf("errors\n got %s\nwant %s", got, want)
+	}
+}
+
 func TestAFaultOfTheClusterStrategyIsReportedOnce(t *testing.T) {
 	r := report(Load(map[string]string{string(KeyCPUBurst): `{"clusterStrategy": {"cpuBurstPercent": 0},
 	  "nodeStrategies": [{"nodeSelector": {"matchLabels": {"a": "1"}}}, {"nodeSelector": {"matchLabels": {"b": "1"}}, "cpuBurstPercent": -5}]}`},

@@ -8,8 +8,7 @@ import (
 
 // validateResourceThreshold checks the bounds and cross-field rules of
 // resourceUsedThresholdWithBE (nodeslo-api.md).
-func validateResourceThreshold(s *slov1alpha1.ResourceThresholdStrategy, path *field.Path) field.ErrorList {
-	r := &rules{path: path}
+func validateResourceThreshold(s *slov1alpha1.ResourceThresholdStrategy, r *rules) field.ErrorList {
 	r.between("cpuSuppressThresholdPercent", s.CPUSuppressThresholdPercent, 0, 100)
 	r.between("cpuSuppressMinPercent", s.CPUSuppressMinPercent, 0, 100)
 	oneOf(r, "cpuSuppressPolicy", s.CPUSuppressPolicy, slov1alpha1.CPUSetPolicy, slov1alpha1.CPUCfsQuotaPolicy)
