@@ -50,7 +50,9 @@ type SectionReport struct {
 	Key   Key
 	State SectionState
 	// Errors is non-empty exactly when the key's value is invalid. Paths are
-	// relative to the key's document, e.g. nodeStrategies[1].memoryEvictLowerPercent.
+	// relative to the key's document, e.g. nodeStrategies[1].memoryEvictLowerPercent;
+	// an error about the document as a whole (malformed JSON) has an empty
+	// Field. Messages renders both kinds as lines for events and logs.
 	Errors field.ErrorList
 	// Warnings are accepted oddities: unknown fields (naming the closest known
 	// one), empty selectors, and so on. Each is a full sentence with its path.
