@@ -120,12 +120,11 @@ type configEvent struct {
 func configEvents(cfg *sloconfig.Config) []configEvent {
 	var out []configEvent
 	for _, r := range cfg.Reports() {
-		for _, e := range r.Errors {
-			out = append(out, configEvent{ReasonInvalidConfig,
-				fmt.Sprintf("key %s: %s; %s", r.Key, e.Error(), consequence(r.State))})
+		for _, m := range r.Messages() {
+			out = append(out, configEvent{ReasonInvalidConfig, m + "; " + consequence(r.State)})
 		}
-		for _, w := range r.Warnings {
-			out = append(out, configEvent{ReasonConfigWarning, fmt.Sprintf("key %s: %s", r.Key, w)})
+		for _, m := range r.WarningMessages() {
+			out = append(out, configEvent{ReasonConfigWarning, m})
 		}
 	}
 	return out
@@ -159,13 +158,10 @@ func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg
 	}
 	r.reported = digest
 
+	// Logged at info level: a stack trace would say nothing about a typo in a ConfigMap.
 	log := logf.FromContext(ctx)
 	for _, e := range evs {
-		if e.reason == ReasonInvalidConfig {
-			log.Error(nil, "Invalid configuration", "reason", e.reason, "message", e.message)
-		} else {
-			log.Info("Configuration warning", "reason", e.reason, "message", e.message)
-		}
+		log.Info("Configuration problem", "reason", e.reason, "message", e.message)
 		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, "Load", "%s", truncateNote(e.message))
 	}
 }

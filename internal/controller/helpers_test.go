@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -80,22 +81,34 @@ func specOf(ctx context.Context, name string) func() (map[string]any, error) {
 	}
 }
 
-// field digs a value out of generic JSON by path; nil when any step is missing.
+// field digs a value out of generic JSON by path (object keys and list
+// indexes); nil when any step is missing.
 func field(spec map[string]any, path ...string) any {
 	var cur any = spec
 	for _, p := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			cur = v[i]
+		default:
 			return nil
 		}
-		cur = m[p]
 	}
 	return cur
 }
 
-// haveField matches generic JSON whose value at path equals want.
+// haveField matches generic JSON whose value at path equals want (nil: is absent).
 func haveField(want any, path ...string) OmegaMatcher {
-	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, Equal(want))
+	var m OmegaMatcher = Equal(want)
+	if want == nil {
+		m = BeNil()
+	}
+	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, m)
 }
 
 // setConfig creates or replaces the ConfigMap's data; it is deleted again
