@@ -113,7 +113,8 @@ func (out *compiled[V]) addRule(e nodeEntry, value V) {
 			"%s: {} matches every node, so no later entry can ever apply; put these values in %s instead",
 			selectorPath, emptySelectorHint(e.path)))
 	}
-	out.section.rules = append(out.section.rules, rule[V]{name: e.name, selector: selector, value: value})
+	out.section.rules = append(out.section.rules, rule[V]{
+		name: e.name, selector: selector, matcher: newMatcher(selector, &out.section.keys), value: value})
 }
 
 func emptySelectorHint(entryPath *field.Path) string {

@@ -8,9 +8,13 @@ import (
 
 // overlay lays patch over base the way behaviour.md describes: objects
 // merge key by key, recursively; anything else in patch (scalars, lists)
-// replaces base's value whole. Neither input is modified; the result may
+// replaces base's value whole. A nil patch (nothing written) keeps base.
+// Neither input is modified; the result may
 // share unchanged subtrees with them.
 func overlay(base, patch any) any {
+	if patch == nil {
+		return base
+	}
 	patchObj, ok := patch.(map[string]any)
 	if !ok {
 		return patch

@@ -2,6 +2,7 @@ package sloconfig
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -94,8 +95,6 @@ func badValue(n *jsonNode) any {
 		return "<object>"
 	case jsonArray:
 		return "<array>"
-	case json.Number:
-		return string(v)
 	case nil:
 		return "<null>"
 	default:
@@ -156,7 +155,11 @@ func (c *shapeChecker) checkInt(n *jsonNode, bits int, path *field.Path) (any, b
 		return nil, false
 	}
 	if _, err := strconv.ParseInt(string(num), 10, bits); err != nil {
-		c.typeError(path, n, fmt.Sprintf("an integer that fits in %d bits", bits))
+		if errors.Is(err, strconv.ErrRange) {
+			c.typeError(path, n, fmt.Sprintf("an integer that fits in %d bits", bits))
+		} else {
+			c.typeError(path, n, "an integer")
+		}
 		return nil, false
 	}
 	return num, true

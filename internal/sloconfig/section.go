@@ -14,15 +14,21 @@ import (
 type section[V any] struct {
 	fallback V
 	rules    []rule[V]
+	keys     keyTable // label keys the rules' selectors use
 }
 
 // rule is one node strategy (or host-application node config), merged
 // with the cluster strategy and with its selector compiled.
 type rule[V any] struct {
 	name     string
-	selector labels.Selector
+	selector labels.Selector // kept for its canonical String()
+	matcher  matcher
 	value    V
 }
+
+// inlineKeys is how many distinct label keys a section may use before
+// matching needs a heap allocation per node.
+const inlineKeys = 16
 
 // choice is the outcome of matching a node against a section.
 type choice[V any] struct {
@@ -36,10 +42,15 @@ type choice[V any] struct {
 // pick returns the first rule whose selector matches, else the fallback,
 // and notes any further matching rules (they never win, but the operator
 // should hear about them).
-func (s *section[V]) pick(set labels.Set) choice[V] {
+func (s *section[V]) pick(nodeLabels map[string]string) choice[V] {
 	c := choice[V]{value: s.fallback, index: -1}
+	if len(s.rules) == 0 {
+		return c
+	}
+	var buf [inlineKeys]labelValue
+	vals := lookup(s.keys.keys, nodeLabels, buf[:0])
 	for i := range s.rules {
-		if !s.rules[i].selector.Matches(set) {
+		if !s.rules[i].matcher.matches(vals, nodeLabels) {
 			continue
 		}
 		if c.index < 0 {
