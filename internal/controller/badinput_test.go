@@ -25,7 +25,7 @@ var _ = Describe("Bad input", Serial, func() {
 	good := map[string]string{
 		threshold: `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 55}}`,
 		hostApps:  `{"applications": [{"name": "nginx", "qos": "LS"}]}`,
-		burst:     `{"clusterStrategy": {"policy": "auto"}}`,
+		burst:     autoBurst,
 	}
 	with := func(key, value string) map[string]string {
 		data := maps.Clone(good)
@@ -50,10 +50,8 @@ var _ = Describe("Bad input", Serial, func() {
 
 			setConfig(ctx, with(key, bad))
 
-			want := []gomegatypes.GomegaMatcher{
-				ContainSubstring(key + ": "),
-				ContainSubstring("last good value stays in force"),
-			}
+			want := make([]gomegatypes.GomegaMatcher, 0, 2+len(inMessage))
+			want = append(want, ContainSubstring(key+": "), ContainSubstring("last good value stays in force"))
 			for _, s := range inMessage {
 				want = append(want, ContainSubstring(s))
 			}
@@ -136,7 +134,7 @@ var _ = Describe("Bad input", Serial, func() {
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
-			Should(ContainElement(And(ContainSubstring(threshold + ": "), ContainSubstring("nodeStrategies[0].nodeSelector"),
+			Should(ContainElement(And(ContainSubstring(threshold+": "), ContainSubstring("nodeStrategies[0].nodeSelector"),
 				ContainSubstring("clusterStrategy"))))
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
 	})

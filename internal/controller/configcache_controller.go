@@ -2,9 +2,8 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -147,16 +146,15 @@ func consequence(state sloconfig.SectionState) string {
 // same were already reported for this ConfigMap.
 func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
 	evs := configEvents(cfg)
-	h := sha256.New()
-	h.Write([]byte(cm.UID))
+	var b strings.Builder
+	b.WriteString(string(cm.UID))
 	for _, e := range evs {
-		fmt.Fprintf(h, "\x00%s\x00%s", e.reason, e.message)
+		b.WriteString("\x00" + e.reason + "\x00" + e.message)
 	}
-	digest := hex.EncodeToString(h.Sum(nil))
-	if digest == r.reported {
+	if b.String() == r.reported {
 		return
 	}
-	r.reported = digest
+	r.reported = b.String()
 
 	// Logged at info level: a stack trace would say nothing about a typo in a ConfigMap.
 	log := logf.FromContext(ctx)

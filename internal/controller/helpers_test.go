@@ -24,6 +24,13 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// Values several tests share.
+const (
+	autoBurst = `{"clusterStrategy": {"policy": "auto"}}`
+	tierLabel = "tier"
+	gold      = "gold"
+)
+
 // Timeouts: the manager reacts within milliseconds; "nothing happens" is
 // watched for a bounded time only.
 const (
@@ -104,7 +111,7 @@ func field(spec map[string]any, path ...string) any {
 
 // haveField matches generic JSON whose value at path equals want (nil: is absent).
 func haveField(want any, path ...string) OmegaMatcher {
-	var m OmegaMatcher = Equal(want)
+	m := Equal(want)
 	if want == nil {
 		m = BeNil()
 	}

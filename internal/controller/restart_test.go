@@ -33,7 +33,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 			string(sloconfig.KeySystem):          `{"clusterStrategy": {"totalNetworkBandwidth": "1000M"}}`,
 			string(sloconfig.KeyHostApplication): `{"applications": [{"name": "nginx", "qos": "LS"}]}`,
 		})
-		gold := createNode(ctx, map[string]string{"tier": "gold"}, nil)
+		gold := createNode(ctx, map[string]string{tierLabel: gold}, nil)
 		plain := createNode(ctx, nil, map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G"})
 		Eventually(specOf(ctx, gold.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
@@ -61,7 +61,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		restart(ctx, func() {
 			setConfig(ctx, map[string]string{
 				string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 150}}`,
-				string(sloconfig.KeyCPUBurst):          `{"clusterStrategy": {"policy": "auto"}}`,
+				string(sloconfig.KeyCPUBurst):          autoBurst,
 			})
 		})
 
@@ -87,7 +87,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		// Fixing the key converges every node.
 		setConfig(ctx, map[string]string{
 			string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 45}}`,
-			string(sloconfig.KeyCPUBurst):          `{"clusterStrategy": {"policy": "auto"}}`,
+			string(sloconfig.KeyCPUBurst):          autoBurst,
 		})
 		for _, n := range []string{old.Name, fresh.Name} {
 			Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).
