@@ -172,8 +172,9 @@ func configWarnings(ctx context.Context, cm *corev1.ConfigMap, reason string) fu
 	return warningEvents(ctx, configNamespace, cm.UID, reason)
 }
 
-// metricValue reads a counter or gauge from controller-runtime's registry,
-// summing the series whose labels include the given ones.
+// metricValue reads a counter, a gauge or a histogram's sample count from
+// controller-runtime's registry, summing the series whose labels include
+// the given ones.
 func metricValue(name string, labels map[string]string) float64 {
 	families, err := metrics.Registry.Gather()
 	Expect(err).NotTo(HaveOccurred())
@@ -184,7 +185,7 @@ func metricValue(name string, labels map[string]string) float64 {
 		}
 		for _, m := range f.GetMetric() {
 			if hasLabels(m, labels) {
-				sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+				sum += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
 			}
 		}
 	}
