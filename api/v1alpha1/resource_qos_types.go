@@ -73,7 +73,7 @@ type ResourceQOS struct {
 // CPUQOSCfg switches CPU QoS on and sets it.
 type CPUQOSCfg struct {
 	// +optional
-	Enable *bool  `json:"enable,omitempty"`
+	Enable *bool `json:"enable,omitempty"`
 	CPUQOS `json:",inline"`
 }
 

@@ -2,9 +2,8 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,12 +119,11 @@ type configEvent struct {
 func configEvents(cfg *sloconfig.Config) []configEvent {
 	var out []configEvent
 	for _, r := range cfg.Reports() {
-		for _, e := range r.Errors {
-			out = append(out, configEvent{ReasonInvalidConfig,
-				fmt.Sprintf("key %s: %s; %s", r.Key, e.Error(), consequence(r.State))})
+		for _, m := range r.Messages() {
+			out = append(out, configEvent{ReasonInvalidConfig, m + "; " + consequence(r.State)})
 		}
-		for _, w := range r.Warnings {
-			out = append(out, configEvent{ReasonConfigWarning, fmt.Sprintf("key %s: %s", r.Key, w)})
+		for _, m := range r.WarningMessages() {
+			out = append(out, configEvent{ReasonConfigWarning, m})
 		}
 	}
 	return out
@@ -148,24 +146,20 @@ func consequence(state sloconfig.SectionState) string {
 // same were already reported for this ConfigMap.
 func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
 	evs := configEvents(cfg)
-	h := sha256.New()
-	h.Write([]byte(cm.UID))
+	var b strings.Builder
+	b.WriteString(string(cm.UID))
 	for _, e := range evs {
-		fmt.Fprintf(h, "\x00%s\x00%s", e.reason, e.message)
+		b.WriteString("\x00" + e.reason + "\x00" + e.message)
 	}
-	digest := hex.EncodeToString(h.Sum(nil))
-	if digest == r.reported {
+	if b.String() == r.reported {
 		return
 	}
-	r.reported = digest
+	r.reported = b.String()
 
+	// Logged at info level: a stack trace would say nothing about a typo in a ConfigMap.
 	log := logf.FromContext(ctx)
 	for _, e := range evs {
-		if e.reason == ReasonInvalidConfig {
-			log.Error(nil, "Invalid configuration", "reason", e.reason, "message", e.message)
-		} else {
-			log.Info("Configuration warning", "reason", e.reason, "message", e.message)
-		}
+		log.Info("Configuration problem", "reason", e.reason, "message", e.message)
 		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, "Load", "%s", truncateNote(e.message))
 	}
 }

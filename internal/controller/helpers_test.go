@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,6 +22,13 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Values several tests share.
+const (
+	autoBurst = `{"clusterStrategy": {"policy": "auto"}}`
+	tierLabel = "tier"
+	gold      = "gold"
 )
 
 // Timeouts: the manager reacts within milliseconds; "nothing happens" is
@@ -80,22 +88,34 @@ func specOf(ctx context.Context, name string) func() (map[string]any, error) {
 	}
 }
 
-// field digs a value out of generic JSON by path; nil when any step is missing.
+// field digs a value out of generic JSON by path (object keys and list
+// indexes); nil when any step is missing.
 func field(spec map[string]any, path ...string) any {
 	var cur any = spec
 	for _, p := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			cur = v[i]
+		default:
 			return nil
 		}
-		cur = m[p]
 	}
 	return cur
 }
 
-// haveField matches generic JSON whose value at path equals want.
+// haveField matches generic JSON whose value at path equals want (nil: is absent).
 func haveField(want any, path ...string) OmegaMatcher {
-	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, Equal(want))
+	m := Equal(want)
+	if want == nil {
+		m = BeNil()
+	}
+	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, m)
 }
 
 // setConfig creates or replaces the ConfigMap's data; it is deleted again
@@ -152,8 +172,9 @@ func configWarnings(ctx context.Context, cm *corev1.ConfigMap, reason string) fu
 	return warningEvents(ctx, configNamespace, cm.UID, reason)
 }
 
-// metricValue reads a counter or gauge from controller-runtime's registry,
-// summing the series whose labels include the given ones.
+// metricValue reads a counter, a gauge or a histogram's sample count from
+// controller-runtime's registry, summing the series whose labels include
+// the given ones.
 func metricValue(name string, labels map[string]string) float64 {
 	families, err := metrics.Registry.Gather()
 	Expect(err).NotTo(HaveOccurred())
@@ -164,7 +185,7 @@ func metricValue(name string, labels map[string]string) float64 {
 		}
 		for _, m := range f.GetMetric() {
 			if hasLabels(m, labels) {
-				sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+				sum += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // One Describe per row of behaviour.md's lifecycle table, plus drift correction.
 var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 	It("Node present, NodeSLO absent: creates the NodeSLO with the defaults when there is no ConfigMap", func(ctx SpecContext) {
-		creates := reconcilesOf(controller.OpCreate)
+		creates, resolves := reconcilesOf(controller.OpCreate), metricValue(controller.MetricResolveSeconds, nil)
 		node := createNode(ctx, nil, nil)
 
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
@@ -34,6 +34,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 			haveField(nil, "hostApplications"),
 		))
 		Expect(reconcilesOf(controller.OpCreate)).To(BeNumerically(">", creates))
+		Expect(metricValue(controller.MetricResolveSeconds, nil)).To(BeNumerically(">", resolves), "resolve latency observed")
 	})
 
 	It("Node present, NodeSLO present and equal: writes nothing", func(ctx SpecContext) {

@@ -45,6 +45,7 @@ var (
 	// managerConfig impersonates the ServiceAccount and counts NodeSLO writes.
 	managerConfig *rest.Config
 	writes        = &writeCounter{}
+	reads         = &readLog{}
 	stopManager   func()
 )
 
@@ -87,6 +88,7 @@ var _ = BeforeSuite(func() {
 		UserName: "system:serviceaccount:" + systemNamespace + ":" + serviceAccount,
 	}
 	managerConfig.Wrap(writes.wrap)
+	managerConfig.Wrap(reads.wrap)
 
 	stopManager = startManager()
 })
@@ -212,6 +214,43 @@ func (w *writeCounter) Reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.byName = nil
+}
+
+// readLog records the manager's reads of Nodes and ConfigMaps, to show what
+// its cache asks the apiserver for.
+type readLog struct {
+	mu       sync.Mutex
+	requests []readRequest
+}
+
+type readRequest struct {
+	Path, Query, Accept string
+}
+
+func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Method == http.MethodGet &&
+			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps")) {
+			l.mu.Lock()
+			l.requests = append(l.requests, readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept")})
+			l.mu.Unlock()
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+// Of returns the recorded reads of kind "nodes" or "configmaps".
+func (l *readLog) Of(kind string) []readRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []readRequest
+	for _, r := range l.requests {
+		if (kind == "nodes" && strings.HasPrefix(r.Path, "/api/v1/nodes")) ||
+			(kind == "configmaps" && strings.Contains(r.Path, "/configmaps")) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)

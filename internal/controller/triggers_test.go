@@ -19,18 +19,18 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 
 	It("a label change moves a node to another node strategy and back", func(ctx SpecContext) {
 		setConfig(ctx, map[string]string{string(sloconfig.KeyResourceThreshold): goldThreshold})
-		node := createNode(ctx, map[string]string{"tier": "silver"}, nil)
+		node := createNode(ctx, map[string]string{tierLabel: "silver"}, nil)
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
 			haveField(true, "resourceUsedThresholdWithBE", "enable"),
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 		))
 
-		node.Labels["tier"] = "gold"
+		node.Labels[tierLabel] = gold
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 
-		delete(node.Labels, "tier")
+		delete(node.Labels, tierLabel)
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
@@ -104,7 +104,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 
 	It("a ConfigMap change that leaves the effective configuration alone reconciles no node", func(ctx SpecContext) {
 		setConfig(ctx, map[string]string{
-			string(sloconfig.KeyCPUBurst): `{"clusterStrategy": {"policy": "auto"}}`,
+			string(sloconfig.KeyCPUBurst): autoBurst,
 		})
 		node := createNode(ctx, nil, nil)
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
@@ -116,7 +116,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		// ConfigMap, not what any node gets.
 		setConfig(ctx, map[string]string{
 			string(sloconfig.KeyCPUBurst): "{\n  \"clusterStrategy\": {\"policy\": \"auto\"}\n}",
-			"colocation-config":            `{"enable": true}`,
+			"colocation-config":           `{"enable": true}`,
 		})
 		Consistently(reconciles).WithTimeout(consistently).Should(Equal(before))
 		Expect(metricValue(controller.MetricConfigGeneration, nil)).To(Equal(generation))
@@ -124,7 +124,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 
 	It("deleting the ConfigMap brings every NodeSLO back to the defaults", func(ctx SpecContext) {
 		setConfig(ctx, map[string]string{string(sloconfig.KeyResourceThreshold): goldThreshold})
-		node := createNode(ctx, map[string]string{"tier": "gold"}, nil)
+		node := createNode(ctx, map[string]string{tierLabel: gold}, nil)
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 

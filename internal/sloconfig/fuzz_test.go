@@ -19,17 +19,17 @@ func FuzzLoadResolve(f *testing.F) {
 		`{"nodeStrategies": [null, 1, {"nodeSelector": {"matchLabels": {"a": ""}}}]}`,
 		`{"applications": [{"name": "a"}], "nodeConfigs": [{"nodeSelector": {}, "applications": null}]}`,
 		`{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [null, {"ioCfg": {"readIOPS": -1}}]}}}}`,
-		realisticData["resource-qos-config"], realisticData["host-application-config"],
+		realisticData[string(KeyResourceQOS)], realisticData[string(KeyHostApplication)],
 	} {
 		f.Add(doc, "pool=a", "10G")
 	}
+	previous := Load(realisticData, nil)
 	f.Fuzz(func(t *testing.T, doc, label, bandwidth string) {
 		data := map[string]string{}
 		for _, k := range Keys {
 			data[string(k)] = doc
 		}
-		previous := Load(realisticData, nil)
-		node := Node{Name: "n", Labels: map[string]string{"pool": label}, Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth}}
+		node := Node{Name: "n", Labels: map[string]string{poolLabel: label}, Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth}}
 		for _, prev := range []*Config{nil, previous} {
 			c := Load(data, prev)
 			for _, r := range c.Reports() {

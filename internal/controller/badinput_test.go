@@ -1,0 +1,212 @@
+package controller_test
+
+import (
+	"maps"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
+	eventsv1 "k8s.io/api/events/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// behaviour.md, "Bad input".
+var _ = Describe("Bad input", Serial, func() {
+	const (
+		threshold = string(sloconfig.KeyResourceThreshold)
+		hostApps  = string(sloconfig.KeyHostApplication)
+		burst     = string(sloconfig.KeyCPUBurst)
+		system    = string(sloconfig.KeySystem)
+	)
+	// good is a valid ConfigMap every bad-input case starts from.
+	good := map[string]string{
+		threshold: `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 55}}`,
+		hostApps:  `{"applications": [{"name": "nginx", "qos": "LS"}]}`,
+		burst:     autoBurst,
+	}
+	with := func(key, value string) map[string]string {
+		data := maps.Clone(good)
+		data[key] = value
+		return data
+	}
+	inForce := And(
+		haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+		haveField("nginx", "hostApplications", "0", "name"),
+		haveField("auto", "cpuBurstStrategy", "policy"),
+	)
+
+	DescribeTable("a rejected key is reported and changes no NodeSLO until it is fixed",
+		func(ctx SpecContext, key, bad, fix string, fixed gomegatypes.GomegaMatcher, inMessage ...string) {
+			cm := setConfig(ctx, good)
+			nodes := []string{createNode(ctx, nil, nil).Name, createNode(ctx, nil, nil).Name}
+			for _, n := range nodes {
+				Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).Should(inForce)
+			}
+			waitUntilQuiet()
+			before := resourceVersions(ctx, nodes...)
+
+			setConfig(ctx, with(key, bad))
+
+			want := make([]gomegatypes.GomegaMatcher, 0, 2+len(inMessage))
+			want = append(want, ContainSubstring(key+": "), ContainSubstring("last good value stays in force"))
+			for _, s := range inMessage {
+				want = append(want, ContainSubstring(s))
+			}
+			Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).
+				WithTimeout(eventually).WithPolling(poll).Should(ContainElement(And(want...)))
+			Expect(configInvalid(sloconfig.Key(key))()).To(Equal(1.0))
+			for _, other := range sloconfig.Keys {
+				if string(other) != key {
+					Expect(configInvalid(other)()).To(Equal(0.0), string(other))
+				}
+			}
+			Consistently(func() map[string]string { return resourceVersions(ctx, nodes...) }).
+				WithTimeout(consistently).Should(Equal(before))
+
+			setConfig(ctx, with(key, fix))
+			Eventually(configInvalid(sloconfig.Key(key))).WithTimeout(eventually).WithPolling(poll).Should(Equal(0.0))
+			for _, n := range nodes {
+				Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).Should(fixed)
+			}
+		},
+		Entry("JSON syntax", threshold, `{"clusterStrategy": {"enable": true,`,
+			`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 45}}`,
+			haveField(45.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+			"invalid JSON at line 1"),
+		Entry("a JSON type", threshold, `{"clusterStrategy": {"cpuSuppressThresholdPercent": "high"}}`,
+			`{"clusterStrategy": {"cpuSuppressThresholdPercent": 45}}`,
+			haveField(45.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+			"clusterStrategy.cpuSuppressThresholdPercent", "must be an integer"),
+		Entry("a bound", threshold, `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`,
+			`{"clusterStrategy": {"cpuSuppressThresholdPercent": 45}}`,
+			haveField(45.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+			"clusterStrategy.cpuSuppressThresholdPercent", "150"),
+		Entry("a cross-field rule", threshold,
+			`{"clusterStrategy": {"memoryEvictThresholdPercent": 70, "memoryEvictLowerPercent": 80}}`,
+			`{"clusterStrategy": {"memoryEvictThresholdPercent": 70, "memoryEvictLowerPercent": 60}}`,
+			haveField(60.0, "resourceUsedThresholdWithBE", "memoryEvictLowerPercent"),
+			"clusterStrategy.memoryEvictLowerPercent", "memoryEvictThresholdPercent"),
+		Entry("an enum value", threshold, `{"clusterStrategy": {"cpuSuppressPolicy": "sometimes"}}`,
+			`{"clusterStrategy": {"cpuSuppressPolicy": "cfsQuota"}}`,
+			haveField("cfsQuota", "resourceUsedThresholdWithBE", "cpuSuppressPolicy"),
+			"clusterStrategy.cpuSuppressPolicy", `"sometimes"`),
+		Entry("selector syntax", threshold,
+			`{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchExpressions": [{"key": "a", "operator": "Maybe"}]}}]}`,
+			`{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}}]}`,
+			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+			"nodeStrategies[0].nodeSelector.matchExpressions[0].operator", `"Maybe"`),
+		Entry("a node strategy without nodeSelector", threshold,
+			`{"nodeStrategies": [{"name": "x", "cpuSuppressThresholdPercent": 30}]}`,
+			`{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchLabels": {"x": "1"}}, "cpuSuppressThresholdPercent": 30}]}`,
+			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+			"nodeStrategies[0].nodeSelector", "Required value"),
+		Entry("a host-application node config without nodeSelector", hostApps,
+			`{"nodeConfigs": [{"name": "x", "applications": [{"name": "redis"}]}]}`,
+			`{"applications": [{"name": "redis"}]}`,
+			haveField("redis", "hostApplications", "0", "name"),
+			"nodeConfigs[0].nodeSelector", "Required value"),
+	)
+
+	It("leaves the good keys of the same ConfigMap in force", func(ctx SpecContext) {
+		setConfig(ctx, good)
+		node := createNode(ctx, nil, nil)
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(inForce)
+
+		data := with(threshold, `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`)
+		data[burst] = `{"clusterStrategy": {"policy": "cpuBurstOnly"}}`
+		setConfig(ctx, data)
+
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+			Should(haveField("cpuBurstOnly", "cpuBurstStrategy", "policy"))
+		Expect(specOf(ctx, node.Name)()).To(haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(1.0))
+		Expect(configInvalid(sloconfig.KeyCPUBurst)()).To(Equal(0.0))
+	})
+
+	It("accepts an empty selector with a warning that the values belong in clusterStrategy", func(ctx SpecContext) {
+		cm := setConfig(ctx, with(threshold,
+			`{"nodeStrategies": [{"name": "all", "nodeSelector": {}, "cpuSuppressThresholdPercent": 30}]}`))
+		node := createNode(ctx, nil, nil)
+
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+			Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
+			Should(ContainElement(And(ContainSubstring(threshold+": "), ContainSubstring("nodeStrategies[0].nodeSelector"),
+				ContainSubstring("clusterStrategy"))))
+		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
+	})
+
+	It("accepts an unknown field with a warning naming the closest known one, once", func(ctx SpecContext) {
+		cm := setConfig(ctx, with(threshold, `{"clusterStrategy": {"enable": true, "cpuSupressThresholdPercent": 30}}`))
+		node := createNode(ctx, nil, nil)
+
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+			haveField(true, "resourceUsedThresholdWithBE", "enable"),
+			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+		))
+		warned := ContainElement(And(ContainSubstring("clusterStrategy.cpuSupressThresholdPercent"),
+			ContainSubstring(`did you mean "cpuSuppressThresholdPercent"`)))
+		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
+			Should(warned)
+		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
+
+		// A change of another controller's key reloads the ConfigMap; the same
+		// warning is not recorded again (a repeat would turn the Event into a series).
+		data := with(threshold, `{"clusterStrategy": {"enable": true, "cpuSupressThresholdPercent": 30}}`)
+		data["colocation-config"] = `{"enable": true}`
+		setConfig(ctx, data)
+		Consistently(func() ([]eventsv1.Event, error) { return eventsAbout(ctx, configNamespace, cm) }).
+			WithTimeout(consistently).Should(HaveEach(HaveField("Series", BeNil())))
+	})
+
+	It("warns on the Node when it matches more than one node strategy; the first wins", func(ctx SpecContext) {
+		setConfig(ctx, with(burst, `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [
+			{"name": "first", "nodeSelector": {"matchLabels": {"a": "1"}}, "policy": "cpuBurstOnly"},
+			{"name": "second", "nodeSelector": {"matchLabels": {"b": "1"}}, "policy": "cfsQuotaBurstOnly"}]}`))
+		node := createNode(ctx, map[string]string{"a": "1", "b": "1"}, nil)
+
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+			Should(haveField("cpuBurstOnly", "cpuBurstStrategy", "policy"))
+		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonMultipleNodeStrategies)).WithTimeout(eventually).WithPolling(poll).
+			Should(ContainElement(And(ContainSubstring(burst), ContainSubstring(`"first"`), ContainSubstring(`"second"`))))
+
+		// Reconciled again without a change: the warning is not repeated.
+		node.Labels["unrelated"] = "x"
+		Expect(k8sClient.Update(ctx, node)).To(Succeed())
+		Consistently(func() ([]eventsv1.Event, error) { return eventsAbout(ctx, "default", node) }).
+			WithTimeout(consistently).Should(HaveEach(HaveField("Series", BeNil())))
+	})
+
+	It("ignores a bad bandwidth annotation with a Warning Event on the Node; the strategy's value stays", func(ctx SpecContext) {
+		setConfig(ctx, with(system, `{"clusterStrategy": {"totalNetworkBandwidth": "500M"}}`))
+		node := createNode(ctx, nil, map[string]string{sloconfig.NetworkBandwidthAnnotation: "lots"})
+
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+			Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonInvalidNetworkBandwidth)).WithTimeout(eventually).WithPolling(poll).
+			Should(ContainElement(And(ContainSubstring(sloconfig.NetworkBandwidthAnnotation), ContainSubstring(`"lots"`))))
+
+		node.Annotations[sloconfig.NetworkBandwidthAnnotation] = "2G"
+		Expect(k8sClient.Update(ctx, node)).To(Succeed())
+		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+			Should(haveField("2G", "systemStrategy", "totalNetworkBandwidth"))
+	})
+})
+
+// eventsAbout returns the Events recorded about obj.
+func eventsAbout(ctx SpecContext, namespace string, obj client.Object) ([]eventsv1.Event, error) {
+	list := &eventsv1.EventList{}
+	if err := k8sClient.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.UID == obj.GetUID() {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,83 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+func TestManager(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Manager Suite")
+}
+
+// freeAddress returns a loopback address with a port nobody listens on.
+func freeAddress() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { Expect(l.Close()).To(Succeed()) }()
+	return l.Addr().String()
+}
+
+func httpGet(url string) (int, string, error) {
+	resp, err := http.Get(url) //nolint:noctx // a test helper polled by Eventually
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+var _ = Describe("The manager", func() {
+	It("starts against a real apiserver and serves probes and metrics", func() {
+		env := &envtest.Environment{
+			CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+			ErrorIfCRDPathMissing: true,
+		}
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+
+		opts := DefaultOptions()
+		opts.MetricsBindAddress = freeAddress()
+		opts.SecureMetrics = false
+		opts.HealthProbeBindAddress = freeAddress()
+		opts.LeaderElection = true
+		opts.LeaderElectionNamespace = "default"
+		mgr, err := New(cfg, opts)
+		Expect(err).NotTo(HaveOccurred())
+
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- mgr.Start(ctx) }()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done, 30*time.Second).Should(Receive(Not(HaveOccurred())))
+		})
+
+		for _, path := range []string{"/healthz", "/readyz"} {
+			Eventually(func(g Gomega) {
+				code, _, err := httpGet(fmt.Sprintf("http://%s%s", opts.HealthProbeBindAddress, path))
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(code).To(Equal(http.StatusOK))
+			}, 20*time.Second, 200*time.Millisecond).Should(Succeed(), path)
+		}
+		Eventually(mgr.Elected(), 30*time.Second).Should(BeClosed(), "leader election through a Lease")
+		Eventually(func(g Gomega) {
+			code, body, err := httpGet(fmt.Sprintf("http://%s/metrics", opts.MetricsBindAddress))
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusOK))
+			g.Expect(body).To(ContainSubstring("rest_client_requests_total"))
+		}, 20*time.Second, 200*time.Millisecond).Should(Succeed())
+	})
+})

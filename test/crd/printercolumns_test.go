@@ -1,0 +1,62 @@
+package crd
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+)
+
+// kubectl runs the kubectl of the envtest store (same version as the
+// apiserver) or, failing that, the one on PATH, against the test apiserver.
+func kubectl(args ...string) string {
+	bin := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(bin); err != nil {
+		bin = "kubectl"
+	}
+	out, err := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "kubectl %s: %s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+var _ = Describe("kubectl get nodeslo", func() {
+	BeforeEach(func() {
+		nodeSLO := &slov1alpha1.NodeSLO{
+			ObjectMeta: metav1.ObjectMeta{Name: "printer-columns"},
+			Spec:       fullySetSpec(),
+		}
+		nodeSLO.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = ptr.To[int64](61)
+		nodeSLO.Spec.ResourceUsedThresholdWithBE.MemoryEvictThresholdPercent = ptr.To[int64](79)
+		Expect(k8sClient.Create(ctx, nodeSLO)).To(Succeed())
+		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, nodeSLO)).To(Succeed()) })
+	})
+
+	It("shows what the node is told at a glance", func() {
+		out := kubectl("get", "nodeslo", "printer-columns")
+		Expect(strings.Fields(firstLine(out))).To(Equal([]string{
+			"NAME", "BE-ENABLED", "CPU-SUPPRESS%", "MEM-EVICT%", "CPU-BURST", "AGE"}))
+		Expect(strings.Fields(secondLine(out))[:5]).To(Equal([]string{"printer-columns", "true", "61", "79", "auto"}))
+	})
+
+	It("answers to the short name nslo", func() {
+		Expect(kubectl("get", "nslo", "printer-columns", "--no-headers")).To(HavePrefix("printer-columns "))
+	})
+
+	It("shows the policies and bandwidth with -o wide", func() {
+		out := kubectl("get", "nodeslo", "printer-columns", "-o", "wide")
+		Expect(strings.Fields(firstLine(out))).To(Equal([]string{
+			"NAME", "BE-ENABLED", "CPU-SUPPRESS%", "MEM-EVICT%", "CPU-BURST",
+			"SUPPRESS-POLICY", "CPU-EVICT-POLICY", "BANDWIDTH", "AGE"}))
+		Expect(strings.Fields(secondLine(out))[5:8]).To(Equal([]string{"cfsQuota", "evictByAllocatable", "10G"}))
+	})
+})
+
+func firstLine(s string) string  { return strings.Split(s, "\n")[0] }
+func secondLine(s string) string { return strings.Split(s, "\n")[1] }
