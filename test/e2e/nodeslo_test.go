@@ -38,6 +38,9 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			g.Expect(rowOf(lines, "online-1")).To(HavePrefix("online-1 false 65 70 none "))
 		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
 
+		Expect(strings.Fields(kube.mustRun("get", "nslo", "-o", "name"))).To(HaveLen(len(sampleNodes)),
+			"the short name lists the same NodeSLOs")
+
 		wide := kube.mustRun("get", "nodeslo", "colocation-2", "-o", "wide")
 		Expect(wide).To(ContainSubstring("BANDWIDTH"))
 		Expect(rowOf(strings.Split(wide, "\n"), "colocation-2")).To(ContainSubstring(" 25G "),
@@ -91,6 +94,11 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			g.Expect(out).NotTo(ContainSubstring("invalid"))
 			g.Expect(out).To(ContainSubstring("matches the configuration"))
 		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+	})
+
+	It("refuses to explain a node that does not exist", func() {
+		_, err := kube.run("nodeslo", "explain", "no-such-node")
+		Expect(err).To(MatchError(ContainSubstring(`node "no-such-node" not found`)))
 	})
 
 	It("deletes the NodeSLO of a deleted Node", func() {
