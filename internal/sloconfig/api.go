@@ -1,10 +1,12 @@
 package sloconfig
 
 // THIS FILE IS THE CONTRACT between the engine and its callers (controllers,
-// kubectl plugin). Bodies marked "stub" are placeholders to be replaced by the
-// real engine; signatures stay.
+// kubectl plugin): the exported types and entry points. The engine behind
+// them lives in the other files of this package, one concept per file.
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -48,7 +50,9 @@ type SectionReport struct {
 	Key   Key
 	State SectionState
 	// Errors is non-empty exactly when the key's value is invalid. Paths are
-	// relative to the key's document, e.g. nodeStrategies[1].memoryEvictLowerPercent.
+	// relative to the key's document, e.g. nodeStrategies[1].memoryEvictLowerPercent;
+	// an error about the document as a whole (malformed JSON) has an empty
+	// Field. Messages renders both kinds as lines for events and logs.
 	Errors field.ErrorList
 	// Warnings are accepted oddities: unknown fields (naming the closest known
 	// one), empty selectors, and so on. Each is a full sentence with its path.
@@ -61,8 +65,14 @@ func (r SectionReport) Valid() bool { return len(r.Errors) == 0 }
 // Config is an immutable configuration, merged and compiled once at load.
 // Many goroutines may read it at once without locks or copies.
 type Config struct {
-	reports     []SectionReport
+	reports     []SectionReport // one per key, in Keys order
 	fingerprint string
+
+	threshold section[*slov1alpha1.ResourceThresholdStrategy]
+	qos       section[*slov1alpha1.ResourceQOSStrategy]
+	burst     section[*slov1alpha1.CPUBurstStrategy]
+	system    section[*slov1alpha1.SystemStrategy]
+	hostApps  section[hostAppList]
 }
 
 // Load parses, validates and compiles a ConfigMap's data. data is nil when
@@ -70,12 +80,7 @@ type Config struct {
 // in force until now (nil at start-up and after the ConfigMap was deleted); it
 // supplies the last good value of a key whose new value is invalid.
 func Load(data map[string]string, previous *Config) *Config {
-	// stub
-	c := &Config{}
-	for _, k := range Keys {
-		c.reports = append(c.reports, SectionReport{Key: k, State: StateDefault})
-	}
-	return c
+	return load(data, previous)
 }
 
 // Reports returns one report per key, in Keys order.
@@ -113,8 +118,9 @@ type NodeWarning struct {
 
 // Resolution is the spec for one node and how it was chosen.
 type Resolution struct {
-	// Spec shares read-only memory with the Config: DeepCopy it before giving
-	// it to anything that may write into it (an API client decoding a response).
+	// Spec shares read-only memory with the Config (and, for a Frozen
+	// section, with current): DeepCopy it before giving it to anything that
+	// may write into it (an API client decoding a response).
 	Spec     slov1alpha1.NodeSLOSpec
 	Matches  []SectionMatch // one per key, in Keys order
 	Warnings []NodeWarning
@@ -122,15 +128,67 @@ type Resolution struct {
 
 // Resolve computes the spec for node. current is the spec of the node's
 // NodeSLO as stored now (nil when there is none); only sections in state
-// Frozen read it.
+// Frozen read it. The bandwidth annotation applies on top of whatever
+// systemStrategy is chosen, a frozen one included. Resolve parses nothing
+// and allocates little: it is meant to run on every reconcile.
 func (c *Config) Resolve(node Node, current *slov1alpha1.NodeSLOSpec) Resolution {
-	// stub
-	return Resolution{Spec: slov1alpha1.NodeSLOSpec{}}
+	return c.resolve(node, current)
 }
 
 // SpecEqual reports whether two specs mean the same thing: quantities are
-// compared by value and nil equals empty for maps and lists.
+// compared by value and nil equals empty for maps and lists. A nil spec
+// equals an empty one; a missing section does not equal an empty one.
 func SpecEqual(a, b *slov1alpha1.NodeSLOSpec) bool {
-	// stub
-	return false
+	return specEqual(a, b)
 }
+
+// State returns the state of key, or "" for a key this package does not read.
+func (c *Config) State(key Key) SectionState {
+	for _, r := range c.reports {
+		if r.Key == key {
+			return r.State
+		}
+	}
+	return ""
+}
+
+// Valid reports whether every key's value was accepted.
+func (c *Config) Valid() bool {
+	for _, r := range c.reports {
+		if !r.Valid() {
+			return false
+		}
+	}
+	return true
+}
+
+// Messages renders the report as lines a person can act on, one per error,
+// each prefixed with the key: "resource-threshold-config:
+// nodeStrategies[1].memoryEvictLowerPercent: Invalid value: 90: must be
+// less than memoryEvictThresholdPercent (80)".
+func (r SectionReport) Messages() []string {
+	out := make([]string, 0, len(r.Errors))
+	for _, e := range r.Errors {
+		if e.Field == "" {
+			out = append(out, fmt.Sprintf("%s: %s", r.Key, e.ErrorBody()))
+		} else {
+			out = append(out, fmt.Sprintf("%s: %s: %s", r.Key, e.Field, e.ErrorBody()))
+		}
+	}
+	return out
+}
+
+// WarningMessages renders the warnings, each prefixed with the key.
+func (r SectionReport) WarningMessages() []string {
+	out := make([]string, len(r.Warnings))
+	for i, w := range r.Warnings {
+		out[i] = fmt.Sprintf("%s: %s", r.Key, w)
+	}
+	return out
+}
+
+// NodeWarning reasons.
+const (
+	ReasonInvalidNetworkBandwidth = "InvalidNetworkBandwidth"
+	ReasonMultipleNodeStrategies  = "MultipleNodeStrategies"
+)

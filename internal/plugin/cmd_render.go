@@ -1,0 +1,53 @@
+package plugin
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+func newRenderCommand(streams IOStreams) *cobra.Command {
+	var file, nodesFile, output string
+	var strict bool
+	cmd := &cobra.Command{
+		Use:   "render [-f CONFIGMAP.yaml] [--nodes NODES.yaml] [-o yaml|json]",
+		Short: "Print the NodeSLO each node would get",
+		Long: "render prints, as a v1 List, the NodeSLO the controller would create for each node.\n" +
+			"Without -f it renders as if the ConfigMap did not exist. Without --nodes it renders one " +
+			"node named \"node\" with no labels. Invalid keys render as the controller treats them on " +
+			"a fresh start (their defaults), and their errors go to stderr.\n" +
+			"Exit status: 0 rendered (even with invalid keys, so that the output can be piped; use " +
+			"validate, or --strict, to gate on validity), 1 with --strict when a key is invalid, " +
+			"2 an input could not be read.",
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			var data map[string]string
+			if file != "" {
+				var err error
+				if data, err = readFile(file, streams.In, ReadConfigMapData); err != nil {
+					return err
+				}
+			}
+			nodes := []sloconfig.Node{DefaultNode}
+			if nodesFile != "" {
+				var err error
+				if nodes, err = readFile(nodesFile, streams.In, ReadNodes); err != nil {
+					return err
+				}
+			}
+			valid, err := Render(data, nodes, output, streams.Out, streams.ErrOut)
+			if err != nil {
+				return err
+			}
+			if strict && !valid {
+				return exitError{code: ExitInvalid}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&file, "filename", "f", "", "the ConfigMap manifest (YAML or JSON; - for stdin)")
+	cmd.Flags().StringVar(&nodesFile, "nodes", "", "a Node, NodeList or List of Nodes, or several YAML documents of them")
+	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit with status 1 when a key of the ConfigMap is invalid")
+	return cmd
+}

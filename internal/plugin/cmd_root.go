@@ -1,0 +1,68 @@
+package plugin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the plugin.
+const (
+	ExitOK      = 0
+	ExitInvalid = 1 // the configuration has invalid keys
+	ExitUsage   = 2 // bad flags, unreadable input
+)
+
+// IOStreams are the plugin's standard streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// exitError ends the plugin with code after the command has said why.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// NewRootCommand builds "kubectl nodeslo" with its subcommands. Further
+// subcommands (such as explain, which talks to a cluster) are added with
+// AddCommand.
+func NewRootCommand(streams IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kubectl-nodeslo",
+		Short: "Validate and render the NodeSLO configuration (slo-controller-config)",
+		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
+			"every node would get, offline, from files.",
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	// kubectl completes plugins through the hidden __complete command, which
+	// stays; a script-generating "completion" subcommand would only confuse.
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams))
+	return root
+}
+
+// Execute runs the plugin on args and returns the process exit code.
+func Execute(args []string, streams IOStreams) int {
+	root := NewRootCommand(streams)
+	root.SetArgs(args)
+	err := root.Execute()
+	var exit exitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &exit):
+		return exit.code
+	default:
+		_, _ = fmt.Fprintln(streams.ErrOut, "error:", err)
+		return ExitUsage
+	}
+}

@@ -1,0 +1,35 @@
+package sloconfig
+
+import (
+	"fmt"
+)
+
+// applyBandwidthAnnotation lets a valid node.koordinator.sh/network-bandwidth
+// annotation replace the strategy's totalNetworkBandwidth. The strategy is
+// shared by many nodes, so it is copied, never changed. An invalid value is
+// ignored (the strategy's value stays) and reported, unlike Koordinator,
+// which drops the whole systemStrategy.
+func applyBandwidthAnnotation(s *systemStrategy, node Node, r *Resolution) *systemStrategy {
+	raw, ok := node.Annotations[NetworkBandwidthAnnotation]
+	if !ok || s == nil {
+		return s
+	}
+	q, err := parseQuantity(raw)
+	if err == nil && q.Sign() < 0 {
+		err = fmt.Errorf("a bandwidth cannot be negative")
+	}
+	if err != nil {
+		r.Warnings = append(r.Warnings, NodeWarning{
+			Reason: ReasonInvalidNetworkBandwidth,
+			Message: fmt.Sprintf("annotation %s=%q is ignored: %v; the node keeps totalNetworkBandwidth %s from %s",
+				NetworkBandwidthAnnotation, raw, err, s.TotalNetworkBandwidth.String(), KeySystem),
+		})
+		return s
+	}
+	if q.Cmp(s.TotalNetworkBandwidth) == 0 {
+		return s
+	}
+	overridden := *s
+	overridden.TotalNetworkBandwidth = q
+	return &overridden
+}

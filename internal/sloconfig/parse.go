@@ -1,0 +1,123 @@
+package sloconfig
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// parsedDocument is a key's document after the syntax and shape checks:
+// plain JSON values with canonical field names, nothing merged yet.
+type parsedDocument struct {
+	// top holds the document's own fields other than the node entries
+	// (clusterStrategy, or applications).
+	top     map[string]any
+	entries []nodeEntry
+}
+
+// nodeEntry is one node strategy or host-application node config as written.
+type nodeEntry struct {
+	name     string
+	selector any // nil when the entry has no nodeSelector
+	// patch is the rest of the entry: strategy fields, or applications.
+	patch map[string]any
+	path  *field.Path
+}
+
+// documentShape describes a key's document: its top-level fields and the
+// fields each node entry may hold besides name and nodeSelector.
+type documentShape struct {
+	top        *fieldSet
+	entriesKey string
+	entry      *fieldSet
+}
+
+// newFieldSet builds a field set from explicit names and types.
+func newFieldSet(fields map[string]reflect.Type) *fieldSet {
+	fs := &fieldSet{byName: fields, byFold: map[string]string{}}
+	for name := range fields {
+		fs.names = append(fs.names, name)
+		fs.byFold[strings.ToLower(name)] = name
+	}
+	slices.Sort(fs.names)
+	return fs
+}
+
+// withProfile adds the node-entry profile fields (name, nodeSelector) to fs.
+func withProfile(fs *fieldSet) *fieldSet {
+	fields := map[string]reflect.Type{
+		"name":         reflect.TypeFor[string](),
+		"nodeSelector": reflect.TypeFor[*metav1.LabelSelector](),
+	}
+	maps.Copy(fields, fs.byName)
+	return newFieldSet(fields)
+}
+
+// rootError is an error about the document as a whole.
+func rootError(detail string) *field.Error {
+	return &field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: detail}
+}
+
+// parseAndCheck reads raw and checks it against shape. Errors mean the
+// document cannot be used at all.
+func parseAndCheck(raw string, shape documentShape) (*parsedDocument, []string, field.ErrorList) {
+	doc, serr := parseDocument(raw)
+	if serr != nil {
+		return nil, nil, field.ErrorList{rootError(fmt.Sprintf("invalid JSON at %s: %s", doc.position(serr.offset), serr.msg))}
+	}
+	c := &shapeChecker{doc: doc}
+	out := &parsedDocument{top: map[string]any{}}
+	obj, isObject := doc.root.value.(jsonObject)
+	if doc.root.value != nil && !isObject {
+		return nil, nil, field.ErrorList{rootError(fmt.Sprintf("the document must be a JSON object (%s)", doc.position(doc.root.offset)))}
+	}
+	for _, m := range obj {
+		name, ok := c.fieldName(shape.top, m, nil)
+		if !ok {
+			continue
+		}
+		path := field.NewPath(name)
+		if name == shape.entriesKey {
+			out.entries = c.nodeEntries(m.value, shape.entry, path)
+			continue
+		}
+		if v, set := c.check(m.value, shape.top.byName[name], path); set {
+			out.top[name] = v
+		} else {
+			delete(out.top, name)
+		}
+	}
+	return out, c.warnings, c.errs
+}
+
+// nodeEntries checks a list of node entries.
+func (c *shapeChecker) nodeEntries(n *jsonNode, fs *fieldSet, path *field.Path) []nodeEntry {
+	if n.value == nil {
+		return nil
+	}
+	arr, ok := n.value.(jsonArray)
+	if !ok {
+		c.typeError(path, n, "a list")
+		return nil
+	}
+	entries := make([]nodeEntry, 0, len(arr))
+	for i, elem := range arr {
+		entryPath := path.Index(i)
+		v, _ := c.checkStruct(elem, fs, entryPath)
+		patch, _ := v.(map[string]any)
+		if patch == nil {
+			continue
+		}
+		e := nodeEntry{selector: patch["nodeSelector"], patch: patch, path: entryPath}
+		e.name, _ = patch["name"].(string)
+		delete(patch, "name")
+		delete(patch, "nodeSelector")
+		entries = append(entries, e)
+	}
+	return entries
+}

@@ -1,0 +1,114 @@
+package sloconfig
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// section is one key's compiled value: node rules tried in order, and the
+// fallback for nodes no rule matches (the cluster strategy, or the
+// top-level host applications). V is a pointer to a strategy, or a list of
+// host applications; either way it is shared and never written after Load.
+type section[V any] struct {
+	fallback V
+	rules    []rule[V]
+	keys     keyTable  // label keys the rules' selectors use
+	index    ruleIndex // which rules may match a node, by label value
+}
+
+// rule is one node strategy (or host-application node config), merged
+// with the cluster strategy and with its selector compiled.
+type rule[V any] struct {
+	name     string
+	selector labels.Selector // kept for its canonical String()
+	matcher  matcher
+	value    V
+}
+
+// inlineKeys and inlineCandidates bound what matching a node keeps on the
+// stack; beyond them it allocates.
+const (
+	inlineKeys       = 16
+	inlineCandidates = 32
+)
+
+// choice is the outcome of matching a node against a section.
+type choice[V any] struct {
+	value V
+	index int // -1 for the fallback
+	name  string
+	// also lists every later rule that matched too, which the first one shadows.
+	also []int
+}
+
+// pick returns the first rule whose selector matches, else the fallback,
+// and notes any further matching rules (they never win, but the operator
+// should hear about them). Only rules the index cannot rule out are tried.
+func (s *section[V]) pick(nodeLabels map[string]string) choice[V] {
+	c := choice[V]{value: s.fallback, index: -1}
+	if len(s.rules) == 0 {
+		return c
+	}
+	var valBuf [inlineKeys]labelValue
+	var candBuf [inlineCandidates]int
+	vals := lookup(s.keys.keys, nodeLabels, valBuf[:0])
+	for _, i := range s.index.candidates(vals, candBuf[:0]) {
+		if !s.rules[i].matcher.matches(vals, nodeLabels) {
+			continue
+		}
+		if c.index < 0 {
+			c.value, c.index, c.name = s.rules[i].value, i, s.rules[i].name
+		} else {
+			c.also = append(c.also, i)
+		}
+	}
+	return c
+}
+
+// describe names a rule for messages: its name when it has one, always its index.
+func (s *section[V]) describe(i int) string {
+	if s.rules[i].name != "" {
+		return fmt.Sprintf("%q (index %d)", s.rules[i].name, i)
+	}
+	return fmt.Sprintf("index %d", i)
+}
+
+// multipleMatchesMessage says which entries of key matched a node and which one won.
+func (s *section[V]) multipleMatchesMessage(key Key, c choice[V]) string {
+	list := key.entriesField()
+	others := make([]string, len(c.also))
+	for i, idx := range c.also {
+		others[i] = s.describe(idx)
+	}
+	verb := "matches and is"
+	if len(others) > 1 {
+		verb = "match and are"
+	}
+	return fmt.Sprintf("%s: the node matches %d entries of %s: the first, %s, applies; %s also %s ignored",
+		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "), verb)
+}
+
+// The JSON names of the lists of node entries.
+const (
+	fieldNodeStrategies = "nodeStrategies"
+	fieldNodeConfigs    = "nodeConfigs"
+)
+
+// entriesField is the name of the list of node entries in key's document.
+func (k Key) entriesField() string {
+	if k == KeyHostApplication {
+		return fieldNodeConfigs
+	}
+	return fieldNodeStrategies
+}
+
+// buildIndex files the rules for pick; call it once all rules are added.
+func (s *section[V]) buildIndex() {
+	matchers := make([]*matcher, len(s.rules))
+	for i := range s.rules {
+		matchers[i] = &s.rules[i].matcher
+	}
+	s.index = newRuleIndex(matchers)
+}

@@ -1,0 +1,17 @@
+package sloconfig
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+)
+
+// validateSystem checks systemStrategy. totalNetworkBandwidth was already
+// checked to be a quantity when the document was read.
+func validateSystem(s *slov1alpha1.SystemStrategy, r *rules) field.ErrorList {
+	r.above("minFreeKbytesFactor", s.MinFreeKbytesFactor, 0)
+	r.between("watermarkScaleFactor", s.WatermarkScaleFactor, 1, 400)
+	r.between("memcgReapBackGround", s.MemcgReapBackGround, 0, 1)
+	r.between("pageCacheLimitEnabled", s.PageCacheLimitEnabled, 0, 1)
+	return r.errs
+}
