@@ -40,6 +40,9 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// kubectl completes plugins through the hidden __complete command, which
+	// stays; a script-generating "completion" subcommand would only confuse.
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)

@@ -9,6 +9,15 @@ import (
 	"testing"
 )
 
+const (
+	formatJSON    = "json"
+	validateCmd   = "validate"
+	renderCmd     = "render"
+	goodConfigMap = "testdata/good-configmap.yaml"
+	badConfigMap  = "testdata/bad-configmap.yaml"
+	nodesFile     = "testdata/nodes.yaml"
+)
+
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // run executes the plugin with args, as main does.
@@ -46,11 +55,11 @@ func TestValidate(t *testing.T) {
 		stderr   []string // substrings expected
 		noStdout bool
 	}{{
-		name: "a valid ConfigMap", args: []string{"validate", "-f", "testdata/good-configmap.yaml"},
+		name: "a valid ConfigMap", args: []string{validateCmd, "-f", goodConfigMap},
 		code: ExitOK, noStdout: true,
 		stderr: []string{"warning: system-config: nodeStrategies[0].nodeSelector: {} matches every node"},
 	}, {
-		name: "an invalid ConfigMap", args: []string{"validate", "-f", "testdata/bad-configmap.yaml"},
+		name: "an invalid ConfigMap", args: []string{validateCmd, "-f", badConfigMap},
 		code: ExitInvalid,
 		stdout: []string{
 			"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent: Invalid value: 90: must be less than memoryEvictThresholdPercent (80)",
@@ -59,16 +68,16 @@ func TestValidate(t *testing.T) {
 		},
 		stderr: []string{`warning: resource-threshold-config: nodeStrategies[0].cpuSuppresThresholdPercent: unknown field, ignored; did you mean "cpuSuppressThresholdPercent"? (line 3, column 39)`},
 	}, {
-		name: "from stdin", args: []string{"validate", "-f", "-"},
+		name: "from stdin", args: []string{validateCmd, "-f", "-"},
 		code: ExitOK, noStdout: true,
 	}, {
-		name: "a missing file", args: []string{"validate", "-f", "testdata/nothing.yaml"},
+		name: "a missing file", args: []string{validateCmd, "-f", "testdata/nothing.yaml"},
 		code: ExitUsage, noStdout: true, stderr: []string{"error: open testdata/nothing.yaml"},
 	}, {
-		name: "no file", args: []string{"validate"},
+		name: "no file", args: []string{validateCmd},
 		code: ExitUsage, noStdout: true, stderr: []string{"--filename (-f) is required"},
 	}, {
-		name: "not a ConfigMap", args: []string{"validate", "-f", "testdata/nodes.yaml"},
+		name: "not a ConfigMap", args: []string{validateCmd, "-f", nodesFile},
 		code: ExitUsage, noStdout: true, stderr: []string{"no object of kind ConfigMap"},
 	}}
 	for _, tt := range tests {
@@ -100,15 +109,15 @@ func TestRender(t *testing.T) {
 		code   int
 		stderr []string
 	}{
-		{"no ConfigMap, one default node", []string{"render", "-o", "json"}, "render-default.json", ExitOK, nil},
-		{"a ConfigMap and nodes", []string{"render", "-f", "testdata/good-configmap.yaml", "--nodes", "testdata/nodes.yaml"},
+		{"no ConfigMap, one default node", []string{renderCmd, "-o", formatJSON}, "render-default.json", ExitOK, nil},
+		{"a ConfigMap and nodes", []string{renderCmd, "-f", goodConfigMap, "--nodes", nodesFile},
 			"render-good.yaml", ExitOK,
 			[]string{`warning: node worker-2: InvalidNetworkBandwidth: annotation node.koordinator.sh/network-bandwidth="lots" is ignored`}},
-		{"invalid keys render as on a fresh start", []string{"render", "-f", "testdata/bad-configmap.yaml", "--nodes", "testdata/nodes.yaml", "-o", "json"},
+		{"invalid keys render as on a fresh start", []string{renderCmd, "-f", badConfigMap, "--nodes", nodesFile, "-o", formatJSON},
 			"render-bad.json", ExitOK, []string{"cpu-burst-config: Invalid value: invalid JSON"}},
-		{"--strict fails on invalid keys", []string{"render", "--strict", "-f", "testdata/bad-configmap.yaml", "-o", "json"},
+		{"--strict fails on invalid keys", []string{renderCmd, "--strict", "-f", badConfigMap, "-o", formatJSON},
 			"", ExitInvalid, []string{"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent"}},
-		{"unknown format", []string{"render", "-o", "xml"}, "", ExitUsage, []string{`unknown output format "xml"`}},
+		{"unknown format", []string{renderCmd, "-o", "xml"}, "", ExitUsage, []string{`unknown output format "xml"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,7 +50,9 @@ type SectionReport struct {
 	Key   Key
 	State SectionState
 	// Errors is non-empty exactly when the key's value is invalid. Paths are
-	// relative to the key's document, e.g. nodeStrategies[1].memoryEvictLowerPercent.
+	// relative to the key's document, e.g. nodeStrategies[1].memoryEvictLowerPercent;
+	// an error about the document as a whole (malformed JSON) has an empty
+	// Field. Messages renders both kinds as lines for events and logs.
 	Errors field.ErrorList
 	// Warnings are accepted oddities: unknown fields (naming the closest known
 	// one), empty selectors, and so on. Each is a full sentence with its path.
@@ -70,7 +72,7 @@ type Config struct {
 	qos       section[*slov1alpha1.ResourceQOSStrategy]
 	burst     section[*slov1alpha1.CPUBurstStrategy]
 	system    section[*slov1alpha1.SystemStrategy]
-	hostApps  section[hostApps]
+	hostApps  section[hostAppList]
 }
 
 // Load parses, validates and compiles a ConfigMap's data. data is nil when
@@ -116,8 +118,9 @@ type NodeWarning struct {
 
 // Resolution is the spec for one node and how it was chosen.
 type Resolution struct {
-	// Spec shares read-only memory with the Config: DeepCopy it before giving
-	// it to anything that may write into it (an API client decoding a response).
+	// Spec shares read-only memory with the Config (and, for a Frozen
+	// section, with current): DeepCopy it before giving it to anything that
+	// may write into it (an API client decoding a response).
 	Spec     slov1alpha1.NodeSLOSpec
 	Matches  []SectionMatch // one per key, in Keys order
 	Warnings []NodeWarning
@@ -125,13 +128,16 @@ type Resolution struct {
 
 // Resolve computes the spec for node. current is the spec of the node's
 // NodeSLO as stored now (nil when there is none); only sections in state
-// Frozen read it.
+// Frozen read it. The bandwidth annotation applies on top of whatever
+// systemStrategy is chosen, a frozen one included. Resolve parses nothing
+// and allocates little: it is meant to run on every reconcile.
 func (c *Config) Resolve(node Node, current *slov1alpha1.NodeSLOSpec) Resolution {
 	return c.resolve(node, current)
 }
 
 // SpecEqual reports whether two specs mean the same thing: quantities are
-// compared by value and nil equals empty for maps and lists.
+// compared by value and nil equals empty for maps and lists. A nil spec
+// equals an empty one; a missing section does not equal an empty one.
 func SpecEqual(a, b *slov1alpha1.NodeSLOSpec) bool {
 	return specEqual(a, b)
 }

@@ -2,8 +2,6 @@ package sloconfig
 
 import (
 	"fmt"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // applyBandwidthAnnotation lets a valid node.koordinator.sh/network-bandwidth
@@ -16,7 +14,7 @@ func applyBandwidthAnnotation(s *systemStrategy, node Node, r *Resolution) *syst
 	if !ok || s == nil {
 		return s
 	}
-	q, err := resource.ParseQuantity(raw)
+	q, err := parseQuantity(raw)
 	if err == nil && q.Sign() < 0 {
 		err = fmt.Errorf("a bandwidth cannot be negative")
 	}

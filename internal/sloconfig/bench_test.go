@@ -25,18 +25,21 @@ func benchData() map[string]string {
 		return b.String()
 	}
 	return map[string]string{
-		"resource-threshold-config": `{"clusterStrategy": {"enable": true}, "nodeStrategies": [` +
+		string(KeyResourceThreshold): `{"clusterStrategy": {"enable": true}, "nodeStrategies": [` +
 			entries(`"cpuSuppressThresholdPercent": %d`) + `]}`,
-		"resource-qos-config": `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}}, "nodeStrategies": [` +
+		string(KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}}, "nodeStrategies": [` +
 			entries(`"beClass": {"memoryQOS": {"enable": true, "wmarkRatio": %d}}`) + `]}`,
-		"cpu-burst-config": `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [` +
+		string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [` +
 			entries(`"cpuBurstPercent": 1%d0`) + `]}`,
-		"system-config": `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}, "nodeStrategies": [` +
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}, "nodeStrategies": [` +
 			entries(`"minFreeKbytesFactor": 1%d`) + `]}`,
-		"host-application-config": `{"applications": [{"name": "nginx", "qos": "LS"}], "nodeConfigs": [` +
+		string(KeyHostApplication): `{"applications": [{"name": "nginx", "qos": "LS"}], "nodeConfigs": [` +
 			entries(`"applications": [{"name": "app-%d", "qos": "LSR"}]`) + `]}`,
 	}
 }
+
+// benchPoolLabel is the label the benchmark's strategies select nodes by.
+const benchPoolLabel = "node.example.com/pool"
 
 // benchNode carries the labels a cloud node typically has; it matches the
 // 16th strategy of each section, so most selectors are tried and miss.
@@ -51,7 +54,7 @@ var benchNode = Node{
 		"node.kubernetes.io/instance-type":        "m6i.4xlarge",
 		"topology.kubernetes.io/region":           "us-east-1",
 		"topology.kubernetes.io/zone":             "zone-a",
-		"node.example.com/pool":                   "pool-15",
+		benchPoolLabel:                            "pool-15",
 		"node.example.com/team":                   "search",
 		"node-role.kubernetes.io/worker":          "",
 		"karpenter.sh/capacity-type":              "on-demand",

@@ -19,32 +19,28 @@ type compiled[V any] struct {
 	warnings []string
 }
 
-// strategyKind describes one of the four strategy keys.
+// strategyKind describes one of the four strategy keys: its built-in
+// default and its validation.
 type strategyKind[T any] struct {
-	key      Key
 	defaults func() *T
-	validate func(*T, *field.Path) field.ErrorList
+	validate func(*T, *rules) field.ErrorList
 }
 
 var (
-	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{
-		KeyResourceThreshold, DefaultResourceThresholdStrategy, validateResourceThreshold}
-	qosKind = strategyKind[slov1alpha1.ResourceQOSStrategy]{
-		KeyResourceQOS, DefaultResourceQOSStrategy, validateResourceQOS}
-	burstKind = strategyKind[slov1alpha1.CPUBurstStrategy]{
-		KeyCPUBurst, DefaultCPUBurstStrategy, validateCPUBurst}
-	systemKind = strategyKind[slov1alpha1.SystemStrategy]{
-		KeySystem, DefaultSystemStrategy, validateSystem}
+	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{DefaultResourceThresholdStrategy, validateResourceThreshold}
+	qosKind       = strategyKind[slov1alpha1.ResourceQOSStrategy]{DefaultResourceQOSStrategy, validateResourceQOS}
+	burstKind     = strategyKind[slov1alpha1.CPUBurstStrategy]{DefaultCPUBurstStrategy, validateCPUBurst}
+	systemKind    = strategyKind[slov1alpha1.SystemStrategy]{DefaultSystemStrategy, validateSystem}
 )
 
 func (k strategyKind[T]) shape() documentShape {
 	strategy := reflect.TypeFor[T]()
 	return documentShape{
 		top: newFieldSet(map[string]reflect.Type{
-			"clusterStrategy": reflect.PointerTo(strategy),
-			"nodeStrategies":  reflect.TypeFor[[]any](),
+			"clusterStrategy":   reflect.PointerTo(strategy),
+			fieldNodeStrategies: reflect.TypeFor[[]any](),
 		}),
-		entriesKey: "nodeStrategies",
+		entriesKey: fieldNodeStrategies,
 		entry:      withProfile(fieldsOf(strategy)),
 	}
 }
@@ -73,13 +69,13 @@ func (k strategyKind[T]) compile(raw string) compiled[*T] {
 	}
 	clusterPath := field.NewPath("clusterStrategy")
 	clusterTree := overlay(defaults, doc.top["clusterStrategy"])
-	cluster, errs := k.decode(clusterTree, clusterPath)
+	cluster, errs := k.decode(clusterTree, clusterPath, doc.top["clusterStrategy"])
 	out.errs = append(out.errs, errs...)
 	out.section.fallback = cluster
 	clusterFindings := relativeErrors(errs, clusterPath)
 
 	for _, e := range doc.entries {
-		value, errs := k.decode(overlay(clusterTree, e.patch), e.path)
+		value, errs := k.decode(overlay(clusterTree, e.patch), e.path, e.patch)
 		for _, fe := range errs {
 			// A fault inherited from clusterStrategy is reported there, once.
 			if !clusterFindings.Has(relativeError(fe, e.path)) {
@@ -88,16 +84,38 @@ func (k strategyKind[T]) compile(raw string) compiled[*T] {
 		}
 		out.addRule(e, value)
 	}
+	out.section.buildIndex()
 	return out
 }
 
-// decode turns a merged tree into the strategy and validates it.
-func (k strategyKind[T]) decode(tree any, path *field.Path) (*T, field.ErrorList) {
+// decode turns a merged tree into the strategy and validates it; patch is
+// what the entry at path wrote itself.
+func (k strategyKind[T]) decode(tree any, path *field.Path, patch any) (*T, field.ErrorList) {
 	value := new(T)
 	if err := fromTree(tree, value); err != nil {
 		return value, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
 	}
-	return value, k.validate(value, path)
+	return value, k.validate(value, &rules{path: path, written: writtenIn(patch, path)})
+}
+
+// writtenIn reports whether patch, the fields an entry at root wrote,
+// holds the field at a path (dotted paths only; list elements count as not
+// written).
+func writtenIn(patch any, root *field.Path) func(*field.Path) bool {
+	prefix := root.String() + "."
+	return func(p *field.Path) bool {
+		node := patch
+		for seg := range strings.SplitSeq(strings.TrimPrefix(p.String(), prefix), ".") {
+			obj, ok := node.(map[string]any)
+			if !ok {
+				return false
+			}
+			if node, ok = obj[seg]; !ok {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // addRule compiles e's selector and appends the rule, or records why it cannot be used.
@@ -118,7 +136,7 @@ func (out *compiled[V]) addRule(e nodeEntry, value V) {
 }
 
 func emptySelectorHint(entryPath *field.Path) string {
-	if strings.HasPrefix(entryPath.String(), "nodeConfigs") {
+	if strings.HasPrefix(entryPath.String(), fieldNodeConfigs) {
 		return "the top-level applications"
 	}
 	return "clusterStrategy"

@@ -8,21 +8,21 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
-type hostApps = []slov1alpha1.HostApplicationSpec
+type hostAppList = []slov1alpha1.HostApplicationSpec
 
 var hostAppShape = documentShape{
 	top: newFieldSet(map[string]reflect.Type{
-		"applications": reflect.TypeFor[hostApps](),
-		"nodeConfigs":  reflect.TypeFor[[]any](),
+		"applications":   reflect.TypeFor[hostAppList](),
+		fieldNodeConfigs: reflect.TypeFor[[]any](),
 	}),
-	entriesKey: "nodeConfigs",
-	entry:      withProfile(newFieldSet(map[string]reflect.Type{"applications": reflect.TypeFor[hostApps]()})),
+	entriesKey: fieldNodeConfigs,
+	entry:      withProfile(newFieldSet(map[string]reflect.Type{"applications": reflect.TypeFor[hostAppList]()})),
 }
 
 // compileHostApplications reads host-application-config. Nothing is
 // merged: a matching node config's applications replace the top-level ones.
-func compileHostApplications(raw string) compiled[hostApps] {
-	var out compiled[hostApps]
+func compileHostApplications(raw string) compiled[hostAppList] {
+	var out compiled[hostAppList]
 	doc, warnings, errs := parseAndCheck(raw, hostAppShape)
 	out.warnings = warnings
 	if len(errs) > 0 {
@@ -35,14 +35,15 @@ func compileHostApplications(raw string) compiled[hostApps] {
 		out.errs = append(out.errs, errs...)
 		out.addRule(e, apps)
 	}
+	out.section.buildIndex()
 	return out
 }
 
-func decodeHostApplications(tree any, path *field.Path) (hostApps, field.ErrorList) {
+func decodeHostApplications(tree any, path *field.Path) (hostAppList, field.ErrorList) {
 	if tree == nil {
 		return nil, nil
 	}
-	var apps hostApps
+	var apps hostAppList
 	if err := fromTree(tree, &apps); err != nil {
 		return nil, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
 	}

@@ -2,7 +2,6 @@ package sloconfig
 
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
@@ -13,10 +12,10 @@ import (
 // DefaultResourceThresholdStrategy is the default of resource-threshold-config.
 func DefaultResourceThresholdStrategy() *slov1alpha1.ResourceThresholdStrategy {
 	return &slov1alpha1.ResourceThresholdStrategy{
-		Enable:                      ptr.To(false),
-		CPUSuppressThresholdPercent: ptr.To[int64](65),
+		Enable:                      new(false),
+		CPUSuppressThresholdPercent: new(int64(65)),
 		CPUSuppressPolicy:           slov1alpha1.CPUSetPolicy,
-		MemoryEvictThresholdPercent: ptr.To[int64](70),
+		MemoryEvictThresholdPercent: new(int64(70)),
 		CPUEvictPolicy:              slov1alpha1.EvictByRealLimitPolicy,
 	}
 }
@@ -32,11 +31,11 @@ func DefaultCPUBurstStrategy() *slov1alpha1.CPUBurstStrategy {
 	return &slov1alpha1.CPUBurstStrategy{
 		CPUBurstConfig: slov1alpha1.CPUBurstConfig{
 			Policy:                     slov1alpha1.CPUBurstNone,
-			CPUBurstPercent:            ptr.To[int64](1000),
-			CFSQuotaBurstPercent:       ptr.To[int64](300),
-			CFSQuotaBurstPeriodSeconds: ptr.To[int64](-1),
+			CPUBurstPercent:            new(int64(1000)),
+			CFSQuotaBurstPercent:       new(int64(300)),
+			CFSQuotaBurstPeriodSeconds: new(int64(-1)),
 		},
-		SharePoolThresholdPercent: ptr.To[int64](50),
+		SharePoolThresholdPercent: new(int64(50)),
 	}
 }
 

@@ -14,7 +14,7 @@ func TestNoConfigMapWritesTheDefaults(t *testing.T) {
 	for name, data := range map[string]map[string]string{
 		"no ConfigMap":                  nil,
 		"ConfigMap without our keys":    {"colocation-config": `{"enable": true}`},
-		"ConfigMap with empty sections": {"resource-threshold-config": "{}", "cpu-burst-config": `{"clusterStrategy": null}`},
+		"ConfigMap with empty sections": {string(KeyResourceThreshold): "{}", string(KeyCPUBurst): `{"clusterStrategy": null}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := Load(data, nil)
@@ -33,7 +33,7 @@ func TestNoConfigMapWritesTheDefaults(t *testing.T) {
 }
 
 func TestAbsentKeysReportDefaultAndPresentKeysConfigured(t *testing.T) {
-	c := Load(map[string]string{"cpu-burst-config": "{}"}, nil)
+	c := Load(map[string]string{string(KeyCPUBurst): "{}"}, nil)
 	for _, r := range c.Reports() {
 		want := StateDefault
 		if r.Key == KeyCPUBurst {

@@ -3,4 +3,23 @@
 // immutable Config, and resolves that Config into a NodeSLO spec for any
 // node. It does no I/O and holds no client, so the controllers, the kubectl
 // plugin and the tests all share it.
+//
+// A key's value goes through these steps, one file each:
+//
+//   - jsontree.go: parse into a tree that remembers where every value
+//     starts, so that errors name a line and column;
+//   - schema.go, suggest.go: compare the tree with the Go types, reporting
+//     type errors and unknown fields (with the closest known name), and
+//     turn it into plain JSON values with canonical field names (parse.go
+//     does the document level: clusterStrategy, node entries);
+//   - overlay.go, defaults.go: overlay the built-in default, the cluster
+//     strategy and each node strategy (objects key by key, lists whole);
+//   - rules.go, validate_*.go: validate every merged value, so that
+//     cross-field rules see the numbers in force;
+//   - selectors.go, matcher.go: validate and compile node selectors once,
+//     and index rules by the label values they require;
+//   - compile.go, compile_hostapp.go, section.go: the compiled sections;
+//   - load.go: states per key, last-good and frozen values;
+//   - resolve.go, bandwidth.go: the spec of one node;
+//   - fingerprint.go, equality.go: change detection.
 package sloconfig

@@ -17,7 +17,7 @@ import (
 func fingerprint(c *Config) string {
 	h := sha256.New()
 	for _, r := range c.reports {
-		fmt.Fprintf(h, "%s=%s\n", r.Key, r.State)
+		_, _ = fmt.Fprintf(h, "%s=%s\n", r.Key, r.State)
 	}
 	writeSection(h, &c.threshold)
 	writeSection(h, &c.qos)
@@ -32,8 +32,8 @@ func writeSection[V any](w io.Writer, s *section[V]) {
 	// Encoding compiled values of known types cannot fail.
 	_ = enc.Encode(s.fallback)
 	for _, r := range s.rules {
-		fmt.Fprintf(w, "%q ", r.selector.String())
+		_, _ = fmt.Fprintf(w, "%q ", r.selector.String())
 		_ = enc.Encode(r.value)
 	}
-	fmt.Fprintln(w, "--")
+	_, _ = fmt.Fprintln(w, "--")
 }

@@ -1,18 +1,19 @@
 package sloconfig
 
-import "testing"
+import (
+	"maps"
+	"testing"
+)
 
 func TestFingerprint(t *testing.T) {
 	base := map[string]string{
-		"resource-threshold-config": `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
+		string(KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 		  "nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"x": "1", "y": "2"}}, "enable": false}]}`,
-		"system-config": `{"clusterStrategy": {"totalNetworkBandwidth": "1000M", "schedFeatures": {"A": true, "B": false}}}`,
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "1000M", "schedFeatures": {"A": true, "B": false}}}`,
 	}
 	with := func(key, value string) map[string]string {
 		out := map[string]string{}
-		for k, v := range base {
-			out[k] = v
-		}
+		maps.Copy(out, base)
 		if value == "" {
 			delete(out, key)
 		} else {
@@ -21,23 +22,23 @@ func TestFingerprint(t *testing.T) {
 		return out
 	}
 	same := map[string]map[string]string{
-		"reordered keys and whitespace": with("resource-threshold-config", `{
+		"reordered keys and whitespace": with(string(KeyResourceThreshold), `{
 		  "nodeStrategies": [{"enable": false, "nodeSelector": {"matchLabels": {"y": "2", "x": "1"}}, "name": "a"}],
 		  "clusterStrategy": {"cpuSuppressThresholdPercent": 60, "enable": true}}`),
-		"the same quantity written otherwise": with("system-config",
+		"the same quantity written otherwise": with(string(KeySystem),
 			`{"clusterStrategy": {"schedFeatures": {"B": false, "A": true}, "totalNetworkBandwidth": "1G"}}`),
-		"a default written out": with("system-config",
+		"a default written out": with(string(KeySystem),
 			`{"clusterStrategy": {"totalNetworkBandwidth": "1G", "schedFeatures": {"A": true, "B": false}}, "nodeStrategies": []}`),
-		"a renamed strategy": with("resource-threshold-config", `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
+		"a renamed strategy": with(string(KeyResourceThreshold), `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 		  "nodeStrategies": [{"name": "renamed", "nodeSelector": {"matchLabels": {"x": "1", "y": "2"}}, "enable": false}]}`),
 		"another controller's key": with("colocation-config", `{"enable": true}`),
 	}
 	different := map[string]map[string]string{
-		"a value": with("system-config", `{"clusterStrategy": {"totalNetworkBandwidth": "2G", "schedFeatures": {"A": true, "B": false}}}`),
-		"a selector": with("resource-threshold-config", `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
+		"a value": with(string(KeySystem), `{"clusterStrategy": {"totalNetworkBandwidth": "2G", "schedFeatures": {"A": true, "B": false}}}`),
+		"a selector": with(string(KeyResourceThreshold), `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 		  "nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"x": "1"}}, "enable": false}]}`),
-		"a key removed":              with("system-config", ""),
-		"a key now invalid (frozen)": with("system-config", `{`),
+		"a key removed":              with(string(KeySystem), ""),
+		"a key now invalid (frozen)": with(string(KeySystem), `{`),
 	}
 	want := Load(base, nil).Fingerprint()
 	if want == "" || want != Load(base, nil).Fingerprint() {
@@ -55,7 +56,7 @@ func TestFingerprint(t *testing.T) {
 	}
 	// Last good keeps the value but not the state: the fingerprint says so.
 	previous := Load(base, nil)
-	if got := Load(with("system-config", `{`), previous).Fingerprint(); got == want {
+	if got := Load(with(string(KeySystem), `{`), previous).Fingerprint(); got == want {
 		t.Error("a key turning last-good did not change the fingerprint")
 	}
 	if Load(nil, nil).Fingerprint() != Load(map[string]string{}, nil).Fingerprint() {

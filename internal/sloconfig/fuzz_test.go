@@ -19,7 +19,7 @@ func FuzzLoadResolve(f *testing.F) {
 		`{"nodeStrategies": [null, 1, {"nodeSelector": {"matchLabels": {"a": ""}}}]}`,
 		`{"applications": [{"name": "a"}], "nodeConfigs": [{"nodeSelector": {}, "applications": null}]}`,
 		`{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [null, {"ioCfg": {"readIOPS": -1}}]}}}}`,
-		realisticData["resource-qos-config"], realisticData["host-application-config"],
+		realisticData[string(KeyResourceQOS)], realisticData[string(KeyHostApplication)],
 	} {
 		f.Add(doc, "pool=a", "10G")
 	}
@@ -29,7 +29,7 @@ func FuzzLoadResolve(f *testing.F) {
 		for _, k := range Keys {
 			data[string(k)] = doc
 		}
-		node := Node{Name: "n", Labels: map[string]string{"pool": label}, Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth}}
+		node := Node{Name: "n", Labels: map[string]string{poolLabel: label}, Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth}}
 		for _, prev := range []*Config{nil, previous} {
 			c := Load(data, prev)
 			for _, r := range c.Reports() {

@@ -8,6 +8,9 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
+// poolLabel is the node label the tests select nodes by.
+const poolLabel = "pool"
+
 // specJSON is the wire form of a spec, as the controller writes it.
 func specJSON(t *testing.T, spec slov1alpha1.NodeSLOSpec) string {
 	t.Helper()

@@ -15,8 +15,8 @@ const (
 )
 
 func TestBadInputStates(t *testing.T) {
-	good := Load(map[string]string{"cpu-burst-config": goodBurst}, nil)
-	frozen := Load(map[string]string{"cpu-burst-config": brokenBurst}, nil)
+	good := Load(map[string]string{string(KeyCPUBurst): goodBurst}, nil)
+	frozen := Load(map[string]string{string(KeyCPUBurst): brokenBurst}, nil)
 	tests := []struct {
 		name     string
 		data     map[string]string
@@ -24,17 +24,17 @@ func TestBadInputStates(t *testing.T) {
 		want     SectionState
 		policy   slov1alpha1.CPUBurstPolicy // of a node without a stored NodeSLO
 	}{
-		{"valid", map[string]string{"cpu-burst-config": goodBurst}, nil, StateConfigured, "auto"},
-		{"absent", map[string]string{}, good, StateDefault, "none"},
-		{"ConfigMap deleted", nil, good, StateDefault, "none"},
-		{"invalid after a good value: last good", map[string]string{"cpu-burst-config": invalidBurst}, good, StateLastGood, "auto"},
-		{"invalid after defaults: last good is the default", map[string]string{"cpu-burst-config": invalidBurst},
-			Load(nil, nil), StateLastGood, "none"},
-		{"invalid after last good: still last good", map[string]string{"cpu-burst-config": brokenBurst},
-			Load(map[string]string{"cpu-burst-config": invalidBurst}, good), StateLastGood, "auto"},
-		{"invalid at start-up: frozen", map[string]string{"cpu-burst-config": invalidBurst}, nil, StateFrozen, "none"},
-		{"invalid after frozen: frozen", map[string]string{"cpu-burst-config": invalidBurst}, frozen, StateFrozen, "none"},
-		{"valid again after frozen", map[string]string{"cpu-burst-config": goodBurst}, frozen, StateConfigured, "auto"},
+		{"valid", map[string]string{string(KeyCPUBurst): goodBurst}, nil, StateConfigured, slov1alpha1.CPUBurstAuto},
+		{"absent", map[string]string{}, good, StateDefault, slov1alpha1.CPUBurstNone},
+		{"ConfigMap deleted", nil, good, StateDefault, slov1alpha1.CPUBurstNone},
+		{"invalid after a good value: last good", map[string]string{string(KeyCPUBurst): invalidBurst}, good, StateLastGood, slov1alpha1.CPUBurstAuto},
+		{"invalid after defaults: last good is the default", map[string]string{string(KeyCPUBurst): invalidBurst},
+			Load(nil, nil), StateLastGood, slov1alpha1.CPUBurstNone},
+		{"invalid after last good: still last good", map[string]string{string(KeyCPUBurst): brokenBurst},
+			Load(map[string]string{string(KeyCPUBurst): invalidBurst}, good), StateLastGood, slov1alpha1.CPUBurstAuto},
+		{"invalid at start-up: frozen", map[string]string{string(KeyCPUBurst): invalidBurst}, nil, StateFrozen, slov1alpha1.CPUBurstNone},
+		{"invalid after frozen: frozen", map[string]string{string(KeyCPUBurst): invalidBurst}, frozen, StateFrozen, slov1alpha1.CPUBurstNone},
+		{"valid again after frozen", map[string]string{string(KeyCPUBurst): goodBurst}, frozen, StateConfigured, slov1alpha1.CPUBurstAuto},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,9 +55,9 @@ func TestBadInputStates(t *testing.T) {
 
 func TestAFrozenSectionKeepsTheStoredValue(t *testing.T) {
 	c := Load(map[string]string{
-		"cpu-burst-config":        invalidBurst,
-		"host-application-config": `{"applications": [{"qos": "bad"}]}`,
-		"system-config":           `{"clusterStrategy": {"minFreeKbytesFactor": 3}}`,
+		string(KeyCPUBurst):        invalidBurst,
+		string(KeyHostApplication): `{"applications": [{"qos": "bad"}]}`,
+		string(KeySystem):          `{"clusterStrategy": {"minFreeKbytesFactor": 3}}`,
 	}, nil)
 	stored := &slov1alpha1.NodeSLOSpec{
 		CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{CPUBurstConfig: slov1alpha1.CPUBurstConfig{

@@ -14,8 +14,8 @@ func load(data map[string]string, previous *Config) *Config {
 		func(p *Config) section[*burstStrategy] { return p.burst })
 	c.system = loadKey(c, data, previous, KeySystem, systemKind.compile, systemKind.defaultSection(),
 		func(p *Config) section[*systemStrategy] { return p.system })
-	c.hostApps = loadKey(c, data, previous, KeyHostApplication, compileHostApplications, section[hostApps]{},
-		func(p *Config) section[hostApps] { return p.hostApps })
+	c.hostApps = loadKey(c, data, previous, KeyHostApplication, compileHostApplications, section[hostAppList]{},
+		func(p *Config) section[hostAppList] { return p.hostApps })
 	c.fingerprint = fingerprint(c)
 	return c
 }

@@ -93,3 +93,65 @@ func (m *matcher) matches(vals []labelValue, nodeLabels map[string]string) bool 
 	}
 	return true
 }
+
+// ruleIndex narrows the rules worth trying for a node. A rule requiring
+// key k to hold one of some values can only match nodes with one of those
+// values, so it is filed under each of them; the other rules are always
+// tried. Each rule is filed under one key only, so no rule is listed twice.
+type ruleIndex struct {
+	byKey     []valueIndex
+	unindexed []int // rule positions, ascending
+}
+
+// valueIndex files rules by the value they require for one key.
+type valueIndex struct {
+	key   int              // position in the section's key table
+	rules map[string][]int // value -> rule positions, ascending
+}
+
+// newRuleIndex files every matcher under its first In or Equals requirement.
+func newRuleIndex(matchers []*matcher) ruleIndex {
+	var idx ruleIndex
+	byKey := map[int]int{} // key -> position in idx.byKey
+	for i, m := range matchers {
+		req := m.indexable()
+		if req == nil {
+			idx.unindexed = append(idx.unindexed, i)
+			continue
+		}
+		pos, ok := byKey[req.key]
+		if !ok {
+			pos = len(idx.byKey)
+			byKey[req.key] = pos
+			idx.byKey = append(idx.byKey, valueIndex{key: req.key, rules: map[string][]int{}})
+		}
+		for _, v := range req.values {
+			idx.byKey[pos].rules[v] = append(idx.byKey[pos].rules[v], i)
+		}
+	}
+	return idx
+}
+
+// indexable returns the first requirement that names the values it accepts.
+func (m *matcher) indexable() *keyRequirement {
+	for i := range m.requirements {
+		switch m.requirements[i].operator {
+		case selection.In, selection.Equals, selection.DoubleEquals:
+			return &m.requirements[i]
+		}
+	}
+	return nil
+}
+
+// candidates appends, in ascending order, the positions of the rules that
+// may match a node whose looked-up values are vals.
+func (idx *ruleIndex) candidates(vals []labelValue, buf []int) []int {
+	buf = append(buf, idx.unindexed...)
+	for i := range idx.byKey {
+		if v := vals[idx.byKey[i].key]; v.present {
+			buf = append(buf, idx.byKey[i].rules[v.value]...)
+		}
+	}
+	slices.Sort(buf)
+	return buf
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 )
 
 // overlay lays patch over base the way behaviour.md describes: objects
@@ -24,9 +25,7 @@ func overlay(base, patch any) any {
 		return patch
 	}
 	out := make(map[string]any, len(baseObj)+len(patchObj))
-	for k, v := range baseObj {
-		out[k] = v
-	}
+	maps.Copy(out, baseObj)
 	for k, v := range patchObj {
 		out[k] = overlay(baseObj[k], v)
 	}

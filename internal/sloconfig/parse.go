@@ -2,6 +2,7 @@ package sloconfig
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -53,9 +54,7 @@ func withProfile(fs *fieldSet) *fieldSet {
 		"name":         reflect.TypeFor[string](),
 		"nodeSelector": reflect.TypeFor[*metav1.LabelSelector](),
 	}
-	for name, t := range fs.byName {
-		fields[name] = t
-	}
+	maps.Copy(fields, fs.byName)
 	return newFieldSet(fields)
 }
 

@@ -1,12 +1,15 @@
 package sloconfig
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // realisticData is a ConfigMap in the style of Koordinator's Helm chart,
 // with node strategies as operators write them.
 var realisticData = map[string]string{
 	"colocation-config": `{"enable": true, "cpuReclaimThresholdPercent": 60}`,
-	"resource-threshold-config": `{
+	string(KeyResourceThreshold): `{
   "clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60, "cpuSuppressPolicy": "cfsQuota",
     "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70},
   "nodeStrategies": [
@@ -14,7 +17,7 @@ var realisticData = map[string]string{
      "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300}
   ]
 }`,
-	"resource-qos-config": `{
+	string(KeyResourceQOS): `{
   "clusterStrategy": {
     "policies": {"cpuPolicy": "groupIdentity"},
     "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
@@ -27,12 +30,12 @@ var realisticData = map[string]string{
      "lsClass": {"memoryQOS": {"enable": false}}, "beClass": {"cpuQOS": {"enable": false}}}
   ]
 }`,
-	"cpu-burst-config": `{"clusterStrategy": {"policy": "auto", "cfsQuotaBurstPeriodSeconds": 60}}`,
-	"system-config": `{
+	string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto", "cfsQuotaBurstPeriodSeconds": 60}}`,
+	string(KeySystem): `{
   "clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0, "totalNetworkBandwidth": "10000M"},
   "nodeStrategies": [{"name": "big", "nodeSelector": {"matchLabels": {"size": "big"}}, "watermarkScaleFactor": 300}]
 }`,
-	"host-application-config": `{
+	string(KeyHostApplication): `{
   "applications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
     "cgroupPath": {"base": "CgroupRoot", "parentDir": "host-latency-sensitive/", "relativePath": "nginx/"}}],
   "nodeConfigs": [{"name": "edge", "nodeSelector": {"matchLabels": {"pool": "edge"}}, "applications": []}]
@@ -46,72 +49,55 @@ func TestRealisticConfigMap(t *testing.T) {
 			t.Fatalf("%s: state %s, errors %v, warnings %v", r.Key, r.State, r.Messages(), r.Warnings)
 		}
 	}
+	// The sections the nodes share, as the controller writes them.
+	const (
+		clusterThreshold = `"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 60,
+		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
+		  "cpuEvictPolicy": "evictByRealLimit"}`
+		clusterQOS = `"resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
+		  "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
+		  "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
+		  "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
+		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}}`
+		burst = `"cpuBurstStrategy": {"policy": "auto", "cpuBurstPercent": 1000, "cfsQuotaBurstPercent": 300,
+		  "cfsQuotaBurstPeriodSeconds": 60, "sharePoolThresholdPercent": 50}`
+		clusterSystem = `"systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0,
+		  "totalNetworkBandwidth": "10G"}`
+		extensions   = `"extensions": {"Object": {}}`
+		wantHostApps = `"hostApplications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
+		  "cgroupPath": {"base": "CgroupRoot", "parentDir": "host-latency-sensitive/", "relativePath": "nginx/"}}]`
+	)
 	tests := []struct {
-		name   string
-		node   Node
-		expect string
+		name     string
+		node     Node
+		sections []string
 	}{{
-		name: "a node on the anolis kernel, matching no node strategy",
-		node: Node{Name: "plain", Labels: map[string]string{"kernel": "anolis"}},
-		expect: `{
-  "resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 60, "cpuSuppressPolicy": "cfsQuota",
-    "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70, "cpuEvictPolicy": "evictByRealLimit"},
-  "resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
-    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
-    "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
-    "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
-      "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}},
-  "cpuBurstStrategy": {"policy": "auto", "cpuBurstPercent": 1000, "cfsQuotaBurstPercent": 300,
-    "cfsQuotaBurstPeriodSeconds": 60, "sharePoolThresholdPercent": 50},
-  "systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0,
-    "totalNetworkBandwidth": "10G"},
-  "extensions": {"Object": {}},
-  "hostApplications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
-    "cgroupPath": {"base": "CgroupRoot", "parentDir": "host-latency-sensitive/", "relativePath": "nginx/"}}]
-}`,
+		name:     "a node on the anolis kernel, matching no node strategy",
+		node:     Node{Name: "plain", Labels: map[string]string{"kernel": "anolis"}},
+		sections: []string{clusterThreshold, clusterQOS, burst, clusterSystem, extensions, wantHostApps},
 	}, {
 		name: "a big edge node without a kernel label (so old-kernel matches), with its own bandwidth",
-		node: Node{Name: "busy", Labels: map[string]string{"pool": "edge", "size": "big"},
+		node: Node{Name: "busy", Labels: map[string]string{poolLabel: "edge", "size": "big"},
 			Annotations: map[string]string{NetworkBandwidthAnnotation: "25G"}},
-		expect: `{
-  "resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 60, "cpuSuppressPolicy": "cfsQuota",
-    "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70, "cpuEvictPolicy": "evictByRealLimit"},
-  "resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
-    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
-    "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": false, "wmarkRatio": 95}},
-    "beClass": {"cpuQOS": {"enable": false, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
-      "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}},
-  "cpuBurstStrategy": {"policy": "auto", "cpuBurstPercent": 1000, "cfsQuotaBurstPercent": 300,
-    "cfsQuotaBurstPeriodSeconds": 60, "sharePoolThresholdPercent": 50},
-  "systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 300, "memcgReapBackGround": 0,
-    "totalNetworkBandwidth": "25G"},
-  "extensions": {"Object": {}}
-}`,
+		sections: []string{clusterThreshold, `"resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
+		  "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
+		  "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": false, "wmarkRatio": 95}},
+		  "beClass": {"cpuQOS": {"enable": false, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
+		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}}`,
+			burst, `"systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 300, "memcgReapBackGround": 0,
+		  "totalNetworkBandwidth": "25G"}`, extensions},
 	}, {
 		name: "a batch node",
-		node: Node{Name: "batch", Labels: map[string]string{"pool": "batch", "kernel": "anolis"}},
-		expect: `{
-  "resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 80, "cpuSuppressPolicy": "cfsQuota",
-    "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70, "cpuEvictBESatisfactionUpperPercent": 80,
-    "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300, "cpuEvictPolicy": "evictByRealLimit"},
-  "resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
-    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
-    "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
-    "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
-      "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}},
-  "cpuBurstStrategy": {"policy": "auto", "cpuBurstPercent": 1000, "cfsQuotaBurstPercent": 300,
-    "cfsQuotaBurstPeriodSeconds": 60, "sharePoolThresholdPercent": 50},
-  "systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0,
-    "totalNetworkBandwidth": "10G"},
-  "extensions": {"Object": {}},
-  "hostApplications": [{"name": "nginx", "priority": "koord-prod", "qos": "LS",
-    "cgroupPath": {"base": "CgroupRoot", "parentDir": "host-latency-sensitive/", "relativePath": "nginx/"}}]
-}`,
+		node: Node{Name: "batch-1", Labels: map[string]string{poolLabel: "batch", "kernel": "anolis"}},
+		sections: []string{`"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 80,
+		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
+		  "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300,
+		  "cpuEvictPolicy": "evictByRealLimit"}`, clusterQOS, burst, clusterSystem, extensions, wantHostApps},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := c.Resolve(tt.node, nil)
-			if got, want := compact(t, specJSON(t, res.Spec)), compact(t, tt.expect); got != want {
+			if got, want := compact(t, specJSON(t, res.Spec)), compact(t, "{"+strings.Join(tt.sections, ",")+"}"); got != want {
 				t.Errorf("spec\n got %s\nwant %s", got, want)
 			}
 		})

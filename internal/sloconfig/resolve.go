@@ -20,7 +20,7 @@ func (c *Config) resolve(node Node, current *slov1alpha1.NodeSLOSpec) Resolution
 		func(s *slov1alpha1.NodeSLOSpec) (*systemStrategy, bool) { return has(s.SystemStrategy) })
 	// A stored spec without host applications has the value "none".
 	spec.HostApplications = resolveSection(c, &r, 4, &c.hostApps, node.Labels, current,
-		func(s *slov1alpha1.NodeSLOSpec) (hostApps, bool) { return s.HostApplications, true })
+		func(s *slov1alpha1.NodeSLOSpec) (hostAppList, bool) { return s.HostApplications, true })
 	spec.SystemStrategy = applyBandwidthAnnotation(spec.SystemStrategy, node, &r)
 	spec.Extensions = emptyExtensions
 	return r

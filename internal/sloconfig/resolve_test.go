@@ -7,6 +7,12 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
+// JSON names of spec sections the tables look at.
+const (
+	burstSection = "cpuBurstStrategy"
+	qosSection   = "resourceQOSStrategy"
+)
+
 // Every rule of behaviour.md "Resolving a section", one row each: a
 // ConfigMap key, a node, and the JSON of the section the node gets.
 func TestResolvingASection(t *testing.T) {
@@ -24,7 +30,7 @@ func TestResolvingASection(t *testing.T) {
 		want: `{"enable":true,"cpuSuppressThresholdPercent":50,"cpuSuppressPolicy":"cpuset","memoryEvictThresholdPercent":70,"cpuEvictPolicy":"evictByRealLimit"}`,
 	}, {
 		name: "cluster strategy: a false or zero value is a value",
-		key:  KeyCPUBurst, section: "cpuBurstStrategy",
+		key:  KeyCPUBurst, section: burstSection,
 		doc:  `{"clusterStrategy": {"sharePoolThresholdPercent": 0, "cfsQuotaBurstPeriodSeconds": 0}}`,
 		want: `{"policy":"none","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":0,"sharePoolThresholdPercent":0}`,
 	}, {
@@ -34,60 +40,65 @@ func TestResolvingASection(t *testing.T) {
 		want: `{"enable":false,"cpuSuppressThresholdPercent":65,"cpuSuppressPolicy":"cpuset","memoryEvictThresholdPercent":70,"cpuEvictPolicy":"evictByRealLimit"}`,
 	}, {
 		name: "cluster strategy over an empty default: resource QoS holds exactly what is written",
-		key:  KeyResourceQOS, section: "resourceQOSStrategy",
+		key:  KeyResourceQOS, section: qosSection,
 		doc:  `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}}}}`,
 		want: `{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":2}}}`,
 	}, {
+		name: "a repeated field: later values override, objects merge (as encoding/json decodes them)",
+		key:  KeyResourceQOS, section: qosSection,
+		doc:  `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}, "lsClass": {"memoryQOS": {"enable": false}}}}`,
+		want: `{"lsClass":{"cpuQOS":{"enable":true},"memoryQOS":{"enable":false}}}`,
+	}, {
 		name: "node strategy: nested objects overlay recursively",
-		key:  KeyResourceQOS, section: "resourceQOSStrategy", labels: map[string]string{"pool": "a"},
+		key:  KeyResourceQOS, section: qosSection, labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true}}},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "lsClass": {"cpuQOS": {"groupIdentity": 1}}}]}`,
 		want: `{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":1},"memoryQOS":{"enable":true}}}`,
 	}, {
 		name: "node strategy: maps merge key by key",
-		key:  KeySystem, section: "systemStrategy", labels: map[string]string{"pool": "a"},
+		key:  KeySystem, section: "systemStrategy", labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"schedFeatures": {"A": true, "B": true}},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "schedFeatures": {"B": false, "C": true}}]}`,
 		want: `{"schedFeatures":{"A":true,"B":false,"C":true},"totalNetworkBandwidth":"0"}`,
 	}, {
 		name: "node strategy: lists are replaced whole",
-		key:  KeyResourceQOS, section: "resourceQOSStrategy", labels: map[string]string{"pool": "a"},
+		key:  KeyResourceQOS, section: qosSection, labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"cgroupRoot": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device", "ioCfg": {"readIOPS": 1}}, {"name": "sdb"}]}}},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "cgroupRoot": {"blkioQOS": {"blocks": [{"name": "vg", "type": "volumegroup"}]}}}]}`,
 		want: `{"cgroupRoot":{"blkioQOS":{"blocks":[{"name":"vg","type":"volumegroup","ioCfg":{}}]}}}`,
 	}, {
 		name: "node strategy: fields it leaves out keep the merged cluster strategy's",
-		key:  KeySystem, section: "systemStrategy", labels: map[string]string{"pool": "a"},
+		key:  KeySystem, section: "systemStrategy", labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"minFreeKbytesFactor": 100, "totalNetworkBandwidth": "10G"},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "watermarkScaleFactor": 150}]}`,
 		want: `{"minFreeKbytesFactor":100,"watermarkScaleFactor":150,"totalNetworkBandwidth":"10G"}`,
 	}, {
 		name: "the first matching node strategy wins",
-		key:  KeyCPUBurst, section: "cpuBurstStrategy", labels: map[string]string{"pool": "a", "zone": "z"},
+		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "a", "rack": "r1"},
 		doc: `{"nodeStrategies": [
-		         {"name": "zone", "nodeSelector": {"matchLabels": {"zone": "z"}}, "policy": "auto"},
+		         {"name": "rack", "nodeSelector": {"matchLabels": {"rack": "r1"}}, "policy": "auto"},
 		         {"name": "pool", "nodeSelector": {"matchLabels": {"pool": "a"}}, "policy": "cpuBurstOnly"}]}`,
 		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "no matching node strategy: the cluster strategy",
-		key:  KeyCPUBurst, section: "cpuBurstStrategy", labels: map[string]string{"pool": "b"},
+		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "b"},
 		doc: `{"clusterStrategy": {"policy": "cfsQuotaBurstOnly"},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "policy": "auto"}]}`,
 		want: `{"policy":"cfsQuotaBurstOnly","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "a selector {} matches every node",
-		key:  KeyCPUBurst, section: "cpuBurstStrategy",
+		key:  KeyCPUBurst, section: burstSection,
 		doc:  `{"nodeStrategies": [{"nodeSelector": {}, "policy": "auto"}]}`,
 		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "match expressions select too",
-		key:  KeyCPUBurst, section: "cpuBurstStrategy", labels: map[string]string{"pool": "b"},
+		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "b"},
 		doc: `{"nodeStrategies": [{"nodeSelector": {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a", "b"]}]},
 		       "cpuBurstPercent": 200}]}`,
 		want: `{"policy":"none","cpuBurstPercent":200,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "host applications: the first matching node config's, not merged",
-		key:  KeyHostApplication, section: "hostApplications", labels: map[string]string{"pool": "a"},
+		key:  KeyHostApplication, section: "hostApplications", labels: map[string]string{poolLabel: "a"},
 		doc: `{"applications": [{"name": "top", "qos": "LS"}],
 		       "nodeConfigs": [{"name": "a", "nodeSelector": {"matchLabels": {"pool": "a"}}, "applications": [{"name": "nginx", "qos": "LSR",
 		         "priority": "koord-prod", "cgroupPath": {"base": "CgroupRoot", "relativePath": "nginx/"}}]},
@@ -95,7 +106,7 @@ func TestResolvingASection(t *testing.T) {
 		want: `[{"name":"nginx","priority":"koord-prod","qos":"LSR","cgroupPath":{"base":"CgroupRoot","relativePath":"nginx/"}}]`,
 	}, {
 		name: "host applications: the top-level list when no node config matches",
-		key:  KeyHostApplication, section: "hostApplications", labels: map[string]string{"pool": "b"},
+		key:  KeyHostApplication, section: "hostApplications", labels: map[string]string{poolLabel: "b"},
 		doc: `{"applications": [{"name": "top", "qos": "LS"}],
 		       "nodeConfigs": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "applications": [{"name": "nginx"}]}]}`,
 		want: `[{"name":"top","qos":"LS"}]`,
@@ -116,7 +127,7 @@ func TestResolvingASection(t *testing.T) {
 
 func TestMatchesNameTheStrategyThatApplied(t *testing.T) {
 	c := Load(map[string]string{
-		"cpu-burst-config": `{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchLabels": {"a": "1"}}},
+		string(KeyCPUBurst): `{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchLabels": {"a": "1"}}},
 		                                         {"name": "y", "nodeSelector": {"matchLabels": {"b": "1"}}}]}`,
 	}, nil)
 	res := c.Resolve(Node{Name: "n", Labels: map[string]string{"b": "1"}}, nil)
@@ -139,40 +150,41 @@ func TestMatchesNameTheStrategyThatApplied(t *testing.T) {
 
 func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 	c := Load(map[string]string{
-		"system-config": `{"nodeStrategies": [
-		  {"name": "gpu", "nodeSelector": {"matchLabels": {"gpu": "true"}}, "minFreeKbytesFactor": 10},
+		string(KeySystem): `{"nodeStrategies": [
+		  {"name": "gpu", "nodeSelector": {"matchLabels": {"accelerator": "nvidia"}}, "minFreeKbytesFactor": 10},
 		  {"name": "big", "nodeSelector": {"matchLabels": {"size": "big"}}, "minFreeKbytesFactor": 20}]}`,
 	}, nil)
-	res := c.Resolve(Node{Name: "n", Labels: map[string]string{"gpu": "true", "size": "big"}}, nil)
+	res := c.Resolve(Node{Name: "n", Labels: map[string]string{"accelerator": "nvidia", "size": "big"}}, nil)
 	if got := *res.Spec.SystemStrategy.MinFreeKbytesFactor; got != 10 {
 		t.Errorf("minFreeKbytesFactor %d, want the first strategy's 10", got)
 	}
 	if len(res.Warnings) != 1 || res.Warnings[0].Reason != ReasonMultipleNodeStrategies {
 		t.Fatalf("warnings %+v, want one %s", res.Warnings, ReasonMultipleNodeStrategies)
 	}
-	for _, part := range []string{"system-config", `"gpu" (index 0) wins`, `"big" (index 1)`} {
+	for _, part := range []string{string(KeySystem), `the first, "gpu" (index 0), applies`, `"big" (index 1) also matches and is ignored`, `"big" (index 1)`} {
 		if !strings.Contains(res.Warnings[0].Message, part) {
 			t.Errorf("message %q lacks %q", res.Warnings[0].Message, part)
 		}
 	}
-	if res := c.Resolve(Node{Name: "m", Labels: map[string]string{"gpu": "true"}}, nil); len(res.Warnings) != 0 {
+	if res := c.Resolve(Node{Name: "m", Labels: map[string]string{"accelerator": "nvidia"}}, nil); len(res.Warnings) != 0 {
 		t.Errorf("a node matching one strategy got warnings %+v", res.Warnings)
 	}
 }
 
 func TestBandwidthAnnotation(t *testing.T) {
-	c := Load(map[string]string{"system-config": `{"clusterStrategy": {"totalNetworkBandwidth": "10G", "minFreeKbytesFactor": 5}}`}, nil)
+	const configured = "10G"
+	c := Load(map[string]string{string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "` + configured + `", "minFreeKbytesFactor": 5}}`}, nil)
 	tests := []struct {
 		name       string
 		annotation string
 		want       string
 		warning    bool
 	}{
-		{"valid quantity replaces the strategy's", "25G", "25G", false},
+		{"valid quantity replaces the strategy's", "40G", "40G", false},
 		{"quantities are written canonically", "1000M", "1G", false},
-		{"equal value", "10000M", "10G", false},
-		{"not a quantity: ignored with a warning", "fast", "10G", true},
-		{"negative: ignored with a warning", "-1G", "10G", true},
+		{"equal value", "10000M", configured, false},
+		{"not a quantity: ignored with a warning", "fast", configured, true},
+		{"negative: ignored with a warning", "-1G", configured, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,7 +206,7 @@ func TestBandwidthAnnotation(t *testing.T) {
 		})
 	}
 	// The shared strategy must not have been changed by any node.
-	if got := c.Resolve(Node{Name: "plain"}, nil).Spec.SystemStrategy.TotalNetworkBandwidth.String(); got != "10G" {
+	if got := c.Resolve(Node{Name: "plain"}, nil).Spec.SystemStrategy.TotalNetworkBandwidth.String(); got != configured {
 		t.Errorf("the shared strategy was modified: %s", got)
 	}
 }

@@ -14,9 +14,13 @@ import (
 type rules struct {
 	path *field.Path
 	errs field.ErrorList
+	// written reports whether the entry being checked sets the field at a
+	// path itself (rather than inheriting it); nil counts every field as
+	// written. Cross-field errors go to the field the entry wrote.
+	written func(*field.Path) bool
 }
 
-func (r *rules) at(path *field.Path) *rules { return &rules{path: path} }
+func (r *rules) at(path *field.Path) *rules { return &rules{path: path, written: r.written} }
 
 func (r *rules) add(sub *rules) { r.errs = append(r.errs, sub.errs...) }
 
@@ -44,12 +48,18 @@ func (r *rules) above(name string, v *int64, lo int64) {
 	}
 }
 
-// less checks lower < upper when both are set, reporting at the lower field.
+// less checks lower < upper when both are set. The error names the lower
+// field, unless the entry wrote only the upper one.
 func (r *rules) less(lowerName string, lower *int64, upperName string, upper *int64) {
-	if lower != nil && upper != nil && *lower >= *upper {
-		r.errs = append(r.errs, field.Invalid(r.path.Child(lowerName), *lower,
-			fmt.Sprintf("must be less than %s (%d)", upperName, *upper)))
+	if lower == nil || upper == nil || *lower < *upper {
+		return
 	}
+	lowerPath, upperPath := r.path.Child(lowerName), r.path.Child(upperName)
+	if r.written != nil && !r.written(lowerPath) && r.written(upperPath) {
+		r.errs = append(r.errs, field.Invalid(upperPath, *upper, fmt.Sprintf("must be greater than %s (%d)", lowerName, *lower)))
+		return
+	}
+	r.errs = append(r.errs, field.Invalid(lowerPath, *lower, fmt.Sprintf("must be less than %s (%d)", upperName, *upper)))
 }
 
 // oneOf checks an enum; the empty string means unset.

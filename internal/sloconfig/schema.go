@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -25,6 +25,15 @@ type fieldSet struct {
 	byName map[string]reflect.Type
 	byFold map[string]string // lower-case name -> canonical name
 	names  []string          // sorted, for suggestions
+	// strict rejects unknown fields instead of warning: in a selector, a
+	// dropped misspelt field widens what the selector matches.
+	strict bool
+}
+
+// strictTypes are the structs whose unknown fields are errors.
+var strictTypes = map[reflect.Type]bool{
+	reflect.TypeFor[metav1.LabelSelector]():            true,
+	reflect.TypeFor[metav1.LabelSelectorRequirement](): true,
 }
 
 var fieldSets sync.Map // reflect.Type -> *fieldSet
@@ -34,20 +43,16 @@ func fieldsOf(t reflect.Type) *fieldSet {
 	if fs, ok := fieldSets.Load(t); ok {
 		return fs.(*fieldSet)
 	}
-	fs := &fieldSet{byName: map[string]reflect.Type{}, byFold: map[string]string{}}
-	addFields(fs, t)
-	for name := range fs.byName {
-		fs.names = append(fs.names, name)
-		fs.byFold[strings.ToLower(name)] = name
-	}
-	slices.Sort(fs.names)
+	fields := map[string]reflect.Type{}
+	addFields(fields, t)
+	fs := newFieldSet(fields)
+	fs.strict = strictTypes[t]
 	fieldSets.Store(t, fs)
 	return fs
 }
 
-func addFields(fs *fieldSet, t reflect.Type) {
-	for i := range t.NumField() {
-		f := t.Field(i)
+func addFields(fields map[string]reflect.Type, t reflect.Type) {
+	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
@@ -58,14 +63,14 @@ func addFields(fs *fieldSet, t reflect.Type) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				addFields(fs, ft)
+				addFields(fields, ft)
 				continue
 			}
 		}
 		if name == "" {
 			name = f.Name
 		}
-		fs.byName[name] = f.Type
+		fields[name] = f.Type
 	}
 }
 
@@ -110,10 +115,10 @@ func (c *shapeChecker) check(n *jsonNode, t reflect.Type, path *field.Path) (val
 	if n.value == nil {
 		return nil, false
 	}
-	switch {
-	case t == quantityType:
+	switch t {
+	case quantityType:
 		return c.checkQuantity(n, path)
-	case t == intOrStringType:
+	case intOrStringType:
 		return c.checkIntOrString(n, path)
 	}
 	switch t.Kind() {
@@ -176,9 +181,9 @@ func (c *shapeChecker) checkQuantity(n *jsonNode, path *field.Path) (any, bool) 
 		c.typeError(path, n, "a quantity such as \"10G\"")
 		return nil, false
 	}
-	if _, err := resource.ParseQuantity(s); err != nil {
+	if _, err := parseQuantity(s); err != nil {
 		c.errs = append(c.errs, field.Invalid(path, s,
-			fmt.Sprintf("must be a quantity such as \"10G\": %v (%s)", err, c.doc.position(n.offset))))
+			fmt.Sprintf("%v (%s)", err, c.doc.position(n.offset))))
 		return nil, false
 	}
 	return s, true
@@ -210,11 +215,13 @@ func (c *shapeChecker) checkStruct(n *jsonNode, fs *fieldSet, path *field.Path) 
 			continue
 		}
 		if seen[name] {
-			c.warn(path.Child(name), m.offset, "duplicate field; the last one wins")
+			c.warn(path.Child(name), m.offset, "duplicate field; later values override earlier ones")
 		}
 		seen[name] = true
 		if v, set := c.check(m.value, fs.byName[name], path.Child(name)); set {
-			out[name] = v
+			// encoding/json decodes a repeated object into the same struct
+			// or map, which amounts to an overlay.
+			out[name] = overlay(out[name], v)
 		} else {
 			delete(out, name)
 		}
@@ -223,7 +230,8 @@ func (c *shapeChecker) checkStruct(n *jsonNode, fs *fieldSet, path *field.Path) 
 }
 
 // fieldName resolves a member's key to a known field, as encoding/json
-// does (exact, then case-insensitive), warning about anything else.
+// does (exact, then case-insensitive), warning about anything else, or, in
+// a strict field set, rejecting it.
 func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (string, bool) {
 	if _, ok := fs.byName[m.key]; ok {
 		return m.key, true
@@ -232,10 +240,15 @@ func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (
 		c.warn(path.Child(m.key), m.offset, "field name should be spelled %q; accepted as that field", name)
 		return name, true
 	}
-	if hint := closestName(m.key, fs.names); hint != "" {
-		c.warn(path.Child(m.key), m.offset, "unknown field, ignored; did you mean %q?", hint)
+	hint := ""
+	if closest := closestName(m.key, fs.names); closest != "" {
+		hint = fmt.Sprintf("; did you mean %q?", closest)
+	}
+	if fs.strict {
+		c.errs = append(c.errs, field.Forbidden(path.Child(m.key), fmt.Sprintf(
+			"unknown field in a label selector, which would select more nodes than meant%s (%s)", hint, c.doc.position(m.offset))))
 	} else {
-		c.warn(path.Child(m.key), m.offset, "unknown field, ignored")
+		c.warn(path.Child(m.key), m.offset, "unknown field, ignored%s", hint)
 	}
 	return "", false
 }

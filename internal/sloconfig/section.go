@@ -14,7 +14,8 @@ import (
 type section[V any] struct {
 	fallback V
 	rules    []rule[V]
-	keys     keyTable // label keys the rules' selectors use
+	keys     keyTable  // label keys the rules' selectors use
+	index    ruleIndex // which rules may match a node, by label value
 }
 
 // rule is one node strategy (or host-application node config), merged
@@ -26,9 +27,12 @@ type rule[V any] struct {
 	value    V
 }
 
-// inlineKeys is how many distinct label keys a section may use before
-// matching needs a heap allocation per node.
-const inlineKeys = 16
+// inlineKeys and inlineCandidates bound what matching a node keeps on the
+// stack; beyond them it allocates.
+const (
+	inlineKeys       = 16
+	inlineCandidates = 32
+)
 
 // choice is the outcome of matching a node against a section.
 type choice[V any] struct {
@@ -41,15 +45,16 @@ type choice[V any] struct {
 
 // pick returns the first rule whose selector matches, else the fallback,
 // and notes any further matching rules (they never win, but the operator
-// should hear about them).
+// should hear about them). Only rules the index cannot rule out are tried.
 func (s *section[V]) pick(nodeLabels map[string]string) choice[V] {
 	c := choice[V]{value: s.fallback, index: -1}
 	if len(s.rules) == 0 {
 		return c
 	}
-	var buf [inlineKeys]labelValue
-	vals := lookup(s.keys.keys, nodeLabels, buf[:0])
-	for i := range s.rules {
+	var valBuf [inlineKeys]labelValue
+	var candBuf [inlineCandidates]int
+	vals := lookup(s.keys.keys, nodeLabels, valBuf[:0])
+	for _, i := range s.index.candidates(vals, candBuf[:0]) {
 		if !s.rules[i].matcher.matches(vals, nodeLabels) {
 			continue
 		}
@@ -77,14 +82,33 @@ func (s *section[V]) multipleMatchesMessage(key Key, c choice[V]) string {
 	for i, idx := range c.also {
 		others[i] = s.describe(idx)
 	}
-	return fmt.Sprintf("%s: the node matches %d entries of %s: %s wins, %s also match(es) and is ignored",
-		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "))
+	verb := "matches and is"
+	if len(others) > 1 {
+		verb = "match and are"
+	}
+	return fmt.Sprintf("%s: the node matches %d entries of %s: the first, %s, applies; %s also %s ignored",
+		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "), verb)
 }
+
+// The JSON names of the lists of node entries.
+const (
+	fieldNodeStrategies = "nodeStrategies"
+	fieldNodeConfigs    = "nodeConfigs"
+)
 
 // entriesField is the name of the list of node entries in key's document.
 func (k Key) entriesField() string {
 	if k == KeyHostApplication {
-		return "nodeConfigs"
+		return fieldNodeConfigs
 	}
-	return "nodeStrategies"
+	return fieldNodeStrategies
+}
+
+// buildIndex files the rules for pick; call it once all rules are added.
+func (s *section[V]) buildIndex() {
+	matchers := make([]*matcher, len(s.rules))
+	for i := range s.rules {
+		matchers[i] = &s.rules[i].matcher
+	}
+	s.index = newRuleIndex(matchers)
 }

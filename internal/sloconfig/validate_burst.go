@@ -9,8 +9,7 @@ import (
 // validateCPUBurst checks cpuBurstStrategy. cpuBurstPercent must be at
 // least 1 here although the CRD allows 0: a zero burst is a typo for
 // policy "none".
-func validateCPUBurst(s *slov1alpha1.CPUBurstStrategy, path *field.Path) field.ErrorList {
-	r := &rules{path: path}
+func validateCPUBurst(s *slov1alpha1.CPUBurstStrategy, r *rules) field.ErrorList {
 	oneOf(r, "policy", s.Policy, slov1alpha1.CPUBurstNone, slov1alpha1.CPUBurstOnly,
 		slov1alpha1.CFSQuotaBurstOnly, slov1alpha1.CPUBurstAuto)
 	r.between("cpuBurstPercent", s.CPUBurstPercent, 1, 10000)

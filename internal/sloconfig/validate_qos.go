@@ -1,7 +1,6 @@
 package sloconfig
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -9,8 +8,8 @@ import (
 )
 
 // validateResourceQOS checks resourceQOSStrategy: policies and every class.
-func validateResourceQOS(s *slov1alpha1.ResourceQOSStrategy, path *field.Path) field.ErrorList {
-	r := &rules{path: path}
+func validateResourceQOS(s *slov1alpha1.ResourceQOSStrategy, r *rules) field.ErrorList {
+	path := r.path
 	if s.Policies != nil {
 		p := r.at(path.Child("policies"))
 		oneOfPtr(p, "cpuPolicy", s.Policies.CPUPolicy, slov1alpha1.CPUQOSPolicyGroupIdentity, slov1alpha1.CPUQOSPolicyCoreSched)
@@ -26,14 +25,14 @@ func validateResourceQOS(s *slov1alpha1.ResourceQOSStrategy, path *field.Path) f
 	}
 	for _, c := range classes {
 		if c.qos != nil {
-			r.errs = append(r.errs, validateResourceQOSClass(c.qos, path.Child(c.name))...)
+			r.errs = append(r.errs, validateResourceQOSClass(c.qos, r.at(path.Child(c.name)))...)
 		}
 	}
 	return r.errs
 }
 
-func validateResourceQOSClass(q *slov1alpha1.ResourceQOS, path *field.Path) field.ErrorList {
-	r := &rules{path: path}
+func validateResourceQOSClass(q *slov1alpha1.ResourceQOS, r *rules) field.ErrorList {
+	path := r.path
 	if q.CPUQOS != nil {
 		c := r.at(path.Child("cpuQOS"))
 		c.between("groupIdentity", q.CPUQOS.GroupIdentity, -1, 2)
@@ -113,7 +112,7 @@ func (r *rules) bandwidth(name string, v *intstr.IntOrString) {
 	case v.Type == intstr.Int:
 		r.between(name, new(int64(v.IntVal)), 0, 100)
 	default:
-		q, err := resource.ParseQuantity(v.StrVal)
+		q, err := parseQuantity(v.StrVal)
 		switch {
 		case err != nil:
 			r.errs = append(r.errs, field.Invalid(r.path.Child(name), v.StrVal,

@@ -8,8 +8,7 @@ import (
 
 // validateSystem checks systemStrategy. totalNetworkBandwidth was already
 // checked to be a quantity when the document was read.
-func validateSystem(s *slov1alpha1.SystemStrategy, path *field.Path) field.ErrorList {
-	r := &rules{path: path}
+func validateSystem(s *slov1alpha1.SystemStrategy, r *rules) field.ErrorList {
 	r.above("minFreeKbytesFactor", s.MinFreeKbytesFactor, 0)
 	r.between("watermarkScaleFactor", s.WatermarkScaleFactor, 1, 400)
 	r.between("memcgReapBackGround", s.MemcgReapBackGround, 0, 1)
