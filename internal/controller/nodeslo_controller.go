@@ -61,12 +61,11 @@ func (r *NodeSLOReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		reader = r.apiReader
 		return err
 	})
+	countReconcile(op, err)
 	if isWriteRace(err) {
-		countReconcile(op, err)
 		logf.FromContext(ctx).V(1).Info("Write kept conflicting; retrying later", "operation", op, "error", err.Error())
 		return ctrl.Result{RequeueAfter: raceRetryDelay}, nil
 	}
-	countReconcile(op, err)
 	return ctrl.Result{}, err
 }
 

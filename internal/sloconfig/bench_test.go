@@ -38,6 +38,9 @@ func benchData() map[string]string {
 	}
 }
 
+// benchPoolLabel is the label the benchmark's strategies select nodes by.
+const benchPoolLabel = "node.example.com/pool"
+
 // benchNode carries the labels a cloud node typically has; it matches the
 // 16th strategy of each section, so most selectors are tried and miss.
 var benchNode = Node{
@@ -51,7 +54,7 @@ var benchNode = Node{
 		"node.kubernetes.io/instance-type":        "m6i.4xlarge",
 		"topology.kubernetes.io/region":           "us-east-1",
 		"topology.kubernetes.io/zone":             "zone-a",
-		"node.example.com/pool":                   "pool-15",
+		benchPoolLabel:                            "pool-15",
 		"node.example.com/team":                   "search",
 		"node-role.kubernetes.io/worker":          "",
 		"karpenter.sh/capacity-type":              "on-demand",

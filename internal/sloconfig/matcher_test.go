@@ -62,9 +62,10 @@ func TestIndexedPickAgreesWithTryingEveryRule(t *testing.T) {
 	}{
 		"test": &c.burst, "realistic threshold": &Load(realisticData, nil).threshold, "bench": &Load(benchData(), nil).system,
 	}
+	const zone, gpu = "zone", "gpu"
 	nodes := []map[string]string{
-		nil, {"pool": "a"}, {"pool": "b"}, {"pool": "c"}, {"pool": "b", "zone": "z"}, {"gpu": ""}, {"zone": "z"},
-		{"node.example.com/pool": "pool-3", "topology.kubernetes.io/zone": "zone-a"}, {"node.example.com/pool": "pool-3"},
+		nil, {poolLabel: "a"}, {poolLabel: "b"}, {poolLabel: "c"}, {poolLabel: "b", zone: "z"}, {gpu: ""}, {zone: "z"},
+		{benchPoolLabel: "pool-3", "topology.kubernetes.io/zone": "zone-a"}, {benchPoolLabel: "pool-3"},
 		benchNode.Labels,
 	}
 	for name, s := range sections {

@@ -74,9 +74,9 @@ func TestResolvingASection(t *testing.T) {
 		want: `{"minFreeKbytesFactor":100,"watermarkScaleFactor":150,"totalNetworkBandwidth":"10G"}`,
 	}, {
 		name: "the first matching node strategy wins",
-		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "a", "zone": "z"},
+		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "a", "rack": "r1"},
 		doc: `{"nodeStrategies": [
-		         {"name": "zone", "nodeSelector": {"matchLabels": {"zone": "z"}}, "policy": "auto"},
+		         {"name": "rack", "nodeSelector": {"matchLabels": {"rack": "r1"}}, "policy": "auto"},
 		         {"name": "pool", "nodeSelector": {"matchLabels": {"pool": "a"}}, "policy": "cpuBurstOnly"}]}`,
 		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
@@ -151,10 +151,10 @@ func TestMatchesNameTheStrategyThatApplied(t *testing.T) {
 func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 	c := Load(map[string]string{
 		string(KeySystem): `{"nodeStrategies": [
-		  {"name": "gpu", "nodeSelector": {"matchLabels": {"gpu": "nvidia"}}, "minFreeKbytesFactor": 10},
+		  {"name": "gpu", "nodeSelector": {"matchLabels": {"accelerator": "nvidia"}}, "minFreeKbytesFactor": 10},
 		  {"name": "big", "nodeSelector": {"matchLabels": {"size": "big"}}, "minFreeKbytesFactor": 20}]}`,
 	}, nil)
-	res := c.Resolve(Node{Name: "n", Labels: map[string]string{"gpu": "nvidia", "size": "big"}}, nil)
+	res := c.Resolve(Node{Name: "n", Labels: map[string]string{"accelerator": "nvidia", "size": "big"}}, nil)
 	if got := *res.Spec.SystemStrategy.MinFreeKbytesFactor; got != 10 {
 		t.Errorf("minFreeKbytesFactor %d, want the first strategy's 10", got)
 	}
@@ -166,7 +166,7 @@ func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 			t.Errorf("message %q lacks %q", res.Warnings[0].Message, part)
 		}
 	}
-	if res := c.Resolve(Node{Name: "m", Labels: map[string]string{"gpu": "nvidia"}}, nil); len(res.Warnings) != 0 {
+	if res := c.Resolve(Node{Name: "m", Labels: map[string]string{"accelerator": "nvidia"}}, nil); len(res.Warnings) != 0 {
 		t.Errorf("a node matching one strategy got warnings %+v", res.Warnings)
 	}
 }
