@@ -110,6 +110,20 @@ var _ = Describe("Bad input", Serial, func() {
 			"nodeConfigs[0].nodeSelector", "Required value"),
 	)
 
+	It("reports every error of every rejected key, one Event per key", func(ctx SpecContext) {
+		data := with(threshold, `{"clusterStrategy": {"memoryEvictThresholdPercent": 70, "memoryEvictLowerPercent": 80},
+			"nodeStrategies": [{"name": "x", "cpuSuppressThresholdPercent": 30}]}`)
+		data[burst] = `{"clusterStrategy": {"policy": "sometimes"}}`
+		cm := setConfig(ctx, data)
+
+		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).WithTimeout(eventually).WithPolling(poll).
+			Should(ContainElements(
+				And(ContainSubstring(threshold+": clusterStrategy.memoryEvictLowerPercent"),
+					ContainSubstring(threshold+": nodeStrategies[0].nodeSelector")),
+				And(ContainSubstring(burst+": clusterStrategy.policy"), ContainSubstring(`"sometimes"`)),
+			))
+	})
+
 	It("leaves the good keys of the same ConfigMap in force", func(ctx SpecContext) {
 		setConfig(ctx, good)
 		node := createNode(ctx, nil, nil)

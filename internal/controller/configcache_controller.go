@@ -111,19 +111,33 @@ func (r *ConfigReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (
 
 // configEvent is one Event to record on the ConfigMap.
 type configEvent struct {
-	reason  string
-	message string
+	reason string
+	// action names the key: the Event recorder folds Events with the same
+	// object, reason and action into one series that keeps only the first
+	// note, so each key needs its own action to be heard.
+	action   string
+	messages []string
+	// suffix follows the messages, e.g. what stays in force.
+	suffix string
 }
 
-// configEvents turns the load reports into Events an operator can act on.
+// note joins the messages into one Event note within the API's length limit,
+// saying how many were left out when they do not all fit.
+func (e configEvent) note() string {
+	return joinNote(e.messages, e.suffix)
+}
+
+// configEvents turns the load reports into Events an operator can act on:
+// per key, one listing every error and one listing every warning.
 func configEvents(cfg *sloconfig.Config) []configEvent {
 	var out []configEvent
 	for _, r := range cfg.Reports() {
-		for _, m := range r.Messages() {
-			out = append(out, configEvent{ReasonInvalidConfig, m + "; " + consequence(r.State)})
+		action := "Load " + string(r.Key)
+		if msgs := r.Messages(); len(msgs) > 0 {
+			out = append(out, configEvent{ReasonInvalidConfig, action, msgs, consequence(r.State)})
 		}
-		for _, m := range r.WarningMessages() {
-			out = append(out, configEvent{ReasonConfigWarning, m})
+		if msgs := r.WarningMessages(); len(msgs) > 0 {
+			out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
 		}
 	}
 	return out
@@ -149,7 +163,7 @@ func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
 	for _, e := range evs {
-		b.WriteString("\x00" + e.reason + "\x00" + e.message)
+		b.WriteString("\x00" + e.reason + "\x00" + e.note())
 	}
 	if b.String() == r.reported {
 		return
@@ -159,19 +173,11 @@ func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg
 	// Logged at info level: a stack trace would say nothing about a typo in a ConfigMap.
 	log := logf.FromContext(ctx)
 	for _, e := range evs {
-		log.Info("Configuration problem", "reason", e.reason, "message", e.message)
-		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, "Load", "%s", truncateNote(e.message))
+		for _, m := range e.messages {
+			log.Info("Configuration problem", "reason", e.reason, "message", m)
+		}
+		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, e.action, "%s", e.note())
 	}
-}
-
-// maxNoteLength is the longest Event note the events.k8s.io API accepts.
-const maxNoteLength = 1024
-
-func truncateNote(s string) string {
-	if len(s) <= maxNoteLength {
-		return s
-	}
-	return s[:maxNoteLength-3] + "..."
 }
 
 // setupWithManager registers the controller; it watches the one ConfigMap and

@@ -150,15 +150,28 @@ func (r *NodeSLOReconciler) resolve(cfg *sloconfig.Config, node *metav1.PartialO
 
 // warnNode records the node's warnings as Events on the Node when its
 // NodeSLO was just written or the warnings differ from those last recorded,
-// so that a resync or an unrelated reconcile repeats none.
+// so that a resync or an unrelated reconcile repeats none. Warnings of one
+// reason share one Event: the recorder folds Events with the same object,
+// reason and action into a series that keeps only the first note.
 func (r *NodeSLOReconciler) warnNode(node *metav1.PartialObjectMetadata, warnings []sloconfig.NodeWarning, wrote bool) {
 	if !r.warned.remember(node.Name, warnings) && !wrote {
 		return
 	}
-	// A typed stub is enough for the Event's reference and avoids caching full Nodes.
-	regarding := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name, UID: node.UID}}
+	// A typed stub is enough for the Event's reference and avoids caching full
+	// Nodes; its resourceVersion starts a new series when the Node changed.
+	regarding := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: node.Name, UID: node.UID, ResourceVersion: node.ResourceVersion,
+	}}
+	var reasons []string
+	byReason := map[string][]string{}
 	for _, w := range warnings {
-		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, w.Reason, "Resolve", "%s", truncateNote(w.Message))
+		if _, seen := byReason[w.Reason]; !seen {
+			reasons = append(reasons, w.Reason)
+		}
+		byReason[w.Reason] = append(byReason[w.Reason], w.Message)
+	}
+	for _, reason := range reasons {
+		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, reason, "Resolve", "%s", joinNote(byReason[reason], ""))
 	}
 }
 
