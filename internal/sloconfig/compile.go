@@ -84,7 +84,6 @@ func (k strategyKind[T]) compile(raw string) compiled[*T] {
 		}
 		out.addRule(e, value)
 	}
-	out.section.buildIndex()
 	return out
 }
 
@@ -132,7 +131,7 @@ func (out *compiled[V]) addRule(e nodeEntry, value V) {
 			selectorPath, emptySelectorHint(e.path)))
 	}
 	out.section.rules = append(out.section.rules, rule[V]{
-		name: e.name, selector: selector, matcher: newMatcher(selector, &out.section.keys), value: value})
+		name: e.name, selector: selector, value: value})
 }
 
 func emptySelectorHint(entryPath *field.Path) string {

@@ -35,7 +35,6 @@ func compileHostApplications(raw string) compiled[hostAppList] {
 		out.errs = append(out.errs, errs...)
 		out.addRule(e, apps)
 	}
-	out.section.buildIndex()
 	return out
 }
 

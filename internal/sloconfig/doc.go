@@ -16,8 +16,8 @@
 //     strategy and each node strategy (objects key by key, lists whole);
 //   - rules.go, validate_*.go: validate every merged value, so that
 //     cross-field rules see the numbers in force;
-//   - selectors.go, matcher.go: validate and compile node selectors once,
-//     and index rules by the label values they require;
+//   - selectors.go: validate node selectors and compile them once into
+//     apimachinery labels.Selectors;
 //   - compile.go, compile_hostapp.go, section.go: the compiled sections;
 //   - load.go: states per key, last-good and frozen values;
 //   - resolve.go, bandwidth.go: the spec of one node;

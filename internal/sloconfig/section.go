@@ -14,25 +14,15 @@ import (
 type section[V any] struct {
 	fallback V
 	rules    []rule[V]
-	keys     keyTable  // label keys the rules' selectors use
-	index    ruleIndex // which rules may match a node, by label value
 }
 
 // rule is one node strategy (or host-application node config), merged
 // with the cluster strategy and with its selector compiled.
 type rule[V any] struct {
 	name     string
-	selector labels.Selector // kept for its canonical String()
-	matcher  matcher
+	selector labels.Selector
 	value    V
 }
-
-// inlineKeys and inlineCandidates bound what matching a node keeps on the
-// stack; beyond them it allocates.
-const (
-	inlineKeys       = 16
-	inlineCandidates = 32
-)
 
 // choice is the outcome of matching a node against a section.
 type choice[V any] struct {
@@ -45,17 +35,12 @@ type choice[V any] struct {
 
 // pick returns the first rule whose selector matches, else the fallback,
 // and notes any further matching rules (they never win, but the operator
-// should hear about them). Only rules the index cannot rule out are tried.
+// should hear about them).
 func (s *section[V]) pick(nodeLabels map[string]string) choice[V] {
 	c := choice[V]{value: s.fallback, index: -1}
-	if len(s.rules) == 0 {
-		return c
-	}
-	var valBuf [inlineKeys]labelValue
-	var candBuf [inlineCandidates]int
-	vals := lookup(s.keys.keys, nodeLabels, valBuf[:0])
-	for _, i := range s.index.candidates(vals, candBuf[:0]) {
-		if !s.rules[i].matcher.matches(vals, nodeLabels) {
+	set := labels.Set(nodeLabels)
+	for i := range s.rules {
+		if !s.rules[i].selector.Matches(set) {
 			continue
 		}
 		if c.index < 0 {
@@ -102,13 +87,4 @@ func (k Key) entriesField() string {
 		return fieldNodeConfigs
 	}
 	return fieldNodeStrategies
-}
-
-// buildIndex files the rules for pick; call it once all rules are added.
-func (s *section[V]) buildIndex() {
-	matchers := make([]*matcher, len(s.rules))
-	for i := range s.rules {
-		matchers[i] = &s.rules[i].matcher
-	}
-	s.index = newRuleIndex(matchers)
 }
