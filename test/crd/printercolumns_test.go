@@ -3,7 +3,6 @@ package crd
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,15 +11,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // kubectl runs the kubectl of the envtest store (same version as the
 // apiserver) or, failing that, the one on PATH, against the test apiserver.
 func kubectl(args ...string) string {
-	bin := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(bin); err != nil {
-		bin = "kubectl"
-	}
+	bin, err := localcluster.KubectlBinary(os.Getenv("KUBEBUILDER_ASSETS"))
+	Expect(err).NotTo(HaveOccurred())
 	out, err := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "kubectl %s: %s", strings.Join(args, " "), out)
 	return string(out)

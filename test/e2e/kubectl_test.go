@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // kubectl runs the kubectl binary against the test cluster, with bin/ first
@@ -26,11 +27,8 @@ type kubectl struct {
 // newKubectl prefers the kubectl of the envtest store, the version of the
 // apiserver, and falls back to the one on PATH.
 func newKubectl(kubeconfig, pluginDir string) *kubectl {
-	binary := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(binary); err != nil {
-		binary, err = exec.LookPath("kubectl")
-		Expect(err).NotTo(HaveOccurred(), "no kubectl in KUBEBUILDER_ASSETS nor on PATH")
-	}
+	binary, err := localcluster.KubectlBinary(os.Getenv("KUBEBUILDER_ASSETS"))
+	Expect(err).NotTo(HaveOccurred())
 	path := pluginDir + string(os.PathListSeparator) + os.Getenv("PATH")
 	return &kubectl{binary: binary, kubeconfig: kubeconfig, path: path}
 }
