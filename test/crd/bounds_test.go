@@ -11,11 +11,8 @@ import (
 )
 
 var _ = Describe("The CRD schema", func() {
-	var serial int
-
 	// create stores a fully set NodeSLO after mutate has broken one field.
 	create := func(mutate func(*slov1alpha1.NodeSLOSpec)) error {
-		serial++
 		spec := fullySetSpec()
 		mutate(&spec)
 		return k8sClient.Create(ctx, &slov1alpha1.NodeSLO{
