@@ -23,8 +23,8 @@ const (
 	KeyHostApplication   Key = "host-application-config"
 )
 
-// Keys lists the keys in the order reports are given.
-var Keys = []Key{KeyResourceThreshold, KeyResourceQOS, KeyCPUBurst, KeySystem, KeyHostApplication}
+// Keys lists the keys in the order reports are given (keyTable's order).
+var Keys = keysOf(keyTable)
 
 // NetworkBandwidthAnnotation on a Node overrides systemStrategy.totalNetworkBandwidth.
 const NetworkBandwidthAnnotation = "node.koordinator.sh/network-bandwidth"
@@ -65,7 +65,7 @@ func (r SectionReport) Valid() bool { return len(r.Errors) == 0 }
 // Config is an immutable configuration, merged and compiled once at load.
 // Many goroutines may read it at once without locks or copies.
 type Config struct {
-	reports     []SectionReport // one per key, in Keys order
+	reports     []SectionReport // one per key, in keyTable order
 	fingerprint string
 
 	threshold section[*slov1alpha1.ResourceThresholdStrategy]

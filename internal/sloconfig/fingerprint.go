@@ -9,7 +9,7 @@ import (
 )
 
 // fingerprint hashes what decides every node's spec: each key's state and
-// its compiled values in rule order, with selectors in their canonical
+// its compiled values in rule order, keys in keyTable order, with selectors in their canonical
 // string form. encoding/json writes struct fields in a fixed order and map
 // keys sorted, and quantities canonically, so a ConfigMap edit that only
 // reorders keys or changes whitespace leaves the fingerprint alone. Rule
@@ -19,11 +19,9 @@ func fingerprint(c *Config) string {
 	for _, r := range c.reports {
 		_, _ = fmt.Fprintf(h, "%s=%s\n", r.Key, r.State)
 	}
-	writeSection(h, &c.threshold)
-	writeSection(h, &c.qos)
-	writeSection(h, &c.burst)
-	writeSection(h, &c.system)
-	writeSection(h, &c.hostApps)
+	for _, k := range keyTable {
+		k.writeFingerprint(c, h)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
