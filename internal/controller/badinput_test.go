@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	gomegatypes "github.com/onsi/gomega/types"
 	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
@@ -167,13 +168,21 @@ var _ = Describe("Bad input", Serial, func() {
 			Should(warned)
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
 
-		// A change of another controller's key reloads the ConfigMap; the same
-		// warning is not recorded again (a repeat would turn the Event into a series).
+		// A change of another key reloads the ConfigMap and changes the
+		// configuration in force, but not what there is to warn about: no
+		// Warning is recorded again, neither as a new Event (the ConfigMap
+		// changed, so a repeat would not join the old one's series) nor as
+		// a series.
+		Eventually(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).
+			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", 0))
+		before := recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)()
+		generation := configGeneration()
 		data := with(threshold, `{"clusterStrategy": {"enable": true, "cpuSupressThresholdPercent": 30}}`)
-		data["colocation-config"] = `{"enable": true}`
+		data[burst] = `{"clusterStrategy": {"policy": "cpuBurstOnly"}}`
 		setConfig(ctx, data)
-		Consistently(func() ([]eventsv1.Event, error) { return eventsAbout(ctx, configNamespace, cm) }).
-			WithTimeout(consistently).Should(HaveEach(HaveField("Series", BeNil())))
+		Eventually(configGeneration).WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", generation))
+		Consistently(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).
+			WithTimeout(consistently).WithPolling(poll).Should(Equal(before))
 	})
 
 	It("warns on the Node when it matches more than one node strategy; the first wins", func(ctx SpecContext) {
@@ -187,11 +196,15 @@ var _ = Describe("Bad input", Serial, func() {
 		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonMultipleNodeStrategies)).WithTimeout(eventually).WithPolling(poll).
 			Should(ContainElement(And(ContainSubstring(burst), ContainSubstring(`"first"`), ContainSubstring(`"second"`))))
 
-		// Reconciled again without a change: the warning is not repeated.
+		// Reconciled again with the same warnings: none is recorded again,
+		// neither as a new Event (the Node changed) nor as a series.
+		before := recordedEvents(ctx, metav1.NamespaceDefault, node, sloconfig.ReasonMultipleNodeStrategies)()
+		reconciled := reconciles()
 		node.Labels["unrelated"] = "x"
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Consistently(func() ([]eventsv1.Event, error) { return eventsAbout(ctx, "default", node) }).
-			WithTimeout(consistently).Should(HaveEach(HaveField("Series", BeNil())))
+		Eventually(reconciles).WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", reconciled))
+		Consistently(recordedEvents(ctx, metav1.NamespaceDefault, node, sloconfig.ReasonMultipleNodeStrategies)).
+			WithTimeout(consistently).WithPolling(poll).Should(Equal(before))
 	})
 
 	It("ignores a bad bandwidth annotation with a Warning Event on the Node; the strategy's value stays", func(ctx SpecContext) {
@@ -210,17 +223,23 @@ var _ = Describe("Bad input", Serial, func() {
 	})
 })
 
-// eventsAbout returns the Events recorded about obj.
-func eventsAbout(ctx SpecContext, namespace string, obj client.Object) ([]eventsv1.Event, error) {
-	list := &eventsv1.EventList{}
-	if err := k8sClient.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return nil, err
-	}
-	var out []eventsv1.Event
-	for _, e := range list.Items {
-		if e.Regarding.UID == obj.GetUID() {
-			out = append(out, e)
+// recordedEvents counts the times an Event with reason was recorded about
+// obj: one per Event object, or its series count when it has a series.
+func recordedEvents(ctx SpecContext, namespace string, obj client.Object, reason string) func() int {
+	return func() int {
+		list := &eventsv1.EventList{}
+		Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		n := 0
+		for _, e := range list.Items {
+			if e.Regarding.UID != obj.GetUID() || e.Reason != reason {
+				continue
+			}
+			if e.Series != nil {
+				n += int(e.Series.Count)
+			} else {
+				n++
+			}
 		}
+		return n
 	}
-	return out, nil
 }

@@ -32,12 +32,13 @@ const (
 	ReasonConfigWarning = "ConfigWarning"
 )
 
-// ConfigReconciler loads the slo-controller-config ConfigMap, publishes the
-// result in the Store and, when the effective configuration changed, signals
-// the NodeSLO controller to reconcile every node.
+// ConfigCacheReconciler is the config-cache controller: it loads the
+// slo-controller-config ConfigMap, publishes the result in the Store and,
+// when the effective configuration changed, signals the NodeSLO controller
+// to reconcile every node.
 //
 // It runs with one worker and reconciles one name, so its fields need no lock.
-type ConfigReconciler struct {
+type ConfigCacheReconciler struct {
 	reader   client.Reader
 	key      types.NamespacedName
 	store    *Store
@@ -55,7 +56,7 @@ type ConfigReconciler struct {
 }
 
 // Reconcile loads the ConfigMap (absent = all defaults) and publishes it.
-func (r *ConfigReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
+func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 
 	cm := &corev1.ConfigMap{}
@@ -158,7 +159,7 @@ func consequence(state sloconfig.SectionState) string {
 
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
-func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
+func (r *ConfigCacheReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
 	evs := configEvents(cfg)
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
@@ -183,7 +184,7 @@ func (r *ConfigReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg
 // setupWithManager registers the controller; it watches the one ConfigMap and
 // is also started once at start-up, so that an absent ConfigMap is loaded (as
 // defaults) too.
-func (r *ConfigReconciler) setupWithManager(mgr ctrl.Manager) error {
+func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
 	})
@@ -192,7 +193,7 @@ func (r *ConfigReconciler) setupWithManager(mgr ctrl.Manager) error {
 		return nil
 	})
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("slo-config").
+		Named("config-cache").
 		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
 		WatchesRawSource(loadAtStart).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).

@@ -16,8 +16,7 @@ const eventRecorderName = "nodeslo-controller"
 // Nodes: metadata is read through list/watch; the Events on them are created
 // through events.k8s.io, in namespace default for cluster-scoped objects.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
-// +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //
 // The ConfigMap is read in its own namespace only (a Role, not a ClusterRole).
@@ -31,7 +30,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	configChanged := make(chan event.GenericEvent, 1)
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 
-	configs := &ConfigReconciler{
+	configs := &ConfigCacheReconciler{
 		reader:        mgr.GetClient(),
 		key:           opts.configKey(),
 		store:         store,
