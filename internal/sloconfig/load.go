@@ -3,7 +3,7 @@ package sloconfig
 // load compiles every key of data. A key whose new value is invalid keeps
 // the value previous had for it (last good), or, when previous knows no
 // good value either, freezes: Resolve then keeps each node's current value
-// of that section (behaviour.md, "Bad input").
+// of that section (docs/behaviour.md#bad-input).
 func load(data map[string]string, previous *Config) *Config {
 	c := &Config{reports: make([]SectionReport, 0, len(Keys))}
 	c.threshold = loadKey(c, data, previous, KeyResourceThreshold, thresholdKind.compile, thresholdKind.defaultSection(),
