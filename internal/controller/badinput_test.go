@@ -14,7 +14,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// behaviour.md, "Bad input".
+// docs/behaviour.md#bad-input.
 var _ = Describe("Bad input", Serial, func() {
 	const (
 		threshold = string(sloconfig.KeyResourceThreshold)

@@ -12,7 +12,8 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
 
-// One Describe per row of behaviour.md's lifecycle table, plus drift correction.
+// One It per row of the reconcile table in docs/behaviour.md#lifecycle, plus
+// hand edits, recreation and semantic equality.
 var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 	It("Node present, NodeSLO absent: creates the NodeSLO with the defaults when there is no ConfigMap", func(ctx SpecContext) {
 		creates, resolves := reconcilesOf(controller.OpCreate), metricValue(controller.MetricResolveSeconds, nil)

@@ -29,8 +29,8 @@ import (
 const raceRetryDelay = time.Second
 
 // NodeSLOReconciler keeps the NodeSLO named after a node equal to the spec
-// the configuration in force resolves for that node (behaviour.md, "The
-// NodeSLO lifecycle").
+// the configuration in force resolves for that node
+// (docs/behaviour.md#lifecycle).
 type NodeSLOReconciler struct {
 	// client reads from the manager's cache (Nodes as metadata only) and writes.
 	client client.Client

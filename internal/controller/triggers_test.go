@@ -10,7 +10,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// behaviour.md, "What triggers a reconcile". Node create and delete, and
+// The table in docs/behaviour.md#triggers. Node create and delete, and
 // NodeSLO spec change and delete, are proven in lifecycle_test.go.
 var _ = Describe("What triggers a reconcile", Serial, func() {
 	const goldThreshold = `{"clusterStrategy": {"enable": true},

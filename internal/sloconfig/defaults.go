@@ -7,7 +7,7 @@ import (
 )
 
 // The built-in defaults are what a NodeSLO says when the ConfigMap is
-// silent (behaviour.md, "Built-in defaults"). Each call returns a fresh value.
+// silent (docs/behaviour.md#defaults). Each call returns a fresh value.
 
 // DefaultResourceThresholdStrategy is the default of resource-threshold-config.
 func DefaultResourceThresholdStrategy() *slov1alpha1.ResourceThresholdStrategy {

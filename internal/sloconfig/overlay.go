@@ -7,7 +7,7 @@ import (
 	"maps"
 )
 
-// overlay lays patch over base the way behaviour.md describes: objects
+// overlay lays patch over base the way docs/behaviour.md#merge-rules describes: objects
 // merge key by key, recursively; anything else in patch (scalars, lists)
 // replaces base's value whole. A nil patch (nothing written) keeps base.
 // Neither input is modified; the result may

@@ -13,7 +13,7 @@ const (
 	qosSection   = "resourceQOSStrategy"
 )
 
-// Every rule of behaviour.md "Resolving a section", one row each: a
+// One case per row of the rules table in docs/behaviour.md#merge-rules: a
 // ConfigMap key, a node, and the JSON of the section the node gets.
 func TestResolvingASection(t *testing.T) {
 	tests := []struct {

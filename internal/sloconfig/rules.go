@@ -9,7 +9,7 @@ import (
 )
 
 // rules collects field errors under one path. Each method checks one kind
-// of rule of nodeslo-api.md; unset (nil or empty) values pass, since unset
+// of rule of docs/nodeslo-api.md#field-reference; unset (nil or empty) values pass, since unset
 // means "the agent's own default".
 type rules struct {
 	path *field.Path

@@ -8,7 +8,8 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
-// Every bound, enum and cross-field rule of nodeslo-api.md: the snippet is
+// Every bound, enum and cross-field rule in the tables of
+// docs/nodeslo-api.md#field-reference: the snippet is
 // a clusterStrategy (or a host application) with %s standing for the
 // value; ok must be accepted, bad rejected with an error at path.
 func TestEveryRuleAcceptsAValidAndRejectsAnInvalidValue(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 )
 
 // validateResourceThreshold checks the bounds and cross-field rules of
-// resourceUsedThresholdWithBE (nodeslo-api.md).
+// resourceUsedThresholdWithBE (docs/nodeslo-api.md#resourcethresholdstrategy).
 func validateResourceThreshold(s *slov1alpha1.ResourceThresholdStrategy, r *rules) field.ErrorList {
 	r.between("cpuSuppressThresholdPercent", s.CPUSuppressThresholdPercent, 0, 100)
 	r.between("cpuSuppressMinPercent", s.CPUSuppressMinPercent, 0, 100)

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# check-doc-links.sh: every reference in the repository to the documentation
+# pages docs/behaviour.md and docs/nodeslo-api.md must name a file that
+# exists in the repository and, when it names a section, a heading of that
+# file. This script's own mentions are checked too.
+#
+#   bash hack/check-doc-links.sh     # exit 0: all resolve; 1: a list of what does not
+#   bash hack/check-doc-links.sh -v  # also list every reference found
+#
+# What counts as a reference, and how it is resolved:
+#   - a Markdown link [text](target) in a *.md file: target is relative to
+#     the file's directory, as GitHub and editors resolve it;
+#   - any other mention (Go comments, prose, link-free Markdown text):
+#     a path relative to the repository root, e.g. docs/behaviour.md;
+#   - "#anchor" after the file name must be the GitHub anchor of one of its
+#     headings (lower case, punctuation dropped, spaces turned into dashes);
+#   - ', "Heading"' right after a bare file name must be one of its headings.
+# URLs (http:// and https://) are not checked. Files are those git tracks or
+# would track (untracked files not ignored), so new files count before a commit.
+set -euo pipefail
+
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+verbose=false
+[[ ${1:-} == -v ]] && verbose=true
+
+# anchors FILE: the GitHub anchors of FILE's headings, one per line.
+anchors() {
+	awk '
+		/^[ \t]*(```|~~~)/ { fenced = !fenced; next }
+		fenced { next }
+		/^#+[ \t]/ {
+			h = $0
+			sub(/^#+[ \t]+/, "", h); sub(/[ \t]+#+[ \t]*$/, "", h); sub(/[ \t]+$/, "", h)
+			h = tolower(h)
+			gsub(/[^a-z0-9 _-]/, "", h)
+			gsub(/ /, "-", h)
+			# GitHub numbers repeated headings: name, name-1, name-2, ...
+			n = seen[h]++
+			print (n ? h "-" n : h)
+		}
+	' "$1"
+}
+
+# references FILE: one line per reference: line, kind (link|bare), target, heading.
+references() {
+	awk -v md="$([[ $1 == *.md ]] && echo 1 || echo 0)" '
+		BEGIN { OFS = "\t"; names = "(behaviour|nodeslo-api)[.]md" }
+		{
+			line = $0
+			gsub(/https?:\/\/[^ \t)>"`]*/, "", line)
+			if (md) {
+				# Markdown links: check targets naming our pages, then drop every
+				# link (text included) so that its text is not read as a bare path.
+				rest = line; line = ""
+				while (match(rest, /\[[^]]*\]\([^)]*\)/)) {
+					link = substr(rest, RSTART, RLENGTH)
+					line = line substr(rest, 1, RSTART - 1) " "
+					rest = substr(rest, RSTART + RLENGTH)
+					target = link; sub(/^\[[^]]*\]\(/, "", target); sub(/\)$/, "", target)
+					sub(/[ \t]+"[^"]*"$/, "", target) # a link title
+					if (target ~ names) print FNR, "link", target, ""
+				}
+				line = line rest
+			}
+			while (match(line, "[A-Za-z0-9_./-]*" names "(#[A-Za-z0-9_-]+)?")) {
+				target = substr(line, RSTART, RLENGTH)
+				line = substr(line, RSTART + RLENGTH)
+				heading = ""
+				if (target !~ /#/ && match(line, /^,[ \t]*"[^"]+"/)) {
+					heading = substr(line, 1, RLENGTH)
+					sub(/^,[ \t]*"/, "", heading); sub(/"$/, "", heading)
+				}
+				print FNR, "bare", target, heading
+			}
+		}
+	' "$1"
+}
+
+# normalize PATH: PATH relative to the repository root with . and .. folded,
+# or a path starting with ../ when it leaves the repository.
+normalize() {
+	local part out=()
+	local IFS=/
+	for part in $1; do
+		case $part in
+		'' | .) ;;
+		..) if ((${#out[@]} > 0)) && [[ ${out[-1]} != .. ]]; then unset 'out[-1]'; else out+=(..); fi ;;
+		*) out+=("$part") ;;
+		esac
+	done
+	echo "${out[*]}"
+}
+
+errors=0
+checked=0
+fail() {
+	echo "$1:$2: $3" >&2
+	errors=$((errors + 1))
+}
+
+while IFS= read -r -d '' file; do
+	[[ -f $file ]] || continue
+	grep -IqE '(behaviour|nodeslo-api)\.md' "$file" || continue
+	while IFS=$'\t' read -r line kind target heading; do
+		checked=$((checked + 1))
+		path=${target%%#*}
+		anchor=""
+		[[ $target == *#* ]] && anchor=${target#*#}
+		if [[ $kind == link ]]; then
+			resolved=$(normalize "$(dirname "$file")/$path")
+			how="link target $target (from $(dirname "$file")/)"
+		else
+			resolved=$(normalize "$path")
+			how="$target (from the repository root)"
+		fi
+		$verbose && echo "$file:$line: $target${heading:+, \"$heading\"} -> $resolved"
+		if [[ $resolved == ../* ]]; then
+			fail "$file" "$line" "$how: points outside the repository"
+			continue
+		fi
+		if [[ ! -f $resolved ]]; then
+			fail "$file" "$line" "$how: no such file $resolved in the repository"
+			continue
+		fi
+		# Collected first: grep -q ending a pipe early would fail it under pipefail.
+		have=$(anchors "$resolved")
+		if [[ -n $anchor ]] && ! grep -qxF -- "$anchor" <<<"$have"; then
+			fail "$file" "$line" "$how: $resolved has no heading with anchor #$anchor"
+		fi
+		if [[ -n $heading ]]; then
+			want=$(printf '# %s\n' "$heading" | anchors /dev/stdin)
+			if ! grep -qxF -- "$want" <<<"$have"; then
+				fail "$file" "$line" "$how: $resolved has no heading \"$heading\""
+			fi
+		fi
+	done < <(references "$file")
+done < <(git ls-files -z --cached --others --exclude-standard)
+
+if ((errors > 0)); then
+	echo "check-doc-links: $errors of $checked references to docs/behaviour.md or docs/nodeslo-api.md do not resolve" >&2
+	exit 1
+fi
+echo "check-doc-links: all $checked references to docs/behaviour.md and docs/nodeslo-api.md resolve"
