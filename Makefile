@@ -39,6 +39,10 @@ GENERATED = config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.dee
 verify-generated: controller-gen ## Fail if `make manifests generate` would change a generated file.
 	@hack/verify-generated.sh "$(MAKE)" $(GENERATED)
 
+.PHONY: verify-docs
+verify-docs: ## Fail if a reference to docs/behaviour.md or docs/nodeslo-api.md does not resolve.
+	@hack/check-doc-links.sh
+
 .PHONY: fmt
 fmt: ## Run go fmt.
 	go fmt ./...
@@ -57,7 +61,7 @@ FUZZTIME ?= 20s
 # configuration is shared by concurrent reconciles without locks, and the
 # concurrency tests only prove that under -race.
 .PHONY: test
-test: verify-generated vet lint setup-envtest ## Run every test (unit, envtest, fuzz) with -race against a real kube-apiserver and etcd.
+test: verify-generated verify-docs vet lint setup-envtest ## Run every test (unit, envtest, fuzz) with -race against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		CGO_ENABLED=1 go test -race $$(go list ./... | grep -v /test/e2e) -count=1 -coverprofile cover.out
 	$(MAKE) --no-print-directory fuzz
