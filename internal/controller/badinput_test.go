@@ -101,7 +101,8 @@ var _ = Describe("Bad input", Serial, func() {
 			"nodeStrategies[0].nodeSelector.matchExpressions[0].operator", `"Maybe"`),
 		Entry("a node strategy without nodeSelector", threshold,
 			`{"nodeStrategies": [{"name": "x", "cpuSuppressThresholdPercent": 30}]}`,
-			`{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchLabels": {"x": "1"}}, "cpuSuppressThresholdPercent": 30}]}`,
+			`{"nodeStrategies": [{"name": "x", "nodeSelector": {"matchLabels": {"x": "1"}},
+				"cpuSuppressThresholdPercent": 30}]}`,
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 			"nodeStrategies[0].nodeSelector", "Required value"),
 		Entry("a host-application node config without nodeSelector", hostApps,
@@ -207,13 +208,14 @@ var _ = Describe("Bad input", Serial, func() {
 			WithTimeout(consistently).WithPolling(poll).Should(Equal(before))
 	})
 
-	It("ignores a bad bandwidth annotation with a Warning Event on the Node; the strategy's value stays", func(ctx SpecContext) {
+	It("ignores a bad bandwidth annotation, warning on the Node; the strategy's value stays", func(ctx SpecContext) {
 		setConfig(ctx, with(system, `{"clusterStrategy": {"totalNetworkBandwidth": "500M"}}`))
 		node := createNode(ctx, nil, map[string]string{sloconfig.NetworkBandwidthAnnotation: "lots"})
 
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
-		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonInvalidNetworkBandwidth)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonInvalidNetworkBandwidth)).
+			WithTimeout(eventually).WithPolling(poll).
 			Should(ContainElement(And(ContainSubstring(sloconfig.NetworkBandwidthAnnotation), ContainSubstring(`"lots"`))))
 
 		node.Annotations[sloconfig.NetworkBandwidthAnnotation] = "2G"

@@ -15,7 +15,7 @@ import (
 // One It per row of the reconcile table in docs/behaviour.md#lifecycle, plus
 // hand edits, recreation and semantic equality.
 var _ = Describe("The NodeSLO lifecycle", Serial, func() {
-	It("Node present, NodeSLO absent: creates the NodeSLO with the defaults when there is no ConfigMap", func(ctx SpecContext) {
+	It("Node present, NodeSLO absent: creates it with the defaults when there is no ConfigMap", func(ctx SpecContext) {
 		creates, resolves := reconcilesOf(controller.OpCreate), metricValue(controller.MetricResolveSeconds, nil)
 		node := createNode(ctx, nil, nil)
 

@@ -77,7 +77,9 @@ func isWriteRace(err error) bool {
 
 // sync does one read-decide-write round for node name and returns the
 // operation it ended with.
-func (r *NodeSLOReconciler) sync(ctx context.Context, reader client.Reader, cfg *sloconfig.Config, name string) (string, error) {
+func (r *NodeSLOReconciler) sync(
+	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, name string,
+) (string, error) {
 	log := logf.FromContext(ctx)
 
 	node, err := getNodeMetadata(ctx, reader, name)

@@ -51,13 +51,17 @@ type countingReader struct {
 	gets int
 }
 
-func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+func (r *countingReader) Get(
+	ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption,
+) error {
 	r.gets++
 	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
 func conflictingUpdates(n *int) interceptor.Funcs {
-	return interceptor.Funcs{Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+	return interceptor.Funcs{Update: func(
+		ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption,
+	) error {
 		if *n > 0 {
 			*n--
 			return apierrors.NewConflict(schema.GroupResource{Group: "slo.koordinator.sh", Resource: "nodeslos"},
@@ -107,7 +111,9 @@ func TestReconcileRequeuesQuietlyWhenConflictsPersist(t *testing.T) {
 }
 
 func TestReconcileReturnsAFailedRead(t *testing.T) {
-	broken := interceptor.Funcs{Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+	broken := interceptor.Funcs{Get: func(
+		context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption,
+	) error {
 		return apierrors.NewInternalError(errors.New("etcd is down"))
 	}}
 	r, _, _ := newTestReconciler(t, broken)

@@ -27,7 +27,8 @@ func TestNodeInputsChangedOnUpdate(t *testing.T) {
 		{"unrelated annotation", node("1", nil, nil), node("2", nil, map[string]string{"x": "1"}), false},
 		{"nil and empty labels alike", node("1", nil, nil), node("2", map[string]string{}, nil), false},
 		{"label added", node("1", nil, nil), node("2", map[string]string{"a": "1"}, nil), true},
-		{"label value changed", node("1", map[string]string{"a": "1"}, nil), node("2", map[string]string{"a": "2"}, nil), true},
+		{"label value changed",
+			node("1", map[string]string{"a": "1"}, nil), node("2", map[string]string{"a": "2"}, nil), true},
 		{"label removed", node("1", map[string]string{"a": "1"}, nil), node("2", nil, nil), true},
 		{"bandwidth set", node("1", nil, nil), node("2", nil, map[string]string{bw: "1G"}), true},
 		{"bandwidth set to empty", node("1", nil, nil), node("2", nil, map[string]string{bw: ""}), true},
@@ -40,7 +41,8 @@ func TestNodeInputsChangedOnUpdate(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
-	if !p.Create(event.CreateEvent{Object: node("1", nil, nil)}) || !p.Delete(event.DeleteEvent{Object: node("1", nil, nil)}) {
+	created, deleted := event.CreateEvent{Object: node("1", nil, nil)}, event.DeleteEvent{Object: node("1", nil, nil)}
+	if !p.Create(created) || !p.Delete(deleted) {
 		t.Error("create and delete must always pass")
 	}
 }

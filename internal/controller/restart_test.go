@@ -48,7 +48,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		Expect(allResourceVersions(ctx)).To(Equal(before))
 	})
 
-	It("with a key broken while it was down: existing NodeSLOs keep that section, new nodes get the default", func(ctx SpecContext) {
+	It("a key broken while it was down: NodeSLOs keep that section, new nodes get the default", func(ctx SpecContext) {
 		cm := setConfig(ctx, map[string]string{
 			string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 55}}`,
 		})

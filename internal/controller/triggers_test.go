@@ -60,7 +60,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
 	})
 
-	It("a Node status update or an unrelated metadata change triggers no reconcile; a label change does", func(ctx SpecContext) {
+	It("a Node status or unrelated metadata change triggers no reconcile; a label change does", func(ctx SpecContext) {
 		node := createNode(ctx, map[string]string{"zone": "a"}, nil)
 		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
 		waitUntilQuiet()

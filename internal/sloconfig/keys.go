@@ -97,7 +97,9 @@ func (k sectionKey[V]) load(c *Config, data map[string]string, previous *Config)
 
 // resolve sets the key's part of r.Spec for node and records how it was chosen.
 // A frozen key keeps current's value when current has one.
-func (k sectionKey[V]) resolve(c *Config, report SectionReport, node Node, current *slov1alpha1.NodeSLOSpec, r *Resolution) {
+func (k sectionKey[V]) resolve(
+	c *Config, report SectionReport, node Node, current *slov1alpha1.NodeSLOSpec, r *Resolution,
+) {
 	s := k.in(c)
 	if report.State == StateFrozen {
 		r.Matches = append(r.Matches, SectionMatch{Key: k.key, Index: -1, State: report.State})
@@ -112,7 +114,8 @@ func (k sectionKey[V]) resolve(c *Config, report SectionReport, node Node, curre
 	}
 	ch := s.pick(node.Labels)
 	if len(ch.also) > 0 {
-		r.Warnings = append(r.Warnings, NodeWarning{Reason: ReasonMultipleNodeStrategies, Message: s.multipleMatchesMessage(k.key, ch)})
+		r.Warnings = append(r.Warnings, NodeWarning{
+			Reason: ReasonMultipleNodeStrategies, Message: s.multipleMatchesMessage(k.key, ch)})
 	}
 	r.Matches = append(r.Matches, SectionMatch{Key: k.key, Strategy: ch.name, Index: ch.index, State: report.State})
 	k.set(&r.Spec, ch.value)
