@@ -1,6 +1,9 @@
 package rulecases
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Cases holds every bound, enum and cross-field rule of docs/nodeslo-api.md
 // that the engine and the CRD share, each tested at its edges: the bound
@@ -39,8 +42,8 @@ func thresholdCases() []Case {
 		// alone is valid only below 70, and never at its own maximum of 100.
 		between(rt, "memoryEvictThresholdPercent", 0, 100),
 		atLeast(rt, "memoryEvictLowerPercent", 0),
-		[]Case{{Rule: Rule{rt, snippet("memoryEvictLowerPercent", `"memoryEvictThresholdPercent": 100`), "memoryEvictLowerPercent"},
-			OK: "99", Bad: "101"}},
+		[]Case{{OK: "99", Bad: "101", Rule: Rule{rt,
+			snippet("memoryEvictLowerPercent", `"memoryEvictThresholdPercent": 100`), "memoryEvictLowerPercent"}}},
 		[]Case{lessThan(rt, "memoryEvictLowerPercent", "memoryEvictThresholdPercent", 80)},
 
 		atLeast(rt, "memoryAllocatableEvictThresholdPercent", 0),
@@ -62,6 +65,8 @@ func thresholdCases() []Case {
 		oneOf(rt, "cpuEvictPolicy", "evictByLimit", "evictByRealLimit", "evictByAllocatable"),
 
 		between(rt, "allocatableEvictPriorityThreshold", 0, 7999),
+		// No marker, but the Go type is an int32, which both judges enforce.
+		between(rt, "evictEnabledPriorityThreshold", math.MinInt32, math.MaxInt32),
 	)
 }
 

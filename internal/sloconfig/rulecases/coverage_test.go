@@ -3,6 +3,7 @@ package rulecases
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,7 +54,7 @@ func TestEveryConstraintOfTheCRDHasCases(t *testing.T) {
 		ok, bad := accepted[c.path], rejected[c.path]
 		var missing []string
 		switch c.kind {
-		case "minimum", "maximum":
+		case "minimum", "maximum", "int32 minimum", "int32 maximum":
 			inside, outside := edges(c)
 			if _, skip := unreachable[c.String()]; !skip && !slices.Contains(ok, inside) {
 				missing = append(missing, "a case accepting "+inside)
@@ -139,6 +140,9 @@ func crdConstraints(t *testing.T) []constraint {
 		add("minimum", s.Minimum != nil)
 		add("maximum", s.Maximum != nil)
 		add("enum", len(s.Enum) > 0)
+		// The range of an int32 is a bound too, where no marker narrows it.
+		add("int32 minimum", s.Format == "int32" && s.Minimum == nil)
+		add("int32 maximum", s.Format == "int32" && s.Maximum == nil)
 		add("pattern", s.Pattern != "")
 		for _, r := range s.XValidations {
 			out = append(out, constraint{path: path, kind: "rule " + strconv.Quote(r.Message), schema: s, rule: r})
@@ -170,7 +174,12 @@ func valuesByPath() (accepted, rejected map[string][]string) {
 // edges returns the value just inside a bound and the one just outside it.
 func edges(c constraint) (inside, outside string) {
 	s := c.schema
-	if c.kind == "minimum" {
+	switch c.kind {
+	case "int32 minimum":
+		return strconv.FormatInt(math.MinInt32, 10), strconv.FormatInt(math.MinInt32-1, 10)
+	case "int32 maximum":
+		return strconv.FormatInt(math.MaxInt32, 10), strconv.FormatInt(math.MaxInt32+1, 10)
+	case "minimum":
 		lo := int64(*s.Minimum)
 		if s.ExclusiveMinimum {
 			return strconv.FormatInt(lo+1, 10), strconv.FormatInt(lo, 10)
