@@ -128,9 +128,10 @@ func qosClassCases(class string) []Case {
 func networkQOSDifferences() []Difference {
 	const reason = "an integer is a percentage of the node's bandwidth, 0..100, and a string a non-negative " +
 		"quantity (docs/nodeslo-api.md); the CRD only says int-or-string"
-	var out []Difference
+	fields := []string{"ingressRequest", "ingressLimit", "egressRequest", "egressLimit"}
+	out := make([]Difference, 0, 4*len(fields)*len(QOSClasses))
 	for _, class := range QOSClasses {
-		for _, name := range []string{"ingressRequest", "ingressLimit", "egressRequest", "egressLimit"} {
+		for _, name := range fields {
 			path := class + ".networkQOS." + name
 			out = append(out, differ(ResourceQOS, path, reason, "100", "101", "-1")...)
 			out = append(out, differ(ResourceQOS, path, reason, `"50M"`, `"fast"`, `"-1G"`)...)
