@@ -54,6 +54,9 @@ var _ = Describe("The engine and the CRD", func() {
 					describe(d.Rule, value, engine, apiserver))
 				return
 			}
+			if len(engine.fields) == 0 && len(apiserver.fields) > 0 {
+				Fail(disagreement(engine, apiserver) + "\n" + describe(d.Rule, value, engine, apiserver))
+			}
 			Expect(engine.fields).To(ConsistOf(d.SpecPath()), "the engine must reject it at %s, as it means to (%s)\n%s",
 				d.SpecPath(), d.Reason, describe(d.Rule, value, engine, apiserver))
 			Expect(apiserver.fields).To(BeEmpty(), "the apiserver rejects it too, so it is no difference any more: "+
