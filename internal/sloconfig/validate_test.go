@@ -2,141 +2,52 @@ package sloconfig
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig/rulecases"
 )
 
-// Every bound, enum and cross-field rule in the tables of
-// docs/nodeslo-api.md#field-reference: the snippet is
-// a clusterStrategy (or a host application) with %s standing for the
-// value; ok must be accepted, bad rejected with an error at path.
+// Every bound, enum and cross-field rule of docs/nodeslo-api.md#field-reference, from the
+// table the agreement test in test/crd shares (internal/sloconfig/rulecases):
+// the snippet is a clusterStrategy (or a host application) with %s
+// standing for the value; ok must be accepted, bad rejected with an error
+// at path. The rules where the engine is stricter than the CRD are judged
+// here the same way.
 func TestEveryRuleAcceptsAValidAndRejectsAnInvalidValue(t *testing.T) {
-	const (
-		rt  = KeyResourceThreshold
-		qos = KeyResourceQOS
-		cb  = KeyCPUBurst
-		sys = KeySystem
-		ha  = KeyHostApplication
-	)
-	tests := []struct {
-		key     Key
-		snippet string
-		ok, bad string
-		path    string
-	}{
-		{rt, `{"cpuSuppressThresholdPercent": %s}`, "100", "101", "cpuSuppressThresholdPercent"},
-		{rt, `{"cpuSuppressThresholdPercent": %s}`, "0", "-1", "cpuSuppressThresholdPercent"},
-		{rt, `{"cpuSuppressMinPercent": %s}`, "0", "101", "cpuSuppressMinPercent"},
-		{rt, `{"cpuSuppressPolicy": %s}`, `"cfsQuota"`, `"quota"`, "cpuSuppressPolicy"},
-		{rt, `{"memoryEvictThresholdPercent": %s}`, "100", "101", "memoryEvictThresholdPercent"},
-		{rt, `{"memoryEvictLowerPercent": %s}`, "69", "-1", "memoryEvictLowerPercent"},
-		{rt, `{"memoryEvictThresholdPercent": 80, "memoryEvictLowerPercent": %s}`, "79", "80", "memoryEvictLowerPercent"},
-		{rt, `{"memoryAllocatableEvictThresholdPercent": %s}`, "0", "-1", "memoryAllocatableEvictThresholdPercent"},
-		{rt, `{"memoryAllocatableEvictLowerPercent": %s}`, "0", "-1", "memoryAllocatableEvictLowerPercent"},
-		{rt, `{"memoryAllocatableEvictThresholdPercent": 90, "memoryAllocatableEvictLowerPercent": %s}`, "89", "90",
-			"memoryAllocatableEvictLowerPercent"},
-		{rt, `{"cpuEvictBESatisfactionUpperPercent": %s}`, "100", "101", "cpuEvictBESatisfactionUpperPercent"},
-		{rt, `{"cpuEvictBESatisfactionLowerPercent": %s}`, "0", "-1", "cpuEvictBESatisfactionLowerPercent"},
-		{rt, `{"cpuEvictBESatisfactionUpperPercent": 60, "cpuEvictBESatisfactionLowerPercent": %s}`, "59", "61",
-			"cpuEvictBESatisfactionLowerPercent"},
-		{rt, `{"cpuEvictBEUsageThresholdPercent": %s}`, "100", "101", "cpuEvictBEUsageThresholdPercent"},
-		{rt, `{"cpuEvictTimeWindowSeconds": %s}`, "1", "0", "cpuEvictTimeWindowSeconds"},
-		{rt, `{"cpuEvictThresholdPercent": %s}`, "100", "101", "cpuEvictThresholdPercent"},
-		{rt, `{"cpuEvictLowerPercent": %s}`, "0", "-1", "cpuEvictLowerPercent"},
-		{rt, `{"cpuEvictThresholdPercent": 50, "cpuEvictLowerPercent": %s}`, "49", "50", "cpuEvictLowerPercent"},
-		{rt, `{"cpuAllocatableEvictThresholdPercent": %s}`, "0", "-1", "cpuAllocatableEvictThresholdPercent"},
-		{rt, `{"cpuAllocatableEvictLowerPercent": %s}`, "0", "-1", "cpuAllocatableEvictLowerPercent"},
-		{rt, `{"cpuAllocatableEvictThresholdPercent": 70, "cpuAllocatableEvictLowerPercent": %s}`, "69", "71",
-			"cpuAllocatableEvictLowerPercent"},
-		{rt, `{"cpuEvictPolicy": %s}`, `"evictByAllocatable"`, `"evictByLimit"`, "cpuEvictPolicy"},
-		{rt, `{"allocatableEvictPriorityThreshold": %s}`, "7999", "8000", "allocatableEvictPriorityThreshold"},
-		{rt, `{"allocatableEvictPriorityThreshold": %s}`, "0", "-1", "allocatableEvictPriorityThreshold"},
-
-		{qos, `{"policies": {"cpuPolicy": %s}}`, `"coreSched"`, `"bvt"`, "policies.cpuPolicy"},
-		{qos, `{"policies": {"netQOSPolicy": %s}}`, `"terway-qos"`, `"cni"`, "policies.netQOSPolicy"},
-		{qos, `{"lsrClass": {"cpuQOS": {"groupIdentity": %s}}}`, "-1", "3", "lsrClass.cpuQOS.groupIdentity"},
-		{qos, `{"lsClass": {"cpuQOS": {"schedIdle": %s}}}`, "1", "2", "lsClass.cpuQOS.schedIdle"},
-		{qos, `{"beClass": {"memoryQOS": {"minLimitPercent": %s}}}`, "100", "101", "beClass.memoryQOS.minLimitPercent"},
-		{qos, `{"beClass": {"memoryQOS": {"lowLimitPercent": %s}}}`, "0", "-1", "beClass.memoryQOS.lowLimitPercent"},
-		{qos, `{"beClass": {"memoryQOS": {"throttlingPercent": %s}}}`, "100", "101", "beClass.memoryQOS.throttlingPercent"},
-		{qos, `{"beClass": {"memoryQOS": {"wmarkRatio": %s}}}`, "95", "101", "beClass.memoryQOS.wmarkRatio"},
-		{qos, `{"beClass": {"memoryQOS": {"wmarkScalePermill": %s}}}`, "1000", "0", "beClass.memoryQOS.wmarkScalePermill"},
-		{qos, `{"beClass": {"memoryQOS": {"wmarkMinAdj": %s}}}`, "-25", "-26", "beClass.memoryQOS.wmarkMinAdj"},
-		{qos, `{"beClass": {"memoryQOS": {"wmarkMinAdj": %s}}}`, "50", "51", "beClass.memoryQOS.wmarkMinAdj"},
-		{qos, `{"beClass": {"memoryQOS": {"priorityEnable": %s}}}`, "1", "2", "beClass.memoryQOS.priorityEnable"},
-		{qos, `{"beClass": {"memoryQOS": {"priority": %s}}}`, "12", "13", "beClass.memoryQOS.priority"},
-		{qos, `{"beClass": {"memoryQOS": {"oomKillGroup": %s}}}`, "0", "-1", "beClass.memoryQOS.oomKillGroup"},
-		{qos, `{"beClass": {"memoryQOS": {"pageCacheLimitPercent": %s}}}`, "100", "101", "beClass.memoryQOS.pageCacheLimitPercent"},
-		{qos, `{"systemClass": {"resctrlQOS": {"catRangeStartPercent": %s}}}`, "0", "-1", "systemClass.resctrlQOS.catRangeStartPercent"},
-		{qos, `{"systemClass": {"resctrlQOS": {"catRangeEndPercent": %s}}}`, "100", "101", "systemClass.resctrlQOS.catRangeEndPercent"},
-		{qos, `{"systemClass": {"resctrlQOS": {"catRangeEndPercent": 30, "catRangeStartPercent": %s}}}`, "29", "30",
-			"systemClass.resctrlQOS.catRangeStartPercent"},
-		{qos, `{"systemClass": {"resctrlQOS": {"mbaPercent": %s}}}`, "100", "101", "systemClass.resctrlQOS.mbaPercent"},
-		{qos, `{"cgroupRoot": {"blkioQOS": {"blocks": [{"type": %s}]}}}`, `"podvolume"`, `"disk"`, "cgroupRoot.blkioQOS.blocks[0].type"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"readIOPS": %s}}]}}}`, "0", "-1", "beClass.blkioQOS.blocks[0].ioCfg.readIOPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"writeIOPS": %s}}]}}}`, "0", "-1", "blocks[0].ioCfg.writeIOPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"readBPS": %s}}]}}}`, "0", "-1", "blocks[0].ioCfg.readBPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"writeBPS": %s}}]}}}`, "0", "-1", "blocks[0].ioCfg.writeBPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"ioWeightPercent": %s}}]}}}`, "1", "0", "blocks[0].ioCfg.ioWeightPercent"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"ioWeightPercent": %s}}]}}}`, "100", "101", "blocks[0].ioCfg.ioWeightPercent"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"readLatencyPercent": %s}}]}}}`, "100", "101",
-			"blocks[0].ioCfg.readLatencyPercent"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"writeLatencyPercent": %s}}]}}}`, "0", "-1",
-			"blocks[0].ioCfg.writeLatencyPercent"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"modelReadBPS": %s}}]}}}`, "1", "0", "blocks[0].ioCfg.modelReadBPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"modelWriteBPS": %s}}]}}}`, "1", "0", "blocks[0].ioCfg.modelWriteBPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"modelReadSeqIOPS": %s}}]}}}`, "1", "0", "blocks[0].ioCfg.modelReadSeqIOPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"modelWriteSeqIOPS": %s}}]}}}`, "1", "0", "blocks[0].ioCfg.modelWriteSeqIOPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"modelReadRandIOPS": %s}}]}}}`, "1", "0", "blocks[0].ioCfg.modelReadRandIOPS"},
-		{qos, `{"beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"modelWriteRandIOPS": %s}}]}}}`, "1", "0",
-			"blocks[0].ioCfg.modelWriteRandIOPS"},
-		{qos, `{"lsClass": {"networkQOS": {"ingressRequest": %s}}}`, "100", "101", "lsClass.networkQOS.ingressRequest"},
-		{qos, `{"lsClass": {"networkQOS": {"ingressLimit": %s}}}`, `"50M"`, `"fast"`, "lsClass.networkQOS.ingressLimit"},
-		{qos, `{"lsClass": {"networkQOS": {"egressRequest": %s}}}`, "0", "-1", "lsClass.networkQOS.egressRequest"},
-		{qos, `{"lsClass": {"networkQOS": {"egressLimit": %s}}}`, `"1G"`, `"-1G"`, "lsClass.networkQOS.egressLimit"},
-
-		{cb, `{"policy": %s}`, `"cfsQuotaBurstOnly"`, `"always"`, "policy"},
-		{cb, `{"cpuBurstPercent": %s}`, "1", "0", "cpuBurstPercent"},
-		{cb, `{"cpuBurstPercent": %s}`, "10000", "10001", "cpuBurstPercent"},
-		{cb, `{"cfsQuotaBurstPercent": %s}`, "100", "99", "cfsQuotaBurstPercent"},
-		{cb, `{"cfsQuotaBurstPeriodSeconds": %s}`, "-1", "-2", "cfsQuotaBurstPeriodSeconds"},
-		{cb, `{"sharePoolThresholdPercent": %s}`, "100", "101", "sharePoolThresholdPercent"},
-
-		{sys, `{"minFreeKbytesFactor": %s}`, "1", "0", "minFreeKbytesFactor"},
-		{sys, `{"watermarkScaleFactor": %s}`, "1", "0", "watermarkScaleFactor"},
-		{sys, `{"watermarkScaleFactor": %s}`, "400", "401", "watermarkScaleFactor"},
-		{sys, `{"memcgReapBackGround": %s}`, "1", "2", "memcgReapBackGround"},
-		{sys, `{"pageCacheLimitEnabled": %s}`, "0", "-1", "pageCacheLimitEnabled"},
-		{sys, `{"totalNetworkBandwidth": %s}`, `"10G"`, `"10 G"`, "totalNetworkBandwidth"},
-
-		{ha, `{"priority": %s}`, `"koord-batch"`, `"koord-high"`, "applications[0].priority"},
-		{ha, `{"qos": %s}`, `"SYSTEM"`, `"GOLD"`, "applications[0].qos"},
-		{ha, `{"cgroupPath": {"base": %s}}`, `"KubepodsBesteffort"`, `"Root"`, "applications[0].cgroupPath.base"},
-	}
-	for _, tt := range tests {
-		for _, value := range []string{tt.ok, tt.bad} {
-			name := fmt.Sprintf("%s/%s=%s", tt.key, tt.path, value)
+	for _, tt := range rulecases.EngineCases() {
+		key, path := Key(tt.Section.Key), tt.EnginePath()
+		for _, value := range []string{tt.OK, tt.Bad} {
+			name := fmt.Sprintf("%s/%s=%s", key, path, value)
 			t.Run(name, func(t *testing.T) {
-				strategy := fmt.Sprintf(tt.snippet, value)
-				doc := `{"clusterStrategy": ` + strategy + `}`
-				if tt.key == KeyHostApplication {
-					doc = `{"applications": [` + strategy + `]}`
-				}
-				r := report(Load(map[string]string{string(tt.key): doc}, nil), tt.key)
+				r := report(Load(map[string]string{string(key): tt.Document(value)}, nil), key)
 				text := errorsText(r)
-				if value == tt.ok {
+				if value == tt.OK {
 					if !r.Valid() {
 						t.Errorf("valid value rejected:\n%s", text)
 					}
 					return
 				}
-				if r.Valid() || !strings.Contains(text, tt.path+":") || !strings.Contains(text, string(tt.key)+": ") {
-					t.Errorf("invalid value accepted or reported without its path %q:\n%s", tt.path, text)
+				if r.Valid() || !strings.Contains(text, path+":") || !strings.Contains(text, string(key)+": ") {
+					t.Errorf("invalid value accepted or reported without its path %q:\n%s", path, text)
 				}
 			})
 		}
+	}
+}
+
+// The table's sections must be this package's keys, or its cases would
+// test nothing.
+func TestTheRuleTableUsesTheEnginesKeys(t *testing.T) {
+	for _, s := range rulecases.Sections {
+		if !slices.Contains(Keys, Key(s.Key)) {
+			t.Errorf("rulecases section %q is not a key the engine reads (%v)", s.Key, Keys)
+		}
+	}
+	if len(rulecases.Sections) != len(Keys) {
+		t.Errorf("rulecases has %d sections, the engine %d keys", len(rulecases.Sections), len(Keys))
 	}
 }
 
