@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The builders below turn one rule as nodeslo-api.md states it ("0..100",
+// The builders below turn one rule as docs/nodeslo-api.md states it ("0..100",
 // "one of cpuset, cfsQuota") into the cases that test its edges.
 
 // between tests both ends of lo..hi: each bound accepted, one past it rejected.
