@@ -186,6 +186,23 @@ var _ = Describe("Bad input", Serial, func() {
 			WithTimeout(consistently).WithPolling(poll).Should(Equal(before))
 	})
 
+	It("warns about a misspelt key and a key under binaryData, not about other controllers' keys", func(ctx SpecContext) {
+		data := maps.Clone(good)
+		data["resource-threshold-confg"] = `{"clusterStrategy": {"enable": false}}`
+		data["colocation-config"] = `{"enable": true}`
+		cm := setConfig(ctx, data)
+		cm.BinaryData = map[string][]byte{system: []byte(`{"clusterStrategy": {"totalNetworkBandwidth": "1G"}}`)}
+		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+
+		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
+			Should(ContainElement(And(
+				ContainSubstring(`"resource-threshold-confg"`), ContainSubstring(`did you mean "resource-threshold-config"`),
+				ContainSubstring(`binaryData key "system-config" is ignored`))))
+		Consistently(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(consistently).
+			ShouldNot(ContainElement(ContainSubstring("colocation-config")))
+		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
+	})
+
 	It("warns on the Node when it matches more than one node strategy; the first wins", func(ctx SpecContext) {
 		setConfig(ctx, with(burst, `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [
 			{"name": "first", "nodeSelector": {"matchLabels": {"a": "1"}}, "policy": "cpuBurstOnly"},

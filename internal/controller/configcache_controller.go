@@ -129,9 +129,14 @@ func (e configEvent) note() string {
 }
 
 // configEvents turns the load reports into Events an operator can act on:
-// per key, one listing every error and one listing every warning.
-func configEvents(cfg *sloconfig.Config) []configEvent {
+// one about data keys probably meant for this controller but not read (a
+// misspelt key, a key under binaryData), then per key one listing every
+// error and one listing every warning.
+func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config) []configEvent {
 	var out []configEvent
+	if msgs := sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData); len(msgs) > 0 {
+		out = append(out, configEvent{ReasonConfigWarning, "Check keys", msgs, ""})
+	}
 	for _, r := range cfg.Reports() {
 		action := "Load " + string(r.Key)
 		if msgs := r.Messages(); len(msgs) > 0 {
@@ -160,7 +165,7 @@ func consequence(state sloconfig.SectionState) string {
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
 func (r *ConfigCacheReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
-	evs := configEvents(cfg)
+	evs := configEvents(cm, cfg)
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
 	for _, e := range evs {
