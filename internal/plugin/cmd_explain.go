@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
 // Defaults of the ConfigMap flags: the controller's own defaults.
@@ -37,7 +37,7 @@ resolves to now, and if not, which sections differ.`,
 			if err != nil {
 				return fmt.Errorf("loading the kubeconfig: %w", err)
 			}
-			c, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
+			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 			if err != nil {
 				return fmt.Errorf("creating a client: %w", err)
 			}
