@@ -9,18 +9,12 @@ import (
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
-// Defaults of the ConfigMap flags: the controller's own defaults.
-const (
-	DefaultConfigNamespace = "koordinator-system"
-	DefaultConfigName      = "slo-controller-config"
-)
-
 // newExplainCommand is `kubectl nodeslo explain NODE`: live against the
 // cluster of the usual kubeconfig flags, it tells why a node's NodeSLO says
 // what it says.
 func newExplainCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
-	configMap := client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
+	var ref ConfigMapRef
 	cmd := &cobra.Command{
 		Use:   "explain NODE",
 		Short: "Explain, for one node, which strategies apply, which ConfigMap keys are valid and whether its NodeSLO is up to date",
@@ -41,6 +35,7 @@ resolves to now, and if not, which sections differ.`,
 			if err != nil {
 				return fmt.Errorf("creating a client: %w", err)
 			}
+			configMap := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 			in, err := FetchExplainInputs(cmd.Context(), c, args[0], configMap)
 			if err != nil {
 				return err
@@ -49,7 +44,6 @@ resolves to now, and if not, which sections differ.`,
 		},
 	}
 	kube.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configMap.Namespace, "config-namespace", configMap.Namespace, "Namespace of the ConfigMap, as the controller's flag.")
-	cmd.Flags().StringVar(&configMap.Name, "slo-config-name", configMap.Name, "Name of the ConfigMap, as the controller's flag.")
+	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-var configMapKey = client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
+var configMapKey = client.ObjectKey{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
 
 // workerNode is the node every test explains, with labels.
 func workerNode(labels map[string]string) *corev1.Node {

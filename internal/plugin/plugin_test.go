@@ -138,7 +138,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestReadNodes(t *testing.T) {
-	nodes, err := ReadNodes(strings.NewReader(`{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": {"x": "y"}}}]}`))
+	nodes, _, err := ReadNodes(strings.NewReader(`{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": {"x": "y"}}}]}`))
 	if err != nil || len(nodes) != 1 || nodes[0].Name != "a" || nodes[0].Labels["x"] != "y" {
 		t.Errorf("nodes %+v, error %v", nodes, err)
 	}
@@ -147,25 +147,8 @@ func TestReadNodes(t *testing.T) {
 		`{"kind": "List", "items": [{"kind": "Pod"}]}`,
 		"kind: [\n",
 	} {
-		if _, err := ReadNodes(strings.NewReader(bad)); err == nil {
+		if _, _, err := ReadNodes(strings.NewReader(bad)); err == nil {
 			t.Errorf("no error for %q", bad)
 		}
-	}
-}
-
-func TestReadConfigMapPicksTheSLOConfigMapOfSeveral(t *testing.T) {
-	data, err := ReadConfigMapData(strings.NewReader(`kind: ConfigMap
-metadata: {name: other}
-data: {a: "1"}
----
-kind: ConfigMap
-metadata: {name: slo-controller-config}
-data: {b: "2"}
-`))
-	if err != nil || data["b"] != "2" {
-		t.Errorf("data %v, error %v", data, err)
-	}
-	if _, err := ReadConfigMapData(strings.NewReader("kind: ConfigMap\nmetadata: {name: x}\n---\nkind: ConfigMap\nmetadata: {name: y}\n")); err == nil {
-		t.Error("no error for two ConfigMaps, neither the SLO one")
 	}
 }
