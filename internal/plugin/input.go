@@ -89,7 +89,7 @@ func ReadConfigMap(r io.Reader, want ConfigMapRef) (*ConfigMapInput, error) {
 			return nil, fmt.Errorf("reading the ConfigMap file, document %d: %w", i+1, err)
 		}
 		items := []json.RawMessage{doc}
-		if head.Kind == "List" || head.Kind == "ConfigMapList" {
+		if head.Kind == kindList || head.Kind == "ConfigMapList" {
 			items = head.Items
 		}
 		for _, item := range items {

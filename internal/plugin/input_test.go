@@ -155,7 +155,7 @@ func TestUsageMistakes(t *testing.T) {
 		{"validate FILE without -f", []string{validateCmd, goodConfigMap},
 			"validate takes no arguments: give files with flags, e.g. kubectl nodeslo validate -f " + goodConfigMap},
 		{"render FILE without -f", []string{renderCmd, goodConfigMap}, "kubectl nodeslo render -f " + goodConfigMap},
-		{"both inputs from stdin", []string{renderCmd, "-f", "-", "--nodes", "-"},
+		{"both inputs from stdin", []string{renderCmd, "-f", "-", nodesFlag, "-"},
 			"-f - and --nodes - both read standard input, which holds one stream: give one of them as a file"},
 	}
 	for _, tt := range tests {
@@ -209,7 +209,7 @@ func TestInputLimits(t *testing.T) {
 		name := strings.Repeat("n", 3000)
 		nodes := writeTemp(t, "nodes.yaml", []byte("kind: Node\nmetadata:\n  name: "+name+
 			"\n  annotations: {node.koordinator.sh/network-bandwidth: lots}\n"))
-		code, stdout, stderr := run(t, "", renderCmd, "--nodes", nodes)
+		code, stdout, stderr := run(t, "", renderCmd, nodesFlag, nodes)
 		if code != ExitOK || len(stderr) > 500 || !strings.Contains(stderr, "warning: node "+strings.Repeat("n", 100)+"…(3000 bytes): InvalidNetworkBandwidth") || !strings.Contains(stdout, name) {
 			t.Errorf("exit code %d, stderr %q", code, stderr)
 		}
@@ -239,9 +239,9 @@ func TestClip(t *testing.T) {
 
 // wantNodes are the nodes every layout of nodeLayouts holds.
 var wantNodes = []sloconfig.Node{
-	{Name: "a", Labels: map[string]string{"pool": "batch", "zone": "z1"},
+	{Name: "a", Labels: map[string]string{"tier": "big", "zone": "z1"},
 		Annotations: map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G"}},
-	{Name: "b", Labels: map[string]string{"pool": "web"}},
+	{Name: "b", Labels: map[string]string{"tier": "web"}},
 }
 
 // nodeLayouts are the ways a file may hold the two nodes of wantNodes.
@@ -255,7 +255,7 @@ items:
       node.koordinator.sh/network-bandwidth: 10G
       other: "x"
     labels:
-      pool: batch
+      tier: big
       zone: z1
     name: a
   spec:
@@ -268,44 +268,51 @@ items:
         - not: an item
 - apiVersion: v1
   kind: Node
-  metadata: {name: b, labels: {pool: web}}
+  metadata: {name: b, labels: {tier: web}}
 kind: List
 metadata:
   resourceVersion: ""
 `,
 	"kubectl -o json": `{"apiVersion": "v1", "items": [
- {"kind": "Node", "metadata": {"name": "a", "labels": {"pool": "batch", "zone": "z1"},
+ {"kind": "Node", "metadata": {"name": "a", "labels": {"tier": "big", "zone": "z1"},
   "annotations": {"node.koordinator.sh/network-bandwidth": "10G"}}, "status": {"x": [1, {"y": "z"}]}},
- {"kind": "Node", "metadata": {"name": "b", "labels": {"pool": "web"}}}], "kind": "List"}`,
+ {"kind": "Node", "metadata": {"name": "b", "labels": {"tier": "web"}}}], "kind": "List"}`,
 	"indented items, a bare dash, comments": `kind: NodeList
 items:
   # the first node
   -
     metadata:
       name: a
-      labels: {pool: batch, zone: z1}
+      labels: {tier: big, zone: z1}
       annotations: {node.koordinator.sh/network-bandwidth: 10G}
   -   kind: Node
       metadata:
         name: b
 
         labels:
-          pool: web
+          tier: web
 `,
 	"flow items": `kind: List
-items: [{kind: Node, metadata: {name: a, labels: {pool: batch, zone: z1},
-  annotations: {node.koordinator.sh/network-bandwidth: 10G}}}, {metadata: {name: b, labels: {pool: web}}}]`,
+items: [{kind: Node, metadata: {name: a, labels: {tier: big, zone: z1},
+  annotations: {node.koordinator.sh/network-bandwidth: 10G}}}, {metadata: {name: b, labels: {tier: web}}}]`,
+	"flow mappings as block items": `kind: List
+items:
+- {kind: Node, metadata: {name: a, labels: {tier: big, zone: z1},
+    annotations: {node.koordinator.sh/network-bandwidth: 10G}}, status: {x: y}}
+- "metadata": {"name": "b", "labels": {"tier": "web"}}
+  "status": {}
+`,
 	"documents of Nodes and lists": `# a comment-only document
 ---
 kind: Node
 metadata:
   name: a
-  labels: {pool: batch, zone: z1}
+  labels: {tier: big, zone: z1}
   annotations: {node.koordinator.sh/network-bandwidth: 10G}
----
+--- # a separator with a comment
 kind: NodeList
 items:
-- metadata: {name: b, labels: {pool: web}}
+- metadata: {name: b, labels: {tier: web}}
 ...
 `,
 }
@@ -323,15 +330,15 @@ func TestReadNodesLayouts(t *testing.T) {
 
 func TestReadNodesRefusals(t *testing.T) {
 	tests := map[string]string{
-		"kind: Pod\nmetadata: {name: p}\n":                                   `document 1: kind "Pod" is not Node, NodeList or List`,
-		`{"kind": "List", "items": [{"kind": "Pod"}]}`:                       `document 1, item 1 has kind "Pod", not Node`,
-		"kind: List\nitems:\n- kind: Pod\n":                                  `document 1, item 1 (line 3) has kind "Pod", not Node`,
-		"kind: Service\nitems:\n- kind: Node\n":                              `document 1: kind "Service" is not Node, NodeList or List`,
-		"kind: [\n":                                                          "document 1 (line 1)",
-		"kind: List\nitems:\n- metadata:\n    labels: {a: [1]}\n":            "document 1, item 1 (line 3)",
-		"kind: List\nitems:\n- metadata: {name: a}\n\xc3(\n":                 "the nodes file is not UTF-8: the byte at offset 40 (line 4) is 0xC3",
-		"\xfe\xff\x00k":                                                      "the nodes file is UTF-16",
-		`{"kind": "List", "items": {}}`:                                      "items is not a list",
+		"kind: Pod\nmetadata: {name: p}\n":                        `document 1: kind "Pod" is not Node, NodeList or List`,
+		`{"kind": "List", "items": [{"kind": "Pod"}]}`:            `document 1, item 1 has kind "Pod", not Node`,
+		"kind: List\nitems:\n- kind: Pod\n":                       `document 1, item 1 (line 3) has kind "Pod", not Node`,
+		"kind: Service\nitems:\n- kind: Node\n":                   `document 1: kind "Service" is not Node, NodeList or List`,
+		"kind: [\n":                                               "document 1 (line 1)",
+		"kind: List\nitems:\n- metadata:\n    labels: {a: [1]}\n": "document 1, item 1 (line 3)",
+		"kind: List\nitems:\n- metadata: {name: a}\n\xc3(\n":      "the nodes file is not UTF-8: the byte at offset 40 (line 4) is 0xC3",
+		"\xfe\xff\x00k":                                           "the nodes file is UTF-16",
+		`{"kind": "List", "items": {}}`:                           "items is not a list",
 	}
 	for input, want := range tests {
 		_, _, err := ReadNodes(strings.NewReader(input))
@@ -354,7 +361,7 @@ func TestReadNodesWarnings(t *testing.T) {
 			t.Errorf("%q: warnings %q, error %v; want %q", input, warnings, err, want)
 		}
 	}
-	code, stdout, stderr := run(t, "kind: List\nitems: []\n", renderCmd, "--nodes", "-", "-o", formatJSON)
+	code, stdout, stderr := run(t, "kind: List\nitems: []\n", renderCmd, nodesFlag, "-", "-o", formatJSON)
 	if code != ExitOK || !strings.Contains(stderr, "warning: the nodes file holds no Node") ||
 		stdout != "{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"List\",\n    \"items\": []\n}\n" {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -390,7 +397,7 @@ func TestRenderStreamsTheSameBytes(t *testing.T) {
 	}
 	long := strings.Repeat("word ", 30)
 	for _, name := range []string{"", "true", "123", "a: b", "#x", "é", long, strings.Repeat("y", 200), "x"} {
-		nodes = append(nodes, sloconfig.Node{Name: name, Labels: map[string]string{"pool": "batch"}})
+		nodes = append(nodes, sloconfig.Node{Name: name})
 	}
 	for _, n := range [][]sloconfig.Node{nodes, nil} {
 		cfg := sloconfig.Load(in.Data, nil)

@@ -13,6 +13,13 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// Kinds the nodes file may hold.
+const (
+	kindNode     = "Node"
+	kindNodeList = "NodeList"
+	kindList     = "List"
+)
+
 // nodeObject is the part of a Node, or of a document of the nodes file,
 // the plugin reads.
 type nodeObject struct {
@@ -100,7 +107,7 @@ func isJSON(br *bufio.Reader) bool {
 // add keeps what resolving needs of a node: its name, its labels and the
 // one annotation the engine reads.
 func (nr *nodesReader) add(obj *nodeObject, where string) error {
-	if obj.Kind != "" && obj.Kind != "Node" {
+	if obj.Kind != "" && obj.Kind != kindNode {
 		return fmt.Errorf("%s has kind %q, not Node", where, clip(obj.Kind))
 	}
 	node := sloconfig.Node{Name: obj.Metadata.Name}
@@ -123,9 +130,9 @@ func (nr *nodesReader) add(obj *nodeObject, where string) error {
 // document handles a document parsed whole.
 func (nr *nodesReader) document(obj *nodeObject, where string) error {
 	switch obj.Kind {
-	case "Node":
+	case kindNode:
 		return nr.add(obj, where)
-	case "NodeList", "List":
+	case kindNodeList, kindList:
 		for i, item := range obj.Items {
 			var node nodeObject
 			itemWhere := fmt.Sprintf("%s, item %d", where, i+1)
@@ -181,7 +188,7 @@ func (nr *nodesReader) readJSON(r io.Reader) error {
 		if _, err := dec.Token(); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		if obj.Kind == "Node" && streamed > 0 {
+		if obj.Kind == kindNode && streamed > 0 {
 			return fmt.Errorf("%s: a Node with items", where)
 		}
 		if err := nr.document(&obj, where); err != nil {
@@ -278,9 +285,15 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// isDocumentEnd tells a document separator ("---", alone or with a
+// comment, as k8s.io/apimachinery's YAML reader has it) or end marker.
 func isDocumentEnd(line []byte) bool {
-	t := bytes.TrimRight(line, " \t\r\n")
-	return bytes.Equal(t, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) || bytes.Equal(t, []byte("..."))
+	t := bytes.TrimSpace(line)
+	if rest, ok := bytes.CutPrefix(t, []byte("---")); ok {
+		rest = bytes.TrimSpace(rest)
+		return len(rest) == 0 || rest[0] == '#'
+	}
+	return bytes.Equal(t, []byte("..."))
 }
 
 // yamlLine files one line of doc.
@@ -308,7 +321,7 @@ func (nr *nodesReader) yamlLine(doc *yamlDocument, text []byte, line int) error 
 			doc.itemIndent, doc.skipping = -1, false
 			if len(bytes.TrimSpace(content)) > 0 {
 				doc.itemIndent = len(text) - len(content)
-				doc.skipping = !isReadKey(content)
+				doc.skipping = isSkippedKey(content)
 			}
 			doc.item = append(doc.item, '\n') // never nil: an item was started
 			if doc.itemIndent >= 0 && !doc.skipping {
@@ -331,7 +344,7 @@ func (nr *nodesReader) yamlLine(doc *yamlDocument, text []byte, line int) error 
 		}
 		if !blank && (doc.itemIndent < 0 || indent == doc.itemIndent) {
 			doc.itemIndent = indent
-			doc.skipping = !isReadKey(trimmed)
+			doc.skipping = isSkippedKey(trimmed)
 		}
 		if doc.skipping {
 			return nil
@@ -354,11 +367,22 @@ func (nr *nodesReader) yamlLine(doc *yamlDocument, text []byte, line int) error 
 	return nil
 }
 
-// isReadKey tells whether an item's key line starts a field the plugin
-// reads: kind and metadata.
-func isReadKey(line []byte) bool {
-	return bytes.HasPrefix(line, []byte("kind:")) || bytes.HasPrefix(line, []byte("metadata:")) ||
-		bytes.HasPrefix(line, []byte(`"kind":`)) || bytes.HasPrefix(line, []byte(`"metadata":`))
+// isSkippedKey tells whether an item's line starts a block mapping key
+// the plugin does not read (spec, status...), whose lines may be dropped
+// unparsed. Anything else (kind, metadata, a flow mapping, a quoted key) is
+// kept for the parser.
+func isSkippedKey(line []byte) bool {
+	key, _, found := bytes.Cut(line, []byte(":"))
+	if !found || len(key) == 0 || string(key) == "kind" || string(key) == "metadata" {
+		return false
+	}
+	for _, c := range key {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	rest := line[len(key)+1:]
+	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\n' || rest[0] == '\r'
 }
 
 func isSequenceEntry(trimmed []byte) bool {
@@ -396,7 +420,7 @@ func (nr *nodesReader) endDocument(doc *yamlDocument) error {
 		}
 		return nr.document(&obj, where)
 	}
-	if obj.Kind != "List" && obj.Kind != "NodeList" {
+	if obj.Kind != kindList && obj.Kind != kindNodeList {
 		return fmt.Errorf("%s: kind %q is not Node, NodeList or List", where, clip(obj.Kind))
 	}
 	return nr.document(&obj, where) // items not cut (none, normally)

@@ -16,11 +16,12 @@ import (
 // a real node's bytes.
 func writeNodeList(w io.Writer, n int, status bool) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintln(b, "apiVersion: v1\nitems:")
+	printf := func(format string, a ...any) { _, _ = fmt.Fprintf(b, format, a...) }
+	printf("apiVersion: v1\nitems:\n")
 	for i := range n {
 		zone := []string{"a", "b", "c"}[i%3]
-		pool := []string{"general", "colocation", "online", "batch"}[i%4]
-		fmt.Fprintf(b, `- apiVersion: v1
+		pool := []string{"general", "colo", "online", "bulk"}[i%4]
+		printf(`- apiVersion: v1
   kind: Node
   metadata:
     annotations:
@@ -55,10 +56,10 @@ func writeNodeList(w io.Writer, n int, status bool) error {
     uid: 00000000-0000-4000-8000-%012x
   spec:
     providerID: aws:///eu-west-1%s/i-0%015x
-`, 10+i%3*15, i, zone, i/65536%256, i/256%256, i%256, zone, zone, pool, pool, i%40, i%500, pool == "colocation",
+`, 10+i%3*15, i, zone, i/65536%256, i/256%256, i%256, zone, zone, pool, pool, i%40, i%500, pool == "colo",
 			i/65536%256, i/256%256, i%256, 1000+i, i, zone, i)
 		if status {
-			fmt.Fprintf(b, `  status:
+			printf(`  status:
     addresses:
     - address: 10.%d.%d.%d
       type: InternalIP
@@ -119,7 +120,7 @@ func writeNodeList(w io.Writer, n int, status bool) error {
 `, i/65536%256, i/256%256, i%256, i/65536%256, i/256%256, i%256, i, i, i)
 		}
 	}
-	fmt.Fprintln(b, "kind: List\nmetadata:\n  resourceVersion: \"\"")
+	printf("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
 	return b.Flush()
 }
 

@@ -16,6 +16,7 @@ const (
 	goodConfigMap = "testdata/good-configmap.yaml"
 	badConfigMap  = "testdata/bad-configmap.yaml"
 	nodesFile     = "testdata/nodes.yaml"
+	nodesFlag     = "--nodes"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -110,10 +111,10 @@ func TestRender(t *testing.T) {
 		stderr []string
 	}{
 		{"no ConfigMap, one default node", []string{renderCmd, "-o", formatJSON}, "render-default.json", ExitOK, nil},
-		{"a ConfigMap and nodes", []string{renderCmd, "-f", goodConfigMap, "--nodes", nodesFile},
+		{"a ConfigMap and nodes", []string{renderCmd, "-f", goodConfigMap, nodesFlag, nodesFile},
 			"render-good.yaml", ExitOK,
 			[]string{`warning: node worker-2: InvalidNetworkBandwidth: annotation node.koordinator.sh/network-bandwidth="lots" is ignored`}},
-		{"invalid keys render as on a fresh start", []string{renderCmd, "-f", badConfigMap, "--nodes", nodesFile, "-o", formatJSON},
+		{"invalid keys render as on a fresh start", []string{renderCmd, "-f", badConfigMap, nodesFlag, nodesFile, "-o", formatJSON},
 			"render-bad.json", ExitOK, []string{"cpu-burst-config: Invalid value: invalid JSON"}},
 		{"--strict fails on invalid keys", []string{renderCmd, "--strict", "-f", badConfigMap, "-o", formatJSON},
 			"", ExitInvalid, []string{"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent"}},
