@@ -425,3 +425,13 @@ func TestRenderStreamsTheSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateAListGolden: a List of two same-named ConfigMaps is judged by
+// the one in the controller's namespace, with its warnings.
+func TestValidateAListGolden(t *testing.T) {
+	code, stdout, stderr := run(t, "", validateCmd, "-f", "testdata/list-configmaps.yaml")
+	if code != ExitInvalid {
+		t.Errorf("exit code %d, want %d", code, ExitInvalid)
+	}
+	golden(t, "validate-list.txt", "stdout:\n"+stdout+"stderr:\n"+stderr)
+}
