@@ -20,7 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -108,7 +108,7 @@ func run(s settings) error {
 	}
 	logf("control plane up at %s, admin kubeconfig in %s, CRD installed", cluster.Admin.Host, kubeconfig)
 
-	c, err := client.New(cluster.Admin, client.Options{Scheme: manager.NewScheme()})
+	c, err := client.New(cluster.Admin, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return fmt.Errorf("creating a client: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Options are the controllers' settings; the manager binds them to flags.
@@ -34,8 +36,8 @@ type Options struct {
 // DefaultOptions returns the settings used when no flag is given.
 func DefaultOptions() Options {
 	return Options{
-		ConfigNamespace:         "koordinator-system",
-		ConfigName:              "slo-controller-config",
+		ConfigNamespace:         sloconfig.DefaultConfigMapNamespace,
+		ConfigName:              sloconfig.DefaultConfigMapName,
 		MaxConcurrentReconciles: 8,
 	}
 }

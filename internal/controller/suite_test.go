@@ -23,6 +23,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
 )
 
@@ -66,7 +67,7 @@ var _ = BeforeSuite(func() {
 	}
 	adminConfig, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(adminConfig, client.Options{Scheme: manager.NewScheme()})
+	k8sClient, err = client.New(adminConfig, client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
 
 	ctx := context.Background()

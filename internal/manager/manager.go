@@ -1,3 +1,5 @@
+// Package manager assembles the controller-runtime manager that runs the
+// controllers, so that cmd/ and the tests build it the same way.
 package manager
 
 import (
@@ -11,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
 
@@ -31,7 +34,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        NewScheme(),
+		Scheme:                        scheme.New(),
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
 		LeaderElection:                opts.LeaderElection,

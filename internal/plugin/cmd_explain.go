@@ -6,13 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
-)
-
-// Defaults of the ConfigMap flags: the controller's own defaults.
-const (
-	DefaultConfigNamespace = "koordinator-system"
-	DefaultConfigName      = "slo-controller-config"
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
 // newExplainCommand is `kubectl nodeslo explain NODE`: live against the
@@ -20,7 +14,7 @@ const (
 // what it says.
 func newExplainCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
-	configMap := client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
+	var ref ConfigMapRef
 	cmd := &cobra.Command{
 		Use:   "explain NODE",
 		Short: "Explain, for one node, which strategies apply, which ConfigMap keys are valid and whether its NodeSLO is up to date",
@@ -37,10 +31,11 @@ resolves to now, and if not, which sections differ.`,
 			if err != nil {
 				return fmt.Errorf("loading the kubeconfig: %w", err)
 			}
-			c, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
+			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 			if err != nil {
 				return fmt.Errorf("creating a client: %w", err)
 			}
+			configMap := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 			in, err := FetchExplainInputs(cmd.Context(), c, args[0], configMap)
 			if err != nil {
 				return err
@@ -49,7 +44,6 @@ resolves to now, and if not, which sections differ.`,
 		},
 	}
 	kube.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configMap.Namespace, "config-namespace", configMap.Namespace, "Namespace of the ConfigMap, as the controller's flag.")
-	cmd.Flags().StringVar(&configMap.Name, "slo-config-name", configMap.Name, "Name of the ConfigMap, as the controller's flag.")
+	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }

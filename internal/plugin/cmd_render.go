@@ -1,13 +1,16 @@
 package plugin
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 func newRenderCommand(streams IOStreams) *cobra.Command {
-	var file, nodesFile, output string
+	var input configMapFlags
+	var nodesFile, output string
 	var strict bool
 	cmd := &cobra.Command{
 		Use:   "render [-f CONFIGMAP.yaml] [--nodes NODES.yaml] [-o yaml|json]",
@@ -15,23 +18,28 @@ func newRenderCommand(streams IOStreams) *cobra.Command {
 		Long: "render prints, as a v1 List, the NodeSLO the controller would create for each node.\n" +
 			"Without -f it renders as if the ConfigMap did not exist. Without --nodes it renders one " +
 			"node named \"node\" with no labels. Invalid keys render as the controller treats them on " +
-			"a fresh start (their defaults), and their errors go to stderr.\n" +
+			"a fresh start (their defaults), and their errors go to stderr. The ConfigMap is picked " +
+			"from the file as by validate.\n" +
 			"Exit status: 0 rendered (even with invalid keys, so that the output can be piped; use " +
 			"validate, or --strict, to gate on validity), 1 with --strict when a key is invalid, " +
 			"2 an input could not be read.",
-		Args: cobra.NoArgs,
+		Args: filesByFlag("-f %s"),
 		RunE: func(_ *cobra.Command, _ []string) error {
+			if input.file == "-" && nodesFile == "-" {
+				return errors.New("-f - and --nodes - both read standard input, which holds one stream: give one of them as a file")
+			}
 			var data map[string]string
-			if file != "" {
-				var err error
-				if data, err = readFile(file, streams.In, ReadConfigMapData); err != nil {
+			if input.file != "" {
+				cm, err := input.read(streams.In, streams.ErrOut)
+				if err != nil {
 					return err
 				}
+				data = cm.Data
 			}
 			nodes := []sloconfig.Node{DefaultNode}
 			if nodesFile != "" {
 				var err error
-				if nodes, err = readFile(nodesFile, streams.In, ReadNodes); err != nil {
+				if nodes, err = readNodesFile(nodesFile, streams.In, streams.ErrOut); err != nil {
 					return err
 				}
 			}
@@ -45,8 +53,8 @@ func newRenderCommand(streams IOStreams) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "filename", "f", "", "the ConfigMap manifest (YAML or JSON; - for stdin)")
-	cmd.Flags().StringVar(&nodesFile, "nodes", "", "a Node, NodeList or List of Nodes, or several YAML documents of them")
+	input.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&nodesFile, "nodes", "", "a Node, NodeList or List of Nodes, or several YAML documents of them (- for stdin)")
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit with status 1 when a key of the ConfigMap is invalid")
 	return cmd

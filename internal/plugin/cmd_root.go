@@ -61,7 +61,7 @@ func Execute(args []string, streams IOStreams) int {
 	case errors.As(err, &exit):
 		return exit.code
 	default:
-		_, _ = fmt.Fprintln(streams.ErrOut, "error:", err)
+		printLine(streams.ErrOut, "error: "+err.Error())
 		return ExitUsage
 	}
 }

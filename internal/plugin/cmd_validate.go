@@ -7,28 +7,31 @@ import (
 )
 
 func newValidateCommand(streams IOStreams) *cobra.Command {
-	var file string
+	var input configMapFlags
 	cmd := &cobra.Command{
 		Use:   "validate -f CONFIGMAP.yaml",
 		Short: "Check the ConfigMap the way the controller does",
 		Long: "validate reads the slo-controller-config ConfigMap from a file and prints one error " +
 			"per line on stdout, each naming the key and the JSON path; warnings go to stderr.\n" +
+			"The file may hold several objects or a List (kubectl get cm -o yaml): the ConfigMap read is " +
+			"the one named by --slo-config-name in --config-namespace (a ConfigMap without a namespace " +
+			"matches any); failing that, the only one with that name or the only ConfigMap, with a warning.\n" +
 			"Exit status: 0 valid, 1 invalid, 2 the file could not be read.",
-		Args: cobra.NoArgs,
+		Args: filesByFlag("-f %s"),
 		RunE: func(_ *cobra.Command, _ []string) error {
-			if file == "" {
+			if input.file == "" {
 				return errors.New("--filename (-f) is required")
 			}
-			data, err := readFile(file, streams.In, ReadConfigMapData)
+			cm, err := input.read(streams.In, streams.ErrOut)
 			if err != nil {
 				return err
 			}
-			if !Validate(data, streams.Out, streams.ErrOut) {
+			if !Validate(cm.Data, streams.Out, streams.ErrOut) {
 				return exitError{code: ExitInvalid}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "filename", "f", "", "the ConfigMap manifest (YAML or JSON; - for stdin)")
+	input.addFlags(cmd.Flags())
 	return cmd
 }

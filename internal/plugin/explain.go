@@ -45,12 +45,9 @@ type Explanation struct {
 // memory; here such a key is "frozen", i.e. resolved from the stored
 // NodeSLO, which is what the controller keeps too.
 func Explain(in ExplainInputs) Explanation {
-	var data map[string]string
+	var data map[string]string // nil, like empty, means all defaults
 	if in.ConfigMap != nil {
 		data = in.ConfigMap.Data
-		if data == nil {
-			data = map[string]string{}
-		}
 	}
 	cfg := sloconfig.Load(data, nil)
 	var stored *slov1alpha1.NodeSLOSpec

@@ -11,12 +11,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-var configMapKey = client.ObjectKey{Namespace: DefaultConfigNamespace, Name: DefaultConfigName}
+var configMapKey = client.ObjectKey{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
 
 // workerNode is the node every test explains, with labels.
 func workerNode(labels map[string]string) *corev1.Node {
@@ -42,7 +42,7 @@ func resolved(n *corev1.Node, cm *corev1.ConfigMap) *slov1alpha1.NodeSLO {
 
 func explainLive(t *testing.T, objs ...client.Object) (Explanation, string) {
 	t.Helper()
-	c := fake.NewClientBuilder().WithScheme(manager.NewScheme()).WithObjects(objs...).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
 	in, err := FetchExplainInputs(context.Background(), c, "worker-1", configMapKey)
 	if err != nil {
 		t.Fatalf("FetchExplainInputs: %v", err)
@@ -138,7 +138,7 @@ func TestExplainWithoutConfigMapOrNodeSLO(t *testing.T) {
 }
 
 func TestFetchExplainInputsFailsForAMissingNode(t *testing.T) {
-	c := fake.NewClientBuilder().WithScheme(manager.NewScheme()).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).Build()
 	if _, err := FetchExplainInputs(context.Background(), c, "nowhere", configMapKey); err == nil ||
 		err.Error() != `node "nowhere" not found` {
 		t.Errorf("err = %v, want node \"nowhere\" not found", err)

@@ -16,6 +16,7 @@ const (
 	goodConfigMap = "testdata/good-configmap.yaml"
 	badConfigMap  = "testdata/bad-configmap.yaml"
 	nodesFile     = "testdata/nodes.yaml"
+	nodesFlag     = "--nodes"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -110,10 +111,10 @@ func TestRender(t *testing.T) {
 		stderr []string
 	}{
 		{"no ConfigMap, one default node", []string{renderCmd, "-o", formatJSON}, "render-default.json", ExitOK, nil},
-		{"a ConfigMap and nodes", []string{renderCmd, "-f", goodConfigMap, "--nodes", nodesFile},
+		{"a ConfigMap and nodes", []string{renderCmd, "-f", goodConfigMap, nodesFlag, nodesFile},
 			"render-good.yaml", ExitOK,
 			[]string{`warning: node worker-2: InvalidNetworkBandwidth: annotation node.koordinator.sh/network-bandwidth="lots" is ignored`}},
-		{"invalid keys render as on a fresh start", []string{renderCmd, "-f", badConfigMap, "--nodes", nodesFile, "-o", formatJSON},
+		{"invalid keys render as on a fresh start", []string{renderCmd, "-f", badConfigMap, nodesFlag, nodesFile, "-o", formatJSON},
 			"render-bad.json", ExitOK, []string{"cpu-burst-config: Invalid value: invalid JSON"}},
 		{"--strict fails on invalid keys", []string{renderCmd, "--strict", "-f", badConfigMap, "-o", formatJSON},
 			"", ExitInvalid, []string{"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent"}},
@@ -138,7 +139,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestReadNodes(t *testing.T) {
-	nodes, err := ReadNodes(strings.NewReader(`{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": {"x": "y"}}}]}`))
+	nodes, _, err := ReadNodes(strings.NewReader(`{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": {"x": "y"}}}]}`))
 	if err != nil || len(nodes) != 1 || nodes[0].Name != "a" || nodes[0].Labels["x"] != "y" {
 		t.Errorf("nodes %+v, error %v", nodes, err)
 	}
@@ -147,25 +148,8 @@ func TestReadNodes(t *testing.T) {
 		`{"kind": "List", "items": [{"kind": "Pod"}]}`,
 		"kind: [\n",
 	} {
-		if _, err := ReadNodes(strings.NewReader(bad)); err == nil {
+		if _, _, err := ReadNodes(strings.NewReader(bad)); err == nil {
 			t.Errorf("no error for %q", bad)
 		}
-	}
-}
-
-func TestReadConfigMapPicksTheSLOConfigMapOfSeveral(t *testing.T) {
-	data, err := ReadConfigMapData(strings.NewReader(`kind: ConfigMap
-metadata: {name: other}
-data: {a: "1"}
----
-kind: ConfigMap
-metadata: {name: slo-controller-config}
-data: {b: "2"}
-`))
-	if err != nil || data["b"] != "2" {
-		t.Errorf("data %v, error %v", data, err)
-	}
-	if _, err := ReadConfigMapData(strings.NewReader("kind: ConfigMap\nmetadata: {name: x}\n---\nkind: ConfigMap\nmetadata: {name: y}\n")); err == nil {
-		t.Error("no error for two ConfigMaps, neither the SLO one")
 	}
 }

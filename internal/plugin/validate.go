@@ -20,10 +20,26 @@ func Validate(data map[string]string, out, errOut io.Writer) bool {
 func printReports(cfg *sloconfig.Config, errs, warnings io.Writer) {
 	for _, r := range cfg.Reports() {
 		for _, line := range r.Messages() {
-			_, _ = fmt.Fprintln(errs, line)
+			printLine(errs, line)
 		}
 		for _, line := range r.WarningMessages() {
-			_, _ = fmt.Fprintln(warnings, "warning: "+line)
+			printLine(warnings, "warning: "+line)
 		}
 	}
+}
+
+// printInputWarnings writes the warnings about the ConfigMap as a whole:
+// which one was picked, and keys the controller will not read.
+func printInputWarnings(cm *ConfigMapInput, errOut io.Writer) {
+	for _, w := range cm.Warnings {
+		printLine(errOut, "warning: "+w)
+	}
+	for _, w := range sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData) {
+		printLine(errOut, "warning: "+w)
+	}
+}
+
+// printLine prints a message line, clipping any long value it repeats.
+func printLine(w io.Writer, line string) {
+	_, _ = fmt.Fprintln(w, clipLine(line))
 }

@@ -6,7 +6,17 @@ import (
 	"testing"
 )
 
+// otherKoordinatorKeys are the keys other Koordinator components read from
+// the shared slo-controller-config.
+var otherKoordinatorKeys = strings.Fields(`colocation-config cpu-normalization-config
+	resource-amplification-config calculate-policy-config batch-resource-config extension-config
+	node-resource-amplification-config cpu-evict-config memory-evict-config`)
+
 func TestDataKeyWarnings(t *testing.T) {
+	others := map[string]string{"unrelated": "x"}
+	for _, k := range otherKoordinatorKeys {
+		others[k] = "{}"
+	}
 	tests := []struct {
 		name       string
 		data       map[string]string
@@ -17,11 +27,7 @@ func TestDataKeyWarnings(t *testing.T) {
 		data: map[string]string{"resource-threshold-config": "{}", "system-config": "{}"},
 	}, {
 		name: "other components' keys of a Koordinator ConfigMap",
-		data: map[string]string{
-			"colocation-config": "{}", "cpu-normalization-config": "{}", "resource-amplification-config": "{}",
-			"calculate-policy-config": "{}", "batch-resource-config": "{}", "extension-config": "{}",
-			"node-resource-amplification-config": "{}", "unrelated": "x",
-		},
+		data: others,
 	}, {
 		name: "typos, a case slip and underscores",
 		data: map[string]string{
@@ -57,8 +63,7 @@ func TestDataKeyWarnings(t *testing.T) {
 // farther from ours than the typo distance, or a valid shared ConfigMap
 // would warn.
 func TestKnownKoordinatorKeysAreNotTypos(t *testing.T) {
-	for _, other := range []string{"colocation-config", "cpu-normalization-config", "resource-amplification-config",
-		"calculate-policy-config", "batch-resource-config", "cpu-evict-config", "memory-evict-config"} {
+	for _, other := range otherKoordinatorKeys {
 		if near := nearKey(other); near != "" {
 			t.Errorf("%s taken for a typo of %s", other, near)
 		}

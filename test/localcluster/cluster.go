@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
 // Options say where the binaries, the CRDs and (optionally) the etcd data are.
@@ -47,7 +47,7 @@ func Start(opts Options) (*Cluster, error) {
 		BinaryAssetsDirectory:    opts.AssetsDir,
 		CRDDirectoryPaths:        []string{opts.CRDDir},
 		ErrorIfCRDPathMissing:    true,
-		Scheme:                   manager.NewScheme(),
+		Scheme:                   scheme.New(),
 		AttachControlPlaneOutput: opts.AttachOutput,
 	}
 	if opts.EtcdDataDir != "" {

@@ -1,0 +1,9 @@
+package sloconfig
+
+// Where the configuration lives by default: Koordinator's namespace and
+// name, so that an existing ConfigMap is found without a flag. The
+// controller's flags and the kubectl plugin both default to these.
+const (
+	DefaultConfigMapNamespace = "koordinator-system"
+	DefaultConfigMapName      = "slo-controller-config"
+)
