@@ -84,6 +84,7 @@ func (k strategyKind[T]) compile(raw string) compiled[*T] {
 		}
 		out.addRule(e, value)
 	}
+	out.errs = echoErrors(out.errs)
 	return out
 }
 

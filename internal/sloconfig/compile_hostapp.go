@@ -35,6 +35,7 @@ func compileHostApplications(raw string) compiled[hostAppList] {
 		out.errs = append(out.errs, errs...)
 		out.addRule(e, apps)
 	}
+	out.errs = echoErrors(out.errs)
 	return out
 }
 

@@ -2,6 +2,8 @@ package sloconfig
 
 import (
 	"errors"
+	"fmt"
+	"math"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -19,5 +21,24 @@ func parseQuantity(s string) (resource.Quantity, error) {
 		return q, errors.New("the number is out of range")
 	default:
 		return q, errors.New("not a quantity (write a number with an optional unit, such as 500M or 10G)")
+	}
+}
+
+// maxBandwidth is the largest bandwidth the node agent can use: koordlet
+// reads it with Quantity.Value() into an int64 (then a uint64), so a larger
+// value such as 1e400 would reach it clamped or wrapped.
+var maxBandwidth = resource.NewQuantity(math.MaxInt64, resource.DecimalSI)
+
+// checkBandwidth checks a bandwidth quantity (totalNetworkBandwidth, the
+// node annotation, a network QoS request or limit): not negative, and no
+// larger than maxBandwidth.
+func checkBandwidth(q resource.Quantity) error {
+	switch {
+	case q.Sign() < 0:
+		return errors.New("must not be negative")
+	case q.Cmp(*maxBandwidth) > 0:
+		return fmt.Errorf("must be at most %s, the largest bandwidth the node agent can use", maxBandwidth)
+	default:
+		return nil
 	}
 }
