@@ -242,9 +242,15 @@ func (c *shapeChecker) setField(out map[string]any, name string, t reflect.Type,
 			}
 		}
 	}
-	if set {
+	switch {
+	case set:
 		out[name] = v
-	} else {
+	case m.value.value == nil && nullable(t):
+		// Kept as an explicit null, which overlays and decodes like an
+		// absent field, so that a later repeat of the enclosing object
+		// can clear the value as encoding/json does.
+		out[name] = nil
+	default:
 		delete(out, name)
 	}
 }
