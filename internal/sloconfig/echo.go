@@ -40,3 +40,58 @@ func echoErrors(errs field.ErrorList) field.ErrorList {
 	}
 	return errs
 }
+
+// maxReported bounds the errors, and separately the warnings, a key
+// reports: past a few dozen, more lines help nobody, and a hostile
+// document could otherwise produce hundreds of thousands.
+const maxReported = 50
+
+// findings collects a key's errors and warnings, keeping the first
+// maxReported of each and counting the rest.
+type findings struct {
+	errs                   field.ErrorList
+	warnings               []string
+	moreErrs, moreWarnings int
+}
+
+func (f *findings) fail(errs ...*field.Error) {
+	for _, e := range errs {
+		if len(f.errs) < maxReported {
+			f.errs = append(f.errs, e)
+		} else {
+			f.moreErrs++
+		}
+	}
+}
+
+// warning reports whether another warning would be kept, so that callers
+// format only those.
+func (f *findings) warning() bool {
+	if len(f.warnings) < maxReported {
+		return true
+	}
+	f.moreWarnings++
+	return false
+}
+
+func (f *findings) warn(msg string) {
+	if f.warning() {
+		f.warnings = append(f.warnings, msg)
+	}
+}
+
+// failed is the number of errors found so far, kept or not.
+func (f *findings) failed() int { return len(f.errs) + f.moreErrs }
+
+// report returns the kept errors and warnings, each list closed by a line
+// that counts what was left out.
+func (f *findings) report() (field.ErrorList, []string) {
+	errs, warnings := echoErrors(f.errs), f.warnings
+	if f.moreErrs > 0 {
+		errs = append(errs, rootError(fmt.Sprintf("%d more errors are not listed", f.moreErrs)))
+	}
+	if f.moreWarnings > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d more warnings are not listed", f.moreWarnings))
+	}
+	return errs, warnings
+}

@@ -65,16 +65,19 @@ func rootError(detail string) *field.Error {
 
 // parseAndCheck reads raw and checks it against shape. Errors mean the
 // document cannot be used at all.
-func parseAndCheck(raw string, shape documentShape) (*parsedDocument, []string, field.ErrorList) {
+// The findings go on collecting what later steps find.
+func parseAndCheck(raw string, shape documentShape) (*parsedDocument, *findings) {
 	doc, serr := parseDocument(raw)
-	if serr != nil {
-		return nil, nil, field.ErrorList{rootError(fmt.Sprintf("invalid JSON at %s: %s", doc.position(serr.offset), serr.msg))}
-	}
 	c := &shapeChecker{doc: doc}
+	if serr != nil {
+		c.fail(rootError(fmt.Sprintf("invalid JSON at %s: %s", doc.position(serr.offset), serr.msg)))
+		return nil, &c.findings
+	}
 	out := &parsedDocument{top: map[string]any{}}
 	obj, isObject := doc.root.value.(jsonObject)
 	if doc.root.value != nil && !isObject {
-		return nil, nil, field.ErrorList{rootError(fmt.Sprintf("the document must be a JSON object (%s)", doc.position(doc.root.offset)))}
+		c.fail(rootError(fmt.Sprintf("the document must be a JSON object (%s)", doc.position(doc.root.offset))))
+		return nil, &c.findings
 	}
 	var entries []any
 	seen := map[string]bool{}
@@ -99,7 +102,7 @@ func parseAndCheck(raw string, shape documentShape) (*parsedDocument, []string, 
 		entries = next
 	}
 	out.entries = nodeEntries(entries, field.NewPath(shape.entriesKey))
-	return out, c.warnings, echoErrors(c.errs)
+	return out, &c.findings
 }
 
 // nodeEntryPatches checks a list of node entries; an element that is not

@@ -10,7 +10,13 @@ import (
 
 // parseQuantity parses a Kubernetes quantity, explaining a failure in
 // words rather than with apimachinery's regular expression.
+// A string longer than maxQuantityLength is refused unparsed: apimachinery
+// parses a quantity with big numbers, in time that grows faster than its
+// length, and no useful quantity needs more than a few dozen characters.
 func parseQuantity(s string) (resource.Quantity, error) {
+	if len(s) > maxQuantityLength {
+		return resource.Quantity{}, fmt.Errorf("too long for a quantity (%d characters; at most %d)", len(s), maxQuantityLength)
+	}
 	q, err := resource.ParseQuantity(s)
 	switch {
 	case err == nil:
@@ -23,6 +29,8 @@ func parseQuantity(s string) (resource.Quantity, error) {
 		return q, errors.New("not a quantity (write a number with an optional unit, such as 500M or 10G)")
 	}
 }
+
+const maxQuantityLength = 64
 
 // maxBandwidth is the largest bandwidth the node agent can use: koordlet
 // reads it with Quantity.Value() into an int64 (then a uint64), so a larger

@@ -79,17 +79,18 @@ func addFields(fields map[string]reflect.Type, t reflect.Type) {
 // warnings naming the closest known field), and turns the tree into plain
 // JSON values with canonical key names, ready to be overlaid and decoded.
 type shapeChecker struct {
-	doc      *document
-	errs     field.ErrorList
-	warnings []string
+	doc *document
+	findings
 }
 
 func (c *shapeChecker) warn(path *field.Path, offset int64, format string, args ...any) {
-	c.warnings = append(c.warnings, fmt.Sprintf("%s: %s (%s)", path, fmt.Sprintf(format, args...), c.doc.position(offset)))
+	if c.warning() {
+		c.warnings = append(c.warnings, fmt.Sprintf("%s: %s (%s)", path, fmt.Sprintf(format, args...), c.doc.position(offset)))
+	}
 }
 
 func (c *shapeChecker) typeError(path *field.Path, n *jsonNode, want string) {
-	c.errs = append(c.errs, field.TypeInvalid(path, badValue(n),
+	c.fail(field.TypeInvalid(path, badValue(n),
 		fmt.Sprintf("must be %s (%s)", want, c.doc.position(n.offset))))
 }
 
@@ -186,7 +187,7 @@ func (c *shapeChecker) checkQuantity(n *jsonNode, path *field.Path) (any, bool) 
 		return nil, false
 	}
 	if _, err := parseQuantity(s); err != nil {
-		c.errs = append(c.errs, field.Invalid(path, echo(s),
+		c.fail(field.Invalid(path, echo(s),
 			fmt.Sprintf("%v (%s)", err, c.doc.position(n.offset))))
 		return nil, false
 	}
@@ -272,7 +273,7 @@ func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (
 		hint = fmt.Sprintf("; did you mean %q?", closest)
 	}
 	if fs.strict {
-		c.errs = append(c.errs, field.Forbidden(written, fmt.Sprintf(
+		c.fail(field.Forbidden(written, fmt.Sprintf(
 			"unknown field in a label selector, which would select more nodes than meant%s (%s)", hint, c.doc.position(m.offset))))
 	} else {
 		c.warn(written, m.offset, "unknown field, ignored%s", hint)
@@ -310,7 +311,7 @@ func (c *shapeChecker) checkSlice(n *jsonNode, t reflect.Type, path *field.Path)
 		if elem.value == nil {
 			// Decoded, it is a nil pointer or an empty object, which the
 			// apiserver or the node agent refuses.
-			c.errs = append(c.errs, field.Required(path.Index(i), fmt.Sprintf(
+			c.fail(field.Required(path.Index(i), fmt.Sprintf(
 				"a list element cannot be null; remove it or write the element (%s)", c.doc.position(elem.offset))))
 			continue
 		}
@@ -322,12 +323,12 @@ func (c *shapeChecker) checkSlice(n *jsonNode, t reflect.Type, path *field.Path)
 // checkElement checks a list or map element, where a zero value is a value
 // (not "unset") and must be kept as written.
 func (c *shapeChecker) checkElement(n *jsonNode, t reflect.Type, path *field.Path) (any, bool) {
-	before := len(c.errs)
+	before := c.failed()
 	v, set := c.check(n, t, path)
 	switch {
 	case set || n.value == nil:
 		return v, true
-	case len(c.errs) > before:
+	case c.failed() > before:
 		return nil, false
 	default:
 		return plainValue(n), true
