@@ -74,12 +74,6 @@ func (f *findings) warning() bool {
 	return false
 }
 
-func (f *findings) warn(msg string) {
-	if f.warning() {
-		f.warnings = append(f.warnings, msg)
-	}
-}
-
 // failed is the number of errors found so far, kept or not.
 func (f *findings) failed() int { return len(f.errs) + f.moreErrs }
 

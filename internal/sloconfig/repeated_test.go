@@ -87,17 +87,17 @@ func TestRepeatedNodeStrategiesMergeEntryByEntry(t *testing.T) {
 		!strings.Contains(warningsText(r), "(line 4, column 4)") {
 		t.Fatalf("errors %q, warnings %q: want a warning at line 4", r.Messages(), r.Warnings)
 	}
-	both := c.Resolve(Node{Name: "n", Labels: map[string]string{"pool": "a", "zone": "z"}}, nil)
+	both := c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "a", "zone": "z"}}, nil)
 	if m := both.Matches[1]; m.Strategy != "a" || m.Index != 0 {
 		t.Errorf("a node with both labels matched %+v, want entry 0 named a", m)
 	}
 	if got, want := sectionJSON(t, both.Spec, "resourceQOSStrategy"), `{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":2}}}`; compact(t, got) != want {
 		t.Errorf("entry 0\n got %s\nwant %s", got, want)
 	}
-	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{"pool": "b"}}, nil).Matches[1]; m.Index != -1 {
+	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "b"}}, nil).Matches[1]; m.Index != -1 {
 		t.Errorf("entry b, dropped by the shorter second list, still applies: %+v", m)
 	}
-	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{"pool": "a"}}, nil).Matches[1]; m.Index != -1 {
+	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "a"}}, nil).Matches[1]; m.Index != -1 {
 		t.Errorf("the merged selector needs both labels; pool=a alone matched %+v", m)
 	}
 }
@@ -110,10 +110,10 @@ func TestARepeatedLabelKeepsTheLastValueWithAWarning(t *testing.T) {
 	if !r.Valid() || !strings.Contains(warningsText(r), want) {
 		t.Fatalf("errors %q, warnings %q: want %q", r.Messages(), r.Warnings, want)
 	}
-	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{"pool": "b"}}, nil).Matches[3]; m.Index != 0 {
+	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "b"}}, nil).Matches[3]; m.Index != 0 {
 		t.Errorf("pool=b did not match the last value: %+v", m)
 	}
-	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{"pool": "a"}}, nil).Matches[3]; m.Index != -1 {
+	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "a"}}, nil).Matches[3]; m.Index != -1 {
 		t.Errorf("pool=a matched the overridden value: %+v", m)
 	}
 }

@@ -158,6 +158,9 @@ func fitsKoordlet(q resource.Quantity) bool {
 	return q.Sign() >= 0 && q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.DecimalSI)) <= 0
 }
 
+// poolLabel is the label the generated node strategies select nodes by.
+const poolLabel = "pool"
+
 // namedConfigMap is a ConfigMap's data and where it came from, for messages.
 type namedConfigMap struct {
 	source string
@@ -177,7 +180,7 @@ var strategyKeys = map[sloconfig.Key]string{
 // and generated documents, keeping for each key only the documents the
 // engine accepts, and combines them into ConfigMaps.
 func validConfigMaps() []namedConfigMap {
-	var out []namedConfigMap
+	out := make([]namedConfigMap, 0, 500)
 
 	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", "slo-controller-config.yaml"))
 	Expect(err).NotTo(HaveOccurred())
@@ -259,11 +262,12 @@ func fuzzCorpus() []string {
 // a bandwidth annotation, valid or not (the engine ignores a bad one).
 func acceptanceNodes(i int) []corev1.Node {
 	bandwidths := []string{"25G", "1e400", "-1", "9223372036854775807", "9223372036854775808", "fast", "0"}
-	nodes := []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}}
+	nodes := make([]corev1.Node, 0, 4)
+	nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "plain"}})
 	for p := range 3 {
 		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name:   fmt.Sprintf("pool-%d", p),
-			Labels: map[string]string{"pool": fmt.Sprintf("p%d", p), "node-pool": []string{"colocation", "online", "general"}[p]},
+			Labels: map[string]string{poolLabel: fmt.Sprintf("p%d", p), "node-pool": []string{"colocation", "online", "general"}[p]},
 		}})
 	}
 	nodes[1].Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: bandwidths[i%len(bandwidths)]}
@@ -318,17 +322,17 @@ func (g *docGenerator) strategyDocument(schema map[string]any) string {
 	if g.chance(0.8) {
 		doc["clusterStrategy"] = g.object(schema, 0)
 	}
-	var entries []any
+	entries := make([]any, 0, 3)
 	for i := range g.rnd.IntN(4) {
 		entry, _ := g.object(schema, 0).(map[string]any)
 		if entry == nil {
 			entry = map[string]any{}
 		}
 		entry["name"] = fmt.Sprintf("s%d", i)
-		entry["nodeSelector"] = map[string]any{"matchLabels": map[string]any{"pool": fmt.Sprintf("p%d", i)}}
+		entry["nodeSelector"] = map[string]any{"matchLabels": map[string]any{poolLabel: fmt.Sprintf("p%d", i)}}
 		entries = append(entries, entry)
 	}
-	if entries != nil {
+	if len(entries) > 0 {
 		doc["nodeStrategies"] = entries
 	}
 	return g.document(doc)
@@ -337,15 +341,15 @@ func (g *docGenerator) strategyDocument(schema map[string]any) string {
 // hostApplicationDocument is a host-application-config document.
 func (g *docGenerator) hostApplicationDocument(list map[string]any) string {
 	doc := map[string]any{"applications": g.value(list, 1)}
-	var entries []any
+	entries := make([]any, 0, 2)
 	for i := range g.rnd.IntN(3) {
 		entries = append(entries, map[string]any{
 			"name":         fmt.Sprintf("c%d", i),
-			"nodeSelector": map[string]any{"matchLabels": map[string]any{"pool": fmt.Sprintf("p%d", i)}},
+			"nodeSelector": map[string]any{"matchLabels": map[string]any{poolLabel: fmt.Sprintf("p%d", i)}},
 			"applications": g.value(list, 1),
 		})
 	}
-	if entries != nil {
+	if len(entries) > 0 {
 		doc["nodeConfigs"] = entries
 	}
 	return g.document(doc)
