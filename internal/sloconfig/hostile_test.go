@@ -110,3 +110,20 @@ func TestEcho(t *testing.T) {
 		t.Errorf("echo = %q, want %q", got, want)
 	}
 }
+
+// Positions are counted on from the previous one; asked in any order they
+// must still be right.
+func TestPositionsInAnyOrder(t *testing.T) {
+	d := &document{data: []byte("{\n  \"é\": 1,\n\n  \"b\": [1, 2]\n}")}
+	naive := func(offset int) string {
+		before := string(d.data[:offset])
+		line := strings.Count(before, "\n") + 1
+		column := len([]rune(before[strings.LastIndexByte(before, '\n')+1:])) + 1
+		return fmt.Sprintf("line %d, column %d", line, column)
+	}
+	for _, offset := range []int{20, 3, 3, 0, 27, 9, 14, 6, len(d.data)} {
+		if got, want := d.position(int64(offset)), naive(offset); got != want {
+			t.Errorf("position(%d) = %s, want %s", offset, got, want)
+		}
+	}
+}
