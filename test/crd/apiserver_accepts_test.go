@@ -217,6 +217,7 @@ func validConfigMaps() []namedConfigMap {
 	n := 0
 	for _, key := range sloconfig.Keys {
 		n = max(n, len(perKey[key]))
+		GinkgoWriter.Printf("%s: %d documents the engine accepts (%d from fuzz seeds and corpus)\n", key, len(perKey[key]), seeded[key])
 	}
 	for i := range n {
 		data := map[string]string{}
