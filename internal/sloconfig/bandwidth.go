@@ -15,14 +15,14 @@ func applyBandwidthAnnotation(s *systemStrategy, node Node, r *Resolution) *syst
 		return s
 	}
 	q, err := parseQuantity(raw)
-	if err == nil && q.Sign() < 0 {
-		err = fmt.Errorf("a bandwidth cannot be negative")
+	if err == nil {
+		err = checkBandwidth(q)
 	}
 	if err != nil {
 		r.Warnings = append(r.Warnings, NodeWarning{
 			Reason: ReasonInvalidNetworkBandwidth,
 			Message: fmt.Sprintf("annotation %s=%q is ignored: %v; the node keeps totalNetworkBandwidth %s from %s",
-				NetworkBandwidthAnnotation, raw, err, s.TotalNetworkBandwidth.String(), KeySystem),
+				NetworkBandwidthAnnotation, echo(raw), err, s.TotalNetworkBandwidth.String(), KeySystem),
 		})
 		return s
 	}

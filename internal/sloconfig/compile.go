@@ -17,6 +17,14 @@ type compiled[V any] struct {
 	section  section[V]
 	errs     field.ErrorList
 	warnings []string
+	// found collects errs and warnings until done sets them.
+	found *findings
+}
+
+// done sets errs and warnings from what was found.
+func (out *compiled[V]) done() compiled[V] {
+	out.errs, out.warnings = out.found.report()
+	return *out
 }
 
 // strategyKind describes one of the four strategy keys: its built-in
@@ -56,21 +64,20 @@ func (k strategyKind[T]) defaultSection() section[*T] {
 // rules see the numbers in force, and errors carry the entry's path.
 func (k strategyKind[T]) compile(raw string) compiled[*T] {
 	var out compiled[*T]
-	doc, warnings, errs := parseAndCheck(raw, k.shape())
-	out.warnings = warnings
-	if len(errs) > 0 {
-		out.errs = errs
-		return out
+	doc, found := parseAndCheck(raw, k.shape())
+	out.found = found
+	if found.failed() > 0 {
+		return out.done()
 	}
 	defaults, err := toTree(k.defaults())
 	if err != nil {
-		out.errs = field.ErrorList{field.InternalError(nil, err)}
-		return out
+		found.fail(field.InternalError(nil, err))
+		return out.done()
 	}
 	clusterPath := field.NewPath("clusterStrategy")
 	clusterTree := overlay(defaults, doc.top["clusterStrategy"])
 	cluster, errs := k.decode(clusterTree, clusterPath, doc.top["clusterStrategy"])
-	out.errs = append(out.errs, errs...)
+	found.fail(errs...)
 	out.section.fallback = cluster
 	clusterFindings := relativeErrors(errs, clusterPath)
 
@@ -79,12 +86,12 @@ func (k strategyKind[T]) compile(raw string) compiled[*T] {
 		for _, fe := range errs {
 			// A fault inherited from clusterStrategy is reported there, once.
 			if !clusterFindings.Has(relativeError(fe, e.path)) {
-				out.errs = append(out.errs, fe)
+				found.fail(fe)
 			}
 		}
 		out.addRule(e, value)
 	}
-	return out
+	return out.done()
 }
 
 // decode turns a merged tree into the strategy and validates it; patch is
@@ -122,11 +129,11 @@ func (out *compiled[V]) addRule(e nodeEntry, value V) {
 	selectorPath := e.path.Child("nodeSelector")
 	selector, empty, errs := compileSelector(e.selector, selectorPath)
 	if len(errs) > 0 {
-		out.errs = append(out.errs, errs...)
+		out.found.fail(errs...)
 		return
 	}
-	if empty {
-		out.warnings = append(out.warnings, fmt.Sprintf(
+	if empty && out.found.warning() {
+		out.found.warnings = append(out.found.warnings, fmt.Sprintf(
 			"%s: {} matches every node, so no later entry can ever apply; put these values in %s instead",
 			selectorPath, emptySelectorHint(e.path)))
 	}

@@ -23,19 +23,20 @@ var hostAppShape = documentShape{
 // merged: a matching node config's applications replace the top-level ones.
 func compileHostApplications(raw string) compiled[hostAppList] {
 	var out compiled[hostAppList]
-	doc, warnings, errs := parseAndCheck(raw, hostAppShape)
-	out.warnings = warnings
-	if len(errs) > 0 {
-		out.errs = errs
-		return out
+	doc, found := parseAndCheck(raw, hostAppShape)
+	out.found = found
+	if found.failed() > 0 {
+		return out.done()
 	}
-	out.section.fallback, out.errs = decodeHostApplications(doc.top["applications"], field.NewPath("applications"))
+	apps, errs := decodeHostApplications(doc.top["applications"], field.NewPath("applications"))
+	out.section.fallback = apps
+	found.fail(errs...)
 	for _, e := range doc.entries {
 		apps, errs := decodeHostApplications(e.patch["applications"], e.path.Child("applications"))
-		out.errs = append(out.errs, errs...)
+		found.fail(errs...)
 		out.addRule(e, apps)
 	}
-	return out
+	return out.done()
 }
 
 func decodeHostApplications(tree any, path *field.Path) (hostAppList, field.ErrorList) {

@@ -8,10 +8,12 @@
 //
 //   - jsontree.go: parse into a tree that remembers where every value
 //     starts, so that errors name a line and column;
-//   - schema.go, suggest.go: compare the tree with the Go types, reporting
-//     type errors and unknown fields (with the closest known name), and
-//     turn it into plain JSON values with canonical field names (parse.go
-//     does the document level: clusterStrategy, node entries);
+//   - schema.go, suggest.go, repeated.go: compare the tree with the Go
+//     types, reporting type errors and unknown fields (with the closest
+//     known name), merging repeated fields as encoding/json does, and turn
+//     it into plain JSON values with canonical field names (parse.go does
+//     the document level: clusterStrategy, node entries);
+//   - echo.go: what messages may quote, and how many a key reports;
 //   - overlay.go, defaults.go: overlay the built-in default, the cluster
 //     strategy and each node strategy (objects key by key, lists whole);
 //   - rules.go, validate_*.go: validate every merged value, so that

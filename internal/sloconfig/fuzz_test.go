@@ -1,26 +1,19 @@
 package sloconfig
 
 import (
+	"slices"
 	"testing"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig/sloconfigtest"
 )
 
 // FuzzLoadResolve feeds arbitrary text to every key and resolves a node:
 // parsing, checking, merging, validating and resolving must never panic,
 // and a key must be valid exactly when it reports no errors.
 func FuzzLoadResolve(f *testing.F) {
-	for _, doc := range []string{
-		`{}`, `null`, ``, `[`, `{"clusterStrategy": null}`,
-		`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 200}}`,
-		`{"clusterStrategy": {"lsClass": {"networkQOS": {"ingressLimit": "1G", "egressLimit": 5}}}}`,
-		`{"clusterStrategy": {"totalNetworkBandwidth": 1e3, "schedFeatures": {"a": true}}}`,
-		`{"nodeStrategies": [{"nodeSelector": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}, "policy": "auto"}]}`,
-		`{"nodeStrategies": [null, 1, {"nodeSelector": {"matchLabels": {"a": ""}}}]}`,
-		`{"applications": [{"name": "a"}], "nodeConfigs": [{"nodeSelector": {}, "applications": null}]}`,
-		`{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [null, {"ioCfg": {"readIOPS": -1}}]}}}}`,
-		realisticData[string(KeyResourceQOS)], realisticData[string(KeyHostApplication)],
-	} {
+	for _, doc := range append(slices.Clone(sloconfigtest.FuzzSeeds),
+		realisticData[string(KeyResourceQOS)], realisticData[string(KeyHostApplication)]) {
 		f.Add(doc, "pool=a", "10G")
 	}
 	previous := Load(realisticData, nil)

@@ -43,18 +43,35 @@ type syntaxError struct {
 type document struct {
 	data []byte
 	root *jsonNode
+	// at caches the last position computed: messages are made mostly in
+	// document order, so each position is counted on from the previous
+	// one, and a document with many findings costs linear, not quadratic,
+	// time.
+	at cursor
+}
+
+// cursor is a byte offset with its line and column (columns count characters).
+type cursor struct {
+	offset       int64
+	line, column int
 }
 
 // position renders a byte offset as "line L, column C" (columns count characters).
 func (d *document) position(offset int64) string {
-	if offset > int64(len(d.data)) {
-		offset = int64(len(d.data))
+	offset = min(max(offset, 0), int64(len(d.data)))
+	if offset < d.at.offset || d.at.line == 0 {
+		d.at = cursor{line: 1, column: 1}
 	}
-	before := d.data[:offset]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	lineStart := bytes.LastIndexByte(before, '\n') + 1
-	column := utf8.RuneCount(before[lineStart:]) + 1
-	return fmt.Sprintf("line %d, column %d", line, column)
+	for i := d.at.offset; i < offset; i++ {
+		switch b := d.data[i]; {
+		case b == '\n':
+			d.at.line, d.at.column = d.at.line+1, 1
+		case utf8.RuneStart(b):
+			d.at.column++
+		}
+	}
+	d.at.offset = offset
+	return fmt.Sprintf("line %d, column %d", d.at.line, d.at.column)
 }
 
 // parseDocument parses raw into a position-tracking tree. Numbers are kept

@@ -65,38 +65,49 @@ func rootError(detail string) *field.Error {
 
 // parseAndCheck reads raw and checks it against shape. Errors mean the
 // document cannot be used at all.
-func parseAndCheck(raw string, shape documentShape) (*parsedDocument, []string, field.ErrorList) {
+// The findings go on collecting what later steps find.
+func parseAndCheck(raw string, shape documentShape) (*parsedDocument, *findings) {
 	doc, serr := parseDocument(raw)
-	if serr != nil {
-		return nil, nil, field.ErrorList{rootError(fmt.Sprintf("invalid JSON at %s: %s", doc.position(serr.offset), serr.msg))}
-	}
 	c := &shapeChecker{doc: doc}
+	if serr != nil {
+		c.fail(rootError(fmt.Sprintf("invalid JSON at %s: %s", doc.position(serr.offset), serr.msg)))
+		return nil, &c.findings
+	}
 	out := &parsedDocument{top: map[string]any{}}
 	obj, isObject := doc.root.value.(jsonObject)
 	if doc.root.value != nil && !isObject {
-		return nil, nil, field.ErrorList{rootError(fmt.Sprintf("the document must be a JSON object (%s)", doc.position(doc.root.offset)))}
+		c.fail(rootError(fmt.Sprintf("the document must be a JSON object (%s)", doc.position(doc.root.offset))))
+		return nil, &c.findings
 	}
+	var entries []any
+	seen := map[string]bool{}
 	for _, m := range obj {
 		name, ok := c.fieldName(shape.top, m, nil)
 		if !ok {
 			continue
 		}
 		path := field.NewPath(name)
-		if name == shape.entriesKey {
-			out.entries = c.nodeEntries(m.value, shape.entry, path)
+		repeated := seen[name]
+		seen[name] = true
+		if name != shape.entriesKey {
+			c.setField(out.top, name, shape.top.byName[name], m, path, repeated)
 			continue
 		}
-		if v, set := c.check(m.value, shape.top.byName[name], path); set {
-			out.top[name] = v
-		} else {
-			delete(out.top, name)
+		next := c.nodeEntryPatches(m.value, shape.entry, path)
+		if repeated {
+			c.warn(path, m.offset, "duplicate field; its entries are decoded into the earlier entries "+
+				"one by one (entry i merges into entry i), as Koordinator's decoder does")
+			next = mergeEntries(entries, next, shape.entry)
 		}
+		entries = next
 	}
-	return out, c.warnings, c.errs
+	out.entries = nodeEntries(entries, field.NewPath(shape.entriesKey))
+	return out, &c.findings
 }
 
-// nodeEntries checks a list of node entries.
-func (c *shapeChecker) nodeEntries(n *jsonNode, fs *fieldSet, path *field.Path) []nodeEntry {
+// nodeEntryPatches checks a list of node entries; an element that is not
+// an object (an error) is kept as nil so that indexes stay aligned.
+func (c *shapeChecker) nodeEntryPatches(n *jsonNode, fs *fieldSet, path *field.Path) []any {
 	if n.value == nil {
 		return nil
 	}
@@ -105,15 +116,32 @@ func (c *shapeChecker) nodeEntries(n *jsonNode, fs *fieldSet, path *field.Path) 
 		c.typeError(path, n, "a list")
 		return nil
 	}
-	entries := make([]nodeEntry, 0, len(arr))
+	patches := make([]any, len(arr))
 	for i, elem := range arr {
-		entryPath := path.Index(i)
-		v, _ := c.checkStruct(elem, fs, entryPath)
-		patch, _ := v.(map[string]any)
+		patches[i], _ = c.checkStruct(elem, fs, path.Index(i))
+	}
+	return patches
+}
+
+// mergeEntries decodes a repeated list of node entries into the earlier one.
+func mergeEntries(prev, next []any, fs *fieldSet) []any {
+	if next == nil {
+		return nil // a null list clears it
+	}
+	merged, _ := mergeElements(prev, next, func(p, n any) any { return mergeFields(p, n, fs) }).([]any)
+	return merged
+}
+
+// nodeEntries splits checked entry patches into profile (name, selector) and strategy fields.
+func nodeEntries(patches []any, path *field.Path) []nodeEntry {
+	entries := make([]nodeEntry, 0, len(patches))
+	for i, p := range patches {
+		patch, _ := p.(map[string]any)
 		if patch == nil {
 			continue
 		}
-		e := nodeEntry{selector: patch["nodeSelector"], patch: patch, path: entryPath}
+		patch = maps.Clone(patch)
+		e := nodeEntry{selector: patch["nodeSelector"], patch: patch, path: path.Index(i)}
 		e.name, _ = patch["name"].(string)
 		delete(patch, "name")
 		delete(patch, "nodeSelector")

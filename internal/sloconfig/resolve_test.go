@@ -63,7 +63,7 @@ func TestResolvingASection(t *testing.T) {
 	}, {
 		name: "node strategy: lists are replaced whole",
 		key:  KeyResourceQOS, section: qosSection, labels: map[string]string{poolLabel: "a"},
-		doc: `{"clusterStrategy": {"cgroupRoot": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device", "ioCfg": {"readIOPS": 1}}, {"name": "sdb"}]}}},
+		doc: `{"clusterStrategy": {"cgroupRoot": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device", "ioCfg": {"readIOPS": 1}}, {"name": "sdb", "type": "device"}]}}},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "cgroupRoot": {"blkioQOS": {"blocks": [{"name": "vg", "type": "volumegroup"}]}}}]}`,
 		want: `{"cgroupRoot":{"blkioQOS":{"blocks":[{"name":"vg","type":"volumegroup","ioCfg":{}}]}}}`,
 	}, {

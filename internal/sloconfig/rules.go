@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -62,6 +63,20 @@ func (r *rules) less(lowerName string, lower *int64, upperName string, upper *in
 	r.errs = append(r.errs, field.Invalid(lowerPath, *lower, fmt.Sprintf("must be less than %s (%d)", upperName, *upper)))
 }
 
+// required checks that a string field the node agent needs is set.
+func (r *rules) required(name, v, why string) {
+	if v == "" {
+		r.errs = append(r.errs, field.Required(r.path.Child(name), why))
+	}
+}
+
+// bandwidthQuantity checks a bandwidth given as a quantity (see checkBandwidth).
+func (r *rules) bandwidthQuantity(name string, q resource.Quantity) {
+	if err := checkBandwidth(q); err != nil {
+		r.errs = append(r.errs, field.Invalid(r.path.Child(name), echo(q.String()), err.Error()))
+	}
+}
+
 // oneOf checks an enum; the empty string means unset.
 func oneOf[S ~string](r *rules, name string, v S, allowed ...S) {
 	if v != "" && !slices.Contains(allowed, v) {
@@ -69,7 +84,7 @@ func oneOf[S ~string](r *rules, name string, v S, allowed ...S) {
 		for i, a := range allowed {
 			names[i] = string(a)
 		}
-		r.errs = append(r.errs, field.NotSupported(r.path.Child(name), string(v), names))
+		r.errs = append(r.errs, field.NotSupported(r.path.Child(name), echo(string(v)), names))
 	}
 }
 

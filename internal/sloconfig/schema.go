@@ -79,17 +79,18 @@ func addFields(fields map[string]reflect.Type, t reflect.Type) {
 // warnings naming the closest known field), and turns the tree into plain
 // JSON values with canonical key names, ready to be overlaid and decoded.
 type shapeChecker struct {
-	doc      *document
-	errs     field.ErrorList
-	warnings []string
+	doc *document
+	findings
 }
 
 func (c *shapeChecker) warn(path *field.Path, offset int64, format string, args ...any) {
-	c.warnings = append(c.warnings, fmt.Sprintf("%s: %s (%s)", path, fmt.Sprintf(format, args...), c.doc.position(offset)))
+	if c.warning() {
+		c.warnings = append(c.warnings, fmt.Sprintf("%s: %s (%s)", path, fmt.Sprintf(format, args...), c.doc.position(offset)))
+	}
 }
 
 func (c *shapeChecker) typeError(path *field.Path, n *jsonNode, want string) {
-	c.errs = append(c.errs, field.TypeInvalid(path, badValue(n),
+	c.fail(field.TypeInvalid(path, badValue(n),
 		fmt.Sprintf("must be %s (%s)", want, c.doc.position(n.offset))))
 }
 
@@ -102,6 +103,10 @@ func badValue(n *jsonNode) any {
 		return "<array>"
 	case nil:
 		return "<null>"
+	case string:
+		return echo(v)
+	case json.Number:
+		return json.Number(echo(string(v)))
 	default:
 		return v
 	}
@@ -182,7 +187,7 @@ func (c *shapeChecker) checkQuantity(n *jsonNode, path *field.Path) (any, bool) 
 		return nil, false
 	}
 	if _, err := parseQuantity(s); err != nil {
-		c.errs = append(c.errs, field.Invalid(path, s,
+		c.fail(field.Invalid(path, echo(s),
 			fmt.Sprintf("%v (%s)", err, c.doc.position(n.offset))))
 		return nil, false
 	}
@@ -214,19 +219,41 @@ func (c *shapeChecker) checkStruct(n *jsonNode, fs *fieldSet, path *field.Path) 
 		if !ok {
 			continue
 		}
-		if seen[name] {
-			c.warn(path.Child(name), m.offset, "duplicate field; later values override earlier ones")
-		}
+		c.setField(out, name, fs.byName[name], m, path.Child(name), seen[name])
 		seen[name] = true
-		if v, set := c.check(m.value, fs.byName[name], path.Child(name)); set {
-			// encoding/json decodes a repeated object into the same struct
-			// or map, which amounts to an overlay.
-			out[name] = overlay(out[name], v)
-		} else {
-			delete(out, name)
-		}
 	}
 	return out, true
+}
+
+// setField checks member m, the field name of type t, and stores its value
+// in out. A repeated field is decoded into the value it already has, as
+// Koordinator's decoder does (see mergeRepeated), with a warning.
+func (c *shapeChecker) setField(out map[string]any, name string, t reflect.Type, m jsonMember, path *field.Path, repeated bool) {
+	v, set := c.check(m.value, t, path)
+	if repeated {
+		c.warn(path, m.offset, "duplicate field; later values override earlier ones "+
+			"(objects merge field by field and lists element by element, as Koordinator's decoder does)")
+		if prev, had := out[name]; had {
+			if m.value.value == nil && !nullable(t) {
+				return // encoding/json ignores this null: the earlier value stays
+			}
+			if v != nil {
+				v = mergeRepeated(prev, v, t)
+				set = !unset(v, t)
+			}
+		}
+	}
+	switch {
+	case set:
+		out[name] = v
+	case m.value.value == nil && nullable(t):
+		// Kept as an explicit null, which overlays and decodes like an
+		// absent field, so that a later repeat of the enclosing object
+		// can clear the value as encoding/json does.
+		out[name] = nil
+	default:
+		delete(out, name)
+	}
 }
 
 // fieldName resolves a member's key to a known field, as encoding/json
@@ -236,8 +263,9 @@ func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (
 	if _, ok := fs.byName[m.key]; ok {
 		return m.key, true
 	}
+	written := path.Child(echo(m.key))
 	if name, ok := fs.byFold[strings.ToLower(m.key)]; ok {
-		c.warn(path.Child(m.key), m.offset, "field name should be spelled %q; accepted as that field", name)
+		c.warn(written, m.offset, "field name should be spelled %q; accepted as that field", name)
 		return name, true
 	}
 	hint := ""
@@ -245,10 +273,10 @@ func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (
 		hint = fmt.Sprintf("; did you mean %q?", closest)
 	}
 	if fs.strict {
-		c.errs = append(c.errs, field.Forbidden(path.Child(m.key), fmt.Sprintf(
+		c.fail(field.Forbidden(written, fmt.Sprintf(
 			"unknown field in a label selector, which would select more nodes than meant%s (%s)", hint, c.doc.position(m.offset))))
 	} else {
-		c.warn(path.Child(m.key), m.offset, "unknown field, ignored%s", hint)
+		c.warn(written, m.offset, "unknown field, ignored%s", hint)
 	}
 	return "", false
 }
@@ -261,7 +289,11 @@ func (c *shapeChecker) checkMap(n *jsonNode, t reflect.Type, path *field.Path) (
 	}
 	out := make(map[string]any, len(obj))
 	for _, m := range obj {
-		if v, set := c.checkElement(m.value, t.Elem(), path.Key(m.key)); set {
+		keyPath := path.Key(echo(m.key))
+		if _, repeated := out[m.key]; repeated {
+			c.warn(keyPath, m.offset, "duplicate key; the later value replaces the earlier one")
+		}
+		if v, set := c.checkElement(m.value, t.Elem(), keyPath); set {
 			out[m.key] = v
 		}
 	}
@@ -276,6 +308,13 @@ func (c *shapeChecker) checkSlice(n *jsonNode, t reflect.Type, path *field.Path)
 	}
 	out := make([]any, len(arr))
 	for i, elem := range arr {
+		if elem.value == nil {
+			// Decoded, it is a nil pointer or an empty object, which the
+			// apiserver or the node agent refuses.
+			c.fail(field.Required(path.Index(i), fmt.Sprintf(
+				"a list element cannot be null; remove it or write the element (%s)", c.doc.position(elem.offset))))
+			continue
+		}
 		out[i], _ = c.checkElement(elem, t.Elem(), path.Index(i))
 	}
 	return out, len(out) > 0
@@ -284,12 +323,12 @@ func (c *shapeChecker) checkSlice(n *jsonNode, t reflect.Type, path *field.Path)
 // checkElement checks a list or map element, where a zero value is a value
 // (not "unset") and must be kept as written.
 func (c *shapeChecker) checkElement(n *jsonNode, t reflect.Type, path *field.Path) (any, bool) {
-	before := len(c.errs)
+	before := c.failed()
 	v, set := c.check(n, t, path)
 	switch {
 	case set || n.value == nil:
 		return v, true
-	case len(c.errs) > before:
+	case c.failed() > before:
 		return nil, false
 	default:
 		return plainValue(n), true

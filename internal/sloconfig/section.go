@@ -55,7 +55,7 @@ func (s *section[V]) pick(nodeLabels map[string]string) choice[V] {
 // describe names a rule for messages: its name when it has one, always its index.
 func (s *section[V]) describe(i int) string {
 	if s.rules[i].name != "" {
-		return fmt.Sprintf("%q (index %d)", s.rules[i].name, i)
+		return fmt.Sprintf("%q (index %d)", echo(s.rules[i].name), i)
 	}
 	return fmt.Sprintf("index %d", i)
 }

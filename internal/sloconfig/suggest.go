@@ -4,21 +4,31 @@ import "strings"
 
 // closestName returns the known name nearest to name by edit distance
 // (ignoring case), or "" when none is close enough to be a plausible typo.
+// The cost is bounded: names that cannot be within the allowed distance
+// (a third of the name) by length alone are not compared, so a hostile
+// 20 MiB field name costs no more than a short one.
 func closestName(name string, known []string) string {
-	best, bestDist := "", -1
+	// Allow about a third of the name to differ; beyond that the
+	// suggestion would be noise.
+	allowed := max(2, len(name)/3)
+	best, bestDist := "", allowed+1
 	lower := strings.ToLower(name)
 	for _, k := range known {
-		d := editDistance(lower, strings.ToLower(k))
-		if bestDist < 0 || d < bestDist {
+		if abs(len(name)-len(k)) > allowed {
+			continue // the distance is at least the difference in length
+		}
+		if d := editDistance(lower, strings.ToLower(k)); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
-	// Allow about a third of the name to differ; beyond that the
-	// suggestion would be noise.
-	if bestDist < 0 || bestDist > max(2, len(name)/3) {
-		return ""
-	}
 	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // editDistance is the Levenshtein distance between a and b, over bytes.

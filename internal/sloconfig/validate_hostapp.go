@@ -12,6 +12,9 @@ func validateHostApplications(apps []slov1alpha1.HostApplicationSpec, path *fiel
 	for i := range apps {
 		app := &apps[i]
 		r := &rules{path: path.Index(i)}
+		// koordlet keys an application's statistics by name and, without a
+		// cgroupPath, finds its cgroup by name.
+		r.required("name", app.Name, "koordlet identifies the application by its name")
 		oneOf(r, "priority", app.Priority, "koord-prod", "koord-mid", "koord-batch", "koord-free")
 		oneOf(r, "qos", app.QoS, "LSE", "LSR", "LS", "BE", "SYSTEM")
 		if app.CgroupPath != nil {

@@ -44,9 +44,12 @@ func validateResourceQOSClass(q *slov1alpha1.ResourceQOS, r *rules) field.ErrorL
 	}
 	if q.BlkIOQOS != nil {
 		for i, block := range q.BlkIOQOS.Blocks {
-			if block != nil {
-				r.add(validateBlock(block, r.at(path.Child("blkioQOS", "blocks").Index(i))))
+			blockPath := path.Child("blkioQOS", "blocks").Index(i)
+			if block == nil {
+				r.errs = append(r.errs, field.Required(blockPath, "a block cannot be null"))
+				continue
 			}
+			r.add(validateBlock(block, r.at(blockPath)))
 		}
 	}
 	if q.ResctrlQOS != nil {
@@ -83,7 +86,12 @@ func validateMemoryQOS(m *slov1alpha1.MemoryQOS, r *rules) *rules {
 	return r
 }
 
+// validateBlock checks one block. koordlet finds the disk by type and name,
+// and one block it cannot find fails the blkio update of the whole class, so
+// both are required although the CRD leaves them optional.
 func validateBlock(b *slov1alpha1.BlockCfg, r *rules) *rules {
+	r.required("type", string(b.BlockType), "koordlet needs it to find the disk (device, volumegroup or podvolume)")
+	r.required("name", b.Name, "koordlet needs it to find the disk (a device path, volume group or pod volume name)")
 	oneOf(r, "type", b.BlockType, slov1alpha1.BlockTypeDevice, slov1alpha1.BlockTypeVolumeGroup, slov1alpha1.BlockTypePodVolume)
 	io := &b.IOCfg
 	c := r.at(r.path.Child("ioCfg"))
@@ -115,10 +123,10 @@ func (r *rules) bandwidth(name string, v *intstr.IntOrString) {
 		q, err := parseQuantity(v.StrVal)
 		switch {
 		case err != nil:
-			r.errs = append(r.errs, field.Invalid(r.path.Child(name), v.StrVal,
+			r.errs = append(r.errs, field.Invalid(r.path.Child(name), echo(v.StrVal),
 				"must be a percentage (an integer 0..100) or a quantity such as \"50M\": "+err.Error()))
-		case q.Sign() < 0:
-			r.errs = append(r.errs, field.Invalid(r.path.Child(name), v.StrVal, "must not be negative"))
+		default:
+			r.bandwidthQuantity(name, q)
 		}
 	}
 }

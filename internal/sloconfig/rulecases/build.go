@@ -68,9 +68,39 @@ func snippet(path, siblings string) string {
 	for i := last - 1; i >= 0; i-- {
 		name, isList := strings.CutSuffix(segments[i], "[0]")
 		if isList {
-			out = "[" + out + "]"
+			judged := ""
+			if i == last-1 {
+				judged = segments[last]
+			}
+			out = "[" + withRequired(out, name, judged) + "]"
 		}
 		out = "{" + strconv.Quote(name) + ": " + out + "}"
 	}
 	return out
+}
+
+// requiredMembers are the members an element of a list must have for the
+// engine to accept it at all (koordlet cannot place a block without its
+// type and name; docs/behaviour.md#bad-input), by list name.
+var requiredMembers = map[string][][2]string{
+	"blocks": {{"name", `"sda"`}, {"type", `"device"`}},
+}
+
+// withRequired adds list's required members to the element object obj,
+// except the one the case judges.
+func withRequired(obj, list, judged string) string {
+	for _, m := range requiredMembers[list] {
+		if m[0] != judged {
+			obj = "{" + strconv.Quote(m[0]) + ": " + m[1] + ", " + strings.TrimPrefix(obj, "{")
+		}
+	}
+	return obj
+}
+
+// named gives each host application case the name every application needs.
+func named(cases []Case) []Case {
+	for i := range cases {
+		cases[i].Snippet = `{"name": "app", ` + strings.TrimPrefix(cases[i].Snippet, "{")
+	}
+	return cases
 }

@@ -168,9 +168,9 @@ func systemCases() []Case {
 
 func hostApplicationCases() []Case {
 	ha := HostApplication
-	return slices.Concat(
+	return named(slices.Concat(
 		oneOf(ha, "priority", "koord-high", "koord-prod", "koord-mid", "koord-batch", "koord-free"),
 		oneOf(ha, "qos", "GOLD", "LSE", "LSR", "LS", "BE", "SYSTEM"),
 		oneOf(ha, "cgroupPath.base", "Root", "CgroupRoot", "Kubepods", "KubepodsBurstable", "KubepodsBesteffort"),
-	)
+	))
 }

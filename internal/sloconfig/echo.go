@@ -1,0 +1,91 @@
+package sloconfig
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// maxEchoed bounds how much of a name or value from the ConfigMap a message
+// repeats: a hostile 20 MiB field name must not become a 20 MiB log line.
+const maxEchoed = 100
+
+// echo is s as every error and warning quotes it: whole when short, else
+// its first maxEchoed bytes (cut between characters) and its full size.
+func echo(s string) string {
+	if len(s) <= maxEchoed {
+		return s
+	}
+	cut := maxEchoed
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s...[%d bytes in all]", s[:cut], len(s))
+}
+
+// echoErrors bounds the values and paths that errors from other packages
+// (apimachinery's selector validation, encoding/json) quote.
+func echoErrors(errs field.ErrorList) field.ErrorList {
+	for _, e := range errs {
+		if s, ok := e.BadValue.(string); ok {
+			e.BadValue = echo(s)
+		}
+		if len(e.Field) > 4*maxEchoed {
+			e.Field = echo(e.Field)
+		}
+		if len(e.Detail) > 4*maxEchoed {
+			e.Detail = echo(e.Detail)
+		}
+	}
+	return errs
+}
+
+// maxReported bounds the errors, and separately the warnings, a key
+// reports: past a few dozen, more lines help nobody, and a hostile
+// document could otherwise produce hundreds of thousands.
+const maxReported = 50
+
+// findings collects a key's errors and warnings, keeping the first
+// maxReported of each and counting the rest.
+type findings struct {
+	errs                   field.ErrorList
+	warnings               []string
+	moreErrs, moreWarnings int
+}
+
+func (f *findings) fail(errs ...*field.Error) {
+	for _, e := range errs {
+		if len(f.errs) < maxReported {
+			f.errs = append(f.errs, e)
+		} else {
+			f.moreErrs++
+		}
+	}
+}
+
+// warning reports whether another warning would be kept, so that callers
+// format only those.
+func (f *findings) warning() bool {
+	if len(f.warnings) < maxReported {
+		return true
+	}
+	f.moreWarnings++
+	return false
+}
+
+// failed is the number of errors found so far, kept or not.
+func (f *findings) failed() int { return len(f.errs) + f.moreErrs }
+
+// report returns the kept errors and warnings, each list closed by a line
+// that counts what was left out.
+func (f *findings) report() (field.ErrorList, []string) {
+	errs, warnings := echoErrors(f.errs), f.warnings
+	if f.moreErrs > 0 {
+		errs = append(errs, rootError(fmt.Sprintf("%d more errors are not listed", f.moreErrs)))
+	}
+	if f.moreWarnings > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d more warnings are not listed", f.moreWarnings))
+	}
+	return errs, warnings
+}
