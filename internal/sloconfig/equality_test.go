@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
@@ -31,8 +30,8 @@ func TestSpecEqual(t *testing.T) {
 		{"a missing section is a difference",
 			&slov1alpha1.NodeSLOSpec{ResourceQOSStrategy: &slov1alpha1.ResourceQOSStrategy{}}, &slov1alpha1.NodeSLOSpec{}, false},
 		{"a different value",
-			&slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: ptr.To[int64](1)}},
-			&slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: ptr.To[int64](2)}}, false},
+			&slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: new(int64(1))}},
+			&slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: new(int64(2))}}, false},
 		{"nil and empty spec", nil, &slov1alpha1.NodeSLOSpec{}, true},
 	}
 	for _, tt := range tests {

@@ -3,8 +3,6 @@ package sloconfig
 import (
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
@@ -61,8 +59,8 @@ func TestAFrozenSectionKeepsTheStoredValue(t *testing.T) {
 	}, nil)
 	stored := &slov1alpha1.NodeSLOSpec{
 		CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{CPUBurstConfig: slov1alpha1.CPUBurstConfig{
-			Policy: slov1alpha1.CPUBurstAuto, CPUBurstPercent: ptr.To[int64](500)}},
-		SystemStrategy:   &slov1alpha1.SystemStrategy{MinFreeKbytesFactor: ptr.To[int64](99)},
+			Policy: slov1alpha1.CPUBurstAuto, CPUBurstPercent: new(int64(500))}},
+		SystemStrategy:   &slov1alpha1.SystemStrategy{MinFreeKbytesFactor: new(int64(99))},
 		HostApplications: []slov1alpha1.HostApplicationSpec{{Name: "kept"}},
 	}
 	res := c.Resolve(Node{Name: "old"}, stored)

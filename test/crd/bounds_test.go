@@ -5,7 +5,6 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
@@ -33,7 +32,7 @@ var _ = Describe("The CRD schema", func() {
 		},
 		Entry("cpuSuppressThresholdPercent above 100",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = ptr.To[int64](101)
+				s.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = new(int64(101))
 			},
 			"spec.resourceUsedThresholdWithBE.cpuSuppressThresholdPercent"),
 		Entry("cpuSuppressPolicy outside its enum",
@@ -41,37 +40,37 @@ var _ = Describe("The CRD schema", func() {
 			"spec.resourceUsedThresholdWithBE.cpuSuppressPolicy"),
 		Entry("memoryEvictLowerPercent not below memoryEvictThresholdPercent",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceUsedThresholdWithBE.MemoryEvictLowerPercent = ptr.To[int64](90)
+				s.ResourceUsedThresholdWithBE.MemoryEvictLowerPercent = new(int64(90))
 			},
 			"memoryEvictThresholdPercent must be greater than memoryEvictLowerPercent"),
 		Entry("cpuEvictTimeWindowSeconds of 0",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceUsedThresholdWithBE.CPUEvictTimeWindowSeconds = ptr.To[int64](0)
+				s.ResourceUsedThresholdWithBE.CPUEvictTimeWindowSeconds = new(int64(0))
 			},
 			"spec.resourceUsedThresholdWithBE.cpuEvictTimeWindowSeconds"),
 		Entry("allocatableEvictPriorityThreshold above 7999",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceUsedThresholdWithBE.AllocatableEvictPriorityThreshold = ptr.To[int32](8000)
+				s.ResourceUsedThresholdWithBE.AllocatableEvictPriorityThreshold = new(int32(8000))
 			},
 			"spec.resourceUsedThresholdWithBE.allocatableEvictPriorityThreshold"),
 		Entry("groupIdentity above 2",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceQOSStrategy.LSClass.CPUQOS.GroupIdentity = ptr.To[int64](3)
+				s.ResourceQOSStrategy.LSClass.CPUQOS.GroupIdentity = new(int64(3))
 			},
 			"spec.resourceQOSStrategy.lsClass.cpuQOS.groupIdentity"),
 		Entry("wmarkScalePermill of 0",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceQOSStrategy.BEClass.MemoryQOS.WmarkScalePermill = ptr.To[int64](0)
+				s.ResourceQOSStrategy.BEClass.MemoryQOS.WmarkScalePermill = new(int64(0))
 			},
 			"spec.resourceQOSStrategy.beClass.memoryQOS.wmarkScalePermill"),
 		Entry("wmarkMinAdj below -25",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceQOSStrategy.LSRClass.MemoryQOS.WmarkMinAdj = ptr.To[int64](-26)
+				s.ResourceQOSStrategy.LSRClass.MemoryQOS.WmarkMinAdj = new(int64(-26))
 			},
 			"spec.resourceQOSStrategy.lsrClass.memoryQOS.wmarkMinAdj"),
 		Entry("ioWeightPercent of 0 in a block",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceQOSStrategy.SystemClass.BlkIOQOS.Blocks[0].IOCfg.IOWeightPercent = ptr.To[int64](0)
+				s.ResourceQOSStrategy.SystemClass.BlkIOQOS.Blocks[0].IOCfg.IOWeightPercent = new(int64(0))
 			},
 			"spec.resourceQOSStrategy.systemClass.blkioQOS.blocks[0].ioCfg.ioWeightPercent"),
 		Entry("block type outside its enum",
@@ -81,31 +80,31 @@ var _ = Describe("The CRD schema", func() {
 			"spec.resourceQOSStrategy.cgroupRoot.blkioQOS.blocks[0].type"),
 		Entry("catRangeStartPercent not below catRangeEndPercent",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceQOSStrategy.BEClass.ResctrlQOS.CATRangeStartPercent = ptr.To[int64](80)
+				s.ResourceQOSStrategy.BEClass.ResctrlQOS.CATRangeStartPercent = new(int64(80))
 			},
 			"catRangeStartPercent must be less than catRangeEndPercent"),
 		Entry("cpuPolicy outside its enum",
 			func(s *slov1alpha1.NodeSLOSpec) {
-				s.ResourceQOSStrategy.Policies.CPUPolicy = ptr.To[slov1alpha1.CPUQOSPolicy]("bvt")
+				s.ResourceQOSStrategy.Policies.CPUPolicy = new(slov1alpha1.CPUQOSPolicy("bvt"))
 			},
 			"spec.resourceQOSStrategy.policies.cpuPolicy"),
 		Entry("cpuBurstPercent above 10000",
-			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.CPUBurstPercent = ptr.To[int64](10001) },
+			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.CPUBurstPercent = new(int64(10001)) },
 			"spec.cpuBurstStrategy.cpuBurstPercent"),
 		Entry("cfsQuotaBurstPercent below 100",
-			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.CFSQuotaBurstPercent = ptr.To[int64](99) },
+			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.CFSQuotaBurstPercent = new(int64(99)) },
 			"spec.cpuBurstStrategy.cfsQuotaBurstPercent"),
 		Entry("cfsQuotaBurstPeriodSeconds below -1",
-			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.CFSQuotaBurstPeriodSeconds = ptr.To[int64](-2) },
+			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.CFSQuotaBurstPeriodSeconds = new(int64(-2)) },
 			"spec.cpuBurstStrategy.cfsQuotaBurstPeriodSeconds"),
 		Entry("cpu burst policy outside its enum",
 			func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.Policy = "always" },
 			"spec.cpuBurstStrategy.policy"),
 		Entry("watermarkScaleFactor above 400",
-			func(s *slov1alpha1.NodeSLOSpec) { s.SystemStrategy.WatermarkScaleFactor = ptr.To[int64](401) },
+			func(s *slov1alpha1.NodeSLOSpec) { s.SystemStrategy.WatermarkScaleFactor = new(int64(401)) },
 			"spec.systemStrategy.watermarkScaleFactor"),
 		Entry("minFreeKbytesFactor of 0",
-			func(s *slov1alpha1.NodeSLOSpec) { s.SystemStrategy.MinFreeKbytesFactor = ptr.To[int64](0) },
+			func(s *slov1alpha1.NodeSLOSpec) { s.SystemStrategy.MinFreeKbytesFactor = new(int64(0)) },
 			"spec.systemStrategy.minFreeKbytesFactor"),
 		Entry("host application qos outside its enum",
 			func(s *slov1alpha1.NodeSLOSpec) { s.HostApplications[0].QoS = "GOLD" },

@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
@@ -30,8 +29,8 @@ var _ = Describe("kubectl get nodeslo", func() {
 			ObjectMeta: metav1.ObjectMeta{Name: "printer-columns"},
 			Spec:       fullySetSpec(),
 		}
-		nodeSLO.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = ptr.To[int64](61)
-		nodeSLO.Spec.ResourceUsedThresholdWithBE.MemoryEvictThresholdPercent = ptr.To[int64](79)
+		nodeSLO.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = new(int64(61))
+		nodeSLO.Spec.ResourceUsedThresholdWithBE.MemoryEvictThresholdPercent = new(int64(79))
 		Expect(k8sClient.Create(ctx, nodeSLO)).To(Succeed())
 		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, nodeSLO)).To(Succeed()) })
 	})
