@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,7 +79,11 @@ func (o *configMapObject) ref() ConfigMapRef {
 // want.Name; the only ConfigMap of the file. The last two come with a
 // warning, and when a step finds several the choice is refused, naming them.
 func ReadConfigMap(r io.Reader, want ConfigMapRef) (*ConfigMapInput, error) {
-	docs, err := documents(newCheckedReader(r, "the ConfigMap file", MaxConfigMapFileBytes))
+	file, err := io.ReadAll(newCheckedReader(r, "the ConfigMap file", MaxConfigMapFileBytes))
+	if err != nil {
+		return nil, fmt.Errorf("reading the ConfigMap: %w", err)
+	}
+	docs, err := documents(bytes.NewReader(file))
 	if err != nil {
 		return nil, fmt.Errorf("reading the ConfigMap: %w", err)
 	}
@@ -110,6 +115,7 @@ func ReadConfigMap(r io.Reader, want ConfigMapRef) (*ConfigMapInput, error) {
 	if warning != "" {
 		in.Warnings = append(in.Warnings, warning)
 	}
+	in.Warnings = append(in.Warnings, duplicateDataKeys(file)...)
 	if in.Data, err = stringValues(cm.Data); err != nil {
 		return nil, err
 	}
