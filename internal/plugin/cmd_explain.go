@@ -16,8 +16,9 @@ func newExplainCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
 	cmd := &cobra.Command{
-		Use:   "explain NODE",
-		Short: "Explain, for one node, which strategies apply, which ConfigMap keys are valid and whether its NodeSLO is up to date",
+		Use: "explain NODE",
+		Short: "Explain, for one node, which strategies apply, which ConfigMap keys are valid " +
+			"and whether its NodeSLO is up to date",
 		Long: `Reads the Node, the slo-controller-config ConfigMap and the node's NodeSLO from
 the cluster and prints, for each ConfigMap key, whether it is valid (with its
 errors and warnings) and which node strategy, or the cluster strategy, applies

@@ -54,7 +54,8 @@ func newRenderCommand(streams IOStreams) *cobra.Command {
 		},
 	}
 	input.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&nodesFile, "nodes", "", "a Node, NodeList or List of Nodes, or several YAML documents of them (- for stdin)")
+	cmd.Flags().StringVar(&nodesFile, "nodes", "",
+		"a Node, NodeList or List of Nodes, or several YAML documents of them (- for stdin)")
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit with status 1 when a key of the ConfigMap is invalid")
 	return cmd

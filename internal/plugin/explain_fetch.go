@@ -14,7 +14,9 @@ import (
 // FetchExplainInputs reads the Node, the ConfigMap and the NodeSLO. A missing
 // ConfigMap or NodeSLO is a normal state and comes back as nil; a missing
 // Node is an error, since there is nothing to explain.
-func FetchExplainInputs(ctx context.Context, c client.Reader, node string, configMap client.ObjectKey) (ExplainInputs, error) {
+func FetchExplainInputs(
+	ctx context.Context, c client.Reader, node string, configMap client.ObjectKey,
+) (ExplainInputs, error) {
 	in := ExplainInputs{ConfigMapRef: configMap.String(), Node: &corev1.Node{}}
 	if err := c.Get(ctx, client.ObjectKey{Name: node}, in.Node); err != nil {
 		if apierrors.IsNotFound(err) {

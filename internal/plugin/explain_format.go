@@ -41,7 +41,8 @@ func (e Explanation) Write(w io.Writer) error {
 		}
 	}
 	if e.BandwidthAnnotation != "" {
-		p.printf("\nBandwidth: %s (annotation %s=%s)\n", e.Bandwidth, sloconfig.NetworkBandwidthAnnotation, e.BandwidthAnnotation)
+		p.printf("\nBandwidth: %s (annotation %s=%s)\n",
+			e.Bandwidth, sloconfig.NetworkBandwidthAnnotation, e.BandwidthAnnotation)
 	}
 	if len(e.NodeWarnings) > 0 {
 		p.printf("\nNode warnings:\n")

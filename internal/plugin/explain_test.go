@@ -16,7 +16,10 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-var configMapKey = client.ObjectKey{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
+var configMapKey = client.ObjectKey{
+	Namespace: sloconfig.DefaultConfigMapNamespace,
+	Name:      sloconfig.DefaultConfigMapName,
+}
 
 // workerNode is the node every test explains, with labels.
 func workerNode(labels map[string]string) *corev1.Node {
@@ -124,7 +127,9 @@ func TestExplainNamesTheSectionsOfAStaleNodeSLO(t *testing.T) {
 func TestExplainShowsTheBandwidthAnnotationInForce(t *testing.T) {
 	n := workerNode(nil)
 	n.Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: "25000M"}
-	cm := configMap(map[string]string{string(sloconfig.KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}}`})
+	cm := configMap(map[string]string{
+		string(sloconfig.KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}}`,
+	})
 	_, out := explainLive(t, n, cm, resolved(n, cm))
 	expectLines(t, out, "Bandwidth: 25G (annotation node.koordinator.sh/network-bandwidth=25000M)")
 }

@@ -26,7 +26,8 @@ func configMapYAML(namespace, name, threshold string) string {
 	if namespace != "" {
 		ns = "\n  namespace: " + namespace
 	}
-	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s%s\ndata:\n  resource-threshold-config: '%s'\n",
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s%s\n"+
+		"data:\n  resource-threshold-config: '%s'\n",
 		name, ns, threshold)
 }
 
@@ -71,9 +72,11 @@ func TestConfigMapInput(t *testing.T) {
 		name: "a List, as kubectl get cm -o yaml prints", stdin: list,
 		code: ExitInvalid, stdout: []string{"memoryEvictThresholdPercent"}, quiet: true,
 	}, {
-		name: "the only ConfigMap, of another name, is read with a warning", stdin: configMapYAML("default", "other", validThreshold),
-		code:   ExitOK,
-		stderr: []string{"warning: the file's ConfigMap is default/other, but the controller reads koordinator-system/slo-controller-config"},
+		name:  "the only ConfigMap, of another name, is read with a warning",
+		stdin: configMapYAML("default", "other", validThreshold),
+		code:  ExitOK,
+		stderr: []string{"warning: the file's ConfigMap is default/other, " +
+			"but the controller reads koordinator-system/slo-controller-config"},
 	}, {
 		name:   "the only one of that name, in another namespace, with a warning",
 		stdin:  configMapYAML("default", name, validThreshold) + "---\n" + configMapYAML(ns, "other", invalidThreshold),
@@ -86,15 +89,17 @@ func TestConfigMapInput(t *testing.T) {
 		stderr: []string{"2 ConfigMaps could be koordinator-system/slo-controller-config: a/slo-controller-config, " +
 			"b/slo-controller-config; pick one with --config-namespace and --slo-config-name"},
 	}, {
-		name:   "none fits: refused, naming them",
-		stdin:  configMapYAML("", "p", validThreshold) + "---\n" + configMapYAML("", "q", validThreshold),
-		code:   ExitUsage,
-		stderr: []string{"2 ConfigMaps could be koordinator-system/slo-controller-config: (no namespace)/p, (no namespace)/q"},
+		name:  "none fits: refused, naming them",
+		stdin: configMapYAML("", "p", validThreshold) + "---\n" + configMapYAML("", "q", validThreshold),
+		code:  ExitUsage,
+		stderr: []string{"2 ConfigMaps could be koordinator-system/slo-controller-config: " +
+			"(no namespace)/p, (no namespace)/q"},
 	}, {
-		name:   "a key one edit away from a known one",
-		stdin:  "kind: ConfigMap\ndata:\n  resource-threshold-confg: '{}'\n  colocation-config: '{}'\n",
-		code:   ExitOK,
-		stderr: []string{`warning: data key "resource-threshold-confg" is ignored: did you mean "resource-threshold-config"?`},
+		name:  "a key one edit away from a known one",
+		stdin: "kind: ConfigMap\ndata:\n  resource-threshold-confg: '{}'\n  colocation-config: '{}'\n",
+		code:  ExitOK,
+		stderr: []string{`warning: data key "resource-threshold-confg" is ignored: ` +
+			`did you mean "resource-threshold-config"?`},
 	}, {
 		name:   "configuration under binaryData",
 		stdin:  "kind: ConfigMap\nbinaryData:\n  system-config: e30=\n",
@@ -104,8 +109,8 @@ func TestConfigMapInput(t *testing.T) {
 		name:  "a value written as a YAML map",
 		stdin: "kind: ConfigMap\ndata:\n  system-config:\n    clusterStrategy: {}\n",
 		code:  ExitUsage,
-		stderr: []string{`error: data key "system-config": the value is a map, not a string: write the JSON document as a block scalar ` +
-			`("system-config: |" and the document on the next lines, indented)`},
+		stderr: []string{`error: data key "system-config": the value is a map, not a string: ` +
+			`write the JSON document as a block scalar ("system-config: |" and the document on the next lines, indented)`},
 	}, {
 		name:   "a byte that is not UTF-8",
 		stdin:  "kind: ConfigMap\ndata:\n  a: \"\xff\"\n",
@@ -174,7 +179,8 @@ func TestInputLimits(t *testing.T) {
 	t.Run("a ConfigMap file over the limit", func(t *testing.T) {
 		path := writeTemp(t, "big.yaml", bytes.Repeat([]byte("x"), MaxConfigMapFileBytes+1))
 		code, _, stderr := run(t, "", validateCmd, "-f", path)
-		if code != ExitUsage || stderr != "error: reading the ConfigMap: the ConfigMap file is larger than 3 MiB: refusing to read it\n" {
+		const want = "error: reading the ConfigMap: the ConfigMap file is larger than 3 MiB: refusing to read it\n"
+		if code != ExitUsage || stderr != want {
 			t.Errorf("exit code %d, stderr %q", code, stderr)
 		}
 	})
@@ -210,7 +216,8 @@ func TestInputLimits(t *testing.T) {
 		nodes := writeTemp(t, "nodes.yaml", []byte("kind: Node\nmetadata:\n  name: "+name+
 			"\n  annotations: {node.koordinator.sh/network-bandwidth: lots}\n"))
 		code, stdout, stderr := run(t, "", renderCmd, nodesFlag, nodes)
-		if code != ExitOK || len(stderr) > 500 || !strings.Contains(stderr, "warning: node "+strings.Repeat("n", 100)+"…(3000 bytes): InvalidNetworkBandwidth") || !strings.Contains(stdout, name) {
+		clipped := "warning: node " + strings.Repeat("n", 100) + "…(3000 bytes): InvalidNetworkBandwidth"
+		if code != ExitOK || len(stderr) > 500 || !strings.Contains(stderr, clipped) || !strings.Contains(stdout, name) {
 			t.Errorf("exit code %d, stderr %q", code, stderr)
 		}
 	})
@@ -336,9 +343,10 @@ func TestReadNodesRefusals(t *testing.T) {
 		"kind: Service\nitems:\n- kind: Node\n":                   `document 1: kind "Service" is not Node, NodeList or List`,
 		"kind: [\n":                                               "document 1 (line 1)",
 		"kind: List\nitems:\n- metadata:\n    labels: {a: [1]}\n": "document 1, item 1 (line 3)",
-		"kind: List\nitems:\n- metadata: {name: a}\n\xc3(\n":      "the nodes file is not UTF-8: the byte at offset 40 (line 4) is 0xC3",
 		"\xfe\xff\x00k":                                           "the nodes file is UTF-16",
 		`{"kind": "List", "items": {}}`:                           "items is not a list",
+		"kind: List\nitems:\n- metadata: {name: a}\n\xc3(\n": "the nodes file is not UTF-8: " +
+			"the byte at offset 40 (line 4) is 0xC3",
 	}
 	for input, want := range tests {
 		_, _, err := ReadNodes(strings.NewReader(input))

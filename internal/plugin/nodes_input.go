@@ -351,7 +351,8 @@ func (nr *nodesReader) yamlLine(doc *yamlDocument, text []byte, line int) error 
 		}
 		doc.item = append(doc.item, text...)
 		if len(doc.item) > maxItemBytes {
-			return fmt.Errorf("document %d, the item at line %d is larger than %d MiB", doc.number, doc.itemLine, maxItemBytes>>20)
+			return fmt.Errorf("document %d, the item at line %d is larger than %d MiB",
+				doc.number, doc.itemLine, maxItemBytes>>20)
 		}
 		return nil
 	}
@@ -362,7 +363,8 @@ func (nr *nodesReader) yamlLine(doc *yamlDocument, text []byte, line int) error 
 	doc.rest = append(doc.rest, text...)
 	if len(doc.rest) > maxItemBytes {
 		return fmt.Errorf("document %d (line %d) is larger than %d MiB: a List larger than that must have its items "+
-			"under a top-level \"items:\" key, one \"- \" per item, as kubectl prints it", doc.number, doc.line, maxItemBytes>>20)
+			"under a top-level \"items:\" key, one \"- \" per item, as kubectl prints it",
+			doc.number, doc.line, maxItemBytes>>20)
 	}
 	return nil
 }

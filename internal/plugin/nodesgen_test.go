@@ -9,6 +9,9 @@ import (
 	"testing"
 )
 
+// koordletDigest is the image digest of the koordlet in the Nodes' status.
+const koordletDigest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
 // writeNodeList writes n realistic Nodes as one v1 List, the way
 // `kubectl get nodes -o yaml` prints them: about twenty labels, four
 // annotations, and, with status, the status a kubelet reports (addresses,
@@ -99,7 +102,7 @@ func writeNodeList(w io.Writer, n int, status bool) error {
         Port: 10250
     images:
     - names:
-      - registry.example.com/koordinator-sh/koordlet@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+      - registry.example.com/koordinator-sh/koordlet@sha256:`+koordletDigest+`
       - registry.example.com/koordinator-sh/koordlet:v1.6.0
       sizeBytes: 123456789
     - names:
@@ -124,7 +127,8 @@ func writeNodeList(w io.Writer, n int, status bool) error {
 	return b.Flush()
 }
 
-var scaleOut = flag.String("write-scale-nodes", "", "write a List of -scale-nodes realistic Nodes to this file and stop (for measuring the plugin by hand)")
+var scaleOut = flag.String("write-scale-nodes", "",
+	"write a List of -scale-nodes realistic Nodes to this file and stop (for measuring the plugin by hand)")
 var scaleNodes = flag.Int("scale-nodes", 100000, "the number of Nodes -write-scale-nodes writes")
 var scaleStatus = flag.Bool("scale-status", false, "give the Nodes of -write-scale-nodes a kubelet status")
 

@@ -63,11 +63,15 @@ func TestValidate(t *testing.T) {
 		name: "an invalid ConfigMap", args: []string{validateCmd, "-f", badConfigMap},
 		code: ExitInvalid,
 		stdout: []string{
-			"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent: Invalid value: 90: must be less than memoryEvictThresholdPercent (80)",
-			"resource-threshold-config: nodeStrategies[0].nodeSelector: Required value: an entry without a nodeSelector never matches any node; write {} to match every node",
-			"cpu-burst-config: Invalid value: invalid JSON at line 1, column 39: invalid character '}' looking for beginning of object key string",
+			"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent: Invalid value: 90: " +
+				"must be less than memoryEvictThresholdPercent (80)",
+			"resource-threshold-config: nodeStrategies[0].nodeSelector: Required value: " +
+				"an entry without a nodeSelector never matches any node; write {} to match every node",
+			"cpu-burst-config: Invalid value: invalid JSON at line 1, column 39: " +
+				"invalid character '}' looking for beginning of object key string",
 		},
-		stderr: []string{`warning: resource-threshold-config: nodeStrategies[0].cpuSuppresThresholdPercent: unknown field, ignored; did you mean "cpuSuppressThresholdPercent"? (line 3, column 39)`},
+		stderr: []string{`warning: resource-threshold-config: nodeStrategies[0].cpuSuppresThresholdPercent: ` +
+			`unknown field, ignored; did you mean "cpuSuppressThresholdPercent"? (line 3, column 39)`},
 	}, {
 		name: "from stdin", args: []string{validateCmd, "-f", "-"},
 		code: ExitOK, noStdout: true,
@@ -113,8 +117,10 @@ func TestRender(t *testing.T) {
 		{"no ConfigMap, one default node", []string{renderCmd, "-o", formatJSON}, "render-default.json", ExitOK, nil},
 		{"a ConfigMap and nodes", []string{renderCmd, "-f", goodConfigMap, nodesFlag, nodesFile},
 			"render-good.yaml", ExitOK,
-			[]string{`warning: node worker-2: InvalidNetworkBandwidth: annotation node.koordinator.sh/network-bandwidth="lots" is ignored`}},
-		{"invalid keys render as on a fresh start", []string{renderCmd, "-f", badConfigMap, nodesFlag, nodesFile, "-o", formatJSON},
+			[]string{`warning: node worker-2: InvalidNetworkBandwidth: ` +
+				`annotation node.koordinator.sh/network-bandwidth="lots" is ignored`}},
+		{"invalid keys render as on a fresh start",
+			[]string{renderCmd, "-f", badConfigMap, nodesFlag, nodesFile, "-o", formatJSON},
 			"render-bad.json", ExitOK, []string{"cpu-burst-config: Invalid value: invalid JSON"}},
 		{"--strict fails on invalid keys", []string{renderCmd, "--strict", "-f", badConfigMap, "-o", formatJSON},
 			"", ExitInvalid, []string{"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent"}},
@@ -139,7 +145,8 @@ func TestRender(t *testing.T) {
 }
 
 func TestReadNodes(t *testing.T) {
-	nodes, _, err := ReadNodes(strings.NewReader(`{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": {"x": "y"}}}]}`))
+	const list = `{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": {"x": "y"}}}]}`
+	nodes, _, err := ReadNodes(strings.NewReader(list))
 	if err != nil || len(nodes) != 1 || nodes[0].Name != "a" || nodes[0].Labels["x"] != "y" {
 		t.Errorf("nodes %+v, error %v", nodes, err)
 	}

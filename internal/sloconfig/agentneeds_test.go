@@ -24,7 +24,8 @@ func TestValuesTheAPIServerOrTheAgentRefuseAreRejectedWithTheirPath(t *testing.T
 		{"a null block", qos, `{"clusterStrategy": {"lsClass": {"blkioQOS": {"enable": true, "blocks": [null]}}}}`,
 			"resource-qos-config: clusterStrategy.lsClass.blkioQOS.blocks[0]: Required value: a list element cannot be null"},
 		{"a null block after a good one, in a node strategy", qos,
-			`{"nodeStrategies": [{"nodeSelector": {}, "beClass": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device"}, null]}}}]}`,
+			`{"nodeStrategies": [{"nodeSelector": {}, ` +
+				`"beClass": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device"}, null]}}}]}`,
 			"resource-qos-config: nodeStrategies[0].beClass.blkioQOS.blocks[1]: Required value"},
 		{"a block without a type", qos, `{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [{"name": "/dev/sda"}]}}}}`,
 			"resource-qos-config: clusterStrategy.beClass.blkioQOS.blocks[0].type: Required value"},
@@ -32,7 +33,8 @@ func TestValuesTheAPIServerOrTheAgentRefuseAreRejectedWithTheirPath(t *testing.T
 			"resource-qos-config: clusterStrategy.cgroupRoot.blkioQOS.blocks[0].name: Required value"},
 		{"a null application", ha, `{"applications": [null]}`,
 			"host-application-config: applications[0]: Required value: a list element cannot be null"},
-		{"a null application in a node config", ha, `{"nodeConfigs": [{"nodeSelector": {}, "applications": [{"name": "a"}, null]}]}`,
+		{"a null application in a node config", ha,
+			`{"nodeConfigs": [{"nodeSelector": {}, "applications": [{"name": "a"}, null]}]}`,
 			"host-application-config: nodeConfigs[0].applications[1]: Required value"},
 		{"an empty application", ha, `{"applications": [{}]}`,
 			"host-application-config: applications[0].name: Required value"},
@@ -41,13 +43,16 @@ func TestValuesTheAPIServerOrTheAgentRefuseAreRejectedWithTheirPath(t *testing.T
 		{"a null match expression", sys, `{"nodeStrategies": [{"nodeSelector": {"matchExpressions": [null]}}]}`,
 			"system-config: nodeStrategies[0].nodeSelector.matchExpressions[0]: Required value"},
 		{"a bandwidth beyond int64", sys, `{"clusterStrategy": {"totalNetworkBandwidth": "1e400"}}`,
-			`system-config: clusterStrategy.totalNetworkBandwidth: Invalid value: "10e399": must be at most 9223372036854775807`},
+			`system-config: clusterStrategy.totalNetworkBandwidth: ` +
+				`Invalid value: "10e399": must be at most 9223372036854775807`},
 		{"a bandwidth one above int64", sys, `{"clusterStrategy": {"totalNetworkBandwidth": 9223372036854775808}}`,
 			"system-config: clusterStrategy.totalNetworkBandwidth: Invalid value"},
 		{"a negative bandwidth", sys, `{"nodeStrategies": [{"nodeSelector": {}, "totalNetworkBandwidth": "-1G"}]}`,
 			`system-config: nodeStrategies[0].totalNetworkBandwidth: Invalid value: "-1G": must not be negative`},
-		{"a network QoS limit beyond int64", qos, `{"clusterStrategy": {"beClass": {"networkQOS": {"egressLimit": "1e400"}}}}`,
-			`resource-qos-config: clusterStrategy.beClass.networkQOS.egressLimit: Invalid value: "10e399": must be at most`},
+		{"a network QoS limit beyond int64", qos,
+			`{"clusterStrategy": {"beClass": {"networkQOS": {"egressLimit": "1e400"}}}}`,
+			`resource-qos-config: clusterStrategy.beClass.networkQOS.egressLimit: ` +
+				`Invalid value: "10e399": must be at most`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +99,8 @@ func TestBandwidthBound(t *testing.T) {
 		}
 		warned := len(res.Warnings) == 1 && res.Warnings[0].Reason == ReasonInvalidNetworkBandwidth
 		if warned != tt.warning {
-			t.Errorf("annotation %s: warnings %+v, want an %s warning: %v", tt.annotation, res.Warnings, ReasonInvalidNetworkBandwidth, tt.warning)
+			t.Errorf("annotation %s: warnings %+v, want an %s warning: %v",
+				tt.annotation, res.Warnings, ReasonInvalidNetworkBandwidth, tt.warning)
 		}
 	}
 }

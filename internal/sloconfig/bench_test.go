@@ -18,7 +18,8 @@ func benchData() map[string]string {
 			selector := fmt.Sprintf(`{"matchLabels": {"node.example.com/pool": "pool-%d"}}`, i)
 			if i%4 == 3 {
 				selector = fmt.Sprintf(`{"matchLabels": {"node.example.com/pool": "pool-%d"},
-				  "matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a", "zone-b"]}]}`, i)
+				  "matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In",
+				    "values": ["zone-a", "zone-b"]}]}`, i)
 			}
 			fmt.Fprintf(&b, `{"name": "pool-%d", "nodeSelector": %s, %s}`, i, selector, fmt.Sprintf(fields, i))
 		}

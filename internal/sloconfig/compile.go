@@ -35,10 +35,12 @@ type strategyKind[T any] struct {
 }
 
 var (
-	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{DefaultResourceThresholdStrategy, validateResourceThreshold}
-	qosKind       = strategyKind[slov1alpha1.ResourceQOSStrategy]{DefaultResourceQOSStrategy, validateResourceQOS}
-	burstKind     = strategyKind[slov1alpha1.CPUBurstStrategy]{DefaultCPUBurstStrategy, validateCPUBurst}
-	systemKind    = strategyKind[slov1alpha1.SystemStrategy]{DefaultSystemStrategy, validateSystem}
+	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{
+		DefaultResourceThresholdStrategy, validateResourceThreshold,
+	}
+	qosKind    = strategyKind[slov1alpha1.ResourceQOSStrategy]{DefaultResourceQOSStrategy, validateResourceQOS}
+	burstKind  = strategyKind[slov1alpha1.CPUBurstStrategy]{DefaultCPUBurstStrategy, validateCPUBurst}
+	systemKind = strategyKind[slov1alpha1.SystemStrategy]{DefaultSystemStrategy, validateSystem}
 )
 
 func (k strategyKind[T]) shape() documentShape {

@@ -43,7 +43,8 @@ func TestDataKeyWarnings(t *testing.T) {
 		binaryData: map[string][]byte{"host-application-config": []byte("{}"), "cpu-burst-confi": nil, "logo.png": nil},
 		want: []string{
 			`binaryData key "cpu-burst-confi" is ignored: did you mean "cpu-burst-config", under data?`,
-			`binaryData key "host-application-config" is ignored: the configuration is read from data only; move it there as a string`,
+			`binaryData key "host-application-config" is ignored: ` +
+				`the configuration is read from data only; move it there as a string`,
 		},
 	}, {
 		name: "a huge key is not compared at length",

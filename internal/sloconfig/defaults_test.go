@@ -12,9 +12,12 @@ func TestNoConfigMapWritesTheDefaults(t *testing.T) {
 		`"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50},` +
 		`"systemStrategy":{"totalNetworkBandwidth":"0"},"extensions":{"Object":{}}}`
 	for name, data := range map[string]map[string]string{
-		"no ConfigMap":                  nil,
-		"ConfigMap without our keys":    {"colocation-config": `{"enable": true}`},
-		"ConfigMap with empty sections": {string(KeyResourceThreshold): "{}", string(KeyCPUBurst): `{"clusterStrategy": null}`},
+		"no ConfigMap":               nil,
+		"ConfigMap without our keys": {"colocation-config": `{"enable": true}`},
+		"ConfigMap with empty sections": {
+			string(KeyResourceThreshold): "{}",
+			string(KeyCPUBurst):          `{"clusterStrategy": null}`,
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := Load(data, nil)

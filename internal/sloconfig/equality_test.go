@@ -10,7 +10,9 @@ import (
 
 func TestSpecEqual(t *testing.T) {
 	bandwidth := func(q string) *slov1alpha1.NodeSLOSpec {
-		return &slov1alpha1.NodeSLOSpec{SystemStrategy: &slov1alpha1.SystemStrategy{TotalNetworkBandwidth: resource.MustParse(q)}}
+		return &slov1alpha1.NodeSLOSpec{
+			SystemStrategy: &slov1alpha1.SystemStrategy{TotalNetworkBandwidth: resource.MustParse(q)},
+		}
 	}
 	tests := []struct {
 		name  string
@@ -28,10 +30,15 @@ func TestSpecEqual(t *testing.T) {
 			&slov1alpha1.NodeSLOSpec{SystemStrategy: &slov1alpha1.SystemStrategy{SchedFeatures: map[string]bool{}}},
 			&slov1alpha1.NodeSLOSpec{SystemStrategy: &slov1alpha1.SystemStrategy{}}, true},
 		{"a missing section is a difference",
-			&slov1alpha1.NodeSLOSpec{ResourceQOSStrategy: &slov1alpha1.ResourceQOSStrategy{}}, &slov1alpha1.NodeSLOSpec{}, false},
+			&slov1alpha1.NodeSLOSpec{ResourceQOSStrategy: &slov1alpha1.ResourceQOSStrategy{}},
+			&slov1alpha1.NodeSLOSpec{}, false},
 		{"a different value",
-			&slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: new(int64(1))}},
-			&slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: new(int64(2))}}, false},
+			&slov1alpha1.NodeSLOSpec{
+				CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: new(int64(1))},
+			},
+			&slov1alpha1.NodeSLOSpec{
+				CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{SharePoolThresholdPercent: new(int64(2))},
+			}, false},
 		{"nil and empty spec", nil, &slov1alpha1.NodeSLOSpec{}, true},
 	}
 	for _, tt := range tests {

@@ -9,7 +9,8 @@ func TestFingerprint(t *testing.T) {
 	base := map[string]string{
 		string(KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 		  "nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"x": "1", "y": "2"}}, "enable": false}]}`,
-		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "1000M", "schedFeatures": {"A": true, "B": false}}}`,
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "1000M",
+		  "schedFeatures": {"A": true, "B": false}}}`,
 	}
 	with := func(key, value string) map[string]string {
 		out := map[string]string{}
@@ -28,15 +29,19 @@ func TestFingerprint(t *testing.T) {
 		"the same quantity written otherwise": with(string(KeySystem),
 			`{"clusterStrategy": {"schedFeatures": {"B": false, "A": true}, "totalNetworkBandwidth": "1G"}}`),
 		"a default written out": with(string(KeySystem),
-			`{"clusterStrategy": {"totalNetworkBandwidth": "1G", "schedFeatures": {"A": true, "B": false}}, "nodeStrategies": []}`),
-		"a renamed strategy": with(string(KeyResourceThreshold), `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
-		  "nodeStrategies": [{"name": "renamed", "nodeSelector": {"matchLabels": {"x": "1", "y": "2"}}, "enable": false}]}`),
+			`{"clusterStrategy": {"totalNetworkBandwidth": "1G", "schedFeatures": {"A": true, "B": false}},
+			  "nodeStrategies": []}`),
+		"a renamed strategy": with(string(KeyResourceThreshold),
+			`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
+			  "nodeStrategies": [{"name": "renamed", "nodeSelector": {"matchLabels": {"x": "1", "y": "2"}}, "enable": false}]}`),
 		"another controller's key": with("colocation-config", `{"enable": true}`),
 	}
 	different := map[string]map[string]string{
-		"a value": with(string(KeySystem), `{"clusterStrategy": {"totalNetworkBandwidth": "2G", "schedFeatures": {"A": true, "B": false}}}`),
-		"a selector": with(string(KeyResourceThreshold), `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
-		  "nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"x": "1"}}, "enable": false}]}`),
+		"a value": with(string(KeySystem),
+			`{"clusterStrategy": {"totalNetworkBandwidth": "2G", "schedFeatures": {"A": true, "B": false}}}`),
+		"a selector": with(string(KeyResourceThreshold),
+			`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
+			  "nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"x": "1"}}, "enable": false}]}`),
 		"a key removed":              with(string(KeySystem), ""),
 		"a key now invalid (frozen)": with(string(KeySystem), `{`),
 	}

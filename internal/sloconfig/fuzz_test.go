@@ -22,7 +22,11 @@ func FuzzLoadResolve(f *testing.F) {
 		for _, k := range Keys {
 			data[string(k)] = doc
 		}
-		node := Node{Name: "n", Labels: map[string]string{poolLabel: label}, Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth}}
+		node := Node{
+			Name:        "n",
+			Labels:      map[string]string{poolLabel: label},
+			Annotations: map[string]string{NetworkBandwidthAnnotation: bandwidth},
+		}
 		for _, prev := range []*Config{nil, previous} {
 			c := Load(data, prev)
 			for _, r := range c.Reports() {

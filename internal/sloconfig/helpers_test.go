@@ -11,6 +11,15 @@ import (
 // poolLabel is the node label the tests select nodes by.
 const poolLabel = "pool"
 
+// JSON names of the spec sections the tests look at.
+const (
+	thresholdSection = "resourceUsedThresholdWithBE"
+	qosSection       = "resourceQOSStrategy"
+	burstSection     = "cpuBurstStrategy"
+	systemSection    = "systemStrategy"
+	hostAppsSection  = "hostApplications"
+)
+
 // specJSON is the wire form of a spec, as the controller writes it.
 func specJSON(t *testing.T, spec slov1alpha1.NodeSLOSpec) string {
 	t.Helper()

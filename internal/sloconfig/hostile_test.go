@@ -29,14 +29,16 @@ func hostileDocuments() map[string]string {
 	deep := strings.Repeat(`{"a":`, 60) + "1" + strings.Repeat("}", 60)
 	return map[string]string{
 		"deep nesting, repeated": fill(`{"clusterStrategy": {"x": [`, deep, `]}}`),
-		"too deep":               `{"clusterStrategy": ` + strings.Repeat("[", hostileSize/2) + strings.Repeat("]", hostileSize/2-25) + "}",
-		"a huge array of nulls":  fill(`{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [`, `null`, `]}}}}`),
+		"too deep": `{"clusterStrategy": ` +
+			strings.Repeat("[", hostileSize/2) + strings.Repeat("]", hostileSize/2-25) + "}",
+		"a huge array of nulls": fill(`{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [`, `null`, `]}}}}`),
 		"a huge array of blocks": fill(`{"clusterStrategy": {"beClass": {"blkioQOS": {"blocks": [`,
 			`{"name": "d%d", "type": "device", "ioCfg": {"readIOPS": -1}}`, `]}}}}`),
-		"a huge key":            `{"clusterStrategy": {"` + strings.Repeat("k", hostileSize-40) + `": 1}}`,
-		"many unknown fields":   fill(`{"clusterStrategy": {`, `"unknownField%d": 0`, `}}`),
-		"many misspelt fields":  fill(`{"clusterStrategy": {`, `"cpuSupressThresholdPercnt": %d`, `}}`),
-		"many node strategies":  fill(`{"nodeStrategies": [`, `{"name": "s%d", "nodeSelector": {"matchLabels": {"pool": "p%d"}}, "cpuBurstPercent": 0}`, `]}`),
+		"a huge key":           `{"clusterStrategy": {"` + strings.Repeat("k", hostileSize-40) + `": 1}}`,
+		"many unknown fields":  fill(`{"clusterStrategy": {`, `"unknownField%d": 0`, `}}`),
+		"many misspelt fields": fill(`{"clusterStrategy": {`, `"cpuSupressThresholdPercnt": %d`, `}}`),
+		"many node strategies": fill(`{"nodeStrategies": [`,
+			`{"name": "s%d", "nodeSelector": {"matchLabels": {"pool": "p%d"}}, "cpuBurstPercent": 0}`, `]}`),
 		"many duplicate fields": fill(`{"clusterStrategy": {`, `"lsClass": {"cpuQOS": {"groupIdentity": 1}}`, `}}`),
 		"many map keys":         fill(`{"clusterStrategy": {"schedFeatures": {`, `"f%d": true`, `}}}`),
 	}
@@ -68,7 +70,8 @@ func TestHostileDocumentsLoadInBoundedTimeAndMemory(t *testing.T) {
 				}
 			}
 			t.Logf("%-24s 3 keys x %d KiB: %8s, %6.1f MiB allocated, report %d lines, %d KiB",
-				name, len(doc)>>10, elapsed.Round(time.Millisecond), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), lines, size>>10)
+				name, len(doc)>>10, elapsed.Round(time.Millisecond),
+				float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), lines, size>>10)
 			if size > 64<<10 {
 				t.Errorf("the report of a %d KiB document is %d KiB", len(doc)>>10, size>>10)
 			}
@@ -83,7 +86,8 @@ func TestHugeNamesAndValuesAreEchoedShort(t *testing.T) {
 	c := Load(map[string]string{
 		string(KeySystem):   `{"clusterStrategy": {"` + huge + `": 1}}`,
 		string(KeyCPUBurst): `{"clusterStrategy": {"policy": "` + huge + `"}}`,
-		string(KeyResourceQOS): `{"nodeStrategies": [{"name": "` + huge + `", "nodeSelector": {"matchLabels": {"` + huge + `": "a"}}}],` +
+		string(KeyResourceQOS): `{"nodeStrategies": [{"name": "` + huge + `", ` +
+			`"nodeSelector": {"matchLabels": {"` + huge + `": "a"}}}],` +
 			`"clusterStrategy": {"lsClass": {"networkQOS": {"ingressLimit": "1` + strings.Repeat("0", 2<<20) + `"}}}}`,
 	}, nil)
 	var lines []string

@@ -15,11 +15,11 @@ import (
 func TestEachKeyDrivesItsOwnSection(t *testing.T) {
 	// A value per key that differs from the default, and the spec field it fills.
 	cases := map[Key]struct{ value, specField string }{
-		KeyResourceThreshold: {`{"clusterStrategy": {"enable": true}}`, "resourceUsedThresholdWithBE"},
-		KeyResourceQOS:       {`{"clusterStrategy": {"policies": {"cpuPolicy": "coreSched"}}}`, "resourceQOSStrategy"},
-		KeyCPUBurst:          {`{"clusterStrategy": {"policy": "auto"}}`, "cpuBurstStrategy"},
-		KeySystem:            {`{"clusterStrategy": {"totalNetworkBandwidth": "1G"}}`, "systemStrategy"},
-		KeyHostApplication:   {`{"applications": [{"name": "nginx"}]}`, "hostApplications"},
+		KeyResourceThreshold: {`{"clusterStrategy": {"enable": true}}`, thresholdSection},
+		KeyResourceQOS:       {`{"clusterStrategy": {"policies": {"cpuPolicy": "coreSched"}}}`, qosSection},
+		KeyCPUBurst:          {`{"clusterStrategy": {"policy": "auto"}}`, burstSection},
+		KeySystem:            {`{"clusterStrategy": {"totalNetworkBandwidth": "1G"}}`, systemSection},
+		KeyHostApplication:   {`{"applications": [{"name": "nginx"}]}`, hostAppsSection},
 	}
 	if got, want := slices.Sorted(maps.Keys(cases)), slices.Sorted(slices.Values(Keys)); !slices.Equal(got, want) {
 		t.Fatalf("the test covers keys %v, the engine reads %v", got, want)

@@ -25,14 +25,18 @@ func TestBadInputStates(t *testing.T) {
 		{"valid", map[string]string{string(KeyCPUBurst): goodBurst}, nil, StateConfigured, slov1alpha1.CPUBurstAuto},
 		{"absent", map[string]string{}, good, StateDefault, slov1alpha1.CPUBurstNone},
 		{"ConfigMap deleted", nil, good, StateDefault, slov1alpha1.CPUBurstNone},
-		{"invalid after a good value: last good", map[string]string{string(KeyCPUBurst): invalidBurst}, good, StateLastGood, slov1alpha1.CPUBurstAuto},
+		{"invalid after a good value: last good", map[string]string{string(KeyCPUBurst): invalidBurst},
+			good, StateLastGood, slov1alpha1.CPUBurstAuto},
 		{"invalid after defaults: last good is the default", map[string]string{string(KeyCPUBurst): invalidBurst},
 			Load(nil, nil), StateLastGood, slov1alpha1.CPUBurstNone},
 		{"invalid after last good: still last good", map[string]string{string(KeyCPUBurst): brokenBurst},
 			Load(map[string]string{string(KeyCPUBurst): invalidBurst}, good), StateLastGood, slov1alpha1.CPUBurstAuto},
-		{"invalid at start-up: frozen", map[string]string{string(KeyCPUBurst): invalidBurst}, nil, StateFrozen, slov1alpha1.CPUBurstNone},
-		{"invalid after frozen: frozen", map[string]string{string(KeyCPUBurst): invalidBurst}, frozen, StateFrozen, slov1alpha1.CPUBurstNone},
-		{"valid again after frozen", map[string]string{string(KeyCPUBurst): goodBurst}, frozen, StateConfigured, slov1alpha1.CPUBurstAuto},
+		{"invalid at start-up: frozen", map[string]string{string(KeyCPUBurst): invalidBurst},
+			nil, StateFrozen, slov1alpha1.CPUBurstNone},
+		{"invalid after frozen: frozen", map[string]string{string(KeyCPUBurst): invalidBurst},
+			frozen, StateFrozen, slov1alpha1.CPUBurstNone},
+		{"valid again after frozen", map[string]string{string(KeyCPUBurst): goodBurst},
+			frozen, StateConfigured, slov1alpha1.CPUBurstAuto},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,8 +82,9 @@ func TestAFrozenSectionKeepsTheStoredValue(t *testing.T) {
 	}
 	// A stored spec without the section: the default.
 	res = c.Resolve(Node{Name: "old"}, &slov1alpha1.NodeSLOSpec{})
-	if got := specJSON(t, slov1alpha1.NodeSLOSpec{CPUBurstStrategy: res.Spec.CPUBurstStrategy}); got !=
-		`{"cpuBurstStrategy":{"policy":"none","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}}` {
+	const defaultBurst = `{"cpuBurstStrategy":{"policy":"none","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,` +
+		`"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}}`
+	if got := specJSON(t, slov1alpha1.NodeSLOSpec{CPUBurstStrategy: res.Spec.CPUBurstStrategy}); got != defaultBurst {
 		t.Errorf("frozen section without a stored value: %s", got)
 	}
 }

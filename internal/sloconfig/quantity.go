@@ -15,7 +15,8 @@ import (
 // length, and no useful quantity needs more than a few dozen characters.
 func parseQuantity(s string) (resource.Quantity, error) {
 	if len(s) > maxQuantityLength {
-		return resource.Quantity{}, fmt.Errorf("too long for a quantity (%d characters; at most %d)", len(s), maxQuantityLength)
+		return resource.Quantity{}, fmt.Errorf("too long for a quantity (%d characters; at most %d)",
+			len(s), maxQuantityLength)
 	}
 	q, err := resource.ParseQuantity(s)
 	switch {

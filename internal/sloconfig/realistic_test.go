@@ -14,25 +14,29 @@ var realisticData = map[string]string{
     "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70},
   "nodeStrategies": [
     {"name": "batch-pool", "nodeSelector": {"matchLabels": {"pool": "batch"}}, "cpuSuppressThresholdPercent": 80,
-     "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300}
+     "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60,
+     "cpuEvictTimeWindowSeconds": 300}
   ]
 }`,
 	string(KeyResourceQOS): `{
   "clusterStrategy": {
     "policies": {"cpuPolicy": "groupIdentity"},
-    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
+    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2},
+      "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
     "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
     "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
       "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}
   },
   "nodeStrategies": [
-    {"name": "old-kernel", "nodeSelector": {"matchExpressions": [{"key": "kernel", "operator": "NotIn", "values": ["anolis"]}]},
+    {"name": "old-kernel",
+     "nodeSelector": {"matchExpressions": [{"key": "kernel", "operator": "NotIn", "values": ["anolis"]}]},
      "lsClass": {"memoryQOS": {"enable": false}}, "beClass": {"cpuQOS": {"enable": false}}}
   ]
 }`,
 	string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto", "cfsQuotaBurstPeriodSeconds": 60}}`,
 	string(KeySystem): `{
-  "clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0, "totalNetworkBandwidth": "10000M"},
+  "clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0,
+    "totalNetworkBandwidth": "10000M"},
   "nodeStrategies": [{"name": "big", "nodeSelector": {"matchLabels": {"size": "big"}}, "watermarkScaleFactor": 300}]
 }`,
 	string(KeyHostApplication): `{
@@ -55,7 +59,8 @@ func TestRealisticConfigMap(t *testing.T) {
 		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
 		  "cpuEvictPolicy": "evictByRealLimit"}`
 		clusterQOS = `"resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
-		  "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
+		  "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2},
+		    "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
 		  "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
 		  "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
 		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}}`
@@ -80,9 +85,11 @@ func TestRealisticConfigMap(t *testing.T) {
 		node: Node{Name: "busy", Labels: map[string]string{poolLabel: "edge", "size": "big"},
 			Annotations: map[string]string{NetworkBandwidthAnnotation: "25G"}},
 		sections: []string{clusterThreshold, `"resourceQOSStrategy": {"policies": {"cpuPolicy": "groupIdentity"},
-		  "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
+		  "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2},
+		    "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
 		  "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": false, "wmarkRatio": 95}},
-		  "beClass": {"cpuQOS": {"enable": false, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
+		  "beClass": {"cpuQOS": {"enable": false, "groupIdentity": -1},
+		    "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
 		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}}`,
 			burst, `"systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 300, "memcgReapBackGround": 0,
 		  "totalNetworkBandwidth": "25G"}`, extensions},
@@ -91,7 +98,8 @@ func TestRealisticConfigMap(t *testing.T) {
 		node: Node{Name: "batch-1", Labels: map[string]string{poolLabel: "batch", "kernel": "anolis"}},
 		sections: []string{`"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 80,
 		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
-		  "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300,
+		  "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60,
+		  "cpuEvictTimeWindowSeconds": 300,
 		  "cpuEvictPolicy": "evictByRealLimit"}`, clusterQOS, burst, clusterSystem, extensions, wantHostApps},
 	}}
 	for _, tt := range tests {

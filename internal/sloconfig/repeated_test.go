@@ -34,10 +34,12 @@ func TestARepeatedFieldIsDecodedAsEncodingJSONDoes(t *testing.T) {
 		  "beClass": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device"}, {"name": "sdb", "type": "device"}]}},
 		  "beClass": {"blkioQOS": {"blocks": [{"ioCfg": {"readIOPS": 10}}]}}}}`,
 		"a repeated class, nested one level down": `{"clusterStrategy": {
-		  "lsClass": {"memoryQOS": {"enable": true}}, "lsClass": {"memoryQOS": {"wmarkRatio": 90}, "resctrlQOS": {"mbaPercent": 50}}}}`,
+		  "lsClass": {"memoryQOS": {"enable": true}},
+		  "lsClass": {"memoryQOS": {"wmarkRatio": 90}, "resctrlQOS": {"mbaPercent": 50}}}}`,
 		"a null for a pointer clears it": `{"clusterStrategy": {"lsClass": {"cpuQOS": {"groupIdentity": 2}}},
 		  "clusterStrategy": {"lsClass": {"cpuQOS": {"groupIdentity": null}}}}`,
-		"a field in another case is the same field": `{"clusterStrategy": {"policies": {"cpuPolicy": "coreSched"}, "Policies": {"netQOSPolicy": "tc"}}}`,
+		"a field in another case is the same field": `{"clusterStrategy": {"policies": {"cpuPolicy": "coreSched"},
+		  "Policies": {"netQOSPolicy": "tc"}}}`,
 	}
 	for name, doc := range docs {
 		t.Run(name, func(t *testing.T) {
@@ -45,7 +47,8 @@ func TestARepeatedFieldIsDecodedAsEncodingJSONDoes(t *testing.T) {
 			if !r.Valid() {
 				t.Fatalf("rejected: %s", errorsText(r))
 			}
-			if !strings.Contains(warningsText(r), "duplicate field") && !strings.Contains(warningsText(r), "field name should be spelled") {
+			if !strings.Contains(warningsText(r), "duplicate field") &&
+				!strings.Contains(warningsText(r), "field name should be spelled") {
 				t.Errorf("no warning about the repeated field: %q", r.Warnings)
 			}
 			var koord koordQOSConfig
@@ -56,7 +59,8 @@ func TestARepeatedFieldIsDecodedAsEncodingJSONDoes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := sectionJSON(t, Load(map[string]string{string(KeyResourceQOS): doc}, nil).Resolve(Node{Name: "n"}, nil).Spec, "resourceQOSStrategy")
+			spec := Load(map[string]string{string(KeyResourceQOS): doc}, nil).Resolve(Node{Name: "n"}, nil).Spec
+			got := sectionJSON(t, spec, qosSection)
 			if compact(t, got) != compact(t, string(want)) {
 				t.Errorf("clusterStrategy\n got %s\nwant %s (encoding/json)", got, want)
 			}
@@ -77,7 +81,8 @@ func TestRepeatedNodeStrategiesMergeEntryByEntry(t *testing.T) {
 	if err := json.Unmarshal([]byte(doc), &koord); err != nil {
 		t.Fatal(err)
 	}
-	if len(koord.NodeStrategies) != 1 || koord.NodeStrategies[0].Name != "a" || len(koord.NodeStrategies[0].NodeSelector.MatchLabels) != 2 {
+	if len(koord.NodeStrategies) != 1 || koord.NodeStrategies[0].Name != "a" ||
+		len(koord.NodeStrategies[0].NodeSelector.MatchLabels) != 2 {
 		t.Fatalf("encoding/json no longer merges entry by entry: %+v; revisit mergeRepeated", koord.NodeStrategies)
 	}
 
@@ -91,7 +96,8 @@ func TestRepeatedNodeStrategiesMergeEntryByEntry(t *testing.T) {
 	if m := both.Matches[1]; m.Strategy != "a" || m.Index != 0 {
 		t.Errorf("a node with both labels matched %+v, want entry 0 named a", m)
 	}
-	if got, want := sectionJSON(t, both.Spec, "resourceQOSStrategy"), `{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":2}}}`; compact(t, got) != want {
+	if got, want := sectionJSON(t, both.Spec, qosSection),
+		`{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":2}}}`; compact(t, got) != want {
 		t.Errorf("entry 0\n got %s\nwant %s", got, want)
 	}
 	if m := c.Resolve(Node{Name: "n", Labels: map[string]string{poolLabel: "b"}}, nil).Matches[1]; m.Index != -1 {
@@ -103,10 +109,12 @@ func TestRepeatedNodeStrategiesMergeEntryByEntry(t *testing.T) {
 }
 
 func TestARepeatedLabelKeepsTheLastValueWithAWarning(t *testing.T) {
-	doc := "{\"nodeStrategies\": [{\"nodeSelector\": {\"matchLabels\": {\"pool\": \"a\",\n \"pool\": \"b\"}}, \"minFreeKbytesFactor\": 10}]}"
+	doc := "{\"nodeStrategies\": [{\"nodeSelector\": {\"matchLabels\": {\"pool\": \"a\",\n" +
+		" \"pool\": \"b\"}}, \"minFreeKbytesFactor\": 10}]}"
 	c := Load(map[string]string{string(KeySystem): doc}, nil)
 	r := report(c, KeySystem)
-	want := `nodeStrategies[0].nodeSelector.matchLabels[pool]: duplicate key; the later value replaces the earlier one (line 2, column 2)`
+	want := `nodeStrategies[0].nodeSelector.matchLabels[pool]: duplicate key; ` +
+		`the later value replaces the earlier one (line 2, column 2)`
 	if !r.Valid() || !strings.Contains(warningsText(r), want) {
 		t.Fatalf("errors %q, warnings %q: want %q", r.Messages(), r.Warnings, want)
 	}

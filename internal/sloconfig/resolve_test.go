@@ -7,12 +7,6 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
-// JSON names of spec sections the tables look at.
-const (
-	burstSection = "cpuBurstStrategy"
-	qosSection   = "resourceQOSStrategy"
-)
-
 // One case per row of the rules table in docs/behaviour.md#merge-rules: a
 // ConfigMap key, a node, and the JSON of the section the node gets.
 func TestResolvingASection(t *testing.T) {
@@ -25,19 +19,22 @@ func TestResolvingASection(t *testing.T) {
 		want    string
 	}{{
 		name: "cluster strategy: a field set replaces the default, the others keep it",
-		key:  KeyResourceThreshold, section: "resourceUsedThresholdWithBE",
-		doc:  `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 50}}`,
-		want: `{"enable":true,"cpuSuppressThresholdPercent":50,"cpuSuppressPolicy":"cpuset","memoryEvictThresholdPercent":70,"cpuEvictPolicy":"evictByRealLimit"}`,
+		key:  KeyResourceThreshold, section: thresholdSection,
+		doc: `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 50}}`,
+		want: `{"enable":true,"cpuSuppressThresholdPercent":50,"cpuSuppressPolicy":"cpuset",
+		       "memoryEvictThresholdPercent":70,"cpuEvictPolicy":"evictByRealLimit"}`,
 	}, {
 		name: "cluster strategy: a false or zero value is a value",
 		key:  KeyCPUBurst, section: burstSection,
-		doc:  `{"clusterStrategy": {"sharePoolThresholdPercent": 0, "cfsQuotaBurstPeriodSeconds": 0}}`,
-		want: `{"policy":"none","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":0,"sharePoolThresholdPercent":0}`,
+		doc: `{"clusterStrategy": {"sharePoolThresholdPercent": 0, "cfsQuotaBurstPeriodSeconds": 0}}`,
+		want: `{"policy":"none","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,
+		       "cfsQuotaBurstPeriodSeconds":0,"sharePoolThresholdPercent":0}`,
 	}, {
 		name: "cluster strategy: null and empty strings are not values (as in Koordinator's overlay)",
-		key:  KeyResourceThreshold, section: "resourceUsedThresholdWithBE",
-		doc:  `{"clusterStrategy": {"enable": null, "cpuSuppressPolicy": ""}}`,
-		want: `{"enable":false,"cpuSuppressThresholdPercent":65,"cpuSuppressPolicy":"cpuset","memoryEvictThresholdPercent":70,"cpuEvictPolicy":"evictByRealLimit"}`,
+		key:  KeyResourceThreshold, section: thresholdSection,
+		doc: `{"clusterStrategy": {"enable": null, "cpuSuppressPolicy": ""}}`,
+		want: `{"enable":false,"cpuSuppressThresholdPercent":65,"cpuSuppressPolicy":"cpuset",
+		       "memoryEvictThresholdPercent":70,"cpuEvictPolicy":"evictByRealLimit"}`,
 	}, {
 		name: "cluster strategy over an empty default: resource QoS holds exactly what is written",
 		key:  KeyResourceQOS, section: qosSection,
@@ -51,24 +48,29 @@ func TestResolvingASection(t *testing.T) {
 	}, {
 		name: "node strategy: nested objects overlay recursively",
 		key:  KeyResourceQOS, section: qosSection, labels: map[string]string{poolLabel: "a"},
-		doc: `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true}}},
-		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "lsClass": {"cpuQOS": {"groupIdentity": 1}}}]}`,
+		doc: `{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2},
+		         "memoryQOS": {"enable": true}}},
+		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}},
+		         "lsClass": {"cpuQOS": {"groupIdentity": 1}}}]}`,
 		want: `{"lsClass":{"cpuQOS":{"enable":true,"groupIdentity":1},"memoryQOS":{"enable":true}}}`,
 	}, {
 		name: "node strategy: maps merge key by key",
-		key:  KeySystem, section: "systemStrategy", labels: map[string]string{poolLabel: "a"},
+		key:  KeySystem, section: systemSection, labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"schedFeatures": {"A": true, "B": true}},
-		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "schedFeatures": {"B": false, "C": true}}]}`,
+		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}},
+		         "schedFeatures": {"B": false, "C": true}}]}`,
 		want: `{"schedFeatures":{"A":true,"B":false,"C":true},"totalNetworkBandwidth":"0"}`,
 	}, {
 		name: "node strategy: lists are replaced whole",
 		key:  KeyResourceQOS, section: qosSection, labels: map[string]string{poolLabel: "a"},
-		doc: `{"clusterStrategy": {"cgroupRoot": {"blkioQOS": {"blocks": [{"name": "sda", "type": "device", "ioCfg": {"readIOPS": 1}}, {"name": "sdb", "type": "device"}]}}},
-		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "cgroupRoot": {"blkioQOS": {"blocks": [{"name": "vg", "type": "volumegroup"}]}}}]}`,
+		doc: `{"clusterStrategy": {"cgroupRoot": {"blkioQOS": {"blocks": [
+		         {"name": "sda", "type": "device", "ioCfg": {"readIOPS": 1}}, {"name": "sdb", "type": "device"}]}}},
+		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}},
+		         "cgroupRoot": {"blkioQOS": {"blocks": [{"name": "vg", "type": "volumegroup"}]}}}]}`,
 		want: `{"cgroupRoot":{"blkioQOS":{"blocks":[{"name":"vg","type":"volumegroup","ioCfg":{}}]}}}`,
 	}, {
 		name: "node strategy: fields it leaves out keep the merged cluster strategy's",
-		key:  KeySystem, section: "systemStrategy", labels: map[string]string{poolLabel: "a"},
+		key:  KeySystem, section: systemSection, labels: map[string]string{poolLabel: "a"},
 		doc: `{"clusterStrategy": {"minFreeKbytesFactor": 100, "totalNetworkBandwidth": "10G"},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "watermarkScaleFactor": 150}]}`,
 		want: `{"minFreeKbytesFactor":100,"watermarkScaleFactor":150,"totalNetworkBandwidth":"10G"}`,
@@ -78,35 +80,42 @@ func TestResolvingASection(t *testing.T) {
 		doc: `{"nodeStrategies": [
 		         {"name": "rack", "nodeSelector": {"matchLabels": {"rack": "r1"}}, "policy": "auto"},
 		         {"name": "pool", "nodeSelector": {"matchLabels": {"pool": "a"}}, "policy": "cpuBurstOnly"}]}`,
-		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
+		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,
+		       "cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "no matching node strategy: the cluster strategy",
 		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "b"},
 		doc: `{"clusterStrategy": {"policy": "cfsQuotaBurstOnly"},
 		       "nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "policy": "auto"}]}`,
-		want: `{"policy":"cfsQuotaBurstOnly","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
+		want: `{"policy":"cfsQuotaBurstOnly","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,
+		       "cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "a selector {} matches every node",
 		key:  KeyCPUBurst, section: burstSection,
-		doc:  `{"nodeStrategies": [{"nodeSelector": {}, "policy": "auto"}]}`,
-		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
+		doc: `{"nodeStrategies": [{"nodeSelector": {}, "policy": "auto"}]}`,
+		want: `{"policy":"auto","cpuBurstPercent":1000,"cfsQuotaBurstPercent":300,
+		       "cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "match expressions select too",
 		key:  KeyCPUBurst, section: burstSection, labels: map[string]string{poolLabel: "b"},
-		doc: `{"nodeStrategies": [{"nodeSelector": {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a", "b"]}]},
-		       "cpuBurstPercent": 200}]}`,
-		want: `{"policy":"none","cpuBurstPercent":200,"cfsQuotaBurstPercent":300,"cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
+		doc: `{"nodeStrategies": [
+		         {"nodeSelector": {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a", "b"]}]},
+		          "cpuBurstPercent": 200}]}`,
+		want: `{"policy":"none","cpuBurstPercent":200,"cfsQuotaBurstPercent":300,
+		       "cfsQuotaBurstPeriodSeconds":-1,"sharePoolThresholdPercent":50}`,
 	}, {
 		name: "host applications: the first matching node config's, not merged",
-		key:  KeyHostApplication, section: "hostApplications", labels: map[string]string{poolLabel: "a"},
+		key:  KeyHostApplication, section: hostAppsSection, labels: map[string]string{poolLabel: "a"},
 		doc: `{"applications": [{"name": "top", "qos": "LS"}],
-		       "nodeConfigs": [{"name": "a", "nodeSelector": {"matchLabels": {"pool": "a"}}, "applications": [{"name": "nginx", "qos": "LSR",
-		         "priority": "koord-prod", "cgroupPath": {"base": "CgroupRoot", "relativePath": "nginx/"}}]},
+		       "nodeConfigs": [{"name": "a", "nodeSelector": {"matchLabels": {"pool": "a"}},
+		         "applications": [{"name": "nginx", "qos": "LSR",
+		           "priority": "koord-prod", "cgroupPath": {"base": "CgroupRoot", "relativePath": "nginx/"}}]},
 		         {"name": "all", "nodeSelector": {}, "applications": [{"name": "other"}]}]}`,
-		want: `[{"name":"nginx","priority":"koord-prod","qos":"LSR","cgroupPath":{"base":"CgroupRoot","relativePath":"nginx/"}}]`,
+		want: `[{"name":"nginx","priority":"koord-prod","qos":"LSR",
+		        "cgroupPath":{"base":"CgroupRoot","relativePath":"nginx/"}}]`,
 	}, {
 		name: "host applications: the top-level list when no node config matches",
-		key:  KeyHostApplication, section: "hostApplications", labels: map[string]string{poolLabel: "b"},
+		key:  KeyHostApplication, section: hostAppsSection, labels: map[string]string{poolLabel: "b"},
 		doc: `{"applications": [{"name": "top", "qos": "LS"}],
 		       "nodeConfigs": [{"nodeSelector": {"matchLabels": {"pool": "a"}}, "applications": [{"name": "nginx"}]}]}`,
 		want: `[{"name":"top","qos":"LS"}]`,
@@ -161,7 +170,12 @@ func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 	if len(res.Warnings) != 1 || res.Warnings[0].Reason != ReasonMultipleNodeStrategies {
 		t.Fatalf("warnings %+v, want one %s", res.Warnings, ReasonMultipleNodeStrategies)
 	}
-	for _, part := range []string{string(KeySystem), `the first, "gpu" (index 0), applies`, `"big" (index 1) also matches and is ignored`, `"big" (index 1)`} {
+	for _, part := range []string{
+		string(KeySystem),
+		`the first, "gpu" (index 0), applies`,
+		`"big" (index 1) also matches and is ignored`,
+		`"big" (index 1)`,
+	} {
 		if !strings.Contains(res.Warnings[0].Message, part) {
 			t.Errorf("message %q lacks %q", res.Warnings[0].Message, part)
 		}
@@ -173,7 +187,9 @@ func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 
 func TestBandwidthAnnotation(t *testing.T) {
 	const configured = "10G"
-	c := Load(map[string]string{string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "` + configured + `", "minFreeKbytesFactor": 5}}`}, nil)
+	c := Load(map[string]string{
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "` + configured + `", "minFreeKbytesFactor": 5}}`,
+	}, nil)
 	tests := []struct {
 		name       string
 		annotation string

@@ -57,7 +57,8 @@ func (r *rules) less(lowerName string, lower *int64, upperName string, upper *in
 	}
 	lowerPath, upperPath := r.path.Child(lowerName), r.path.Child(upperName)
 	if r.written != nil && !r.written(lowerPath) && r.written(upperPath) {
-		r.errs = append(r.errs, field.Invalid(upperPath, *upper, fmt.Sprintf("must be greater than %s (%d)", lowerName, *lower)))
+		r.errs = append(r.errs, field.Invalid(upperPath, *upper,
+			fmt.Sprintf("must be greater than %s (%d)", lowerName, *lower)))
 		return
 	}
 	r.errs = append(r.errs, field.Invalid(lowerPath, *lower, fmt.Sprintf("must be less than %s (%d)", upperName, *upper)))

@@ -85,7 +85,8 @@ type shapeChecker struct {
 
 func (c *shapeChecker) warn(path *field.Path, offset int64, format string, args ...any) {
 	if c.warning() {
-		c.warnings = append(c.warnings, fmt.Sprintf("%s: %s (%s)", path, fmt.Sprintf(format, args...), c.doc.position(offset)))
+		c.warnings = append(c.warnings,
+			fmt.Sprintf("%s: %s (%s)", path, fmt.Sprintf(format, args...), c.doc.position(offset)))
 	}
 }
 
@@ -228,7 +229,9 @@ func (c *shapeChecker) checkStruct(n *jsonNode, fs *fieldSet, path *field.Path) 
 // setField checks member m, the field name of type t, and stores its value
 // in out. A repeated field is decoded into the value it already has, as
 // Koordinator's decoder does (see mergeRepeated), with a warning.
-func (c *shapeChecker) setField(out map[string]any, name string, t reflect.Type, m jsonMember, path *field.Path, repeated bool) {
+func (c *shapeChecker) setField(
+	out map[string]any, name string, t reflect.Type, m jsonMember, path *field.Path, repeated bool,
+) {
 	v, set := c.check(m.value, t, path)
 	if repeated {
 		c.warn(path, m.offset, "duplicate field; later values override earlier ones "+
@@ -274,7 +277,8 @@ func (c *shapeChecker) fieldName(fs *fieldSet, m jsonMember, path *field.Path) (
 	}
 	if fs.strict {
 		c.fail(field.Forbidden(written, fmt.Sprintf(
-			"unknown field in a label selector, which would select more nodes than meant%s (%s)", hint, c.doc.position(m.offset))))
+			"unknown field in a label selector, which would select more nodes than meant%s (%s)",
+			hint, c.doc.position(m.offset))))
 	} else {
 		c.warn(written, m.offset, "unknown field, ignored%s", hint)
 	}

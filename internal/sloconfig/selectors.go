@@ -19,7 +19,8 @@ func compileSelector(tree any, path *field.Path) (labels.Selector, bool, field.E
 	if err := fromTree(tree, sel); err != nil {
 		return nil, false, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
 	}
-	if errs := metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, path); len(errs) > 0 {
+	opts := metav1validation.LabelSelectorValidationOptions{}
+	if errs := metav1validation.ValidateLabelSelector(sel, opts, path); len(errs) > 0 {
 		return nil, false, errs
 	}
 	compiled, err := metav1.LabelSelectorAsSelector(sel)

@@ -20,7 +20,8 @@ func validateHostApplications(apps []slov1alpha1.HostApplicationSpec, path *fiel
 		if app.CgroupPath != nil {
 			cg := r.at(r.path.Child("cgroupPath"))
 			oneOf(cg, "base", app.CgroupPath.Base, slov1alpha1.CgroupBaseTypeRoot,
-				slov1alpha1.CgroupBaseTypeKubepods, slov1alpha1.CgroupBaseTypeKubeBurstable, slov1alpha1.CgroupBaseTypeKubeBesteffort)
+				slov1alpha1.CgroupBaseTypeKubepods, slov1alpha1.CgroupBaseTypeKubeBurstable,
+				slov1alpha1.CgroupBaseTypeKubeBesteffort)
 			r.add(cg)
 		}
 		errs = append(errs, r.errs...)

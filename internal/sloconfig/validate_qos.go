@@ -12,7 +12,8 @@ func validateResourceQOS(s *slov1alpha1.ResourceQOSStrategy, r *rules) field.Err
 	path := r.path
 	if s.Policies != nil {
 		p := r.at(path.Child("policies"))
-		oneOfPtr(p, "cpuPolicy", s.Policies.CPUPolicy, slov1alpha1.CPUQOSPolicyGroupIdentity, slov1alpha1.CPUQOSPolicyCoreSched)
+		oneOfPtr(p, "cpuPolicy", s.Policies.CPUPolicy,
+			slov1alpha1.CPUQOSPolicyGroupIdentity, slov1alpha1.CPUQOSPolicyCoreSched)
 		oneOfPtr(p, "netQOSPolicy", s.Policies.NETQOSPolicy, slov1alpha1.NETQOSPolicyTC, slov1alpha1.NETQOSPolicyTerwayQos)
 		r.add(p)
 	}
@@ -56,7 +57,8 @@ func validateResourceQOSClass(q *slov1alpha1.ResourceQOS, r *rules) field.ErrorL
 		c := r.at(path.Child("resctrlQOS"))
 		c.between("catRangeStartPercent", q.ResctrlQOS.CATRangeStartPercent, 0, 100)
 		c.between("catRangeEndPercent", q.ResctrlQOS.CATRangeEndPercent, 0, 100)
-		c.less("catRangeStartPercent", q.ResctrlQOS.CATRangeStartPercent, "catRangeEndPercent", q.ResctrlQOS.CATRangeEndPercent)
+		c.less("catRangeStartPercent", q.ResctrlQOS.CATRangeStartPercent,
+			"catRangeEndPercent", q.ResctrlQOS.CATRangeEndPercent)
 		c.between("mbaPercent", q.ResctrlQOS.MBAPercent, 0, 100)
 		r.add(c)
 	}
@@ -92,7 +94,8 @@ func validateMemoryQOS(m *slov1alpha1.MemoryQOS, r *rules) *rules {
 func validateBlock(b *slov1alpha1.BlockCfg, r *rules) *rules {
 	r.required("type", string(b.BlockType), "koordlet needs it to find the disk (device, volumegroup or podvolume)")
 	r.required("name", b.Name, "koordlet needs it to find the disk (a device path, volume group or pod volume name)")
-	oneOf(r, "type", b.BlockType, slov1alpha1.BlockTypeDevice, slov1alpha1.BlockTypeVolumeGroup, slov1alpha1.BlockTypePodVolume)
+	oneOf(r, "type", b.BlockType,
+		slov1alpha1.BlockTypeDevice, slov1alpha1.BlockTypeVolumeGroup, slov1alpha1.BlockTypePodVolume)
 	io := &b.IOCfg
 	c := r.at(r.path.Child("ioCfg"))
 	c.atLeast("readIOPS", io.ReadIOPS, 0)

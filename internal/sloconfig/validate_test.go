@@ -86,9 +86,11 @@ func TestCrossFieldErrorsNameTheFieldTheEntryWrote(t *testing.T) {
 
 func TestAFaultOfTheClusterStrategyIsReportedOnce(t *testing.T) {
 	r := report(Load(map[string]string{string(KeyCPUBurst): `{"clusterStrategy": {"cpuBurstPercent": 0},
-	  "nodeStrategies": [{"nodeSelector": {"matchLabels": {"a": "1"}}}, {"nodeSelector": {"matchLabels": {"b": "1"}}, "cpuBurstPercent": -5}]}`},
+	  "nodeStrategies": [{"nodeSelector": {"matchLabels": {"a": "1"}}},
+	                     {"nodeSelector": {"matchLabels": {"b": "1"}}, "cpuBurstPercent": -5}]}`},
 		nil), KeyCPUBurst)
-	want := "cpu-burst-config: clusterStrategy.cpuBurstPercent: Invalid value: 0: must be between 1 and 10000, inclusive\n" +
+	want := "cpu-burst-config: clusterStrategy.cpuBurstPercent: Invalid value: 0: " +
+		"must be between 1 and 10000, inclusive\n" +
 		"cpu-burst-config: nodeStrategies[1].cpuBurstPercent: Invalid value: -5: must be between 1 and 10000, inclusive"
 	if got := errorsText(r); got != want {
 		t.Errorf("errors\n got %s\nwant %s", got, want)
@@ -122,19 +124,22 @@ func TestBadInputIsReportedWithPathAndPosition(t *testing.T) {
 		errors: []string{`clusterStrategy.enable: Invalid value: "yes": must be true or false (line 2, column 12)`},
 	}, {
 		name: "integer expected", key: string(KeyResourceThreshold),
-		doc:    `{"nodeStrategies": [{"nodeSelector": {}, "cpuSuppressThresholdPercent": 6.5}]}`,
-		errors: []string{`nodeStrategies[0].cpuSuppressThresholdPercent: Invalid value: 6.5: must be an integer (line 1, column 73)`},
+		doc: `{"nodeStrategies": [{"nodeSelector": {}, "cpuSuppressThresholdPercent": 6.5}]}`,
+		errors: []string{`nodeStrategies[0].cpuSuppressThresholdPercent: ` +
+			`Invalid value: 6.5: must be an integer (line 1, column 73)`},
 	}, {
 		name: "int32 overflow", key: string(KeyResourceThreshold),
-		doc:    `{"clusterStrategy": {"evictEnabledPriorityThreshold": 3000000000}}`,
-		errors: []string{`clusterStrategy.evictEnabledPriorityThreshold: Invalid value: 3000000000: must be an integer that fits in 32 bits`},
+		doc: `{"clusterStrategy": {"evictEnabledPriorityThreshold": 3000000000}}`,
+		errors: []string{`clusterStrategy.evictEnabledPriorityThreshold: ` +
+			`Invalid value: 3000000000: must be an integer that fits in 32 bits`},
 	}, {
 		name: "object expected", key: string(KeyResourceQOS), doc: `{"clusterStrategy": {"lsClass": []}}`,
 		errors: []string{`clusterStrategy.lsClass: Invalid value: "<array>": must be an object (line 1, column 33)`},
 	}, {
 		name: "node strategy without a selector", key: string(KeySystem),
-		doc:    `{"nodeStrategies": [{"name": "lost", "minFreeKbytesFactor": 10}]}`,
-		errors: []string{"nodeStrategies[0].nodeSelector: Required value: an entry without a nodeSelector never matches any node"},
+		doc: `{"nodeStrategies": [{"name": "lost", "minFreeKbytesFactor": 10}]}`,
+		errors: []string{"nodeStrategies[0].nodeSelector: " +
+			"Required value: an entry without a nodeSelector never matches any node"},
 	}, {
 		name: "host-application node config without a selector", key: string(KeyHostApplication),
 		doc:    `{"nodeConfigs": [{"name": "lost", "applications": [{"name": "x"}]}]}`,
@@ -149,12 +154,17 @@ func TestBadInputIsReportedWithPathAndPosition(t *testing.T) {
 		errors: []string{`nodeStrategies[0].nodeSelector.matchLabels: Invalid value: "not valid!"`},
 	}, {
 		name: "unknown field in a selector: an error, since dropping it would select every node", key: string(KeySystem),
-		doc:    `{"nodeStrategies": [{"nodeSelector": {"matchLabel": {"a": "b"}}}]}`,
-		errors: []string{`nodeStrategies[0].nodeSelector.matchLabel: Forbidden: unknown field in a label selector, which would select more nodes than meant; did you mean "matchLabels"? (line 1, column 39)`},
+		doc: `{"nodeStrategies": [{"nodeSelector": {"matchLabel": {"a": "b"}}}]}`,
+		errors: []string{`nodeStrategies[0].nodeSelector.matchLabel: Forbidden: ` +
+			`unknown field in a label selector, which would select more nodes than meant; ` +
+			`did you mean "matchLabels"? (line 1, column 39)`},
 	}, {
 		name: "unknown field: warned about with the closest known name", key: string(KeyResourceThreshold),
-		doc:      `{"clusterStrategy": {"cpuSupressThresholdPercent": 50}, "nodeStrategie": []}`,
-		warnings: []string{`clusterStrategy.cpuSupressThresholdPercent: unknown field, ignored; did you mean "cpuSuppressThresholdPercent"?`, `nodeStrategie: unknown field, ignored; did you mean "nodeStrategies"? (line 1, column 57)`},
+		doc: `{"clusterStrategy": {"cpuSupressThresholdPercent": 50}, "nodeStrategie": []}`,
+		warnings: []string{
+			`clusterStrategy.cpuSupressThresholdPercent: unknown field, ignored; did you mean "cpuSuppressThresholdPercent"?`,
+			`nodeStrategie: unknown field, ignored; did you mean "nodeStrategies"? (line 1, column 57)`,
+		},
 	}, {
 		name: "unknown field in a node strategy", key: string(KeyCPUBurst),
 		doc:      `{"nodeStrategies": [{"nodeSelector": {}, "nodeSelecter": {"matchLabels": {"a": "b"}}}]}`,
@@ -169,8 +179,11 @@ func TestBadInputIsReportedWithPathAndPosition(t *testing.T) {
 		warnings: []string{`clusterStrategy.policy: duplicate field; later values override earlier ones`},
 	}, {
 		name: "empty selector: warned about", key: string(KeySystem),
-		doc:      `{"nodeStrategies": [{"nodeSelector": {}, "minFreeKbytesFactor": 10}]}`,
-		warnings: []string{`nodeStrategies[0].nodeSelector: {} matches every node`, "put these values in clusterStrategy instead"},
+		doc: `{"nodeStrategies": [{"nodeSelector": {}, "minFreeKbytesFactor": 10}]}`,
+		warnings: []string{
+			`nodeStrategies[0].nodeSelector: {} matches every node`,
+			"put these values in clusterStrategy instead",
+		},
 	}, {
 		name: "nesting too deep", key: string(KeySystem),
 		doc:    `{"clusterStrategy": {"schedFeatures": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`,
@@ -199,8 +212,9 @@ func TestBadInputIsReportedWithPathAndPosition(t *testing.T) {
 
 func TestAnInvalidKeyIsRejectedWholeAndTheOthersStand(t *testing.T) {
 	c := Load(map[string]string{
-		string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [{"nodeSelector": {}, "cpuBurstPercent": 0}]}`,
-		string(KeySystem):   `{"clusterStrategy": {"minFreeKbytesFactor": 7}}`,
+		string(KeyCPUBurst): `{"clusterStrategy": {"policy": "auto"}, ` +
+			`"nodeStrategies": [{"nodeSelector": {}, "cpuBurstPercent": 0}]}`,
+		string(KeySystem): `{"clusterStrategy": {"minFreeKbytesFactor": 7}}`,
 	}, nil)
 	if got := c.State(KeyCPUBurst); got != StateFrozen {
 		t.Errorf("cpu-burst-config state %s, want %s", got, StateFrozen)

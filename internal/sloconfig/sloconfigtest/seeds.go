@@ -20,6 +20,8 @@ var FuzzSeeds = []string{
 	`{"applications": [null]}`, `{"applications": [{}]}`,
 	`{"clusterStrategy": {"totalNetworkBandwidth": "1e400"}}`,
 	// Repeated fields, which Koordinator's decoder merges.
-	`{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}}, "clusterStrategy": {"lsClass": {"cpuQOS": {"groupIdentity": 2}}}}`,
-	`{"nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"a": "1"}}}], "nodeStrategies": [{"cpuBurstPercent": 20}]}`,
+	`{"clusterStrategy": {"lsClass": {"cpuQOS": {"enable": true}}}, ` +
+		`"clusterStrategy": {"lsClass": {"cpuQOS": {"groupIdentity": 2}}}}`,
+	`{"nodeStrategies": [{"name": "a", "nodeSelector": {"matchLabels": {"a": "1"}}}], ` +
+		`"nodeStrategies": [{"cpuBurstPercent": 20}]}`,
 }
