@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Input limits. The plugin reads files a person points it at, so a wrong
@@ -34,19 +36,8 @@ const (
 // maxEchoBytes caps any value the plugin repeats back in a message.
 const maxEchoBytes = 100
 
-// clip returns s, or its first maxEchoBytes bytes (cut on a rune boundary)
-// followed by how long it was, so that a message never repeats a huge
-// value.
-func clip(s string) string {
-	if len(s) <= maxEchoBytes {
-		return s
-	}
-	cut := maxEchoBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", s[:cut], len(s))
-}
+// clip returns s, or its first maxEchoBytes bytes and how long it was.
+func clip(s string) string { return sloconfig.Truncate(s, maxEchoBytes) }
 
 // maxLineBytes caps a printed line whose words are all short.
 const maxLineBytes = 2000
@@ -75,19 +66,7 @@ func clipLine(line string) string {
 		}
 		line = line[end:]
 	}
-	return clip2(b.String())
-}
-
-// clip2 applies the line cap of clipLine.
-func clip2(s string) string {
-	if len(s) <= maxLineBytes {
-		return s
-	}
-	cut := maxLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", s[:cut], len(s))
+	return sloconfig.Truncate(b.String(), maxLineBytes)
 }
 
 // errTooLarge reports input over its limit.

@@ -11,17 +11,21 @@ import (
 // repeats: a hostile 20 MiB field name must not become a 20 MiB log line.
 const maxEchoed = 100
 
-// echo is s as every error and warning quotes it: whole when short, else
-// its first maxEchoed bytes (cut between characters) and its full size.
-func echo(s string) string {
-	if len(s) <= maxEchoed {
+// echo is s as every error and warning quotes it (see Truncate).
+func echo(s string) string { return Truncate(s, maxEchoed) }
+
+// Truncate returns s whole when it has at most limit bytes, else its first
+// limit bytes (cut between characters) followed by its full size, so that
+// no message repeats a huge value. The plugin clips what it prints with it too.
+func Truncate(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	cut := maxEchoed
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s...[%d bytes in all]", s[:cut], len(s))
+	return fmt.Sprintf("%s…(%d bytes)", s[:cut], len(s))
 }
 
 // echoErrors bounds the values and paths that errors from other packages
