@@ -43,7 +43,7 @@ func configMapNodes(doc *yaml.Node) []*yaml.Node {
 	switch kind.Value {
 	case "ConfigMap":
 		return []*yaml.Node{root}
-	case kindList, "ConfigMapList":
+	case kindList, kindConfigMapList:
 		items := member(root, "items")
 		if items == nil || items.Kind != yaml.SequenceNode {
 			return nil
@@ -85,7 +85,8 @@ func repeatedKeys(cm *yaml.Node, field string) []string {
 	var out []string
 	for _, k := range order {
 		if l := lines[k]; len(l) > 1 {
-			out = append(out, fmt.Sprintf("ConfigMap %s: %s key %q is written %d times (lines %s); only the last, at line %d, is used",
+			out = append(out, fmt.Sprintf(
+				"ConfigMap %s: %s key %q is written %d times (lines %s); only the last, at line %d, is used",
 				nameOf(cm), field, clip(k), len(l), joinInts(l), l[len(l)-1]))
 		}
 	}

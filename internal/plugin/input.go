@@ -94,7 +94,7 @@ func ReadConfigMap(r io.Reader, want ConfigMapRef) (*ConfigMapInput, error) {
 			return nil, fmt.Errorf("reading the ConfigMap file, document %d: %w", i+1, err)
 		}
 		items := []json.RawMessage{doc}
-		if head.Kind == kindList || head.Kind == "ConfigMapList" {
+		if head.Kind == kindList || head.Kind == kindConfigMapList {
 			items = head.Items
 		}
 		for _, item := range items {
@@ -102,7 +102,7 @@ func ReadConfigMap(r io.Reader, want ConfigMapRef) (*ConfigMapInput, error) {
 			if err := json.Unmarshal(item, &cm); err != nil {
 				return nil, fmt.Errorf("reading the ConfigMap file, document %d: %w", i+1, err)
 			}
-			if cm.Kind == "ConfigMap" || (cm.Kind == "" && head.Kind == "ConfigMapList") {
+			if cm.Kind == "ConfigMap" || (cm.Kind == "" && head.Kind == kindConfigMapList) {
 				found = append(found, &cm)
 			}
 		}

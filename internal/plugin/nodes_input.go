@@ -18,6 +18,8 @@ const (
 	kindNode     = "Node"
 	kindNodeList = "NodeList"
 	kindList     = "List"
+	// kindConfigMapList is what kubectl prints for several ConfigMaps in JSON.
+	kindConfigMapList = "ConfigMapList"
 )
 
 // nodeObject is the part of a Node, or of a document of the nodes file,
