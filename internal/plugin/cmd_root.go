@@ -46,7 +46,8 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams), newDiffCommand(streams))
+	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams),
+		newDiffCommand(streams))
 	return root
 }
 

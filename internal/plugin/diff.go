@@ -170,19 +170,21 @@ func (r DiffResult) Write(out, errOut io.Writer) error {
 	}
 	printMessages(r.Rollout.Messages(), r.Rollout.WarningMessages(), errOut, errOut)
 	b := bufio.NewWriterSize(out, 64<<10)
+	// A write error sticks to b and comes back from Flush.
+	printf := func(format string, args ...any) { _, _ = fmt.Fprintf(b, format, args...) }
 	created := 0
 	for _, n := range r.Changed {
 		if n.Created {
 			created++
-			fmt.Fprintf(b, "node %s: no NodeSLO yet; one would be created\n", clip(n.Node))
+			printf("node %s: no NodeSLO yet; one would be created\n", clip(n.Node))
 			continue
 		}
-		fmt.Fprintf(b, "node %s:\n", clip(n.Node))
+		printf("node %s:\n", clip(n.Node))
 		for _, c := range n.Changes {
-			fmt.Fprintf(b, "  %s: %s -> %s\n", c.Path, clip(c.Old), clip(c.New))
+			printf("  %s: %s -> %s\n", c.Path, clip(c.Old), clip(c.New))
 		}
 	}
-	fmt.Fprintf(b, "%d of %d nodes would change (%d updated, %d created), %d unchanged\n",
+	printf("%d of %d nodes would change (%d updated, %d created), %d unchanged\n",
 		len(r.Changed), r.Nodes, len(r.Changed)-created, created, r.Nodes-len(r.Changed))
 	return b.Flush()
 }

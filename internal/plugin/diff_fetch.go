@@ -49,7 +49,9 @@ func FetchDiffInputs(ctx context.Context, c client.Reader, data map[string]strin
 
 // listPages lists page by page, each page into a new list (a decoder may
 // reuse what it decodes into), and hands every page to each.
-func listPages(ctx context.Context, c client.Reader, newList func() client.ObjectList, each func(client.ObjectList)) error {
+func listPages(
+	ctx context.Context, c client.Reader, newList func() client.ObjectList, each func(client.ObjectList),
+) error {
 	opts := []client.ListOption{client.Limit(listPage)}
 	for {
 		list := newList()

@@ -21,12 +21,21 @@ import (
 // diffNodes are the nodes of the diff tests: a batch node with its own
 // bandwidth, a node without labels, and two web nodes.
 var diffNodes = []sloconfig.Node{
-	{Name: "worker-4", Labels: map[string]string{"pool": "web"}},
-	{Name: "worker-1", Labels: map[string]string{"pool": "batch"},
-		Annotations: map[string]string{sloconfig.NetworkBandwidthAnnotation: "25G"}},
-	{Name: "worker-2"},
-	{Name: "worker-3", Labels: map[string]string{"pool": "web"}},
+	{Name: "worker-4", Labels: map[string]string{poolKey: poolWeb}},
+	{Name: worker1, Labels: map[string]string{poolKey: poolBatch},
+		Annotations: map[string]string{sloconfig.NetworkBandwidthAnnotation: bandwidth25G}},
+	{Name: worker2},
+	{Name: "worker-3", Labels: map[string]string{poolKey: poolWeb}},
 }
+
+const (
+	poolKey      = "pool"
+	poolBatch    = "batch"
+	poolWeb      = "web"
+	bandwidth25G = "25G"
+	worker1      = "worker-1"
+	worker2      = "worker-2"
+)
 
 // liveData is the ConfigMap in force: testdata/good-configmap.yaml.
 func liveData(t *testing.T) map[string]string {
@@ -36,7 +45,8 @@ func liveData(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }()
-	cm, err := ReadConfigMap(f, ConfigMapRef{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName})
+	ref := ConfigMapRef{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
+	cm, err := ReadConfigMap(f, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +66,7 @@ func storedSpecs(t *testing.T, data map[string]string) map[string]*slov1alpha1.N
 		}
 		res := cfg.Resolve(n, nil)
 		spec := res.Spec.DeepCopy()
-		if n.Name == "worker-2" {
+		if n.Name == worker2 {
 			b, _ := json.Marshal(spec)
 			respelt := strings.Replace(string(b), `"totalNetworkBandwidth":"1G"`, `"totalNetworkBandwidth":"1000M"`, 1)
 			if respelt == string(b) {
@@ -152,10 +162,10 @@ func TestDiffReportsTheRolloutKey(t *testing.T) {
 
 func TestFetchDiffInputs(t *testing.T) {
 	objs := []client.Object{
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: map[string]string{"pool": "batch"},
-			Annotations: map[string]string{sloconfig.NetworkBandwidthAnnotation: "25G"}}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-2"}},
-		&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: worker1, Labels: map[string]string{poolKey: poolBatch},
+			Annotations: map[string]string{sloconfig.NetworkBandwidthAnnotation: bandwidth25G}}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: worker2}},
+		&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: worker1},
 			Spec: slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{}}},
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
@@ -163,11 +173,11 @@ func TestFetchDiffInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Nodes) != 2 || in.Nodes[0].Labels["pool"] != "batch" ||
-		in.Nodes[0].Annotations[sloconfig.NetworkBandwidthAnnotation] != "25G" {
+	if len(in.Nodes) != 2 || in.Nodes[0].Labels[poolKey] != poolBatch ||
+		in.Nodes[0].Annotations[sloconfig.NetworkBandwidthAnnotation] != bandwidth25G {
 		t.Errorf("nodes %+v", in.Nodes)
 	}
-	if len(in.Stored) != 1 || in.Stored["worker-1"].CPUBurstStrategy == nil || in.Data["x"] != "y" {
+	if len(in.Stored) != 1 || in.Stored[worker1].CPUBurstStrategy == nil || in.Data["x"] != "y" {
 		t.Errorf("stored %+v, data %v", in.Stored, in.Data)
 	}
 }

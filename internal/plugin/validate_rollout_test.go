@@ -30,7 +30,8 @@ func TestValidateRolloutKey(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdin := "kind: ConfigMap\nmetadata: {name: slo-controller-config}\ndata:\n  nodeslo-rollout-config: '" + tt.value + "'\n"
+			stdin := "kind: ConfigMap\nmetadata: {name: slo-controller-config}\ndata:\n" +
+				"  nodeslo-rollout-config: '" + tt.value + "'\n"
 			code, stdout, stderr := run(t, stdin, validateCmd, "-f", "-")
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d; stdout:\n%s", code, tt.code, stdout)

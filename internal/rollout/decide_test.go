@@ -66,7 +66,8 @@ func TestDecide(t *testing.T) {
 			{at: 500, writes: 10, stepped: true, next: 502},
 		},
 	}, {
-		name: "percent of the nodes pending at the start, rounded up", nodes: 41, key: `{"maxNodesPerStep": "10%", "stepIntervalSeconds": 60}`,
+		name:  "percent of the nodes pending at the start, rounded up",
+		nodes: 41, key: `{"maxNodesPerStep": "10%", "stepIntervalSeconds": 60}`,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 5, canaries: -1, started: true, stepped: true, next: 60},
 			{at: 60, writes: 5, canaries: -1, stepped: true, next: 120},
@@ -77,7 +78,8 @@ func TestDecide(t *testing.T) {
 			}
 		},
 	}, {
-		name: "interval 0: the next step as soon as the previous one is written", nodes: 10, key: `{"maxNodesPerStep": 4, "stepIntervalSeconds": 0}`,
+		name:  "interval 0: the next step as soon as the previous one is written",
+		nodes: 10, key: `{"maxNodesPerStep": 4, "stepIntervalSeconds": 0}`,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 4, canaries: -1, started: true, stepped: true, next: 0},
 			{at: 0, writes: 4, canaries: -1, stepped: true, next: 0},
@@ -85,7 +87,8 @@ func TestDecide(t *testing.T) {
 			{at: 0.5, writes: 0, completed: true, next: -1},
 		},
 	}, {
-		name: "pause holds every pending node; resume takes one step, then waits the interval", nodes: 40, canary: 3, key: acceptanceKey,
+		name:  "pause holds every pending node; resume takes one step, then waits the interval",
+		nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
 			{at: 1, change: setKey(pausedKey), writes: 0, paused: true, next: -1},
@@ -156,7 +159,8 @@ func TestDecide(t *testing.T) {
 			}
 		},
 	}, {
-		name: "a node created during the rollout gets the target at once, paused or not", nodes: 40, canary: 3, key: acceptanceKey,
+		name:  "a node created during the rollout gets the target at once, paused or not",
+		nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
 			{at: 1, change: addNode("new-1"), writes: 1, next: 3},
@@ -168,14 +172,16 @@ func TestDecide(t *testing.T) {
 			}
 		},
 	}, {
-		name: "a pending node whose labels changed is resolved at once and counts as reached", nodes: 40, canary: 3, key: acceptanceKey,
+		name:  "a pending node whose labels changed is resolved at once and counts as reached",
+		nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
 			{at: 1, change: func(c *cluster) { c.immediate["n20"] = true }, writes: 1, next: 3},
 			{at: 3, writes: 9, stepped: true, next: 5},
 		},
 	}, {
-		name: "a change that does not touch every node: only the differing ones are pending", nodes: 40, canary: 3, key: acceptanceKey,
+		name:  "a change that does not touch every node: only the differing ones are pending",
+		nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: func(c *cluster) {
 				c.target = "B"
@@ -189,7 +195,8 @@ func TestDecide(t *testing.T) {
 			{at: 1, writes: 0, completed: true, next: -1},
 		},
 	}, {
-		name: "an invalid key pauses instead of applying at once; fixing it resumes with the canaries", nodes: 40, canary: 3, key: `{"maxNodesPerStep": 0}`,
+		name:  "an invalid key pauses instead of applying at once; fixing it resumes with the canaries",
+		nodes: 40, canary: 3, key: `{"maxNodesPerStep": 0}`,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 0, started: true, paused: true, next: -1},
 			{at: 30, writes: 0, paused: true, next: -1},
@@ -256,7 +263,7 @@ func crashMidStep(now time.Time, written int) func(*cluster) {
 	return func(c *cluster) {
 		in := Input{Rollout: c.load(), Target: c.target, Record: c.record, Now: now}
 		for _, name := range sortedNames(c) {
-			in.Nodes = append(in.Nodes, Node{Name: name, Stored: true, Differs: c.stored[name] != c.target, Canary: c.canary[name]})
+			in.Nodes = append(in.Nodes, storedNode(c, name))
 		}
 		d := Decide(in)
 		if !d.Stepped || len(d.Write) <= written {
@@ -274,8 +281,13 @@ func addNode(name string) func(*cluster) {
 	return func(c *cluster) { c.stored[name] = "" }
 }
 
+// storedNode is a node of c that has a NodeSLO, as the decision sees it.
+func storedNode(c *cluster, name string) Node {
+	return Node{Name: name, Stored: true, Differs: c.stored[name] != c.target, Canary: c.canary[name]}
+}
+
 func sortedNames(c *cluster) []string {
-	var names []string
+	names := make([]string, 0, len(c.stored))
 	for name := range c.stored {
 		names = append(names, name)
 	}

@@ -40,7 +40,7 @@ func TestNoBurst(t *testing.T) {
 			}
 			in := Input{Rollout: c.load(), Target: c.target, Record: c.record, Now: now}
 			for _, name := range sortedNames(c) {
-				in.Nodes = append(in.Nodes, Node{Name: name, Stored: true, Differs: c.stored[name] != c.target, Canary: c.canary[name]})
+				in.Nodes = append(in.Nodes, storedNode(c, name))
 			}
 			d := Decide(in)
 			c.record = roundTrip(d.Record)
@@ -103,7 +103,7 @@ func TestOrderIsStable(t *testing.T) {
 
 func TestSchedule(t *testing.T) {
 	s := Schedule{Pending: 40, Canaries: 3, StepSize: 10, Soak: 3 * time.Second, Interval: 2 * time.Second}
-	var quotas []int
+	quotas := make([]int, 0, s.Steps()+2)
 	for k := range s.Steps() + 2 {
 		quotas = append(quotas, s.Quota(k))
 	}

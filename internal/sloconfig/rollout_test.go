@@ -37,7 +37,9 @@ func TestLoadRollout(t *testing.T) {
 			}
 		},
 	}, {
-		name: "percent bounds accepted", raw: `{"maxNodesPerStep": "100%", "stepIntervalSeconds": 86400, "canary": {"nodeSelector": {}, "soakSeconds": 0}}`,
+		name: "percent bounds accepted",
+		raw: `{"maxNodesPerStep": "100%", "stepIntervalSeconds": 86400,
+		       "canary": {"nodeSelector": {}, "soakSeconds": 0}}`,
 		warnings: []string{`canary.nodeSelector: {} matches every node`},
 		check: func(t *testing.T, p *RolloutPolicy) {
 			if p.StepSize(7) != 7 || p.CanarySoak != 0 {
@@ -73,9 +75,11 @@ func TestLoadRollout(t *testing.T) {
 			`paused: Invalid value: "yes": must be true or false (line 3, column 13)`,
 		},
 	}, {
-		name:     "unknown field warned with did-you-mean",
-		raw:      "{\"stepIntervalSecond\": 5}",
-		warnings: []string{`stepIntervalSecond: unknown field, ignored; did you mean "stepIntervalSeconds"? (line 1, column 2)`},
+		name: "unknown field warned with did-you-mean",
+		raw:  "{\"stepIntervalSecond\": 5}",
+		warnings: []string{
+			`stepIntervalSecond: unknown field, ignored; did you mean "stepIntervalSeconds"? (line 1, column 2)`,
+		},
 		check: func(t *testing.T, p *RolloutPolicy) {
 			if p.StepInterval != time.Minute {
 				t.Errorf("an unknown field changed the interval: %v", p.StepInterval)
@@ -85,10 +89,12 @@ func TestLoadRollout(t *testing.T) {
 		name: "canary without selector", raw: `{"canary": {"soakSeconds": 10}}`,
 		errs: []string{"canary.nodeSelector: Required value: a canary needs a nodeSelector"},
 	}, {
-		name: "canary selector with a misspelt field is an error", raw: `{"canary": {"nodeSelector": {"matchLabel": {"a": "b"}}}}`,
+		name: "canary selector with a misspelt field is an error",
+		raw:  `{"canary": {"nodeSelector": {"matchLabel": {"a": "b"}}}}`,
 		errs: []string{`canary.nodeSelector.matchLabel: Forbidden: unknown field in a label selector`},
 	}, {
-		name: "canary selector with a bad operator", raw: `{"canary": {"nodeSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}}`,
+		name: "canary selector with a bad operator",
+		raw:  `{"canary": {"nodeSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}}`,
 		errs: []string{`canary.nodeSelector.matchExpressions[0].operator: Invalid value: "Near"`},
 	}, {
 		name: "malformed JSON", raw: `{"paused": tru}`,
@@ -142,12 +148,13 @@ func TestLoadRollout(t *testing.T) {
 }
 
 func TestRolloutStepSize(t *testing.T) {
+	const tenPercent = `"10%"`
 	tests := []struct {
 		max     string
 		pending int
 		want    int
 	}{
-		{`10`, 3, 10}, {`"10%"`, 40, 4}, {`"10%"`, 41, 5}, {`"1%"`, 3, 1}, {`"10%"`, 0, 1}, {`"100%"`, 40, 40},
+		{`10`, 3, 10}, {tenPercent, 40, 4}, {tenPercent, 41, 5}, {`"1%"`, 3, 1}, {tenPercent, 0, 1}, {`"100%"`, 40, 40},
 	}
 	for _, tt := range tests {
 		got := LoadRollout(map[string]string{string(KeyRollout): `{"maxNodesPerStep": ` + tt.max + `}`})
