@@ -84,7 +84,14 @@ func Decide(in Input) Decision {
 	if rec.Target != in.Target {
 		// A new change, a revert included: pending are the nodes that
 		// differ from this target; those already equal to it are done.
-		*rec = Record{Target: in.Target, Started: in.Now}
+		// The new rollout remembers when the one it replaces last took
+		// a step, so that without canaries to reach first its first
+		// batch still waits an interval (see Schedule.Due).
+		previous := time.Time{}
+		if !rec.Done {
+			previous = rec.StepAt
+		}
+		*rec = Record{Target: in.Target, Started: in.Now, StepAt: previous}
 		d.Started = true
 	}
 	policy := in.Rollout.Policy // nil when the key is invalid
@@ -121,7 +128,7 @@ func Decide(in Input) Decision {
 		if rec.StepAt.Before(in.Now) {
 			rec.StepAt = in.Now
 		}
-	case rec.Steps < s.Steps() && !in.Now.Before(rec.StepAt.Add(s.Wait(rec.Steps))):
+	case rec.Steps < s.Steps() && !in.Now.Before(s.Due(*rec)):
 		rec.Steps++
 		rec.StepAt = in.Now
 		d.Stepped = true
@@ -190,5 +197,5 @@ func (d *Decision) next(s Schedule, complete bool) time.Time {
 	if d.Step >= s.Steps() {
 		return time.Time{}
 	}
-	return d.Record.StepAt.Add(s.Wait(d.Step))
+	return s.Due(d.Record)
 }

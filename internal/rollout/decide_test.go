@@ -141,6 +141,24 @@ func TestDecide(t *testing.T) {
 			}
 		},
 	}, {
+		name:  "a second change with no canary pending: its first batch waits an interval after the last step",
+		nodes: 40, canary: 3, key: acceptanceKey,
+		steps: []step{
+			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
+			{at: 3, writes: 10, stepped: true, next: 5},
+			{at: 4, change: func(c *cluster) {
+				// C gives the canaries what B gave them.
+				c.target = "C"
+				c.resolve = func(node, config string) string {
+					if config == "C" && c.canary[node] {
+						return "B"
+					}
+					return config
+				}
+			}, writes: 0, started: true, next: 5},
+			{at: 5, writes: 10, canaries: 0, stepped: true, next: 7},
+		},
+	}, {
 		name: "revert mid-rollout: only the reached nodes are pending", nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},

@@ -69,3 +69,17 @@ func (s Schedule) Wait(taken int) time.Duration {
 		return s.Interval
 	}
 }
+
+// Due is when the next step of r may be taken. The first step is due at
+// once, except a first batch (no canary pending) of a rollout that replaced
+// one in progress: it waits an interval after that one's last step, so
+// that a change landing mid-rollout never brings two batches together.
+func (s Schedule) Due(r Record) time.Time {
+	if r.Steps == 0 {
+		if s.canarySteps() == 0 && !r.StepAt.IsZero() {
+			return r.StepAt.Add(s.Interval)
+		}
+		return time.Time{}
+	}
+	return r.StepAt.Add(s.Wait(r.Steps))
+}
