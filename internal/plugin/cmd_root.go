@@ -12,7 +12,8 @@ import (
 const (
 	ExitOK      = 0
 	ExitInvalid = 1 // the configuration has invalid keys
-	ExitUsage   = 2 // bad flags, unreadable input
+	ExitChanges = 1 // diff: some NodeSLO would change
+	ExitUsage   = 2 // bad flags, unreadable input; diff: any error
 )
 
 // IOStreams are the plugin's standard streams.
@@ -34,7 +35,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		Short: "Validate, render and explain the NodeSLO configuration (slo-controller-config)",
 		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
 			"every node would get, offline, from files (validate, render); explain tells, live " +
-			"against a cluster, where a node's NodeSLO comes from.",
+			"against a cluster, where a node's NodeSLO comes from, and diff, which NodeSLOs a ConfigMap would change.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -45,7 +46,8 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams))
+	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams),
+		newDiffCommand(streams))
 	return root
 }
 

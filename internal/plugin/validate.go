@@ -9,22 +9,29 @@ import (
 
 // Validate loads data as the controller would at start-up and reports:
 // one error per line on out, warnings on errOut. It returns whether every
-// key is valid.
+// key, the rollout key included, is valid.
 func Validate(data map[string]string, out, errOut io.Writer) bool {
 	cfg := sloconfig.Load(data, nil)
 	printReports(cfg, out, errOut)
-	return cfg.Valid()
+	rollout := sloconfig.LoadRollout(data)
+	printMessages(rollout.Messages(), rollout.WarningMessages(), out, errOut)
+	return cfg.Valid() && rollout.Valid()
 }
 
 // printReports writes errors to errs and warnings to warnings, key by key.
 func printReports(cfg *sloconfig.Config, errs, warnings io.Writer) {
 	for _, r := range cfg.Reports() {
-		for _, line := range r.Messages() {
-			printLine(errs, line)
-		}
-		for _, line := range r.WarningMessages() {
-			printLine(warnings, "warning: "+line)
-		}
+		printMessages(r.Messages(), r.WarningMessages(), errs, warnings)
+	}
+}
+
+// printMessages writes one key's error lines to errs and its warnings to warnings.
+func printMessages(errorLines, warningLines []string, errs, warnings io.Writer) {
+	for _, line := range errorLines {
+		printLine(errs, line)
+	}
+	for _, line := range warningLines {
+		printLine(warnings, "warning: "+line)
 	}
 }
 

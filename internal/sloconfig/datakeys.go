@@ -18,6 +18,7 @@ const maxKeyTypoDistance = 2
 // controller silently ignores although they were probably meant for it: a
 // data key a small edit away from one of Keys ("resource-threshold-confg"),
 // and one of Keys under binaryData, which the controller does not read.
+// The rollout key (KeyRollout) counts as known too.
 // Other keys are left alone: the ConfigMap is shared with other components.
 func DataKeyWarnings(data map[string]string, binaryData map[string][]byte) []string {
 	var warnings []string
@@ -28,7 +29,7 @@ func DataKeyWarnings(data map[string]string, binaryData map[string][]byte) []str
 		}
 	}
 	for key := range binaryData {
-		if slices.Contains(Keys, Key(key)) {
+		if slices.Contains(knownKeys, Key(key)) {
 			warnings = append(warnings, fmt.Sprintf(
 				"binaryData key %q is ignored: the configuration is read from data only; move it there as a string", key))
 		} else if near := nearKey(key); near != "" {
@@ -40,14 +41,18 @@ func DataKeyWarnings(data map[string]string, binaryData map[string][]byte) []str
 	return warnings
 }
 
-// nearKey returns the key of Keys that name is a likely typo of, or "" when
-// name is one of Keys or none is close.
+// knownKeys are the keys the controller reads: the spec sections and the
+// rollout policy.
+var knownKeys = slices.Concat(Keys, []Key{KeyRollout})
+
+// nearKey returns the known key that name is a likely typo of, or "" when
+// name is a known key or none is close.
 func nearKey(name string) Key {
-	if slices.Contains(Keys, Key(name)) {
+	if slices.Contains(knownKeys, Key(name)) {
 		return ""
 	}
 	lower := strings.ToLower(name)
-	for _, k := range Keys {
+	for _, k := range knownKeys {
 		// The length check keeps a huge key from costing a full edit
 		// distance computation: it cannot be close.
 		if d := len(lower) - len(k); d > maxKeyTypoDistance || d < -maxKeyTypoDistance {

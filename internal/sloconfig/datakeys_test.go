@@ -32,9 +32,11 @@ func TestDataKeyWarnings(t *testing.T) {
 		name: "typos, a case slip and underscores",
 		data: map[string]string{
 			"resource-threshold-confg": "{}", "CPU-Burst-Config": "{}", "system_config": "{}", "resource-qos-config": "{}",
+			"nodeslo-rollout-confg": "{}", "nodeslo-rollout-config": "{}",
 		},
 		want: []string{
 			`data key "CPU-Burst-Config" is ignored: did you mean "cpu-burst-config"?`,
+			`data key "nodeslo-rollout-confg" is ignored: did you mean "nodeslo-rollout-config"?`,
 			`data key "resource-threshold-confg" is ignored: did you mean "resource-threshold-config"?`,
 			`data key "system_config" is ignored: did you mean "system-config"?`,
 		},

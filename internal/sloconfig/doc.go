@@ -23,5 +23,7 @@
 //   - compile.go, compile_hostapp.go, section.go: the compiled sections;
 //   - load.go: states per key, last-good and frozen values;
 //   - resolve.go, bandwidth.go: the spec of one node;
-//   - fingerprint.go, equality.go: change detection.
+//   - fingerprint.go, equality.go: change detection;
+//   - rollout.go: the nodeslo-rollout-config key (LoadRollout), which is
+//     not a section of the spec and goes through the same parser.
 package sloconfig

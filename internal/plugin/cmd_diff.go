@@ -1,0 +1,70 @@
+package plugin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+)
+
+// newDiffCommand is `kubectl nodeslo diff -f NEW.yaml`: live against the
+// cluster, which NodeSLOs the file would change, before anyone applies it.
+func newDiffCommand(streams IOStreams) *cobra.Command {
+	kube := newKubeFlags()
+	var input configMapFlags
+	cmd := &cobra.Command{
+		Use:   "diff -f CONFIGMAP.yaml",
+		Short: "Show, live against the cluster, which nodes' NodeSLOs a ConfigMap would change, and which fields",
+		Long: `Reads the Nodes and NodeSLOs from the cluster, resolves every node against the
+ConfigMap of the file as the controller would once the file is applied, and
+prints, per node whose NodeSLO would change, the JSON path of each field that
+would change (old -> new), then a summary count. Nodes without a NodeSLO are
+listed as created. Errors and warnings of the file's keys go to stderr; an
+invalid key keeps each node's stored value, as the controller does.
+Useful before moving from Koordinator's controller too: the diff of the
+ConfigMap in force lists every NodeSLO this controller would rewrite.
+Exit status, like kubectl diff: 0 no change, 1 changes, 2 error (unreadable
+file, cluster unreachable, or an invalid key in the file).`,
+		Example: `  kubectl nodeslo diff -f slo-controller-config.yaml
+  kubectl get cm -n koordinator-system slo-controller-config -o yaml | kubectl nodeslo diff -f -`,
+		Args: filesByFlag("-f %s"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if input.file == "" {
+				return errors.New("--filename (-f) is required")
+			}
+			cm, err := input.read(streams.In, streams.ErrOut)
+			if err != nil {
+				return err
+			}
+			cfg, err := kube.restConfig()
+			if err != nil {
+				return fmt.Errorf("loading the kubeconfig: %w", err)
+			}
+			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+			if err != nil {
+				return fmt.Errorf("creating a client: %w", err)
+			}
+			in, err := FetchDiffInputs(cmd.Context(), c, cm.Data)
+			if err != nil {
+				return err
+			}
+			result := Diff(in)
+			if err := result.Write(streams.Out, streams.ErrOut); err != nil {
+				return err
+			}
+			switch {
+			case !result.Valid():
+				return exitError{code: ExitUsage}
+			case len(result.Changed) > 0:
+				return exitError{code: ExitChanges}
+			}
+			return nil
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	input.addFlags(cmd.Flags())
+	return cmd
+}

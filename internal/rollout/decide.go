@@ -1,0 +1,201 @@
+package rollout
+
+import (
+	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// recheck is how soon to decide again when progress waits on the
+// controller's own writes (a step still incomplete, or the last step
+// taken and completion not yet seen) rather than on the clock.
+const recheck = time.Second
+
+// Node is what the decision needs to know of one node.
+type Node struct {
+	Name string
+	// Stored is whether the node has a NodeSLO. A node without one was
+	// created during the rollout: it has nothing to protect and gets the
+	// target at once.
+	Stored bool
+	// Differs is whether the stored spec differs from what the target
+	// resolves for the node (sloconfig.SpecEqual). A node that does not
+	// differ is done.
+	Differs bool
+	// Canary is whether the node matches the canary selector.
+	Canary bool
+	// Immediate is set by the controller for a node whose labels or
+	// bandwidth annotation changed, or whose NodeSLO was edited by hand,
+	// during the rollout: it is resolved against the target at once and
+	// counts as reached.
+	Immediate bool
+}
+
+// Input is everything a decision depends on.
+type Input struct {
+	// Rollout is the nodeslo-rollout-config key as loaded. Absent: every
+	// change reaches every node at once. Invalid: every rollout is paused.
+	Rollout sloconfig.RolloutLoad
+	// Target is the fingerprint of the configuration in force.
+	Target string
+	// Record is the persisted record (zero when there is none).
+	Record Record
+	Nodes  []Node
+	Now    time.Time
+}
+
+// Decision is what the controller does now.
+type Decision struct {
+	// Record is the record to persist (on RecordAnnotation) before writing
+	// any node; RecordChanged says whether it differs from Input.Record.
+	Record        Record
+	RecordChanged bool
+	// Write lists the nodes whose NodeSLO the controller writes now: the
+	// pending nodes reached, new nodes and Immediate ones.
+	Write []string
+	// Held lists the pending nodes that keep their stored NodeSLO for now.
+	Held []string
+	// Reached counts the nodes pending at the start that are reached (done,
+	// or in Write).
+	Reached int
+	// Step is the number of steps taken, of Steps; StepSize is the batch size.
+	Step, Steps, StepSize int
+	// NextStep is when to decide again; zero when no time-driven progress
+	// is waiting (no rollout, paused, done): a ConfigMap change wakes the
+	// controller then.
+	NextStep time.Time
+	// Started, Stepped and Completed report what happened in this decision
+	// (for the RolloutStarted, RolloutStep and RolloutCompleted events);
+	// Paused reports that a rollout with pending nodes is paused, or held
+	// by an invalid key (RolloutPaused).
+	Started, Stepped, Completed, Paused bool
+}
+
+// Decide decides which pending nodes are reached now (docs/rollout.md).
+func Decide(in Input) Decision {
+	if !in.Rollout.Present {
+		d := allAtOnce(in.Nodes)
+		// Without the key there is no rollout: the record is removed.
+		d.RecordChanged = in.Record != Record{}
+		return d
+	}
+	d := Decision{Record: in.Record}
+	rec := &d.Record
+	if rec.Target != in.Target {
+		// A new change, a revert included: pending are the nodes that
+		// differ from this target; those already equal to it are done.
+		// The new rollout remembers when the one it replaces last took
+		// a step, so that without canaries to reach first its first
+		// batch still waits an interval (see Schedule.Due).
+		previous := time.Time{}
+		if !rec.Done {
+			previous = rec.StepAt
+		}
+		*rec = Record{Target: in.Target, Started: in.Now, StepAt: previous}
+		d.Started = true
+	}
+	policy := in.Rollout.Policy // nil when the key is invalid
+	pending, canaries := d.classify(in.Nodes, rec.Canaries > 0 || rec.Steps == 0)
+	if rec.Steps == 0 {
+		// Nothing reached yet: the counts follow the cluster (and the
+		// canary selector of a key that was invalid until now).
+		rec.Pending, rec.Canaries = len(pending)+len(canaries), len(canaries)
+	}
+	if len(pending)+len(canaries) == 0 {
+		d.Completed = !rec.Done && !d.Started
+		d.Started = false // nothing to roll out
+		rec.Done = true
+		d.Reached = rec.Pending
+		d.RecordChanged = d.Record != in.Record
+		return d
+	}
+	d.Paused = policy == nil || policy.Paused
+	if policy == nil {
+		d.Held = append(order(canaries, in.Target), order(pending, in.Target)...)
+		d.Reached = max(rec.Pending-len(d.Held), 0)
+		d.RecordChanged = d.Record != in.Record
+		return d
+	}
+	s := NewSchedule(policy, *rec)
+	d.Steps, d.StepSize = s.Steps(), s.StepSize
+	reachedBatch := max(s.Pending-s.Canaries-len(pending), 0)
+	complete := reachedBatch >= s.BatchQuota(rec.Steps) && (rec.Steps == 0 || len(canaries) == 0)
+	switch {
+	case d.Paused:
+	case !complete:
+		// Cut short by a restart or failed writes: the interval in
+		// progress starts again once the step's nodes are written.
+		if rec.StepAt.Before(in.Now) {
+			rec.StepAt = in.Now
+		}
+	case rec.Steps < s.Steps() && !in.Now.Before(s.Due(*rec)):
+		rec.Steps++
+		rec.StepAt = in.Now
+		d.Stepped = true
+	}
+	d.Step = rec.Steps
+	d.reach(s, canaries, pending, reachedBatch, in.Target)
+	d.Reached = max(s.Pending-len(d.Held), 0)
+	if !d.Paused {
+		d.NextStep = d.next(s, complete)
+	}
+	d.RecordChanged = d.Record != in.Record
+	return d
+}
+
+// allAtOnce is the behaviour without the rollout key: write every node that
+// differs or has no NodeSLO.
+func allAtOnce(nodes []Node) Decision {
+	var d Decision
+	for _, n := range nodes {
+		if !n.Stored || n.Differs {
+			d.Write = append(d.Write, n.Name)
+		}
+	}
+	return d
+}
+
+// classify puts new and Immediate nodes in d.Write and returns the pending
+// ones, canaries apart when withCanaries (a rollout that started without
+// canaries has none, whatever the selector says now).
+func (d *Decision) classify(nodes []Node, withCanaries bool) (pending, canaries []string) {
+	for _, n := range nodes {
+		switch {
+		case !n.Stored || (n.Differs && n.Immediate):
+			d.Write = append(d.Write, n.Name)
+		case !n.Differs:
+		case n.Canary && withCanaries:
+			canaries = append(canaries, n.Name)
+		default:
+			pending = append(pending, n.Name)
+		}
+	}
+	return pending, canaries
+}
+
+// reach moves the pending nodes the steps taken allow into d.Write, in the
+// stable order, and the rest into d.Held. A paused rollout reaches none.
+func (d *Decision) reach(s Schedule, canaries, pending []string, reachedBatch int, target string) {
+	canaries, pending = order(canaries, target), order(pending, target)
+	if d.Paused || d.Step == 0 {
+		d.Held = append(canaries, pending...)
+		return
+	}
+	d.Write = append(d.Write, canaries...)
+	n := min(max(s.BatchQuota(d.Step)-reachedBatch, 0), len(pending))
+	d.Write = append(d.Write, pending[:n]...)
+	d.Held = pending[n:]
+}
+
+// next is when to decide again on a rollout that is not paused.
+func (d *Decision) next(s Schedule, complete bool) time.Time {
+	if !complete || d.Stepped && d.Step == s.Steps() {
+		// Waiting for writes: the step's own, or the last step's before
+		// completion can be seen. StepAt is now in both cases.
+		return d.Record.StepAt.Add(recheck)
+	}
+	if d.Step >= s.Steps() {
+		return time.Time{}
+	}
+	return s.Due(d.Record)
+}

@@ -1,0 +1,27 @@
+// Package rollout decides, as pure code, which nodes a configuration change
+// reaches now when the nodeslo-rollout-config key asks for a staged rollout
+// (docs/rollout.md). It reads no clock and holds no client: the controller
+// gives it the cluster as it is (which nodes' stored NodeSLO differs from
+// the target, which are canaries), the persisted Record and the time, and
+// gets back the nodes to write, the Record to persist and when to decide
+// again.
+//
+// The state lives in the cluster, never in memory alone:
+//
+//   - which nodes are still pending is read from the stored NodeSLOs (a
+//     node whose stored spec equals the target is done, however it got
+//     there);
+//   - the Record (target fingerprint, start time, counts at start, steps
+//     taken and when the last one was taken) is persisted by the controller
+//     as the JSON value of RecordAnnotation on the slo-controller-config
+//     ConfigMap, before it writes the nodes of a step.
+//
+// So a restarted manager, or a new leader, reads both and goes on where the
+// rollout stood. It never bursts: a step is taken only when the previous
+// one is complete (every node it reached stores the target), and a step
+// found incomplete (its writes were cut short by the restart) restarts the
+// interval in progress, so the first interval after a restart writes at
+// most the rest of that step, and the next step waits a full interval.
+// At any time at most one step's nodes are reached beyond what the cluster
+// showed reached when the interval in progress started.
+package rollout

@@ -1,0 +1,57 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// RecordAnnotation is the ConfigMap annotation that holds the Record as JSON.
+const RecordAnnotation = "slo.koordinator.sh/nodeslo-rollout"
+
+// Record is the persisted state of the latest rollout. Together with the
+// stored NodeSLOs it is all a restarted controller needs.
+type Record struct {
+	// Target is the fingerprint of the configuration rolled out
+	// (sloconfig.Config.Fingerprint). A different fingerprint starts a new
+	// rollout.
+	Target string `json:"target"`
+	// Started is when the rollout towards Target started.
+	Started time.Time `json:"started"`
+	// Pending is the number of nodes pending when the rollout started (the
+	// base of a percent step size and of the step count), Canaries the
+	// canary nodes among them. Both are counted again while no step has
+	// been taken.
+	Pending  int `json:"pending"`
+	Canaries int `json:"canaries"`
+	// Steps is the number of steps taken, the canary step included.
+	Steps int `json:"steps"`
+	// StepAt is when the current step was taken, or, when it was found
+	// incomplete, when it was last seen so: the wait for the next step
+	// counts from here.
+	StepAt time.Time `json:"stepAt,omitzero"`
+	// Done is set once no node is pending.
+	Done bool `json:"done,omitempty"`
+}
+
+// Encode renders r as the annotation's value.
+func (r Record) Encode() string {
+	// A struct of strings, ints, times and a bool always marshals.
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// ParseRecord reads an annotation value. An empty value is no record. A
+// value that does not parse is an error; the controller then starts a
+// new rollout, which is safe: it holds every pending node and reaches
+// the canaries first.
+func ParseRecord(value string) (Record, error) {
+	var r Record
+	if value == "" {
+		return r, nil
+	}
+	if err := json.Unmarshal([]byte(value), &r); err != nil {
+		return Record{}, fmt.Errorf("annotation %s: %w", RecordAnnotation, err)
+	}
+	return r, nil
+}
