@@ -25,15 +25,15 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD and RBAC manifests from the code markers.
-	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+manifests: controller-gen ## Generate the CRD, RBAC and webhook manifests from the code markers.
+	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
 	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 # Files produced by manifests and generate.
-GENERATED = config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go
+GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/v1alpha1/zz_generated.deepcopy.go
 
 .PHONY: verify-generated
 verify-generated: controller-gen ## Fail if `make manifests generate` would change a generated file.

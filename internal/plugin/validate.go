@@ -18,14 +18,40 @@ func Validate(data map[string]string, out, errOut io.Writer) bool {
 
 // printReports writes errors to errs and warnings to warnings, key by key.
 func printReports(cfg *sloconfig.Config, errs, warnings io.Writer) {
+	errLines, warningLines := ReportLines(cfg)
+	for _, line := range errLines {
+		_, _ = fmt.Fprintln(errs, line)
+	}
+	for _, line := range warningLines {
+		_, _ = fmt.Fprintln(warnings, "warning: "+line)
+	}
+}
+
+// ReportLines renders cfg's reports as validate prints them, key by key:
+// one line per error, one per warning (without validate's "warning: "
+// prefix). The admission webhook (internal/webhook) answers with the same
+// lines, so that a person sees the same text from both.
+func ReportLines(cfg *sloconfig.Config) (errs, warnings []string) {
 	for _, r := range cfg.Reports() {
 		for _, line := range r.Messages() {
-			printLine(errs, line)
+			errs = append(errs, clipLine(line))
 		}
 		for _, line := range r.WarningMessages() {
-			printLine(warnings, "warning: "+line)
+			warnings = append(warnings, clipLine(line))
 		}
 	}
+	return errs, warnings
+}
+
+// DataKeyWarningLines renders the warnings about keys the controller will
+// not read (a misspelt key, a key under binaryData) as validate prints them,
+// without the "warning: " prefix.
+func DataKeyWarningLines(data map[string]string, binaryData map[string][]byte) []string {
+	var out []string
+	for _, w := range sloconfig.DataKeyWarnings(data, binaryData) {
+		out = append(out, clipLine(w))
+	}
+	return out
 }
 
 // printInputWarnings writes the warnings about the ConfigMap as a whole:
@@ -34,8 +60,8 @@ func printInputWarnings(cm *ConfigMapInput, errOut io.Writer) {
 	for _, w := range cm.Warnings {
 		printLine(errOut, "warning: "+w)
 	}
-	for _, w := range sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData) {
-		printLine(errOut, "warning: "+w)
+	for _, w := range DataKeyWarningLines(cm.Data, cm.BinaryData) {
+		_, _ = fmt.Fprintln(errOut, "warning: "+w)
 	}
 }
 
