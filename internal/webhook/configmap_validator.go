@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -79,7 +80,7 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 	warnings = append(warnings, keyWarnings...)
 	warnings = append(warnings, overlapWarnings(ctx, v.Nodes, cfg)...)
 	if len(errs) > 0 {
-		return warnings, rejection(v.Key, cfg, errs)
+		return warnings, rejection(v.Key, errs)
 	}
 	return warnings, nil
 }
@@ -101,20 +102,16 @@ func (v *ConfigMapValidator) isConfig(ctx context.Context, cm *corev1.ConfigMap)
 }
 
 // rejection is the denial: an Invalid status whose message lists every
-// error as `kubectl nodeslo validate` prints it, one per line, and whose
-// causes give each error's field as data[KEY].PATH.
-func rejection(key types.NamespacedName, cfg *sloconfig.Config, lines []string) error {
-	var causes []metav1.StatusCause
-	for _, r := range cfg.Reports() {
-		for _, e := range r.Errors {
-			field := fmt.Sprintf("data[%s]", r.Key)
-			if e.Field != "" {
-				field += "." + e.Field
-			}
-			causes = append(causes, metav1.StatusCause{
-				Type: metav1.CauseType(e.Type), Message: e.ErrorBody(), Field: field,
-			})
-		}
+// error as `kubectl nodeslo validate` prints it, one per line, with one
+// cause per error. A cause's field is the ConfigMap key and its message
+// starts with the JSON path inside the key's document: kubectl prints an
+// Invalid error's causes as "FIELD: MESSAGE", which is then exactly the
+// line validate prints.
+func rejection(key types.NamespacedName, lines []string) error {
+	causes := make([]metav1.StatusCause, 0, len(lines))
+	for _, line := range lines {
+		dataKey, rest, _ := strings.Cut(line, ": ")
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Field: dataKey, Message: rest})
 	}
 	noun := "errors"
 	if len(lines) == 1 {
@@ -124,7 +121,7 @@ func rejection(key types.NamespacedName, cfg *sloconfig.Config, lines []string) 
 		key, len(lines), noun, strings.Join(lines, "\n"))
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
-		Code:    422,
+		Code:    http.StatusUnprocessableEntity,
 		Reason:  metav1.StatusReasonInvalid,
 		Message: msg,
 		Details: &metav1.StatusDetails{Name: key.Name, Kind: "ConfigMap", Causes: causes},

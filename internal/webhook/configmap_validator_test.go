@@ -1,7 +1,7 @@
 package webhook_test
 
 import (
-	"fmt"
+	"errors"
 	"maps"
 	"strings"
 
@@ -41,9 +41,10 @@ func with(key, value string) map[string]string {
 }
 
 // expectDenied checks that err is the webhook's denial of data: Invalid,
-// every line `kubectl nodeslo validate` prints for data in its message, and
-// a cause at data[KEY].PATH for each path.
-func expectDenied(err error, data map[string]string, fields ...string) {
+// with every line `kubectl nodeslo validate` prints for data in its message
+// and, as kubectl prints an Invalid error's causes ("FIELD: MESSAGE"), as its
+// causes; and that a line starts with each of the KEY: PATH given.
+func expectDenied(err error, data map[string]string, keyPaths ...string) {
 	GinkgoHelper()
 	Expect(err).To(HaveOccurred())
 	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "not an Invalid error: %v", err)
@@ -53,14 +54,16 @@ func expectDenied(err error, data map[string]string, fields ...string) {
 	for _, line := range want {
 		Expect(err.Error()).To(ContainSubstring(line))
 	}
-	var causes []string
-	if status, ok := err.(apierrors.APIStatus); ok && status.Status().Details != nil {
-		for _, c := range status.Status().Details.Causes {
-			causes = append(causes, c.Field)
-		}
+	var status apierrors.APIStatus
+	Expect(errors.As(err, &status)).To(BeTrue())
+	Expect(status.Status().Details).NotTo(BeNil())
+	var printed []string
+	for _, c := range status.Status().Details.Causes {
+		printed = append(printed, c.Field+": "+c.Message)
 	}
-	for _, f := range fields {
-		Expect(causes).To(ContainElement(f))
+	Expect(printed).To(Equal(want))
+	for _, p := range keyPaths {
+		Expect(printed).To(ContainElement(HavePrefix(p + ": ")))
 	}
 }
 
@@ -71,13 +74,13 @@ var _ = Describe("The ConfigMap webhook", func() {
 	DescribeTable("denies a bad value, naming the key and the JSON path as kubectl nodeslo validate does",
 		func(ctx SpecContext, key, bad, path string) {
 			data := with(key, bad)
-			expectDenied(putConfig(ctx, data), data, fmt.Sprintf("data[%s].%s", key, path))
+			expectDenied(putConfig(ctx, data), data, key+": "+path)
 			Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName},
 				&corev1.ConfigMap{})).To(Satisfy(apierrors.IsNotFound), "a denied ConfigMap was stored")
 
 			// An update is denied the same way, and the stored value stays.
 			Expect(putConfig(ctx, good)).To(Succeed())
-			expectDenied(putConfig(ctx, data), data, fmt.Sprintf("data[%s].%s", key, path))
+			expectDenied(putConfig(ctx, data), data, key+": "+path)
 			stored := &corev1.ConfigMap{}
 			Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, stored)).
 				To(Succeed())
@@ -116,7 +119,7 @@ var _ = Describe("The ConfigMap webhook", func() {
 		Expect(cases).NotTo(BeEmpty())
 		for _, c := range cases {
 			bad := map[string]string{c.Section.Key: c.Document(c.Bad)}
-			expectDenied(putConfig(ctx, bad), bad, fmt.Sprintf("data[%s].%s", c.Section.Key, c.EnginePath()))
+			expectDenied(putConfig(ctx, bad), bad, c.Section.Key+": "+c.EnginePath())
 			ok := map[string]string{c.Section.Key: c.Document(c.OK)}
 			Expect(putConfig(ctx, ok)).To(Succeed(), "%s = %s", c.EnginePath(), c.OK)
 		}
@@ -127,9 +130,9 @@ var _ = Describe("The ConfigMap webhook", func() {
 			"nodeStrategies": [{"name": "x", "cpuSuppressThresholdPercent": 30}]}`)
 		data[burst] = `{"clusterStrategy": {"policy": "sometimes"}}`
 		expectDenied(putConfig(ctx, data), data,
-			"data[resource-threshold-config].clusterStrategy.memoryEvictLowerPercent",
-			"data[resource-threshold-config].nodeStrategies[0].nodeSelector",
-			"data[cpu-burst-config].clusterStrategy.policy")
+			threshold+": clusterStrategy.memoryEvictLowerPercent",
+			threshold+": nodeStrategies[0].nodeSelector",
+			burst+": clusterStrategy.policy")
 	})
 
 	It("admits a valid ConfigMap without a warning", func(ctx SpecContext) {
@@ -248,4 +251,3 @@ var _ = Describe("With the webhook down", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(consistently).WithPolling(poll).Should(Equal(version))
 	})
 })
-
