@@ -180,12 +180,11 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 	}
 	// Plain-HTTP metrics on loopback and no leader election: a developer's
 	// loop, not a deployment (make deploy runs it hardened).
-	args := []string{
+	args := append([]string{
 		"--health-probe-bind-address=" + probeAddr,
 		"--metrics-bind-address=" + metricsAddr,
 		"--metrics-secure=false",
-	}
-	args = append(args, extraArgs...)
+	}, extraArgs...)
 	logf("starting %s %s", s.managerBinary, strings.Join(args, " "))
 	cmd := exec.Command(s.managerBinary, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)

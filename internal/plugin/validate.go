@@ -47,11 +47,11 @@ func ReportLines(cfg *sloconfig.Config) (errs, warnings []string) {
 // not read (a misspelt key, a key under binaryData) as validate prints them,
 // without the "warning: " prefix.
 func DataKeyWarningLines(data map[string]string, binaryData map[string][]byte) []string {
-	var out []string
-	for _, w := range sloconfig.DataKeyWarnings(data, binaryData) {
-		out = append(out, clipLine(w))
+	warnings := sloconfig.DataKeyWarnings(data, binaryData)
+	for i, w := range warnings {
+		warnings[i] = clipLine(w)
 	}
-	return out
+	return warnings
 }
 
 // printInputWarnings writes the warnings about the ConfigMap as a whole:

@@ -57,7 +57,7 @@ func expectDenied(err error, data map[string]string, keyPaths ...string) {
 	var status apierrors.APIStatus
 	Expect(errors.As(err, &status)).To(BeTrue())
 	Expect(status.Status().Details).NotTo(BeNil())
-	var printed []string
+	printed := make([]string, 0, len(status.Status().Details.Causes))
 	for _, c := range status.Status().Details.Causes {
 		printed = append(printed, c.Field+": "+c.Message)
 	}
