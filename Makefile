@@ -25,15 +25,15 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD and RBAC manifests from the code markers.
-	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+manifests: controller-gen ## Generate the CRD, RBAC and webhook manifests from the code markers.
+	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
 	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 # Files produced by manifests and generate.
-GENERATED = config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go
+GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/v1alpha1/zz_generated.deepcopy.go
 
 .PHONY: verify-generated
 verify-generated: controller-gen ## Fail if `make manifests generate` would change a generated file.
@@ -99,15 +99,18 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 # run-local options: LOCAL_PERSIST=1 keeps the control plane's etcd data in
 # bin/local/etcd between runs; LOCAL_CONTROL_PLANE_ONLY=1 starts only the
 # control plane (run the manager yourself, e.g. from an IDE, with
-# KUBECONFIG=bin/local/kubeconfig).
+# KUBECONFIG=bin/local/kubeconfig); LOCAL_WEBHOOK=0 runs the manager without
+# its admission webhook.
 LOCAL_PERSIST ?= 0
 LOCAL_CONTROL_PLANE_ONLY ?= 0
+LOCAL_WEBHOOK ?= 1
 
 .PHONY: run-local
 run-local: build setup-envtest ## Start a local control plane with the samples and run the manager on it (Ctrl-C stops all).
 	$(GO_BUILD) -o bin/run-local ./hack/run-local
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
-		bin/run-local --persist=$(LOCAL_PERSIST) --control-plane-only=$(LOCAL_CONTROL_PLANE_ONLY)
+		bin/run-local --persist=$(LOCAL_PERSIST) --control-plane-only=$(LOCAL_CONTROL_PLANE_ONLY) \
+		--webhook=$(LOCAL_WEBHOOK)
 
 .PHONY: docker-build
 docker-build: ## Build the manager image.

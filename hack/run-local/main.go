@@ -32,6 +32,8 @@ type settings struct {
 	crdDir           string
 	samplesDir       string
 	readyTimeout     time.Duration
+	webhook          bool
+	webhookManifests string
 }
 
 func main() {
@@ -44,6 +46,10 @@ func main() {
 	flag.StringVar(&s.managerBinary, "manager", "bin/manager", "Manager binary to run.")
 	flag.StringVar(&s.crdDir, "crds", "config/crd/bases", "Directory of the CRD manifests.")
 	flag.StringVar(&s.samplesDir, "samples", "config/samples", "Kustomization directory of the sample objects.")
+	flag.BoolVar(&s.webhook, "webhook", true,
+		"Run the manager's admission webhook and install its configuration, pointing at it (LOCAL_WEBHOOK=0 turns it off).")
+	flag.StringVar(&s.webhookManifests, "webhook-manifests", "config/webhook/manifests.yaml",
+		"The ValidatingWebhookConfiguration to install.")
 	flag.DurationVar(&s.readyTimeout, "ready-timeout", 90*time.Second,
 		"How long the manager may take to write the sample NodeSLOs.")
 	flag.Parse()
@@ -135,7 +141,16 @@ func run(s settings) error {
 		logf("interrupted")
 		return nil
 	}
-	return runManager(ctx, s, c, kubeconfig, nodes, started)
+	var webhookArgs []string
+	if s.webhook {
+		args, cleanup, err := installWebhook(cluster.Admin, s.webhookManifests)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		webhookArgs = args
+	}
+	return runManager(ctx, s, c, kubeconfig, nodes, started, webhookArgs)
 }
 
 // nodeNames lists the Nodes the manager must write a NodeSLO for.
@@ -154,7 +169,7 @@ func nodeNames(ctx context.Context, c client.Client) ([]string, error) {
 // runManager runs bin/manager against the local control plane until ctx ends
 // or the manager exits on its own.
 func runManager(ctx context.Context, s settings, c client.Client, kubeconfig string,
-	nodes []string, started time.Time) error {
+	nodes []string, started time.Time, extraArgs []string) error {
 	probeAddr, err := localcluster.FreeLocalAddress()
 	if err != nil {
 		return err
@@ -165,11 +180,11 @@ func runManager(ctx context.Context, s settings, c client.Client, kubeconfig str
 	}
 	// Plain-HTTP metrics on loopback and no leader election: a developer's
 	// loop, not a deployment (make deploy runs it hardened).
-	args := []string{
+	args := append([]string{
 		"--health-probe-bind-address=" + probeAddr,
 		"--metrics-bind-address=" + metricsAddr,
 		"--metrics-secure=false",
-	}
+	}, extraArgs...)
 	logf("starting %s %s", s.managerBinary, strings.Join(args, " "))
 	cmd := exec.Command(s.managerBinary, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)

@@ -43,6 +43,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionReleaseOnCancel: true,
 		Cache:                         cache.Options{ByObject: opts.Controllers.CacheByObject()},
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
+		WebhookServer:                 opts.Webhook.server(opts.tlsOptions()),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -54,6 +55,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("adding ready check: %w", err)
 	}
 	if err := controller.SetupWithManager(mgr, opts.Controllers); err != nil {
+		return nil, err
+	}
+	if err := setupWebhook(mgr, opts); err != nil {
 		return nil, err
 	}
 	return mgr, nil

@@ -36,6 +36,9 @@ type Options struct {
 	// Controllers are the settings of the two controllers.
 	Controllers controller.Options
 
+	// Webhook are the settings of the admission webhook server.
+	Webhook WebhookOptions
+
 	// SkipControllerNameValidation lets one process build several managers
 	// (the tests restart it); controller names must otherwise be unique per
 	// process. Not a flag.
@@ -52,6 +55,7 @@ func DefaultOptions() Options {
 		KubeAPIQPS:             100,
 		KubeAPIBurst:           200,
 		Controllers:            controller.DefaultOptions(),
+		Webhook:                defaultWebhookOptions(),
 	}
 }
 
@@ -76,6 +80,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
 		"Requests the manager may send to the apiserver in a burst above --kube-api-qps.")
 	o.Controllers.BindFlags(fs)
+	o.Webhook.bindFlags(fs)
 }
 
 // tlsOptions turns HTTP/2 off unless it was asked for.

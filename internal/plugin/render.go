@@ -51,7 +51,7 @@ func Render(data map[string]string, nodes []sloconfig.Node, format string, out, 
 		return false, fmt.Errorf("unknown output format %q: use yaml or json", format)
 	}
 	cfg := sloconfig.Load(data, nil)
-	printReports(cfg, errOut, errOut)
+	printReports(cfg, sloconfig.LoadRollout(data), errOut, errOut)
 	w := bufio.NewWriterSize(out, 64<<10)
 	list.begin(w, len(nodes))
 	for i, node := range nodes {

@@ -1,0 +1,129 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/nodeslo/nodeslo-controller/internal/plugin"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Path is where the webhook server serves the validator; it is the path
+// controller-runtime derives for a validator of core/v1 ConfigMaps.
+const Path = "/validate--v1-configmap"
+
+// The marker below generates config/webhook/manifests.yaml. The patch scopes
+// the webhook to the one ConfigMap, so that no other ConfigMap of the cluster
+// waits for it: the namespace selector lets the apiserver skip every other
+// namespace without evaluating anything, and the match condition every other
+// name. (object is null on DELETE, which is not sent here; the condition
+// reads oldObject then, should DELETE ever be added.) A deployment that
+// changes --config-namespace or --slo-config-name must change both, as it
+// must move the ConfigMap Role.
+//
+// failurePolicy=ignore with a 5 s timeout: when the manager is down, writes
+// go through unchecked and the controller still rejects a bad value, keeping
+// the last good one.
+//
+// +kubebuilder:webhook:path=/validate--v1-configmap,mutating=false,failurePolicy=ignore,sideEffects=None,groups="",resources=configmaps,verbs=create;update,versions=v1,name=slo-controller-config.nodeslo.koordinator.sh,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"koordinator-system"}},"matchConditions":[{"name":"is-slo-controller-config","expression":"(object != null ? object : oldObject).metadata.name == 'slo-controller-config'"}]}`
+
+// ConfigMapValidator checks the configured ConfigMap as the config-cache
+// controller loads it at start-up (no last good value to fall back on).
+type ConfigMapValidator struct {
+	// Key is the configured ConfigMap; any other is admitted unchecked.
+	Key types.NamespacedName
+	// Nodes lists Node metadata, for the warning about node strategies
+	// whose selectors overlap on live nodes (the manager's cache).
+	Nodes client.Reader
+}
+
+var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
+
+// ValidateCreate checks a new ConfigMap.
+func (v *ConfigMapValidator) ValidateCreate(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
+	return v.validate(ctx, cm)
+}
+
+// ValidateUpdate checks the new value of a ConfigMap; the old one does not matter.
+func (v *ConfigMapValidator) ValidateUpdate(ctx context.Context, _, cm *corev1.ConfigMap) (admission.Warnings, error) {
+	return v.validate(ctx, cm)
+}
+
+// ValidateDelete admits every deletion: without the ConfigMap, defaults apply
+// (docs/behaviour.md, "Lifecycle").
+func (v *ConfigMapValidator) ValidateDelete(context.Context, *corev1.ConfigMap) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// validate loads cm's data as the controller would and answers with every
+// error (a denial) and every warning.
+func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
+	if !v.isConfig(ctx, cm) {
+		return nil, nil
+	}
+	data := cm.Data
+	if data == nil {
+		data = map[string]string{}
+	}
+	cfg := sloconfig.Load(data, nil)
+	errs, keyWarnings := plugin.ReportLines(cfg, sloconfig.LoadRollout(data))
+	warnings := plugin.DataKeyWarningLines(cm.Data, cm.BinaryData)
+	warnings = append(warnings, keyWarnings...)
+	warnings = append(warnings, overlapWarnings(ctx, v.Nodes, cfg)...)
+	if len(errs) > 0 {
+		return warnings, rejection(v.Key, errs)
+	}
+	return warnings, nil
+}
+
+// isConfig reports whether cm is the configured ConfigMap. The request's
+// namespace and name are used when known: the object of a create may not
+// carry its namespace yet.
+func (v *ConfigMapValidator) isConfig(ctx context.Context, cm *corev1.ConfigMap) bool {
+	namespace, name := cm.Namespace, cm.Name
+	if req, err := admission.RequestFromContext(ctx); err == nil {
+		if req.Namespace != "" {
+			namespace = req.Namespace
+		}
+		if req.Name != "" {
+			name = req.Name
+		}
+	}
+	return namespace == v.Key.Namespace && name == v.Key.Name
+}
+
+// rejection is the denial: an Invalid status whose message lists every
+// error as `kubectl nodeslo validate` prints it, one per line, with one
+// cause per error. A cause's field is the ConfigMap key and its message
+// starts with the JSON path inside the key's document: kubectl prints an
+// Invalid error's causes as "FIELD: MESSAGE", which is then exactly the
+// line validate prints.
+func rejection(key types.NamespacedName, lines []string) error {
+	causes := make([]metav1.StatusCause, 0, len(lines))
+	for _, line := range lines {
+		dataKey, rest, _ := strings.Cut(line, ": ")
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Field: dataKey, Message: rest})
+	}
+	noun := "errors"
+	if len(lines) == 1 {
+		noun = "error"
+	}
+	msg := fmt.Sprintf("ConfigMap %s is invalid (%d %s; `kubectl nodeslo validate` prints the same):\n%s",
+		key, len(lines), noun, strings.Join(lines, "\n"))
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusUnprocessableEntity,
+		Reason:  metav1.StatusReasonInvalid,
+		Message: msg,
+		Details: &metav1.StatusDetails{Name: key.Name, Kind: "ConfigMap", Causes: causes},
+	}}
+}

@@ -1,0 +1,11 @@
+// Package webhook is the validating admission webhook for the
+// slo-controller-config ConfigMap: it denies a ConfigMap with an invalid key
+// before it is stored, with the same lines `kubectl nodeslo validate` prints,
+// and accepts the rest with admission warnings (docs/behaviour.md, "Bad
+// input").
+//
+// It is a convenience, not a guard: it runs with failurePolicy Ignore, so
+// that an outage of the manager never blocks writes to the cluster, and the
+// config-cache controller validates every ConfigMap it loads whatever the
+// webhook said.
+package webhook

@@ -1,0 +1,109 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/nodeslo/nodeslo-controller/internal/plugin"
+	"github.com/nodeslo/nodeslo-controller/internal/webhook"
+)
+
+// Timeouts: the manager reacts within milliseconds; "nothing happens" is
+// watched for a bounded time only.
+const (
+	eventually   = 20 * time.Second
+	poll         = 50 * time.Millisecond
+	consistently = 2 * time.Second
+)
+
+// putConfig creates or replaces the configured ConfigMap with data and
+// returns the apiserver's answer; the ConfigMap is deleted when the test
+// ends.
+func putConfig(ctx context.Context, data map[string]string) error {
+	return putConfigMap(ctx, configNamespace, configName, data, nil)
+}
+
+// putConfigMap creates or replaces a ConfigMap's data and binaryData.
+func putConfigMap(ctx context.Context, namespace, name string, data map[string]string, binary map[string][]byte) error {
+	cm := &corev1.ConfigMap{}
+	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, cm)
+	if apierrors.IsNotFound(err) {
+		cm = &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+			Data:       data, BinaryData: binary,
+		}
+		err = k8sClient.Create(ctx, cm)
+		if err == nil {
+			DeferCleanup(func(ctx SpecContext) {
+				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cm))).To(Succeed())
+			})
+		}
+		return err
+	}
+	Expect(err).NotTo(HaveOccurred())
+	cm.Data, cm.BinaryData = data, binary
+	return k8sClient.Update(ctx, cm)
+}
+
+// validateLines is what `kubectl nodeslo validate` prints for data: its
+// error lines and its warning lines (without "warning: ").
+func validateLines(data map[string]string) (errs, warns []string) {
+	var out, errOut bytes.Buffer
+	plugin.Validate(data, &out, &errOut)
+	return lines(out.String()), lines(strings.ReplaceAll(errOut.String(), "warning: ", ""))
+}
+
+func lines(s string) []string {
+	var out []string
+	for l := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// webhookCalls counts the admission requests the webhook server answered.
+func webhookCalls() float64 {
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_webhook_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "webhook" && l.GetValue() == webhook.Path {
+					sum += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return sum
+}
+
+// createNodes creates n Nodes with labels, deleted again when the test ends,
+// and returns their names.
+func createNodes(ctx context.Context, n int, labels map[string]string) []string {
+	names := make([]string, n)
+	for i := range names {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-" + rand.String(8), Labels: labels}}
+		Expect(k8sClient.Create(ctx, node)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, node))).To(Succeed()) })
+		names[i] = node.Name
+	}
+	return names
+}

@@ -1,0 +1,30 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// SetupWithManager registers the validator for the ConfigMap key on mgr's
+// webhook server. It also registers the Node metadata informer in mgr's
+// cache, so that it starts with the cache on every replica (the NodeSLO
+// controller, which otherwise starts it, runs on the leader only) and is
+// synced by the first request.
+func SetupWithManager(mgr ctrl.Manager, key types.NamespacedName) error {
+	node := &metav1.PartialObjectMetadata{}
+	node.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	// Before the manager starts, this registers the informer without waiting.
+	if _, err := mgr.GetCache().GetInformer(context.Background(), node); err != nil {
+		return fmt.Errorf("registering the Node metadata informer: %w", err)
+	}
+	validator := &ConfigMapValidator{Key: key, Nodes: mgr.GetCache()}
+	if err := ctrl.NewWebhookManagedBy(mgr, &corev1.ConfigMap{}).WithValidator(validator).Complete(); err != nil {
+		return fmt.Errorf("setting up the ConfigMap webhook: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package webhook_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+)
+
+// The suite runs the manager that cmd/ runs (manager.New, webhook enabled)
+// against envtest's kube-apiserver and etcd, as a ServiceAccount bound only
+// to the RBAC manifests in config/rbac. envtest installs the generated
+// config/webhook/manifests.yaml (scope, failure policy and timeout as
+// deployed), pointing it at the manager's webhook server with a serving
+// certificate of its own.
+const (
+	configNamespace = "koordinator-system"
+	configName      = "slo-controller-config"
+	systemNamespace = "system"
+	serviceAccount  = "controller-manager"
+)
+
+var (
+	testEnv *envtest.Environment
+	// k8sClient is the admin's; it collects the admission warnings it receives.
+	k8sClient     client.Client
+	warnings      = &warningCollector{}
+	managerConfig *rest.Config
+	stopManager   func()
+)
+
+func TestWebhook(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Webhook suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		Fail("KUBEBUILDER_ASSETS is not set: run `make test`, or point it at a directory with kube-apiserver and etcd")
+	}
+	root := filepath.Join("..", "..")
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths: []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
+		},
+	}
+	adminConfig, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(testEnv.WebhookInstallOptions.ValidatingWebhooks).To(HaveLen(1))
+
+	clientConfig := rest.CopyConfig(adminConfig)
+	clientConfig.WarningHandlerWithContext = warnings
+	k8sClient, err = client.New(clientConfig, client.Options{Scheme: scheme.New()})
+	Expect(err).NotTo(HaveOccurred())
+
+	ctx := context.Background()
+	for _, ns := range []string{configNamespace, systemNamespace} {
+		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	}
+	Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{
+		ObjectMeta: metav1.ObjectMeta{Namespace: systemNamespace, Name: serviceAccount},
+	})).To(Succeed())
+	for _, f := range []string{"role.yaml", "role_binding.yaml", "config_role_binding.yaml"} {
+		applyManifests(ctx, filepath.Join(root, "config", "rbac", f))
+	}
+	managerConfig = rest.CopyConfig(adminConfig)
+	managerConfig.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + systemNamespace + ":" + serviceAccount,
+	}
+	stopManager = startManager()
+})
+
+var _ = AfterSuite(func() {
+	if stopManager != nil {
+		stopManager()
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// startManager builds the manager as cmd/ does, with the webhook server on
+// the address and certificate envtest installed the webhook for, starts it,
+// waits until the webhook answers and returns a function that stops it.
+func startManager() func() {
+	install := testEnv.WebhookInstallOptions
+	opts := manager.DefaultOptions()
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	opts.SkipControllerNameValidation = true
+	opts.Webhook.Enable = true
+	opts.Webhook.Host = install.LocalServingHost
+	opts.Webhook.Port = install.LocalServingPort
+	opts.Webhook.CertDir = install.LocalServingCertDir
+	mgr, err := manager.New(managerConfig, opts)
+	Expect(err).NotTo(HaveOccurred())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	Eventually(func() error { return mgr.GetWebhookServer().StartedChecker()(nil) }).
+		WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// applyManifests creates every object of a (multi-document) YAML file, in
+// namespace system when the file names none, as kustomize would.
+func applyManifests(ctx context.Context, path string) {
+	f, err := os.Open(path)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = f.Close() }()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		err := dec.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		Expect(err).NotTo(HaveOccurred(), path)
+		if len(obj.Object) == 0 {
+			continue
+		}
+		if (obj.GetKind() == "Role" || obj.GetKind() == "RoleBinding") && obj.GetNamespace() == "" {
+			obj.SetNamespace(systemNamespace)
+		}
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "%s: %s %s", path, obj.GetKind(), obj.GetName())
+	}
+}
+
+// warningCollector keeps the warnings the apiserver sends the admin's
+// client (kubectl prints the same ones as "Warning: ...").
+type warningCollector struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warningCollector) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+// Take returns the warnings received since the last Take and forgets them.
+func (w *warningCollector) Take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.seen
+	w.seen = nil
+	return out
+}

@@ -1,0 +1,94 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// installObjects reads the objects of dist/install.yaml.
+func installObjects() []*unstructured.Unstructured {
+	GinkgoHelper()
+	f, err := os.Open(filepath.Join(root, "dist", "install.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = f.Close() }()
+	var out []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		err := dec.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if len(obj.Object) > 0 {
+			out = append(out, obj)
+		}
+	}
+}
+
+// installWithoutWebhook is dist/install.yaml as a List without what the
+// local control plane cannot serve: it has no cert-manager (no Issuer or
+// Certificate kinds) and bin/manager runs there without the webhook server
+// (no --enable-webhook), so the ValidatingWebhookConfiguration would point
+// at nothing. The webhook itself is tested with envtest in internal/webhook.
+func installWithoutWebhook() string {
+	GinkgoHelper()
+	list := map[string]any{"apiVersion": "v1", "kind": "List"}
+	var items []any
+	for _, obj := range installObjects() {
+		if obj.GroupVersionKind().Group == "cert-manager.io" || obj.GetKind() == "ValidatingWebhookConfiguration" {
+			continue
+		}
+		items = append(items, obj.Object)
+	}
+	list["items"] = items
+	out, err := json.Marshal(list)
+	Expect(err).NotTo(HaveOccurred())
+	return string(out)
+}
+
+var _ = Describe("dist/install.yaml's admission webhook", func() {
+	It("is scoped to the one ConfigMap, fails open, and its Service and certificate are namespaced", func() {
+		var hooks []admissionregistrationv1.ValidatingWebhookConfiguration
+		namespaced := map[string]string{}
+		for _, obj := range installObjects() {
+			switch obj.GetKind() {
+			case "ValidatingWebhookConfiguration":
+				var h admissionregistrationv1.ValidatingWebhookConfiguration
+				Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &h)).To(Succeed())
+				hooks = append(hooks, h)
+			case "Service", "Certificate", "Issuer":
+				namespaced[obj.GetKind()+"/"+obj.GetName()] = obj.GetNamespace()
+			}
+		}
+		Expect(hooks).To(HaveLen(1))
+		Expect(hooks[0].Annotations).To(HaveKeyWithValue("cert-manager.io/inject-ca-from",
+			namespace+"/nodeslo-controller-serving-cert"))
+		Expect(hooks[0].Webhooks).To(HaveLen(1))
+		w := hooks[0].Webhooks[0]
+		Expect(w.FailurePolicy).To(HaveValue(Equal(admissionregistrationv1.Ignore)))
+		Expect(w.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)))
+		Expect(w.NamespaceSelector.MatchLabels).To(Equal(map[string]string{"kubernetes.io/metadata.name": namespace}))
+		Expect(w.MatchConditions).To(ConsistOf(HaveField("Expression", ContainSubstring(`'`+configMapName+`'`))))
+		Expect(w.ClientConfig.Service).NotTo(BeNil())
+		Expect(w.ClientConfig.Service.Namespace).To(Equal(namespace))
+		Expect(namespaced).To(Equal(map[string]string{
+			"Service/" + w.ClientConfig.Service.Name:                        namespace,
+			"Service/nodeslo-controller-controller-manager-metrics-service": namespace,
+			"Certificate/nodeslo-controller-serving-cert":                   namespace,
+			"Issuer/nodeslo-controller-selfsigned-issuer":                   namespace,
+		}))
+	})
+})
