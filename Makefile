@@ -85,6 +85,12 @@ fuzz: ## Run each fuzz target for FUZZTIME.
 bench: ## Run the benchmarks and print their figures.
 	go test ./internal/... -run='^$$' -bench=. -benchmem
 
+# plugin-scale measures kubectl-nodeslo on 100,000 realistic Nodes and a
+# 1 MiB ConfigMap (wall time, CPU time, peak memory).
+.PHONY: plugin-scale
+plugin-scale: build ## Measure kubectl-nodeslo validate and render on the largest inputs it is meant for.
+	go run ./hack/plugin-scale
+
 ##@ Build
 
 .PHONY: build

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/fixtures"
 )
 
 const (
@@ -396,7 +397,7 @@ func TestRenderStreamsTheSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list bytes.Buffer
-	if err := writeNodeList(&list, 60, true); err != nil {
+	if err := fixtures.WriteNodeList(&list, 60, true); err != nil {
 		t.Fatal(err)
 	}
 	nodes, _, err := ReadNodes(&list)

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -54,23 +56,48 @@ func Render(data map[string]string, nodes []sloconfig.Node, format string, out, 
 	printReports(cfg, sloconfig.LoadRollout(data), errOut, errOut)
 	w := bufio.NewWriterSize(out, 64<<10)
 	list.begin(w, len(nodes))
-	for i, node := range nodes {
-		res := cfg.Resolve(node, nil)
-		for _, warning := range res.Warnings {
-			printLine(errOut, fmt.Sprintf("warning: node %s: %s: %s", clip(node.Name), warning.Reason, warning.Message))
-		}
-		err := list.item(w, i, renderedNodeSLO{
-			APIVersion: slov1alpha1.GroupVersion.String(),
-			Kind:       "NodeSLO",
-			Metadata:   renderedMetadata{Name: node.Name},
-			Spec:       res.Spec,
-		})
-		if err != nil {
-			return false, err
+	resolved := make([]sloconfig.Resolution, min(len(nodes), resolveChunk))
+	for start := 0; start < len(nodes); start += resolveChunk {
+		chunk := nodes[start:min(start+resolveChunk, len(nodes))]
+		resolveAll(cfg, chunk, resolved)
+		for j, node := range chunk {
+			res := &resolved[j]
+			for _, warning := range res.Warnings {
+				printLine(errOut, fmt.Sprintf("warning: node %s: %s: %s", clip(node.Name), warning.Reason, warning.Message))
+			}
+			err := list.item(w, start+j, renderedNodeSLO{
+				APIVersion: slov1alpha1.GroupVersion.String(),
+				Kind:       "NodeSLO",
+				Metadata:   renderedMetadata{Name: node.Name},
+				Spec:       res.Spec,
+			})
+			if err != nil {
+				return false, err
+			}
 		}
 	}
 	list.end(w, len(nodes))
 	return cfg.Valid(), w.Flush()
+}
+
+// resolveChunk is how many nodes are resolved ahead of writing: enough to
+// keep every core busy, few enough that their specs cost little memory.
+const resolveChunk = 4096
+
+// resolveAll resolves nodes into out on every core. With a ConfigMap of
+// thousands of node strategies, matching selectors is most of render's
+// work, and a Config may be resolved from many goroutines at once.
+func resolveAll(cfg *sloconfig.Config, nodes []sloconfig.Node, out []sloconfig.Resolution) {
+	workers := min(runtime.GOMAXPROCS(0), len(nodes))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(nodes); i += workers {
+				out[i] = cfg.Resolve(nodes[i], nil)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // listWriter writes a v1 List item by item, byte for byte as

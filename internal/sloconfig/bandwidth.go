@@ -19,10 +19,13 @@ func applyBandwidthAnnotation(s *systemStrategy, node Node, r *Resolution) *syst
 		err = checkBandwidth(q)
 	}
 	if err != nil {
+		// String caches its result inside the Quantity, so it is called on
+		// a copy: s is shared by every goroutine resolving nodes.
+		kept := s.TotalNetworkBandwidth.DeepCopy()
 		r.Warnings = append(r.Warnings, NodeWarning{
 			Reason: ReasonInvalidNetworkBandwidth,
 			Message: fmt.Sprintf("annotation %s=%q is ignored: %v; the node keeps totalNetworkBandwidth %s from %s",
-				NetworkBandwidthAnnotation, echo(raw), err, s.TotalNetworkBandwidth.String(), KeySystem),
+				NetworkBandwidthAnnotation, echo(raw), err, kept.String(), KeySystem),
 		})
 		return s
 	}

@@ -16,11 +16,10 @@ func TestConcurrentResolveAndLoad(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			for range 50 {
-				node := Node{Name: "n", Labels: labels,
-					Annotations: map[string]string{NetworkBandwidthAnnotation: "1G"}}
-				if i%2 == 0 {
-					node.Annotations = nil
-				}
+				// No annotation, a valid one, and an invalid one (whose
+				// warning quotes the shared strategy's bandwidth).
+				annotations := []map[string]string{nil, {NetworkBandwidthAnnotation: "1G"}, {NetworkBandwidthAnnotation: "lots"}}
+				node := Node{Name: "n", Labels: labels, Annotations: annotations[i%3]}
 				_ = c.Resolve(node, nil)
 				_ = Load(map[string]string{string(KeyCPUBurst): "{"}, c)
 			}
