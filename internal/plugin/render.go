@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -57,9 +58,10 @@ func Render(data map[string]string, nodes []sloconfig.Node, format string, out, 
 	w := bufio.NewWriterSize(out, 64<<10)
 	list.begin(w, len(nodes))
 	resolved := make([]sloconfig.Resolution, min(len(nodes), resolveChunk))
+	resolver := newNodeResolver(cfg)
 	for start := 0; start < len(nodes); start += resolveChunk {
 		chunk := nodes[start:min(start+resolveChunk, len(nodes))]
-		resolveAll(cfg, chunk, resolved)
+		resolver.resolveAll(chunk, resolved)
 		for j, node := range chunk {
 			res := &resolved[j]
 			for _, warning := range res.Warnings {
@@ -84,20 +86,75 @@ func Render(data map[string]string, nodes []sloconfig.Node, format string, out, 
 // keep every core busy, few enough that their specs cost little memory.
 const resolveChunk = 4096
 
-// resolveAll resolves nodes into out on every core. With a ConfigMap of
-// thousands of node strategies, matching selectors is most of render's
-// work, and a Config may be resolved from many goroutines at once.
-func resolveAll(cfg *sloconfig.Config, nodes []sloconfig.Node, out []sloconfig.Resolution) {
-	workers := min(runtime.GOMAXPROCS(0), len(nodes))
+// nodeResolver resolves nodes on every core, each node group once. With a
+// ConfigMap of thousands of node strategies, matching selectors is most of
+// render's work; but a node's resolution depends only on the labels the
+// selectors read and on its bandwidth annotation, and fleets have few
+// distinct combinations of those.
+type nodeResolver struct {
+	cfg       *sloconfig.Config
+	labelKeys []string
+	// memos holds one cache per worker, so that workers share nothing.
+	memos []map[string]sloconfig.Resolution
+}
+
+// maxMemo bounds each worker's cache (every node alike in nothing).
+const maxMemo = 4096
+
+func newNodeResolver(cfg *sloconfig.Config) *nodeResolver {
+	memos := make([]map[string]sloconfig.Resolution, runtime.GOMAXPROCS(0))
+	for i := range memos {
+		memos[i] = map[string]sloconfig.Resolution{}
+	}
+	return &nodeResolver{cfg: cfg, labelKeys: cfg.SelectorLabelKeys(), memos: memos}
+}
+
+// resolveAll resolves nodes into out; a Config may be resolved from many
+// goroutines at once.
+func (nr *nodeResolver) resolveAll(nodes []sloconfig.Node, out []sloconfig.Resolution) {
+	workers := min(len(nr.memos), len(nodes))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			var key strings.Builder
 			for i := w; i < len(nodes); i += workers {
-				out[i] = cfg.Resolve(nodes[i], nil)
+				out[i] = nr.resolve(nodes[i], nr.memos[w], &key)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+func (nr *nodeResolver) resolve(
+	node sloconfig.Node, memo map[string]sloconfig.Resolution, key *strings.Builder,
+) sloconfig.Resolution {
+	key.Reset()
+	for _, k := range nr.labelKeys {
+		writePresence(key, node.Labels, k)
+	}
+	writePresence(key, node.Annotations, sloconfig.NetworkBandwidthAnnotation)
+	if res, ok := memo[key.String()]; ok {
+		return res
+	}
+	res := nr.cfg.Resolve(node, nil)
+	if len(memo) >= maxMemo {
+		clear(memo)
+	}
+	memo[key.String()] = res
+	return res
+}
+
+// writePresence appends whether m has k, and its value, length-prefixed
+// so that no two different inputs write the same bytes.
+func writePresence(b *strings.Builder, m map[string]string, k string) {
+	v, ok := m[k]
+	if !ok {
+		b.WriteString("-;")
+		return
+	}
+	b.WriteString(strconv.Itoa(len(v)))
+	b.WriteByte(':')
+	b.WriteString(v)
 }
 
 // listWriter writes a v1 List item by item, byte for byte as

@@ -7,6 +7,7 @@ package sloconfig
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -133,6 +134,19 @@ type Resolution struct {
 // and allocates little: it is meant to run on every reconcile.
 func (c *Config) Resolve(node Node, current *slov1alpha1.NodeSLOSpec) Resolution {
 	return c.resolve(node, current)
+}
+
+// SelectorLabelKeys lists, sorted, the label keys any node strategy's
+// selector reads. Resolve depends on a node's labels only through these
+// keys (and on its annotations only through NetworkBandwidthAnnotation), so
+// nodes alike in them resolve alike: callers resolving many nodes may
+// resolve each such group once.
+func (c *Config) SelectorLabelKeys() []string {
+	keys := sets.New[string]()
+	for _, k := range keyTable {
+		k.addLabelKeys(c, keys)
+	}
+	return sets.List(keys)
 }
 
 // SpecEqual reports whether two specs mean the same thing: quantities are

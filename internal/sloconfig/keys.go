@@ -3,6 +3,8 @@ package sloconfig
 import (
 	"io"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
@@ -32,6 +34,8 @@ type keyHandler interface {
 	load(c *Config, data map[string]string, previous *Config) SectionReport
 	resolve(c *Config, report SectionReport, node Node, current *slov1alpha1.NodeSLOSpec, r *Resolution)
 	writeFingerprint(c *Config, w io.Writer)
+	// addLabelKeys adds the label keys the key's selectors read to keys.
+	addLabelKeys(c *Config, keys sets.Set[string])
 }
 
 // keyTable lists the keys this engine reads, in the order of reports and matches.
@@ -122,6 +126,15 @@ func (k sectionKey[V]) resolve(
 }
 
 func (k sectionKey[V]) writeFingerprint(c *Config, w io.Writer) { writeSection(w, k.in(c)) }
+
+func (k sectionKey[V]) addLabelKeys(c *Config, keys sets.Set[string]) {
+	for _, r := range k.in(c).rules {
+		requirements, _ := r.selector.Requirements()
+		for _, req := range requirements {
+			keys.Insert(req.Key())
+		}
+	}
+}
 
 // keysOf lists the keys of a table.
 func keysOf(table []keyHandler) []Key {
