@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,61 +54,122 @@ type ConfigCacheReconciler struct {
 	// reported identifies the Events last emitted, so that none is repeated
 	// until what there is to say changes.
 	reported string
+
+	// apiReader reads the ConfigMap past the cache when it carries a rollout;
+	// client lists Nodes and NodeSLOs from the cache and writes the record.
+	apiReader client.Reader
+	client    client.Client
+	// reached carries the nodes a rollout step reached to the NodeSLO controller.
+	reached chan<- event.GenericEvent
+	rollout rolloutMemory
 }
 
-// Reconcile loads the ConfigMap (absent = all defaults) and publishes it.
+// Reconcile loads the ConfigMap (absent = all defaults) and publishes it,
+// with the gate of a staged rollout when the ConfigMap asks for one.
 func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 
-	cm := &corev1.ConfigMap{}
-	exists := true
-	if err := r.reader.Get(ctx, r.key, cm); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
+	cm, exists, err := r.readConfigMap(ctx, r.reader)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	relevant := exists && rolloutRelevant(cm)
+	if relevant {
+		// The rollout record must not come from a cache that may not have
+		// seen our last write yet: a stale record could repeat a step.
+		if cm, exists, err = r.readConfigMap(ctx, r.apiReader); err != nil {
+			return ctrl.Result{}, err
 		}
-		exists = false
+		relevant = exists && rolloutRelevant(cm)
 	}
 	version := ""
 	if exists {
 		version = cm.ResourceVersion
 	}
 	old := r.store.Current()
-	if old != nil && version == r.loadedVersion {
+	if old != nil && version == r.loadedVersion && !relevant && r.rollout.gate == nil {
 		return ctrl.Result{}, nil
 	}
+	if old != nil && relevant && r.rollout.echo(version, time.Now()) {
+		return requeueAt(r.rollout.nextAt), nil
+	}
 
-	// A deleted ConfigMap means defaults, whatever was in force before:
-	// the result depends on the cluster as it is, not on history.
-	var data map[string]string
-	base := old
-	if exists {
-		data = cm.Data
-		if data == nil {
-			data = map[string]string{}
+	cfg, changed := old, false
+	if old == nil || version != r.loadedVersion {
+		// A deleted ConfigMap means defaults, whatever was in force before:
+		// the result depends on the cluster as it is, not on history.
+		var data map[string]string
+		base := old
+		if exists {
+			data = cm.Data
+			if data == nil {
+				data = map[string]string{}
+			}
+		} else {
+			base = nil
 		}
-	} else {
-		base = nil
+		cfg = sloconfig.Load(data, base)
+		r.loadedVersion = version
+		changed = old == nil || old.Fingerprint() != cfg.Fingerprint()
+		recordConfig(cfg, changed)
+		if exists {
+			r.report(ctx, cm, cfg)
+		} else {
+			r.reported = ""
+		}
 	}
-	cfg := sloconfig.Load(data, base)
-	r.store.Publish(cfg)
-	r.loadedVersion = version
 
-	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
-	recordConfig(cfg, changed)
-	if exists {
-		r.report(ctx, cm, cfg)
-	} else {
-		r.reported = ""
+	var gate *Gate
+	var next time.Time
+	var release []string
+	var rolloutErr error
+	if relevant {
+		gate, next, release, rolloutErr = r.decideRollout(ctx, cm, cfg)
+	} else if r.rollout.gate != nil {
+		release = r.rollout.gate.names()
+		recordRollout(0, 0, 0, false)
+		r.rollout = rolloutMemory{}
 	}
+	r.store.PublishGated(cfg, gate)
+
 	if changed {
 		log.Info("Configuration in force changed; reconciling every node",
-			"configMapExists", exists, "fingerprint", cfg.Fingerprint())
+			"configMapExists", exists, "fingerprint", cfg.Fingerprint(), "nodesHeld", gate.Len())
 		select {
 		case r.configChanged <- event.GenericEvent{Object: cm}:
 		default: // a signal is already pending; it will reconcile every node too
 		}
+	} else {
+		// Nodes a step reached, or released from a gate now gone.
+		r.enqueueReached(ctx, release)
 	}
-	return ctrl.Result{}, nil
+	if rolloutErr != nil {
+		return ctrl.Result{}, rolloutErr
+	}
+	return requeueAt(next), nil
+}
+
+// readConfigMap reads the ConfigMap through reader; exists is false when
+// there is none (an empty ConfigMap is then returned).
+func (r *ConfigCacheReconciler) readConfigMap(
+	ctx context.Context, reader client.Reader,
+) (*corev1.ConfigMap, bool, error) {
+	cm := &corev1.ConfigMap{}
+	if err := reader.Get(ctx, r.key, cm); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, false, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
+		}
+		return &corev1.ConfigMap{}, false, nil
+	}
+	return cm, true, nil
+}
+
+// requeueAt asks to reconcile again at t (zero: no timed reconcile).
+func requeueAt(t time.Time) ctrl.Result {
+	if t.IsZero() {
+		return ctrl.Result{}
+	}
+	return ctrl.Result{RequeueAfter: max(time.Until(t), minRequeue)}
 }
 
 // configEvent is one Event to record on the ConfigMap.
@@ -145,6 +207,15 @@ func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config) []configEvent {
 		if msgs := r.WarningMessages(); len(msgs) > 0 {
 			out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
 		}
+	}
+	rollout := sloconfig.LoadRollout(cm.Data)
+	action := "Load " + string(sloconfig.KeyRollout)
+	if msgs := rollout.Messages(); len(msgs) > 0 {
+		out = append(out, configEvent{ReasonInvalidConfig, action, msgs,
+			"the key is rejected and every rollout is paused until it is fixed"})
+	}
+	if msgs := rollout.WarningMessages(); len(msgs) > 0 {
+		out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
 	}
 	return out
 }
