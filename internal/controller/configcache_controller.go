@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -62,6 +64,9 @@ type ConfigCacheReconciler struct {
 	// reached carries the nodes a rollout step reached to the NodeSLO controller.
 	reached chan<- event.GenericEvent
 	rollout rolloutMemory
+	// released is set when the NodeSLO controller wrote a node the gate
+	// held (its inputs changed): the next reconcile decides again.
+	released atomic.Bool
 }
 
 // Reconcile loads the ConfigMap (absent = all defaults) and publishes it,
@@ -90,7 +95,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if old != nil && version == r.loadedVersion && !relevant && r.rollout.gate == nil {
 		return ctrl.Result{}, nil
 	}
-	if old != nil && relevant && r.rollout.echo(version, time.Now()) {
+	if old != nil && relevant && !r.released.Swap(false) && r.rollout.echo(version, time.Now()) {
 		return requeueAt(r.rollout.nextAt), nil
 	}
 
@@ -259,8 +264,9 @@ func (r *ConfigCacheReconciler) report(ctx context.Context, cm *corev1.ConfigMap
 
 // setupWithManager registers the controller; it watches the one ConfigMap and
 // is also started once at start-up, so that an absent ConfigMap is loaded (as
-// defaults) too.
-func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
+// defaults) too. released wakes it when a node a rollout held was written
+// because its inputs changed.
+func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager, released <-chan event.GenericEvent) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
 	})
@@ -272,6 +278,11 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		Named("config-cache").
 		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
 		WatchesRawSource(loadAtStart).
+		WatchesRawSource(source.Channel(released, handler.EnqueueRequestsFromMapFunc(
+			func(context.Context, client.Object) []reconcile.Request {
+				r.released.Store(true)
+				return []reconcile.Request{{NamespacedName: r.key}}
+			}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Complete(r)
 }

@@ -205,9 +205,13 @@ func (r *ConfigCacheReconciler) enqueueReached(ctx context.Context, names []stri
 func (r *ConfigCacheReconciler) rolloutEvents(cm *corev1.ConfigMap, load sloconfig.RolloutLoad, d rollout.Decision) {
 	target := shortFingerprint(d.Record.Target)
 	if d.Started {
+		steps := fmt.Sprintf("step size %d, %d steps", d.StepSize, d.Steps)
+		if load.Policy == nil {
+			steps = "steps counted once the rollout key is valid"
+		}
 		r.recorder.Eventf(cm, nil, corev1.EventTypeNormal, ReasonRolloutStarted, "Roll out "+target,
-			"rollout of configuration %s started: %d nodes pending (%d canaries), step size %d, %d steps",
-			target, d.Record.Pending, d.Record.Canaries, d.StepSize, d.Steps)
+			"rollout of configuration %s started: %d nodes pending (%d canaries), %s",
+			target, d.Record.Pending, d.Record.Canaries, steps)
 	}
 	if d.Stepped {
 		r.recorder.Eventf(cm, nil, corev1.EventTypeNormal, ReasonRolloutStep,

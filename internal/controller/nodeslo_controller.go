@@ -39,6 +39,10 @@ type NodeSLOReconciler struct {
 	store     *Store
 	recorder  events.EventRecorder
 	warned    warningMemory
+	// released tells the config-cache controller that a node the gate
+	// held was written (its inputs changed), so that the rollout's counts
+	// follow; its buffer of one coalesces such signals.
+	released chan<- event.GenericEvent
 }
 
 // Reconcile creates, updates or deletes the NodeSLO of one node.
@@ -140,6 +144,12 @@ func (r *NodeSLOReconciler) sync(
 			return op, fmt.Errorf("updating NodeSLO: %w", err)
 		}
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
+	}
+	if op != OpNoop && gate.Has(name) {
+		select {
+		case r.released <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
+		default: // a signal is pending; the decision it causes sees this write too
+		}
 	}
 	r.warnNode(node, res.Warnings, op != OpNoop)
 	return op, nil

@@ -30,6 +30,15 @@ func (g *Gate) Holds(name string, labels, annotations map[string]string, generat
 	return ok && key == nodeInputs(labels, annotations, generation)
 }
 
+// Has reports whether the gate holds the node by name, whatever its inputs.
+func (g *Gate) Has(name string) bool {
+	if g == nil {
+		return false
+	}
+	_, ok := g.held[name]
+	return ok
+}
+
 // Len is the number of nodes held.
 func (g *Gate) Len() int {
 	if g == nil {

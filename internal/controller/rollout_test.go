@@ -337,4 +337,35 @@ var _ = Describe("A staged rollout", Serial, func() {
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(rolloutNodes))
 	})
+
+	It("writes at once, even while paused, a new node, a held node whose labels changed and a NodeSLO edited by hand",
+		func(ctx SpecContext) {
+			updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutPaused)).
+				WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
+				ContainSubstring("40 nodes pending keep their NodeSLO")))
+			waitUntilQuiet()
+			writes.Reset()
+
+			relabelled, edited := f.names[rolloutCanaries], f.names[rolloutCanaries+1]
+			node := &corev1.Node{}
+			Expect(k8sClient.Get(ctx, types.NamespacedName{Name: relabelled}, node)).To(Succeed())
+			node.Labels = map[string]string{"zone": "b"}
+			Expect(k8sClient.Update(ctx, node)).To(Succeed())
+			slo := &slov1alpha1.NodeSLO{}
+			Expect(getNodeSLO(ctx, edited, slo)).To(Succeed())
+			slo.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = new(int64(77))
+			Expect(k8sClient.Update(ctx, slo)).To(Succeed())
+			fresh := createNode(ctx, nil, nil)
+
+			Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(eventually).WithPolling(poll).
+				Should(ConsistOf(relabelled, edited))
+			Eventually(specOf(ctx, fresh.Name)).WithTimeout(eventually).WithPolling(poll).
+				Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+			waitUntilQuiet()
+			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
+			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
+			Eventually(metric(controller.MetricRolloutPending)).WithTimeout(eventually).WithPolling(poll).
+				Should(Equal(float64(rolloutNodes - 2)))
+		})
 })

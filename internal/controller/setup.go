@@ -35,6 +35,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	store := &Store{}
 	configChanged := make(chan event.GenericEvent, 1)
 	reached := make(chan event.GenericEvent, reachedBuffer)
+	released := make(chan event.GenericEvent, 1)
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 
 	configs := &ConfigCacheReconciler{
@@ -47,7 +48,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		client:        mgr.GetClient(),
 		reached:       reached,
 	}
-	if err := configs.setupWithManager(mgr); err != nil {
+	if err := configs.setupWithManager(mgr, released); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)
 	}
 	nodeSLOs := &NodeSLOReconciler{
@@ -55,6 +56,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		apiReader: mgr.GetAPIReader(),
 		store:     store,
 		recorder:  recorder,
+		released:  released,
 	}
 	if err := nodeSLOs.setupWithManager(mgr, configChanged, reached, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
