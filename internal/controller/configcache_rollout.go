@@ -226,10 +226,10 @@ func (r *ConfigCacheReconciler) rolloutEvents(cm *corev1.ConfigMap, load sloconf
 		r.rollout.pausedReported = ""
 		return
 	}
-	eventType, why := corev1.EventTypeNormal, "paused: true"
+	eventType, why := corev1.EventTypeNormal, "\"paused\": true"
 	if load.Policy == nil {
 		eventType = corev1.EventTypeWarning
-		why = "the key " + string(sloconfig.KeyRollout) + " is invalid (" + joinNote(load.Messages(), "") + ")"
+		why = "the key " + string(sloconfig.KeyRollout) + " is invalid: " + joinNote(load.Messages(), "")
 	}
 	id := target + "\x00" + eventType + "\x00" + why
 	if id == r.rollout.pausedReported {
@@ -237,8 +237,8 @@ func (r *ConfigCacheReconciler) rolloutEvents(cm *corev1.ConfigMap, load sloconf
 	}
 	r.rollout.pausedReported = id
 	r.recorder.Eventf(cm, nil, eventType, ReasonRolloutPaused, "Pause "+target,
-		"%s", truncate(fmt.Sprintf("rollout of configuration %s paused, %s: %d nodes pending keep their NodeSLO",
-			target, why, len(d.Held)), maxNoteLength))
+		"%s", truncate(fmt.Sprintf("rollout of configuration %s paused: %d nodes pending keep their NodeSLO (%s)",
+			target, len(d.Held), why), maxNoteLength))
 }
 
 // shortFingerprint abbreviates a fingerprint for Events, like a short commit hash.
