@@ -108,6 +108,10 @@ func (s RolloutStatus) Write(w io.Writer) {
 	case !s.Recorded:
 		printLine(w, fmt.Sprintf("configuration %s: the controller has not started its rollout yet",
 			shortTarget(s.Target)))
+	case s.Rollout.Policy == nil:
+		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until the rollout key is valid",
+			shortTarget(s.Target), s.Step, s.Record.Started.UTC().Format(time.RFC3339)))
+		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
 	default:
 		printLine(w, fmt.Sprintf("configuration %s: step %d of %d (step size %d), started %s",
 			shortTarget(s.Target), s.Step, s.Steps, s.StepSize, s.Record.Started.UTC().Format(time.RFC3339)))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,4 +118,19 @@ func TestRolloutStatusBeforeTheControllerStarts(t *testing.T) {
 	data := statusData(40, false)
 	out, _ := followStatus(t, statusCluster(t, data, 0, rollout.Record{Target: "older"}), false)
 	expectLines(t, out, "the controller has not started its rollout yet", "pending: 5 nodes (1 canaries)")
+}
+
+func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
+	data := statusData(40, false)
+	data[string(sloconfig.KeyRollout)] = `{"maxNodesPerStep": 0}`
+	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: time.Now(), Pending: 5}
+	out, err := followStatus(t, statusCluster(t, data, 0, rec), false)
+	if err == nil {
+		t.Error("exit 0 while nodes are pending")
+	}
+	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep", "held until the rollout key is valid",
+		"pending: 5 nodes", "paused: yes (the rollout key is invalid)")
+	if strings.Contains(out, "next step") || strings.Contains(out, "of 0") {
+		t.Errorf("an invalid key has no schedule:\n%s", out)
+	}
 }
