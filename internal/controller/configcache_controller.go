@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,61 +56,125 @@ type ConfigCacheReconciler struct {
 	// reported identifies the Events last emitted, so that none is repeated
 	// until what there is to say changes.
 	reported string
+
+	// apiReader reads the ConfigMap past the cache when it carries a rollout;
+	// client lists Nodes and NodeSLOs from the cache and writes the record.
+	apiReader client.Reader
+	client    client.Client
+	// reached carries the nodes a rollout step reached to the NodeSLO controller.
+	reached chan<- event.GenericEvent
+	rollout rolloutMemory
+	// released is set when the NodeSLO controller wrote a node the gate
+	// held (its inputs changed): the next reconcile decides again.
+	released atomic.Bool
 }
 
-// Reconcile loads the ConfigMap (absent = all defaults) and publishes it.
+// Reconcile loads the ConfigMap (absent = all defaults) and publishes it,
+// with the gate of a staged rollout when the ConfigMap asks for one.
 func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 
-	cm := &corev1.ConfigMap{}
-	exists := true
-	if err := r.reader.Get(ctx, r.key, cm); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
+	cm, exists, err := r.readConfigMap(ctx, r.reader)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	relevant := exists && rolloutRelevant(cm)
+	if relevant {
+		// The rollout record must not come from a cache that may not have
+		// seen our last write yet: a stale record could repeat a step.
+		if cm, exists, err = r.readConfigMap(ctx, r.apiReader); err != nil {
+			return ctrl.Result{}, err
 		}
-		exists = false
+		relevant = exists && rolloutRelevant(cm)
 	}
 	version := ""
 	if exists {
 		version = cm.ResourceVersion
 	}
 	old := r.store.Current()
-	if old != nil && version == r.loadedVersion {
+	if old != nil && version == r.loadedVersion && !relevant && r.rollout.gate == nil {
 		return ctrl.Result{}, nil
 	}
+	if old != nil && relevant && !r.released.Swap(false) && r.rollout.echo(version, time.Now()) {
+		return requeueAt(r.rollout.nextAt), nil
+	}
 
-	// A deleted ConfigMap means defaults, whatever was in force before:
-	// the result depends on the cluster as it is, not on history.
-	var data map[string]string
-	base := old
-	if exists {
-		data = cm.Data
-		if data == nil {
-			data = map[string]string{}
+	cfg, changed := old, false
+	if old == nil || version != r.loadedVersion {
+		// A deleted ConfigMap means defaults, whatever was in force before:
+		// the result depends on the cluster as it is, not on history.
+		var data map[string]string
+		base := old
+		if exists {
+			data = cm.Data
+			if data == nil {
+				data = map[string]string{}
+			}
+		} else {
+			base = nil
 		}
-	} else {
-		base = nil
+		cfg = sloconfig.Load(data, base)
+		r.loadedVersion = version
+		changed = old == nil || old.Fingerprint() != cfg.Fingerprint()
+		recordConfig(cfg, changed)
+		if exists {
+			r.report(ctx, cm, cfg)
+		} else {
+			r.reported = ""
+		}
 	}
-	cfg := sloconfig.Load(data, base)
-	r.store.Publish(cfg)
-	r.loadedVersion = version
 
-	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
-	recordConfig(cfg, changed)
-	if exists {
-		r.report(ctx, cm, cfg)
-	} else {
-		r.reported = ""
+	var gate *Gate
+	var next time.Time
+	var release []string
+	var rolloutErr error
+	if relevant {
+		gate, next, release, rolloutErr = r.decideRollout(ctx, cm, cfg)
+	} else if r.rollout.gate != nil {
+		release = r.rollout.gate.names()
+		recordRollout(0, 0, 0, false)
+		r.rollout = rolloutMemory{}
 	}
+	r.store.PublishGated(cfg, gate)
+
 	if changed {
 		log.Info("Configuration in force changed; reconciling every node",
-			"configMapExists", exists, "fingerprint", cfg.Fingerprint())
+			"configMapExists", exists, "fingerprint", cfg.Fingerprint(), "nodesHeld", gate.Len())
 		select {
 		case r.configChanged <- event.GenericEvent{Object: cm}:
 		default: // a signal is already pending; it will reconcile every node too
 		}
+	} else {
+		// Nodes a step reached, or released from a gate now gone.
+		r.enqueueReached(ctx, release)
 	}
-	return ctrl.Result{}, nil
+	if rolloutErr != nil {
+		return ctrl.Result{}, rolloutErr
+	}
+	return requeueAt(next), nil
+}
+
+// readConfigMap reads the ConfigMap through reader; exists is false when
+// there is none (an empty ConfigMap is then returned).
+func (r *ConfigCacheReconciler) readConfigMap(
+	ctx context.Context, reader client.Reader,
+) (*corev1.ConfigMap, bool, error) {
+	cm := &corev1.ConfigMap{}
+	if err := reader.Get(ctx, r.key, cm); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, false, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
+		}
+		return &corev1.ConfigMap{}, false, nil
+	}
+	return cm, true, nil
+}
+
+// requeueAt asks to reconcile again at t (zero: no timed reconcile).
+func requeueAt(t time.Time) ctrl.Result {
+	if t.IsZero() {
+		return ctrl.Result{}
+	}
+	return ctrl.Result{RequeueAfter: max(time.Until(t), minRequeue)}
 }
 
 // configEvent is one Event to record on the ConfigMap.
@@ -145,6 +212,15 @@ func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config) []configEvent {
 		if msgs := r.WarningMessages(); len(msgs) > 0 {
 			out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
 		}
+	}
+	rollout := sloconfig.LoadRollout(cm.Data)
+	action := "Load " + string(sloconfig.KeyRollout)
+	if msgs := rollout.Messages(); len(msgs) > 0 {
+		out = append(out, configEvent{ReasonInvalidConfig, action, msgs,
+			"the key is rejected and every rollout is paused until it is fixed"})
+	}
+	if msgs := rollout.WarningMessages(); len(msgs) > 0 {
+		out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
 	}
 	return out
 }
@@ -188,8 +264,9 @@ func (r *ConfigCacheReconciler) report(ctx context.Context, cm *corev1.ConfigMap
 
 // setupWithManager registers the controller; it watches the one ConfigMap and
 // is also started once at start-up, so that an absent ConfigMap is loaded (as
-// defaults) too.
-func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
+// defaults) too. released wakes it when a node a rollout held was written
+// because its inputs changed.
+func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager, released <-chan event.GenericEvent) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
 	})
@@ -201,6 +278,11 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		Named("config-cache").
 		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
 		WatchesRawSource(loadAtStart).
+		WatchesRawSource(source.Channel(released, handler.EnqueueRequestsFromMapFunc(
+			func(context.Context, client.Object) []reconcile.Request {
+				r.released.Store(true)
+				return []reconcile.Request{{NamespacedName: r.key}}
+			}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Complete(r)
 }

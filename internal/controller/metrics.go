@@ -18,6 +18,8 @@ const (
 	OpSkip = "skip"
 	// OpGet: reading the Node or the NodeSLO failed.
 	OpGet = "get"
+	// OpHeld: a staged rollout holds the node on its stored NodeSLO for now.
+	OpHeld = "held"
 )
 
 // Results of a reconcile (label "result").
@@ -66,7 +68,7 @@ var (
 func init() {
 	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds)
 	// Start every series at zero so that rates and alerts see them from the start.
-	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet} {
+	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet, OpHeld} {
 		for _, res := range []string{ResultSuccess, ResultFailure} {
 			reconcileTotal.WithLabelValues(op, res)
 		}
@@ -100,4 +102,47 @@ func recordConfig(cfg *sloconfig.Config, changed bool) {
 		configInfo.WithLabelValues(cfg.Fingerprint()).Set(1)
 		configGeneration.Inc()
 	}
+}
+
+// Rollout metric names (docs/rollout.md#what-the-operator-sees).
+const (
+	MetricRolloutPending    = "nodeslo_rollout_pending_nodes"
+	MetricRolloutReached    = "nodeslo_rollout_reached_nodes"
+	MetricRolloutStep       = "nodeslo_rollout_step"
+	MetricRolloutInProgress = "nodeslo_rollout_in_progress"
+)
+
+var (
+	rolloutPending = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricRolloutPending,
+		Help: "Nodes a staged rollout still holds on their stored NodeSLO (0 without a rollout).",
+	})
+	rolloutReached = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricRolloutReached,
+		Help: "Nodes pending when the rollout in progress started that it has reached.",
+	})
+	rolloutStep = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricRolloutStep,
+		Help: "Steps the rollout in progress has taken, the canary step included.",
+	})
+	rolloutInProgress = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricRolloutInProgress,
+		Help: "1 while a staged rollout has pending nodes (paused or not), else 0.",
+	})
+)
+
+func init() {
+	metrics.Registry.MustRegister(rolloutPending, rolloutReached, rolloutStep, rolloutInProgress)
+}
+
+// recordRollout sets the rollout metrics.
+func recordRollout(pending, reached, step int, inProgress bool) {
+	rolloutPending.Set(float64(pending))
+	rolloutReached.Set(float64(reached))
+	rolloutStep.Set(float64(step))
+	v := 0.0
+	if inProgress {
+		v = 1
+	}
+	rolloutInProgress.Set(v)
 }

@@ -39,11 +39,15 @@ type NodeSLOReconciler struct {
 	store     *Store
 	recorder  events.EventRecorder
 	warned    warningMemory
+	// released tells the config-cache controller that a node the gate
+	// held was written (its inputs changed), so that the rollout's counts
+	// follow; its buffer of one coalesces such signals.
+	released chan<- event.GenericEvent
 }
 
 // Reconcile creates, updates or deletes the NodeSLO of one node.
 func (r *NodeSLOReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
-	cfg := r.store.Current()
+	cfg, gate := r.store.Snapshot()
 	if cfg == nil {
 		// Every node is reconciled once the configuration is loaded.
 		countReconcile(OpSkip, nil)
@@ -57,7 +61,7 @@ func (r *NodeSLOReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	var op string
 	err := retry.OnError(retry.DefaultRetry, isWriteRace, func() error {
 		var err error
-		op, err = r.sync(ctx, reader, cfg, req.Name)
+		op, err = r.sync(ctx, reader, cfg, gate, req.Name)
 		reader = r.apiReader
 		return err
 	})
@@ -78,7 +82,7 @@ func isWriteRace(err error) bool {
 // sync does one read-decide-write round for node name and returns the
 // operation it ended with.
 func (r *NodeSLOReconciler) sync(
-	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, name string,
+	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, gate *Gate, name string,
 ) (string, error) {
 	log := logf.FromContext(ctx)
 
@@ -127,15 +131,25 @@ func (r *NodeSLOReconciler) sync(
 			return op, fmt.Errorf("creating NodeSLO: %w", err)
 		}
 		log.Info("Created NodeSLO")
-	case !sloconfig.SpecEqual(&stored.Spec, &res.Spec):
+	case sloconfig.SpecEqual(&stored.Spec, &res.Spec):
+		log.V(1).Info("NodeSLO is up to date")
+	case gate.Holds(name, node.Labels, node.Annotations, stored.Generation):
+		// A staged rollout has not reached this node yet (docs/rollout.md).
+		log.V(1).Info("NodeSLO held by the rollout in progress")
+		return OpHeld, nil
+	default:
 		op = OpUpdate
 		stored.Spec = *res.Spec.DeepCopy()
 		if err := r.client.Update(ctx, stored); err != nil {
 			return op, fmt.Errorf("updating NodeSLO: %w", err)
 		}
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
-	default:
-		log.V(1).Info("NodeSLO is up to date")
+	}
+	if op != OpNoop && gate.Has(name) {
+		select {
+		case r.released <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
+		default: // a signal is pending; the decision it causes sees this write too
+		}
 	}
 	r.warnNode(node, res.Warnings, op != OpNoop)
 	return op, nil
@@ -215,10 +229,10 @@ func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []re
 	return reqs
 }
 
-// setupWithManager registers the controller with its three triggers: Node
-// metadata changes that matter, NodeSLO spec changes and deletes, and the
-// configuration-changed signal.
-func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged <-chan event.GenericEvent,
+// setupWithManager registers the controller with its four triggers: Node
+// metadata changes that matter, NodeSLO spec changes and deletes, the
+// configuration-changed signal, and the nodes a rollout step reached.
+func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged, reached <-chan event.GenericEvent,
 	maxConcurrent int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeslo").
@@ -226,6 +240,7 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged <-c
 		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},
 			builder.OnlyMetadata, builder.WithPredicates(nodeInputsChanged())).
 		WatchesRawSource(source.Channel(configChanged, handler.EnqueueRequestsFromMapFunc(r.everyNode))).
+		WatchesRawSource(source.Channel(reached, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Complete(r)
 }

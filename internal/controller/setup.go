@@ -7,6 +7,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
+// reachedBuffer is how many nodes reached by a rollout step may wait to be
+// queued before the config-cache controller waits for the NodeSLO controller.
+const reachedBuffer = 1024
+
 // eventRecorderName is the reporting controller on the Events it records.
 const eventRecorderName = "nodeslo-controller"
 
@@ -21,13 +25,17 @@ const eventRecorderName = "nodeslo-controller"
 //
 // The ConfigMap is read in its own namespace only (a Role, not a ClusterRole).
 // A deployment that changes --config-namespace must move this Role too.
-// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,verbs=get;list;watch
+// The one ConfigMap is patched only to keep the record of a staged rollout
+// in its annotation (docs/rollout.md).
+// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,verbs=get;list;watch;update;patch
 
 // SetupWithManager adds both controllers to mgr. mgr's cache must have been
 // built with opts.CacheByObject() so that it holds the one ConfigMap only.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	store := &Store{}
 	configChanged := make(chan event.GenericEvent, 1)
+	reached := make(chan event.GenericEvent, reachedBuffer)
+	released := make(chan event.GenericEvent, 1)
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 
 	configs := &ConfigCacheReconciler{
@@ -36,8 +44,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		store:         store,
 		recorder:      recorder,
 		configChanged: configChanged,
+		apiReader:     mgr.GetAPIReader(),
+		client:        mgr.GetClient(),
+		reached:       reached,
 	}
-	if err := configs.setupWithManager(mgr); err != nil {
+	if err := configs.setupWithManager(mgr, released); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)
 	}
 	nodeSLOs := &NodeSLOReconciler{
@@ -45,8 +56,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		apiReader: mgr.GetAPIReader(),
 		store:     store,
 		recorder:  recorder,
+		released:  released,
 	}
-	if err := nodeSLOs.setupWithManager(mgr, configChanged, opts.MaxConcurrentReconciles); err != nil {
+	if err := nodeSLOs.setupWithManager(mgr, configChanged, reached, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
 	}
 	return nil

@@ -6,15 +6,48 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Store holds the configuration in force. The config-cache controller
-// replaces it whole; NodeSLO reconciles read it concurrently without locks
-// or copies, which is safe because a sloconfig.Config is immutable.
+// Store holds the configuration in force and, during a staged rollout, the
+// Gate that holds the pending nodes back. The config-cache controller
+// replaces both together; NodeSLO reconciles read them concurrently without
+// locks or copies, which is safe because neither is written once published.
+// Publishing them as one pair means no reconcile ever sees a new
+// configuration without the gate that goes with it.
 type Store struct {
-	current atomic.Pointer[sloconfig.Config]
+	current atomic.Pointer[published]
+}
+
+// published is one configuration and its gate (nil: nothing held).
+type published struct {
+	cfg  *sloconfig.Config
+	gate *Gate
 }
 
 // Current returns the configuration in force, or nil before the first load.
-func (s *Store) Current() *sloconfig.Config { return s.current.Load() }
+func (s *Store) Current() *sloconfig.Config {
+	cfg, _ := s.Snapshot()
+	return cfg
+}
 
-// Publish makes cfg the configuration in force and returns the one it replaced.
-func (s *Store) Publish(cfg *sloconfig.Config) *sloconfig.Config { return s.current.Swap(cfg) }
+// Snapshot returns the configuration in force and its gate (nil when no
+// node is held).
+func (s *Store) Snapshot() (*sloconfig.Config, *Gate) {
+	p := s.current.Load()
+	if p == nil {
+		return nil, nil
+	}
+	return p.cfg, p.gate
+}
+
+// Publish makes cfg the configuration in force, with no node held, and
+// returns the one it replaced.
+func (s *Store) Publish(cfg *sloconfig.Config) *sloconfig.Config { return s.PublishGated(cfg, nil) }
+
+// PublishGated makes cfg the configuration in force with gate holding the
+// pending nodes of a rollout, and returns the configuration it replaced.
+func (s *Store) PublishGated(cfg *sloconfig.Config, gate *Gate) *sloconfig.Config {
+	old := s.current.Swap(&published{cfg: cfg, gate: gate})
+	if old == nil {
+		return nil
+	}
+	return old.cfg
+}

@@ -35,7 +35,8 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		Short: "Validate, render and explain the NodeSLO configuration (slo-controller-config)",
 		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
 			"every node would get, offline, from files (validate, render); explain tells, live " +
-			"against a cluster, where a node's NodeSLO comes from, and diff, which NodeSLOs a ConfigMap would change.",
+			"against a cluster, where a node's NodeSLO comes from, diff, which NodeSLOs a ConfigMap would change, " +
+			"and rollout status, how far a staged rollout of a change has reached the nodes.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -47,7 +48,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams),
-		newDiffCommand(streams))
+		newDiffCommand(streams), newRolloutCommand(streams))
 	return root
 }
 

@@ -1,0 +1,371 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// The staged rollout (docs/rollout.md) against a real apiserver: 40 nodes,
+// 3 of them canaries, batches of 10.
+const (
+	rolloutNodes    = 40
+	rolloutCanaries = 3
+	rolloutStep     = 10
+	// rolloutSteps is the canary step and four batches (10, 10, 10, 7).
+	rolloutSteps = 5
+	canaryLabel  = "rollout-group"
+	rolloutWait  = 90 * time.Second
+)
+
+// rolloutPolicy is the rollout key used by these tests.
+func rolloutPolicy(paused bool) string {
+	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2, "paused": %t,
+		"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": 3}}`,
+		rolloutStep, paused, canaryLabel)
+}
+
+// rolloutData is a ConfigMap's data setting the cpu suppress threshold, with
+// the rollout key (empty: without it).
+func rolloutData(threshold int, policy string) map[string]string {
+	data := map[string]string{
+		string(sloconfig.KeyResourceThreshold): fmt.Sprintf(
+			`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": %d}}`, threshold),
+	}
+	if policy != "" {
+		data[string(sloconfig.KeyRollout)] = policy
+	}
+	return data
+}
+
+// fleet is the nodes of one test.
+type fleet struct {
+	names    []string
+	canaries map[string]bool
+}
+
+// createFleet creates the nodes and waits until each has a NodeSLO with threshold.
+func createFleet(ctx context.Context, threshold int) fleet {
+	f := fleet{canaries: map[string]bool{}}
+	for i := range rolloutNodes {
+		var labels map[string]string
+		if i < rolloutCanaries {
+			labels = map[string]string{canaryLabel: "canary"}
+		}
+		n := createNode(ctx, labels, nil)
+		f.names = append(f.names, n.Name)
+		if labels != nil {
+			f.canaries[n.Name] = true
+		}
+	}
+	Eventually(func() int { return len(f.at(ctx, threshold)) }).
+		WithTimeout(eventually).WithPolling(poll).Should(Equal(rolloutNodes))
+	return f
+}
+
+// at returns the nodes of the fleet whose NodeSLO has threshold.
+func (f fleet) at(ctx context.Context, threshold int) []string {
+	list := &slov1alpha1.NodeSLOList{}
+	Expect(k8sClient.List(ctx, list)).To(Succeed())
+	of := map[string]bool{}
+	for _, n := range f.names {
+		of[n] = true
+	}
+	var out []string
+	for _, s := range list.Items {
+		t := s.Spec.ResourceUsedThresholdWithBE
+		if of[s.Name] && t != nil && t.CPUSuppressThresholdPercent != nil &&
+			*t.CPUSuppressThresholdPercent == int64(threshold) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// split counts the canaries and the other nodes among names.
+func (f fleet) split(names []string) (canaries, others int) {
+	for _, n := range names {
+		if f.canaries[n] {
+			canaries++
+		} else {
+			others++
+		}
+	}
+	return canaries, others
+}
+
+// writesTo sums the NodeSLO writes to the fleet's nodes.
+func (f fleet) writesTo() int {
+	n := 0
+	for _, name := range f.names {
+		n += writes.To(name)
+	}
+	return n
+}
+
+// updateConfig replaces the ConfigMap's data, keeping its annotations (the
+// controller writes its record there meanwhile, hence the retry).
+func updateConfig(ctx context.Context, data map[string]string) {
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm := &corev1.ConfigMap{}
+		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm); err != nil {
+			return err
+		}
+		cm.Data = data
+		return k8sClient.Update(ctx, cm)
+	})).To(Succeed())
+}
+
+// record reads the rollout record on the ConfigMap.
+func record(ctx context.Context) rollout.Record {
+	cm := &corev1.ConfigMap{}
+	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)).To(Succeed())
+	rec, err := rollout.ParseRecord(cm.Annotations[rollout.RecordAnnotation])
+	Expect(err).NotTo(HaveOccurred())
+	return rec
+}
+
+// configEvents returns the notes of the Events of type and reason on cm.
+func configEvents(ctx context.Context, cm *corev1.ConfigMap, eventType, reason string) func() ([]string, error) {
+	return func() ([]string, error) {
+		list := &eventsv1.EventList{}
+		if err := k8sClient.List(ctx, list, client.InNamespace(configNamespace)); err != nil {
+			return nil, err
+		}
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.UID == cm.UID && e.Reason == reason && e.Type == eventType {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes, nil
+	}
+}
+
+func metric(name string) func() float64 {
+	return func() float64 { return metricValue(name, nil) }
+}
+
+// watchRollout follows a rollout from the old target towards threshold
+// until every node has it, checking at every observation what the cluster
+// shows against the record (written before the nodes of each step): no
+// node changes before the record names the new target, no other node
+// before every canary, and the others never beyond 10 per batch step.
+// until, when set, ends the watch early once it returns true.
+func watchRollout(ctx context.Context, f fleet, oldTarget string, threshold int, until func(reached []string) bool) {
+	deadline := time.Now().Add(rolloutWait)
+	for {
+		reached := f.at(ctx, threshold)
+		rec := record(ctx)
+		canaries, others := f.split(reached)
+		if rec.Target == oldTarget {
+			Expect(reached).To(BeEmpty(), "a node changed before the rollout was recorded")
+		} else {
+			if others > 0 {
+				Expect(canaries).To(Equal(rolloutCanaries), "a node changed before every canary did")
+			}
+			Expect(others).To(BeNumerically("<=", rolloutStep*max(rec.Steps-1, 0)),
+				"more nodes changed than the steps recorded allow (steps %d)", rec.Steps)
+		}
+		if len(reached) == rolloutNodes || (until != nil && until(reached)) {
+			return
+		}
+		Expect(time.Now().Before(deadline)).To(BeTrue(),
+			"the rollout did not end: %d of %d nodes", len(reached), rolloutNodes)
+		time.Sleep(poll)
+	}
+}
+
+var _ = Describe("A staged rollout", Serial, func() {
+	var (
+		cm     *corev1.ConfigMap
+		f      fleet
+		target string // fingerprint in force before the change
+	)
+	BeforeEach(func(ctx SpecContext) {
+		cm = setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
+		f = createFleet(ctx, 50)
+		Eventually(func() bool { return record(ctx).Done }).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
+		target = record(ctx).Target
+		waitUntilQuiet()
+		writes.Reset()
+	})
+
+	It("reaches the canaries first, then at most 10 nodes a step, writing each pending node once", func(ctx SpecContext) {
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func([]string) bool {
+			// Mid-rollout, the metrics show it.
+			return metric(controller.MetricRolloutInProgress)() == 1 &&
+				metric(controller.MetricRolloutPending)() > 0
+		})
+		watchRollout(ctx, f, target, 40, nil)
+
+		Eventually(func() bool { return record(ctx).Done }).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
+		rec := record(ctx)
+		Expect(rec.Pending).To(Equal(rolloutNodes))
+		Expect(rec.Canaries).To(Equal(rolloutCanaries))
+		Expect(rec.Steps).To(Equal(rolloutSteps))
+		waitUntilQuiet()
+		for _, n := range f.names {
+			Expect(writes.To(n)).To(Equal(1), "node %s written once", n)
+		}
+		Expect(writes.Total()).To(Equal(rolloutNodes), "no NodeSLO but the pending ones written")
+
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutStarted)).
+			WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
+			ContainSubstring("40 nodes pending (3 canaries), step size 10, 5 steps")))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutStep)).
+			WithTimeout(eventually).WithPolling(poll).Should(ContainElements(
+			ContainSubstring("step 1 of 5: 3 of 40 nodes reached"),
+			ContainSubstring("step 5 of 5: 40 of 40 nodes reached")))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutCompleted)).
+			WithTimeout(eventually).WithPolling(poll).ShouldNot(BeEmpty())
+		Eventually(metric(controller.MetricRolloutInProgress)).WithTimeout(eventually).Should(BeZero())
+		Expect(metric(controller.MetricRolloutPending)()).To(BeZero())
+		Expect(metric(controller.MetricRolloutReached)()).To(Equal(float64(rolloutNodes)))
+		Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
+	})
+
+	It("writes nothing while paused, and resumes where it stopped", func(ctx SpecContext) {
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutPaused)).
+			WithTimeout(eventually).WithPolling(poll).ShouldNot(BeEmpty())
+		waitUntilQuiet()
+		held := rolloutNodes - len(f.at(ctx, 40))
+		Expect(held).To(BeNumerically(">", 0))
+		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
+		writes.Reset()
+
+		Consistently(writes.Total).WithTimeout(10 * time.Second).Should(BeZero())
+
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, nil)
+		waitUntilQuiet()
+		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
+	})
+
+	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+
+		stopManager()
+		steps := record(ctx).Steps
+		before := len(f.at(ctx, 40))
+		writes.Reset()
+		stopManager = startManager()
+
+		// The record is written before each step's nodes: read after the
+		// writes, it bounds them. Within the step in progress at the restart
+		// at most one step's nodes are written.
+		deadline := time.Now().Add(rolloutWait)
+		for len(f.at(ctx, 40)) < rolloutNodes {
+			written := f.writesTo()
+			taken := record(ctx).Steps - steps
+			Expect(written).To(BeNumerically("<=", rolloutStep*(taken+1)),
+				"%d NodeSLOs written %d steps after the restart", written, taken)
+			Expect(time.Now().Before(deadline)).To(BeTrue(), "the rollout did not complete after the restart")
+			time.Sleep(poll)
+		}
+		waitUntilQuiet()
+		Expect(f.writesTo()).To(Equal(rolloutNodes-before), "each node still pending written once")
+	})
+
+	It("restarts towards the newest configuration on a second change mid-rollout", func(ctx SpecContext) {
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+		target = record(ctx).Target
+		first := len(f.at(ctx, 40))
+
+		updateConfig(ctx, rolloutData(30, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 30, nil)
+		waitUntilQuiet()
+		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "every node differs from the newest configuration")
+		Expect(f.writesTo()).To(Equal(first + rolloutNodes))
+		Expect(f.at(ctx, 40)).To(BeEmpty())
+	})
+
+	It("on a revert mid-rollout, writes only the nodes already reached", func(ctx SpecContext) {
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+		waitUntilQuiet()
+		reached := f.at(ctx, 40)
+		target = record(ctx).Target
+		writes.Reset()
+
+		updateConfig(ctx, rolloutData(50, rolloutPolicy(false)))
+		Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(rolloutWait).WithPolling(poll).Should(BeEmpty())
+		waitUntilQuiet()
+		Expect(record(ctx).Pending).To(Equal(len(reached)), "only the reached nodes are pending")
+		for _, n := range f.names {
+			want := 0
+			for _, r := range reached {
+				if r == n {
+					want = 1
+				}
+			}
+			Expect(writes.To(n)).To(Equal(want), "node %s", n)
+		}
+		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+	})
+
+	It("pauses on an invalid rollout key, with a Warning Event, and writes nothing", func(ctx SpecContext) {
+		updateConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonRolloutPaused)).
+			WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
+			And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
+		Consistently(writes.Total).WithTimeout(consistently).Should(BeZero())
+		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
+
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, nil)
+		waitUntilQuiet()
+		Expect(f.writesTo()).To(Equal(rolloutNodes))
+	})
+
+	It("writes at once, even while paused, a new node, a held node whose labels changed and a NodeSLO edited by hand",
+		func(ctx SpecContext) {
+			updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutPaused)).
+				WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
+				ContainSubstring("40 nodes pending keep their NodeSLO")))
+			waitUntilQuiet()
+			writes.Reset()
+
+			relabelled, edited := f.names[rolloutCanaries], f.names[rolloutCanaries+1]
+			node := &corev1.Node{}
+			Expect(k8sClient.Get(ctx, types.NamespacedName{Name: relabelled}, node)).To(Succeed())
+			node.Labels = map[string]string{"zone": "b"}
+			Expect(k8sClient.Update(ctx, node)).To(Succeed())
+			slo := &slov1alpha1.NodeSLO{}
+			Expect(getNodeSLO(ctx, edited, slo)).To(Succeed())
+			slo.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = new(int64(77))
+			Expect(k8sClient.Update(ctx, slo)).To(Succeed())
+			fresh := createNode(ctx, nil, nil)
+
+			Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(eventually).WithPolling(poll).
+				Should(ConsistOf(relabelled, edited))
+			Eventually(specOf(ctx, fresh.Name)).WithTimeout(eventually).WithPolling(poll).
+				Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+			waitUntilQuiet()
+			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
+			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
+			Eventually(metric(controller.MetricRolloutPending)).WithTimeout(eventually).WithPolling(poll).
+				Should(Equal(float64(rolloutNodes - 2)))
+		})
+})

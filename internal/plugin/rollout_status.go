@@ -1,0 +1,150 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// RolloutStatusInputs are what `kubectl nodeslo rollout status` reads: the
+// ConfigMap in force (its data and the controller's record annotation) and,
+// as for diff, the nodes and their stored NodeSLO specs.
+type RolloutStatusInputs struct {
+	DiffInputs
+	// RecordValue is the ConfigMap's rollout record annotation ("" when none).
+	RecordValue string
+}
+
+// RolloutStatus is where the rollout of the configuration in force stands.
+type RolloutStatus struct {
+	Rollout sloconfig.RolloutLoad
+	// Target is the fingerprint of the configuration in force; Recorded
+	// says whether the controller's record is about it (false: the
+	// controller has not taken up this configuration yet).
+	Target   string
+	Recorded bool
+	Record   rollout.Record
+	// Pending are the nodes whose stored NodeSLO differs from what the
+	// configuration resolves for them, Canaries those of them the canary
+	// selector matches; New are nodes with no NodeSLO yet (written at once).
+	Pending, Canaries, New int
+	// Reached is how many of the nodes pending at the start are reached.
+	Reached       int
+	Step, Steps   int
+	StepSize      int
+	Paused        bool
+	NextStep      time.Time
+	RecordProblem string
+	Nodes         int
+}
+
+// Done reports whether no node is pending: the configuration in force is
+// stored for every node.
+func (s RolloutStatus) Done() bool { return s.Pending == 0 && s.New == 0 }
+
+// ComputeRolloutStatus compares every node's stored NodeSLO with what the
+// ConfigMap resolves for it and reads the record, as the controller does.
+// An invalid key of the ConfigMap is resolved as frozen (the stored value
+// stays); the controller may hold a last good value instead, so the count
+// of pending nodes is then an estimate.
+func ComputeRolloutStatus(in RolloutStatusInputs) RolloutStatus {
+	cfg := sloconfig.Load(in.Data, nil)
+	out := RolloutStatus{Rollout: sloconfig.LoadRollout(in.Data), Target: cfg.Fingerprint(), Nodes: len(in.Nodes)}
+	rec, err := rollout.ParseRecord(in.RecordValue)
+	if err != nil {
+		out.RecordProblem = err.Error()
+	}
+	policy := out.Rollout.Policy
+	for _, node := range in.Nodes {
+		stored := in.Stored[node.Name]
+		if stored == nil {
+			out.New++
+			continue
+		}
+		resolved := cfg.Resolve(node, stored).Spec
+		if sloconfig.SpecEqual(stored, &resolved) {
+			continue
+		}
+		out.Pending++
+		if policy != nil && policy.IsCanary(node.Labels) {
+			out.Canaries++
+		}
+	}
+	if !out.Rollout.Present {
+		return out
+	}
+	out.Paused = policy == nil || policy.Paused
+	out.Recorded = rec.Target == out.Target
+	if !out.Recorded {
+		return out
+	}
+	out.Record = rec
+	out.Reached = max(rec.Pending-out.Pending, 0)
+	out.Step = rec.Steps
+	if policy != nil {
+		s := rollout.NewSchedule(policy, rec)
+		out.Steps, out.StepSize = s.Steps(), s.StepSize
+		if !out.Paused && out.Pending > 0 && rec.Steps < out.Steps {
+			out.NextStep = s.Due(rec)
+		}
+	}
+	return out
+}
+
+// Write prints the status, one fact a line.
+func (s RolloutStatus) Write(w io.Writer) {
+	for _, m := range s.Rollout.Messages() {
+		printLine(w, "error: "+m)
+	}
+	if s.RecordProblem != "" {
+		printLine(w, "warning: "+s.RecordProblem+" (the controller starts the rollout again)")
+	}
+	switch {
+	case !s.Rollout.Present:
+		printLine(w, "no rollout key ("+string(sloconfig.KeyRollout)+"): every change reaches every node at once")
+	case !s.Recorded:
+		printLine(w, fmt.Sprintf("configuration %s: the controller has not started its rollout yet",
+			shortTarget(s.Target)))
+	case s.Rollout.Policy == nil:
+		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until the rollout key is valid",
+			shortTarget(s.Target), s.Step, s.Record.Started.UTC().Format(time.RFC3339)))
+		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
+	default:
+		printLine(w, fmt.Sprintf("configuration %s: step %d of %d (step size %d), started %s",
+			shortTarget(s.Target), s.Step, s.Steps, s.StepSize, s.Record.Started.UTC().Format(time.RFC3339)))
+		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
+	}
+	printLine(w, fmt.Sprintf("pending: %d nodes (%d canaries)", s.Pending, s.Canaries))
+	if s.New > 0 {
+		printLine(w, fmt.Sprintf("new: %d nodes without a NodeSLO (written at once)", s.New))
+	}
+	if s.Rollout.Present {
+		paused := "no"
+		switch {
+		case s.Rollout.Policy == nil:
+			paused = "yes (the rollout key is invalid)"
+		case s.Paused:
+			paused = "yes (paused: true)"
+		}
+		printLine(w, "paused: "+paused)
+	}
+	switch {
+	case s.Done():
+		printLine(w, fmt.Sprintf("complete: all %d nodes have the configuration in force", s.Nodes))
+	case !s.NextStep.IsZero():
+		printLine(w, "next step: "+s.NextStep.UTC().Format(time.RFC3339))
+	case s.Recorded && !s.Paused && s.Pending > 0:
+		printLine(w, "next step: as soon as the current step's NodeSLOs are written")
+	}
+}
+
+// shortTarget abbreviates a fingerprint, like the controller's Events.
+func shortTarget(f string) string {
+	if len(f) > 12 {
+		return f[:12]
+	}
+	return f
+}
