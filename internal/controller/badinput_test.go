@@ -24,7 +24,7 @@ var _ = Describe("Bad input", Serial, func() {
 	)
 	// good is a valid ConfigMap every bad-input case starts from.
 	good := map[string]string{
-		threshold: `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 55}}`,
+		threshold: suppressAt55,
 		hostApps:  `{"applications": [{"name": "nginx", "qos": "LS"}]}`,
 		burst:     autoBurst,
 	}

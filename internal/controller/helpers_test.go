@@ -27,8 +27,10 @@ import (
 // Values several tests share.
 const (
 	autoBurst = `{"clusterStrategy": {"policy": "auto"}}`
-	tierLabel = "tier"
-	gold      = "gold"
+	// suppressAt55 enables BE suppression above 55 % CPU.
+	suppressAt55 = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 55}}`
+	tierLabel    = "tier"
+	gold         = "gold"
 )
 
 // Timeouts: the manager reacts within milliseconds; "nothing happens" is

@@ -50,7 +50,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 
 	It("a key broken while it was down: NodeSLOs keep that section, new nodes get the default", func(ctx SpecContext) {
 		cm := setConfig(ctx, map[string]string{
-			string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 55}}`,
+			string(sloconfig.KeyResourceThreshold): suppressAt55,
 		})
 		old := createNode(ctx, nil, nil)
 		Eventually(specOf(ctx, old.Name)).WithTimeout(eventually).WithPolling(poll).
