@@ -74,9 +74,22 @@ fuzz: ## Run each fuzz target for FUZZTIME.
 		go test ./$$pkg -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME); \
 	done
 
-.PHONY: bench
-bench: ## Run the benchmarks and print their figures.
+.PHONY: bench-micro
+bench-micro: ## Run the Go micro-benchmarks of the packages and print their figures.
 	go test ./internal/... -run='^$$' -bench=. -benchmem
+
+# bench options: BENCH_NODES realistic Nodes (about 9 KB each); BENCH_REGIMES
+# runs some regimes only, by name prefix (qps30, defaults; default: both).
+BENCH_NODES ?= 1000
+BENCH_REGIMES ?=
+
+# The figures are printed, never asserted against times; writes and
+# reconciles are checked (the check column). Code: test/bench.
+.PHONY: bench
+bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a real apiserver, beside the floor (bin/bench/results.json).
+	go build -o bin/bench/nodeslo-bench ./test/bench
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)"
 
 ##@ Build
 

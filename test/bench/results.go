@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// results is bin/bench/results.json.
+type results struct {
+	Nodes int `json:"nodes"`
+	// HeapBytesPerNode is the manager's heap in use after convergence, above
+	// the empty manager's, per node (last regime run, after a full GC).
+	HeapBytesPerNode float64 `json:"heap_bytes_per_node"`
+	// RSSBytes is the manager's RSS after convergence (same measurement).
+	RSSBytes       float64 `json:"rss_bytes"`
+	HeapInuseBytes float64 `json:"heap_inuse_bytes"`
+	EmptyHeapBytes float64 `json:"empty_heap_bytes"`
+	EmptyRSSBytes  float64 `json:"empty_rss_bytes"`
+	// Memory holds the figures of every regime, after cold and after restart.
+	Memory []memoryFigure `json:"memory"`
+	Phases []phaseResult  `json:"phases"`
+}
+
+type memoryFigure struct {
+	Regime           string  `json:"regime"`
+	After            string  `json:"after"`
+	HeapInuseBytes   float64 `json:"heap_inuse_bytes"`
+	HeapBytesPerNode float64 `json:"heap_bytes_per_node"`
+	RSSBytes         float64 `json:"rss_bytes"`
+}
+
+func (r *results) setMemory(regime string, heap, rss float64) {
+	f := r.memory(regime, phaseCold, heap, rss)
+	r.HeapInuseBytes, r.HeapBytesPerNode, r.RSSBytes = f.HeapInuseBytes, f.HeapBytesPerNode, f.RSSBytes
+}
+
+func (r *results) setRestartMemory(regime string, heap, rss float64) {
+	r.memory(regime, phaseRestart, heap, rss)
+}
+
+func (r *results) memory(regime, after string, heap, rss float64) memoryFigure {
+	f := memoryFigure{Regime: regime, After: after, HeapInuseBytes: heap, RSSBytes: rss,
+		HeapBytesPerNode: (heap - r.EmptyHeapBytes) / float64(r.Nodes)}
+	r.Memory = append(r.Memory, f)
+	return f
+}
+
+// phaseResult is one phase of one regime.
+type phaseResult struct {
+	Regime             string   `json:"regime"`
+	Phase              string   `json:"phase"`
+	Seconds            float64  `json:"seconds"`
+	FloorSeconds       *float64 `json:"floor_seconds"`
+	Ratio              *float64 `json:"ratio"`
+	Writes             int      `json:"writes"`
+	ExpectedWrites     int      `json:"expected_writes"`
+	Reconciles         int      `json:"reconciles"`
+	ExpectedReconciles *int     `json:"expected_reconciles,omitempty"`
+	CPUSeconds         float64  `json:"cpu_seconds"`
+	// Requests are the manager's API requests by verb during the phase.
+	Requests map[string]int `json:"requests"`
+	// Check is "pass" when the writes (and, where given, the reconciles)
+	// are as expected.
+	Check string `json:"check"`
+}
+
+// newPhaseResult takes the counters' increase from before (nil: from zero,
+// a manager started in the phase) to after.
+func newPhaseResult(r regime, phase string, seconds, cpu float64, before, after metrics,
+	expectedWrites int) phaseResult {
+	if before == nil {
+		before = metrics{}
+	}
+	requests := map[string]int{}
+	beforeByVerb := before.byLabel("rest_client_requests_total", "method")
+	for verb, n := range after.byLabel("rest_client_requests_total", "method") {
+		if d := int(n - beforeByVerb[verb]); d > 0 {
+			requests[verb] = d
+		}
+	}
+	p := phaseResult{
+		Regime: r.name, Phase: phase, Seconds: seconds, CPUSeconds: cpu,
+		Writes:         int(writes(after) - writes(before)),
+		ExpectedWrites: expectedWrites,
+		Reconciles:     int(reconciles(after) - reconciles(before)),
+		Requests:       requests,
+	}
+	p.check()
+	return p
+}
+
+func (p *phaseResult) check() {
+	p.Check = "pass"
+	if p.Writes != p.ExpectedWrites || (p.ExpectedReconciles != nil && p.Reconciles != *p.ExpectedReconciles) {
+		p.Check = "FAIL"
+	}
+}
+
+func (p *phaseResult) setFloor(seconds float64) {
+	ratio := p.Seconds / seconds
+	p.FloorSeconds, p.Ratio = &seconds, &ratio
+}
+
+func (r *results) write(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// print writes the results as a table.
+func (r *results) print(out io.Writer) {
+	_, _ = fmt.Fprintf(out, "\n%d nodes; manager heap in use %.1f MiB (empty: %.1f MiB), %.2f KiB/node above empty; "+
+		"RSS %.1f MiB (empty: %.1f MiB)\n", r.Nodes, r.HeapInuseBytes/(1<<20), r.EmptyHeapBytes/(1<<20),
+		r.HeapBytesPerNode/1024, r.RSSBytes/(1<<20), r.EmptyRSSBytes/(1<<20))
+	for _, m := range r.Memory {
+		_, _ = fmt.Fprintf(out, "  %s, after %s: heap %.1f MiB, %.2f KiB/node, RSS %.1f MiB\n",
+			m.Regime, m.After, m.HeapInuseBytes/(1<<20), m.HeapBytesPerNode/1024, m.RSSBytes/(1<<20))
+	}
+	_, _ = fmt.Fprintln(out)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	_, _ = fmt.Fprintln(w, "regime\tphase\tseconds\tfloor s\tratio\twrites\texpected\treconciles\tCPU s\trequests\tcheck\t")
+	for _, p := range r.Phases {
+		floor, ratio := "-", "-"
+		if p.FloorSeconds != nil {
+			floor, ratio = fmt.Sprintf("%.2f", *p.FloorSeconds), fmt.Sprintf("%.2fx", *p.Ratio)
+		}
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%.2f\t%s\t%s\t%d\t%d\t%d\t%.2f\t%s\t%s\t\n", p.Regime, p.Phase, p.Seconds,
+			floor, ratio, p.Writes, p.ExpectedWrites, p.Reconciles, p.CPUSeconds, formatRequests(p.Requests), p.Check)
+	}
+	_ = w.Flush()
+}
+
+func formatRequests(requests map[string]int) string {
+	parts := make([]string, 0, len(requests))
+	for _, verb := range slices.Sorted(maps.Keys(requests)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", verb, requests[verb]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ",")
+}
