@@ -55,15 +55,20 @@ func (o *Options) configKey() types.NamespacedName {
 	return types.NamespacedName{Namespace: o.ConfigNamespace, Name: o.ConfigName}
 }
 
-// CacheByObject restricts the manager's ConfigMap cache to the one ConfigMap
-// this controller reads: a large cluster holds tens of thousands of
-// ConfigMaps, and RBAC only lets the controller read its own namespace.
-// Nodes need no entry here: they are watched as metadata only.
+// CacheByObject restricts the manager's cache to what the controllers read.
+// ConfigMaps: the one ConfigMap of the configuration, since a large cluster
+// holds tens of thousands of them and RBAC only lets the controller read its
+// own namespace. Nodes (watched as metadata only; the entry applies to that
+// informer too, as the cache picks entries by kind): the inputs of
+// resolving, see keepNodeResolveInputs. The manager's cache must also strip
+// managedFields from every other object (cache.TransformStripManagedFields
+// as its DefaultTransform): nothing here reads them.
 func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {
 			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
 		},
+		&corev1.Node{}: {Transform: keepNodeResolveInputs},
 	}
 }

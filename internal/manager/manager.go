@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -39,7 +38,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionID:              opts.LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         cache.Options{ByObject: opts.Controllers.CacheByObject()},
+		Cache:                         cacheOptions(opts.Controllers),
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 	})
 	if err != nil {

@@ -66,7 +66,7 @@ func (b *bench) prepare(ctx context.Context) error {
 	}
 	_, _, err = b.waitSettled(ctx, m, 0, time.Minute)
 	if err == nil {
-		b.results.EmptyHeapBytes, b.results.EmptyRSSBytes, err = heapAndRSS(ctx, m)
+		b.results.Empty, err = readMemory(ctx, m)
 	}
 	m.stop()
 	if err != nil {
@@ -120,17 +120,30 @@ func (b *bench) startManager(r regime, label string) (*managerProcess, error) {
 	return startManager(b.managerBinary, b.kubeconfig, logPath, r)
 }
 
-// heapAndRSS reads the manager's heap in use after a full garbage collection, and its RSS.
-func heapAndRSS(ctx context.Context, m *managerProcess) (heap, rss float64, err error) {
+// memorySample is the manager's memory at one moment, after a full garbage
+// collection: heap in use (spans holding live objects, the figure the
+// issue's targets use), live heap (the live objects alone) and RSS.
+type memorySample struct {
+	HeapInuse float64 `json:"heap_inuse_bytes"`
+	HeapLive  float64 `json:"heap_live_bytes"`
+	RSS       float64 `json:"rss_bytes"`
+}
+
+// readMemory collects the manager's garbage and reads its memory.
+func readMemory(ctx context.Context, m *managerProcess) (memorySample, error) {
 	if err := m.collectGarbage(ctx); err != nil {
-		return 0, 0, err
+		return memorySample{}, err
 	}
 	ms, err := m.scrape(ctx)
 	if err != nil {
-		return 0, 0, err
+		return memorySample{}, err
 	}
-	rss, err = m.rssBytes()
-	return ms.sum("go_memstats_heap_inuse_bytes", nil), rss, err
+	rss, err := m.rssBytes()
+	return memorySample{
+		HeapInuse: ms.sum("go_memstats_heap_inuse_bytes", nil),
+		HeapLive:  ms.sum("go_memstats_heap_alloc_bytes", nil),
+		RSS:       rss,
+	}, err
 }
 
 // waitSettled waits until the manager is ready, has loaded its configuration,

@@ -56,6 +56,10 @@ func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess
 	args = append(args, r.managerFlags()...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
+	// GODEBUG passes through, e.g. memprofilerate=4096 for a finer heap profile.
+	if v, ok := os.LookupEnv("GODEBUG"); ok {
+		cmd.Env = append(cmd.Env, "GODEBUG="+v)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	p, err := localcluster.StartProcess(cmd)
 	if err != nil {
@@ -117,6 +121,16 @@ func (m *managerProcess) scrape(ctx context.Context) (metrics, error) {
 func (m *managerProcess) collectGarbage(ctx context.Context) error {
 	_, err := m.get(ctx, "http://"+m.pprofAddr+"/debug/pprof/heap?gc=1")
 	return err
+}
+
+// saveHeapProfile writes the manager's heap profile to path, for
+// `go tool pprof -sample_index=inuse_space path`.
+func (m *managerProcess) saveHeapProfile(ctx context.Context, path string) error {
+	profile, err := m.get(ctx, "http://"+m.pprofAddr+"/debug/pprof/heap")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, profile, 0o644)
 }
 
 // cpuSeconds is the user and system CPU time the manager used so far.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -109,11 +110,15 @@ func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error)
 		return out, err
 	}
 	add(p)
-	heap, rss, err := heapAndRSS(ctx, m)
+	mem, err := readMemory(ctx, m)
 	if err != nil {
 		return out, err
 	}
-	b.results.setMemory(r.name, heap, rss)
+	b.results.setMemory(r.name, mem)
+	profile := filepath.Join(b.outDir, "heap-"+r.name+".pprof")
+	if err := m.saveHeapProfile(ctx, profile); err != nil {
+		return out, fmt.Errorf("saving the heap profile: %w", err)
+	}
 
 	// change-all and change-10pct: from the ConfigMap update until every node carries it.
 	for _, step := range []struct {
@@ -151,8 +156,8 @@ func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error)
 		return out, err
 	}
 	add(p)
-	if heap, rss, err := heapAndRSS(ctx, m); err == nil {
-		b.results.setRestartMemory(r.name, heap, rss)
+	if mem, err := readMemory(ctx, m); err == nil {
+		b.results.setRestartMemory(r.name, mem)
 	}
 
 	// status-updates: heartbeats must not reach the queue.

@@ -14,39 +14,41 @@ import (
 // results is bin/bench/results.json.
 type results struct {
 	Nodes int `json:"nodes"`
-	// HeapBytesPerNode is the manager's heap in use after convergence, above
-	// the empty manager's, per node (last regime run, after a full GC).
-	HeapBytesPerNode float64 `json:"heap_bytes_per_node"`
-	// RSSBytes is the manager's RSS after convergence (same measurement).
-	RSSBytes       float64 `json:"rss_bytes"`
-	HeapInuseBytes float64 `json:"heap_inuse_bytes"`
-	EmptyHeapBytes float64 `json:"empty_heap_bytes"`
-	EmptyRSSBytes  float64 `json:"empty_rss_bytes"`
+	// HeapBytesPerNode is the manager's heap in use after convergence (the
+	// last regime's cold phase, after a full GC) above the empty manager's,
+	// per node; LiveHeapBytesPerNode the same for the live heap.
+	HeapBytesPerNode     float64 `json:"heap_bytes_per_node"`
+	LiveHeapBytesPerNode float64 `json:"live_heap_bytes_per_node"`
+	// RSSBytes is the manager's RSS at the same moment.
+	RSSBytes float64 `json:"rss_bytes"`
+	// Empty is the manager's memory with no nodes.
+	Empty memorySample `json:"empty"`
 	// Memory holds the figures of every regime, after cold and after restart.
 	Memory []memoryFigure `json:"memory"`
 	Phases []phaseResult  `json:"phases"`
 }
 
 type memoryFigure struct {
-	Regime           string  `json:"regime"`
-	After            string  `json:"after"`
-	HeapInuseBytes   float64 `json:"heap_inuse_bytes"`
-	HeapBytesPerNode float64 `json:"heap_bytes_per_node"`
-	RSSBytes         float64 `json:"rss_bytes"`
+	Regime string `json:"regime"`
+	After  string `json:"after"`
+	memorySample
+	HeapBytesPerNode     float64 `json:"heap_bytes_per_node"`
+	LiveHeapBytesPerNode float64 `json:"live_heap_bytes_per_node"`
 }
 
-func (r *results) setMemory(regime string, heap, rss float64) {
-	f := r.memory(regime, phaseCold, heap, rss)
-	r.HeapInuseBytes, r.HeapBytesPerNode, r.RSSBytes = f.HeapInuseBytes, f.HeapBytesPerNode, f.RSSBytes
+func (r *results) setMemory(regime string, mem memorySample) {
+	f := r.memory(regime, phaseCold, mem)
+	r.HeapBytesPerNode, r.LiveHeapBytesPerNode, r.RSSBytes = f.HeapBytesPerNode, f.LiveHeapBytesPerNode, f.RSS
 }
 
-func (r *results) setRestartMemory(regime string, heap, rss float64) {
-	r.memory(regime, phaseRestart, heap, rss)
+func (r *results) setRestartMemory(regime string, mem memorySample) {
+	r.memory(regime, phaseRestart, mem)
 }
 
-func (r *results) memory(regime, after string, heap, rss float64) memoryFigure {
-	f := memoryFigure{Regime: regime, After: after, HeapInuseBytes: heap, RSSBytes: rss,
-		HeapBytesPerNode: (heap - r.EmptyHeapBytes) / float64(r.Nodes)}
+func (r *results) memory(regime, after string, mem memorySample) memoryFigure {
+	f := memoryFigure{Regime: regime, After: after, memorySample: mem,
+		HeapBytesPerNode:     (mem.HeapInuse - r.Empty.HeapInuse) / float64(r.Nodes),
+		LiveHeapBytesPerNode: (mem.HeapLive - r.Empty.HeapLive) / float64(r.Nodes)}
 	r.Memory = append(r.Memory, f)
 	return f
 }
@@ -120,12 +122,13 @@ func (r *results) write(path string) error {
 
 // print writes the results as a table.
 func (r *results) print(out io.Writer) {
-	_, _ = fmt.Fprintf(out, "\n%d nodes; manager heap in use %.1f MiB (empty: %.1f MiB), %.2f KiB/node above empty; "+
-		"RSS %.1f MiB (empty: %.1f MiB)\n", r.Nodes, r.HeapInuseBytes/(1<<20), r.EmptyHeapBytes/(1<<20),
-		r.HeapBytesPerNode/1024, r.RSSBytes/(1<<20), r.EmptyRSSBytes/(1<<20))
+	const mib, kib = 1 << 20, 1 << 10
+	_, _ = fmt.Fprintf(out, "\n%d nodes. Manager with no nodes: heap in use %.1f MiB, live heap %.1f MiB, RSS %.1f MiB\n",
+		r.Nodes, r.Empty.HeapInuse/mib, r.Empty.HeapLive/mib, r.Empty.RSS/mib)
 	for _, m := range r.Memory {
-		_, _ = fmt.Fprintf(out, "  %s, after %s: heap %.1f MiB, %.2f KiB/node, RSS %.1f MiB\n",
-			m.Regime, m.After, m.HeapInuseBytes/(1<<20), m.HeapBytesPerNode/1024, m.RSSBytes/(1<<20))
+		_, _ = fmt.Fprintf(out, "  %s, after %s: heap in use %.1f MiB (%.2f KiB/node above empty), "+
+			"live heap %.1f MiB (%.2f KiB/node), RSS %.1f MiB\n", m.Regime, m.After, m.HeapInuse/mib,
+			m.HeapBytesPerNode/kib, m.HeapLive/mib, m.LiveHeapBytesPerNode/kib, m.RSS/mib)
 	}
 	_, _ = fmt.Fprintln(out)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
