@@ -1,11 +1,16 @@
 package controller
 
 import (
+	"maps"
+	"strings"
 	"testing"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -34,7 +39,7 @@ func TestKeepNodeResolveInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := keepNodeResolveInputs(nodeMetadata(tt.annotations))
+			out, err := keepNodeResolveInputs()(nodeMetadata(tt.annotations))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,8 +65,70 @@ func TestKeepNodeResolveInputs(t *testing.T) {
 
 func TestKeepNodeResolveInputsLeavesTombstonesAlone(t *testing.T) {
 	tomb := toolscache.DeletedFinalStateUnknown{Key: "n1"}
-	out, err := keepNodeResolveInputs(tomb)
-	if err != nil || out != tomb {
-		t.Fatalf("got %v, %v", out, err)
+	for name, transform := range map[string]toolscache.TransformFunc{
+		"Node": keepNodeResolveInputs(), "NodeSLO": shareNodeSLOSections(),
+	} {
+		out, err := transform(tomb)
+		if err != nil || out != tomb {
+			t.Errorf("%s: got %v, %v", name, out, err)
+		}
+	}
+}
+
+// Two nodes with the same labels hold one copy of each label string.
+func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
+	transform := keepNodeResolveInputs()
+	a, b := nodeMetadata(nil), nodeMetadata(nil)
+	// Equal strings in distinct memory, as two decoded objects have them.
+	b.Labels = map[string]string{strings.Clone("pool"): strings.Clone("batch")}
+	for _, n := range []*metav1.PartialObjectMetadata{a, b} {
+		if _, err := transform(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !maps.Equal(a.Labels, b.Labels) {
+		t.Fatalf("labels changed: %v, %v", a.Labels, b.Labels)
+	}
+	if unsafe.StringData(a.Labels["pool"]) != unsafe.StringData(b.Labels["pool"]) {
+		t.Error("the two nodes hold separate copies of the label value")
+	}
+}
+
+func sloWithSpec(name string, suppress int64) *slov1alpha1.NodeSLO {
+	return &slov1alpha1.NodeSLO{
+		ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+		Spec: slov1alpha1.NodeSLOSpec{
+			ResourceUsedThresholdWithBE: &slov1alpha1.ResourceThresholdStrategy{
+				Enable: ptr.To(true), CPUSuppressThresholdPercent: ptr.To(suppress)},
+			HostApplications: []slov1alpha1.HostApplicationSpec{{Name: "nginx"}},
+		},
+	}
+}
+
+// NodeSLOs with equal sections share one copy of each; a different
+// section stays apart; nothing the controller compares changes.
+func TestShareNodeSLOSections(t *testing.T) {
+	transform := shareNodeSLOSections()
+	a, b, c := sloWithSpec("a", 60), sloWithSpec("b", 60), sloWithSpec("c", 80)
+	for _, slo := range []*slov1alpha1.NodeSLO{a, b, c} {
+		want := slo.Spec.DeepCopy()
+		if _, err := transform(slo); err != nil {
+			t.Fatal(err)
+		}
+		if !sloconfig.SpecEqual(want, &slo.Spec) {
+			t.Errorf("%s: spec changed", slo.Name)
+		}
+		if slo.ManagedFields != nil {
+			t.Errorf("%s: managedFields kept", slo.Name)
+		}
+	}
+	if a.Spec.ResourceUsedThresholdWithBE != b.Spec.ResourceUsedThresholdWithBE {
+		t.Error("equal sections are not shared")
+	}
+	if &a.Spec.HostApplications[0] != &b.Spec.HostApplications[0] {
+		t.Error("equal host application lists are not shared")
+	}
+	if a.Spec.ResourceUsedThresholdWithBE == c.Spec.ResourceUsedThresholdWithBE {
+		t.Error("different sections are shared")
 	}
 }

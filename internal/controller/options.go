@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
 // Options are the controllers' settings; the manager binds them to flags.
@@ -60,15 +62,17 @@ func (o *Options) configKey() types.NamespacedName {
 // holds tens of thousands of them and RBAC only lets the controller read its
 // own namespace. Nodes (watched as metadata only; the entry applies to that
 // informer too, as the cache picks entries by kind): the inputs of
-// resolving, see keepNodeResolveInputs. The manager's cache must also strip
-// managedFields from every other object (cache.TransformStripManagedFields
-// as its DefaultTransform): nothing here reads them.
+// resolving, see keepNodeResolveInputs. NodeSLOs: see shareNodeSLOSections.
+// The manager's cache must also strip managedFields from every other object
+// (cache.TransformStripManagedFields as its DefaultTransform): nothing here
+// reads them.
 func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {
 			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
 		},
-		&corev1.Node{}: {Transform: keepNodeResolveInputs},
+		&corev1.Node{}:         {Transform: keepNodeResolveInputs()},
+		&slov1alpha1.NodeSLO{}: {Transform: shareNodeSLOSections()},
 	}
 }
