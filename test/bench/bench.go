@@ -21,6 +21,8 @@ const (
 	configName      = "slo-controller-config"
 	setupWorkers    = 8
 	pollInterval    = 200 * time.Millisecond
+	// controllerName is the NodeSLO controller's name in the metrics' labels.
+	controllerName = "nodeslo"
 )
 
 // bench holds what the phases share.
@@ -186,16 +188,17 @@ func (b *bench) waitSettled(ctx context.Context, m *managerProcess, nodes int,
 // settled: configuration loaded, `nodes` nodes reconciled with it, queue
 // empty and no worker busy.
 func settled(ms metrics, nodes int) bool {
-	resolved := ms.sum("nodeslo_reconcile_total", nil) - ms.sum("nodeslo_reconcile_total", map[string]string{"operation": "skip"})
+	resolved := ms.sum("nodeslo_reconcile_total", nil) -
+		ms.sum("nodeslo_reconcile_total", map[string]string{"operation": "skip"})
 	return ms.sum("nodeslo_config_generation", nil) >= 1 &&
 		resolved >= float64(nodes) &&
-		ms.sum("workqueue_depth", map[string]string{"name": "nodeslo"}) == 0 &&
-		ms.sum("controller_runtime_active_workers", map[string]string{"controller": "nodeslo"}) == 0
+		ms.sum("workqueue_depth", map[string]string{"name": controllerName}) == 0 &&
+		ms.sum("controller_runtime_active_workers", map[string]string{"controller": controllerName}) == 0
 }
 
 // reconciles counts the NodeSLO controller's reconciles.
 func reconciles(ms metrics) float64 {
-	return ms.sum("controller_runtime_reconcile_total", map[string]string{"controller": "nodeslo"})
+	return ms.sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
 }
 
 // writes counts the NodeSLO writes that succeeded.

@@ -19,13 +19,15 @@ var (
 		string(sloconfig.KeyResourceQOS): `{
   "clusterStrategy": {
     "policies": {"cpuPolicy": "groupIdentity"},
-    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
+    "lsrClass": {"cpuQOS": {"enable": true, "groupIdentity": 2},
+      "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
     "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
     "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
       "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}
   },
   "nodeStrategies": [
-    {"name": "old-kernel", "nodeSelector": {"matchExpressions": [{"key": "kernel", "operator": "NotIn", "values": ["anolis"]}]},
+    {"name": "old-kernel",
+     "nodeSelector": {"matchExpressions": [{"key": "kernel", "operator": "NotIn", "values": ["anolis"]}]},
      "lsClass": {"memoryQOS": {"enable": false}}}
   ]
 }`,
@@ -56,7 +58,8 @@ func thresholdConfig(batchSuppress int) string {
   "nodeStrategies": [
     {"name": "batch-pool", "nodeSelector": {"matchLabels": {"` + poolLabel + `": "` + batchPool + `"}},
      "cpuSuppressThresholdPercent": ` + fmt.Sprint(batchSuppress) + `,
-     "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60, "cpuEvictTimeWindowSeconds": 300}
+     "cpuEvictBESatisfactionUpperPercent": 80, "cpuEvictBESatisfactionLowerPercent": 60,
+     "cpuEvictTimeWindowSeconds": 300}
   ]
 }`
 }

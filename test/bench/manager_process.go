@@ -47,13 +47,12 @@ func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager's log: %w", err)
 	}
-	args := []string{
+	args := append([]string{
 		"--health-probe-bind-address=" + addrs[0],
 		"--metrics-bind-address=" + addrs[1],
 		"--metrics-secure=false",
 		"--pprof-bind-address=" + addrs[2],
-	}
-	args = append(args, r.managerFlags()...)
+	}, r.managerFlags()...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
 	// GODEBUG passes through, e.g. memprofilerate=4096 for a finer heap profile.

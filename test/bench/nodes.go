@@ -25,6 +25,8 @@ const (
 	imagesN    = 30      // images on each node, as kubelet reports them
 	labelsN    = 20      // labels on each node
 	nodePrefix = "bench-node-"
+	arch       = "amd64"
+	osName     = "linux"
 )
 
 // nodeName is the name of the i-th bench node.
@@ -47,10 +49,10 @@ func realisticNode(i int) *corev1.Node {
 	}
 	labels := map[string]string{
 		"kubernetes.io/hostname":                   name,
-		"kubernetes.io/arch":                       "amd64",
-		"kubernetes.io/os":                         "linux",
-		"beta.kubernetes.io/arch":                  "amd64",
-		"beta.kubernetes.io/os":                    "linux",
+		"kubernetes.io/arch":                       arch,
+		"kubernetes.io/os":                         osName,
+		"beta.kubernetes.io/arch":                  arch,
+		"beta.kubernetes.io/os":                    osName,
 		"beta.kubernetes.io/instance-type":         "m6i.4xlarge",
 		"node.kubernetes.io/instance-type":         "m6i.4xlarge",
 		"topology.kubernetes.io/region":            "region-1",
@@ -113,8 +115,8 @@ func realisticNode(i int) *corev1.Node {
 				OSImage:                 "Anolis OS 8.8",
 				ContainerRuntimeVersion: "containerd://1.7.22",
 				KubeletVersion:          "v1.37.2",
-				OperatingSystem:         "linux",
-				Architecture:            "amd64",
+				OperatingSystem:         osName,
+				Architecture:            arch,
 			},
 			Images: nodeImages(),
 		},
@@ -134,7 +136,8 @@ func nodeConditions(heartbeat metav1.Time) []corev1.NodeCondition {
 		cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory",
 			"kubelet has sufficient memory available"),
 		cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-		cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+		cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID",
+			"kubelet has sufficient PID available"),
 		cond(corev1.NodeNetworkUnavailable, corev1.ConditionFalse, "RouteCreated", "RouteController created a route"),
 		cond("KernelDeadlock", corev1.ConditionFalse, "KernelHasNoDeadlock", "kernel has no deadlock"),
 		cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status"),

@@ -132,7 +132,8 @@ func (r *results) print(out io.Writer) {
 	}
 	_, _ = fmt.Fprintln(out)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	_, _ = fmt.Fprintln(w, "regime\tphase\tseconds\tfloor s\tratio\twrites\texpected\treconciles\tCPU s\trequests\tcheck\t")
+	_, _ = fmt.Fprintln(w,
+		"regime\tphase\tseconds\tfloor s\tratio\twrites\texpected\treconciles\tCPU s\trequests\tcheck\t")
 	for _, p := range r.Phases {
 		floor, ratio := "-", "-"
 		if p.FloorSeconds != nil {
