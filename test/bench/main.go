@@ -3,7 +3,8 @@
 // with the floor (a plain client writing the same NodeSLOs), and writes the
 // figures to bin/bench/results.json and a table to stdout. Figures are
 // printed, never asserted against times; write and reconcile counts are
-// checked and reported as a pass/fail column.
+// checked, reported as a pass/fail column, and make the exit status 1 when
+// one is wrong.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -133,5 +135,8 @@ func run(s settings) error {
 	}
 	b.results.print(os.Stdout)
 	logf("results in %s", path)
+	if failed := b.results.failedChecks(); len(failed) > 0 {
+		return fmt.Errorf("writes or reconciles not as they must be in %s", strings.Join(failed, ", "))
+	}
 	return nil
 }

@@ -53,6 +53,12 @@ func (r *results) memory(regime, after string, mem memorySample) memoryFigure {
 	return f
 }
 
+// Values of phaseResult.Check.
+const (
+	checkPass = "pass"
+	checkFail = "FAIL"
+)
+
 // phaseResult is one phase of one regime.
 type phaseResult struct {
 	Regime             string   `json:"regime"`
@@ -98,10 +104,21 @@ func newPhaseResult(r regime, phase string, seconds, cpu float64, before, after 
 }
 
 func (p *phaseResult) check() {
-	p.Check = "pass"
+	p.Check = checkPass
 	if p.Writes != p.ExpectedWrites || (p.ExpectedReconciles != nil && p.Reconciles != *p.ExpectedReconciles) {
-		p.Check = "FAIL"
+		p.Check = checkFail
 	}
+}
+
+// failedChecks names the phases whose counts are not as they must be.
+func (r *results) failedChecks() []string {
+	var failed []string
+	for _, p := range r.Phases {
+		if p.Check != checkPass {
+			failed = append(failed, p.Regime+"/"+p.Phase)
+		}
+	}
+	return failed
 }
 
 func (p *phaseResult) setFloor(seconds float64) {
