@@ -79,7 +79,9 @@ bench-micro: ## Run the Go micro-benchmarks of the packages and print their figu
 	go test ./internal/... -run='^$$' -bench=. -benchmem
 
 # bench options: BENCH_NODES realistic Nodes (about 9 KB each); BENCH_REGIMES
-# runs some regimes only, by name prefix (qps30, defaults; default: both).
+# runs some regimes only, by name prefix (qps30, defaults; default: both);
+# BENCH_SWEEP=1 runs 1k, 2k, 5k and 10k nodes in turn (or BENCH_SWEEP=a,b,c)
+# and plots bin/bench/scale.png (read from the environment by the program).
 BENCH_NODES ?= 1000
 BENCH_REGIMES ?=
 
