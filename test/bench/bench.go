@@ -131,10 +131,13 @@ type memorySample struct {
 	RSS       float64 `json:"rss_bytes"`
 }
 
-// readMemory collects the manager's garbage and reads its memory.
+// readMemory collects the manager's garbage and reads its memory. It
+// collects twice: objects with finalizers survive the first collection.
 func readMemory(ctx context.Context, m *managerProcess) (memorySample, error) {
-	if err := m.collectGarbage(ctx); err != nil {
-		return memorySample{}, err
+	for range 2 {
+		if err := m.collectGarbage(ctx); err != nil {
+			return memorySample{}, err
+		}
 	}
 	ms, err := m.scrape(ctx)
 	if err != nil {

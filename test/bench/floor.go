@@ -41,16 +41,21 @@ func newFloor(ctx context.Context, cfg *rest.Config, r regime) (*floor, error) {
 	return &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}}, nil
 }
 
-// write creates or updates the NodeSLO of every node whose spec in want
-// differs from what the floor wrote last; it returns the number of writes.
-func (f *floor) write(ctx context.Context, want specSet) (int, error) {
+// changed names the nodes whose spec in want differs from what the floor
+// wrote last: the floor knows in advance, so this is not timed.
+func (f *floor) changed(want specSet) []string {
 	var names []string
 	for name, spec := range want {
 		if old, ok := f.written[name]; !ok || !sloconfig.SpecEqual(&old.Spec, spec) {
 			names = append(names, name)
 		}
 	}
-	err := forEach(ctx, len(names), f.workers, func(ctx context.Context, i int) error {
+	return names
+}
+
+// write creates or updates the NodeSLOs of names with their spec in want.
+func (f *floor) write(ctx context.Context, names []string, want specSet) error {
+	return forEach(ctx, len(names), f.workers, func(ctx context.Context, i int) error {
 		name := names[i]
 		f.mu.Lock()
 		old := f.written[name]
@@ -73,5 +78,4 @@ func (f *floor) write(ctx context.Context, want specSet) (int, error) {
 		f.mu.Unlock()
 		return nil
 	})
-	return len(names), err
 }

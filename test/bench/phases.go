@@ -72,17 +72,17 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]float64, err
 	}
 	out := map[string]float64{}
 	for _, step := range b.floorSteps() {
+		names := f.changed(step.want)
 		reached := b.observer.expect(step.want)
 		start := time.Now()
-		n, err := f.write(ctx, step.want)
-		if err != nil {
+		if err := f.write(ctx, names, step.want); err != nil {
 			return nil, err
 		}
 		if err := b.observer.wait(ctx, reached, b.timeout(r)); err != nil {
 			return nil, fmt.Errorf("floor %s: %w", step.phase, err)
 		}
 		out[step.phase] = time.Since(start).Seconds()
-		logf("  floor %-14s %7.2fs, %d writes", step.phase, out[step.phase], n)
+		logf("  floor %-14s %7.2fs, %d writes", step.phase, out[step.phase], len(names))
 	}
 	return out, nil
 }
