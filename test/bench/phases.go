@@ -52,15 +52,14 @@ func (b *bench) runRegime(ctx context.Context, r regime) error {
 	return err
 }
 
-// floorSteps are the phases the floor has a counterpart for.
-func (b *bench) floorSteps() []struct {
+// floorStep is a phase the floor has a counterpart for, and its specs.
+type floorStep struct {
 	phase string
 	want  specSet
-} {
-	return []struct {
-		phase string
-		want  specSet
-	}{{phaseCold, b.specsCold}, {phaseChangeAll, b.specsAll}, {phaseChange10pct, b.specs10pct}}
+}
+
+func (b *bench) floorSteps() []floorStep {
+	return []floorStep{{phaseCold, b.specsCold}, {phaseChangeAll, b.specsAll}, {phaseChange10pct, b.specs10pct}}
 }
 
 // runFloor writes each phase's specs with a plain client and times it as
