@@ -19,7 +19,9 @@ import (
 //
 // The labels' keys and values are interned: across a cluster's nodes they
 // are mostly the same few strings (zone, instance type, pool), which the
-// decoder would otherwise allocate once per node.
+// decoder would otherwise allocate once per node. They are replaced in the
+// decoded map itself (assigning to a string key present stores the new key
+// too), so that no second map is allocated.
 //
 // It must stay in step with nodeInputsChanged, which compares the same two
 // inputs, and with every read of a Node in this package.
@@ -39,12 +41,9 @@ func keepNodeResolveInputs() toolscache.TransformFunc {
 		case ok && len(annotations) > 1:
 			obj.SetAnnotations(map[string]string{sloconfig.NetworkBandwidthAnnotation: bandwidth})
 		}
-		if labels := obj.GetLabels(); len(labels) > 0 {
-			shared := make(map[string]string, len(labels))
-			for k, v := range labels {
-				shared[strs.intern(k, k)] = strs.intern(v, v)
-			}
-			obj.SetLabels(shared)
+		labels := obj.GetLabels()
+		for k, v := range labels {
+			labels[strs.intern(k, k)] = strs.intern(v, v)
 		}
 		return in, nil
 	}

@@ -92,6 +92,15 @@ func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
 	if unsafe.StringData(a.Labels["pool"]) != unsafe.StringData(b.Labels["pool"]) {
 		t.Error("the two nodes hold separate copies of the label value")
 	}
+	keyOf := func(m map[string]string) *byte {
+		for k := range m {
+			return unsafe.StringData(k)
+		}
+		return nil
+	}
+	if keyOf(a.Labels) != keyOf(b.Labels) {
+		t.Error("the two nodes hold separate copies of the label key")
+	}
 }
 
 func sloWithSpec(name string, suppress int64) *slov1alpha1.NodeSLO {
