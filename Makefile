@@ -81,8 +81,8 @@ fuzz: ## Run each fuzz target for FUZZTIME.
 		go test ./$$pkg -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME); \
 	done
 
-.PHONY: bench
-bench: ## Run the benchmarks and print their figures.
+.PHONY: bench-micro
+bench-micro: ## Run the Go micro-benchmarks of the packages and print their figures.
 	go test ./internal/... -run='^$$' -bench=. -benchmem
 
 # plugin-scale measures kubectl-nodeslo on 100,000 realistic Nodes and a
@@ -90,6 +90,21 @@ bench: ## Run the benchmarks and print their figures.
 .PHONY: plugin-scale
 plugin-scale: build ## Measure kubectl-nodeslo validate and render on the largest inputs it is meant for.
 	go run ./hack/plugin-scale
+
+# bench options: BENCH_NODES realistic Nodes (about 9 KB each); BENCH_REGIMES
+# runs some regimes only, by name prefix (qps30, defaults; default: both);
+# BENCH_SWEEP=1 runs 1k, 2k, 5k and 10k nodes in turn (or BENCH_SWEEP=a,b,c)
+# and plots bin/bench/scale.png (read from the environment by the program).
+BENCH_NODES ?= 1000
+BENCH_REGIMES ?=
+
+# The figures are printed, never asserted against times; writes and
+# reconciles are checked (the check column). Code: test/bench.
+.PHONY: bench
+bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a real apiserver, beside the floor (bin/bench/results.json).
+	go build -o bin/bench/nodeslo-bench ./test/bench
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)"
 
 ##@ Build
 

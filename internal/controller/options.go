@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -57,15 +58,22 @@ func (o *Options) configKey() types.NamespacedName {
 	return types.NamespacedName{Namespace: o.ConfigNamespace, Name: o.ConfigName}
 }
 
-// CacheByObject restricts the manager's ConfigMap cache to the one ConfigMap
-// this controller reads: a large cluster holds tens of thousands of
-// ConfigMaps, and RBAC only lets the controller read its own namespace.
-// Nodes need no entry here: they are watched as metadata only.
+// CacheByObject restricts the manager's cache to what the controllers read.
+// ConfigMaps: the one ConfigMap of the configuration, since a large cluster
+// holds tens of thousands of them and RBAC only lets the controller read its
+// own namespace. Nodes (watched as metadata only; the entry applies to that
+// informer too, as the cache picks entries by kind): the inputs of
+// resolving, see keepNodeResolveInputs. NodeSLOs: see shareNodeSLOSections.
+// The manager's cache must also strip managedFields from every other object
+// (cache.TransformStripManagedFields as its DefaultTransform): nothing here
+// reads them.
 func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {
 			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
 		},
+		&corev1.Node{}:         {Transform: keepNodeResolveInputs()},
+		&slov1alpha1.NodeSLO{}: {Transform: shareNodeSLOSections()},
 	}
 }

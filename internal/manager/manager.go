@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -37,11 +36,12 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Scheme:                        scheme.New(),
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		PprofBindAddress:              opts.PprofBindAddress,
 		LeaderElection:                opts.LeaderElection,
 		LeaderElectionID:              opts.LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         cache.Options{ByObject: opts.Controllers.CacheByObject()},
+		Cache:                         cacheOptions(opts.Controllers),
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 		WebhookServer:                 opts.Webhook.server(opts.tlsOptions()),
 	})

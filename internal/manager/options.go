@@ -18,6 +18,11 @@ type Options struct {
 	// LeaderElectionNamespace defaults to the namespace the pod runs in.
 	LeaderElectionNamespace string
 
+	// PprofBindAddress serves net/http/pprof, off by default: profiles tell
+	// a lot about the process, so it is for local diagnosis (make bench
+	// forces garbage collections through it to read the live heap).
+	PprofBindAddress string
+
 	// KubeAPIQPS and KubeAPIBurst limit the manager's requests to the
 	// apiserver (reads come from the cache; these are mostly NodeSLO writes
 	// and Events).
@@ -51,6 +56,7 @@ func DefaultOptions() Options {
 		MetricsBindAddress:     "0",
 		SecureMetrics:          true,
 		HealthProbeBindAddress: ":8081",
+		PprofBindAddress:       "0",
 		LeaderElectionID:       "nodeslo-controller.slo.koordinator.sh",
 		KubeAPIQPS:             100,
 		KubeAPIBurst:           200,
@@ -69,6 +75,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Allow HTTP/2 on the metrics server (off by default because of the HTTP/2 rapid-reset CVEs).")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
 		"Address of the /healthz and /readyz endpoints.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,
+		"Address of the pprof endpoint (/debug/pprof), e.g. 127.0.0.1:6060; 0 to disable it. For diagnosis only.")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection,
 		"Elect a leader so that only one replica writes NodeSLOs.")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID,

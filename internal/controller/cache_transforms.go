@@ -1,0 +1,93 @@
+package controller
+
+import (
+	"encoding/json"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// keepNodeResolveInputs returns the Node cache's transform. It trims a Node
+// to what the controller reads: name, UID and resourceVersion (for Events),
+// the labels and the bandwidth annotation (for resolving; see
+// docs/behaviour.md, "Triggers"). ManagedFields and the other annotations,
+// which on a real node are larger than all of that, are dropped. Nodes are
+// cached as metadata only, so there is no status to drop.
+//
+// The labels' keys and values are interned: across a cluster's nodes they
+// are mostly the same few strings (zone, instance type, pool), which the
+// decoder would otherwise allocate once per node. They are replaced in the
+// decoded map itself (assigning to a string key present stores the new key
+// too), so that no second map is allocated.
+//
+// It must stay in step with nodeInputsChanged, which compares the same two
+// inputs, and with every read of a Node in this package.
+func keepNodeResolveInputs() toolscache.TransformFunc {
+	strs := &internPool[string, string]{}
+	return func(in any) (any, error) {
+		obj, err := meta.Accessor(in)
+		if err != nil {
+			return in, nil //nolint:nilerr // not an object (a tombstone): nothing to trim
+		}
+		obj.SetManagedFields(nil)
+		annotations := obj.GetAnnotations()
+		bandwidth, ok := annotations[sloconfig.NetworkBandwidthAnnotation]
+		switch {
+		case !ok && annotations != nil:
+			obj.SetAnnotations(nil)
+		case ok && len(annotations) > 1:
+			obj.SetAnnotations(map[string]string{sloconfig.NetworkBandwidthAnnotation: bandwidth})
+		}
+		labels := obj.GetLabels()
+		for k, v := range labels {
+			labels[strs.intern(k, k)] = strs.intern(v, v)
+		}
+		return in, nil
+	}
+}
+
+// shareNodeSLOSections returns the NodeSLO cache's transform. The controller
+// reads all of a NodeSLO but its managedFields, which go. Its spec's sections
+// are interned: most nodes share a handful of distinct sections, so the cache
+// holds one decoded copy of each instead of one per node. Sections are
+// equal when their JSON is; reads from the cache are deep copies, so no
+// reconcile writes into a shared section.
+func shareNodeSLOSections() toolscache.TransformFunc {
+	var (
+		thresholds internPool[string, *slov1alpha1.ResourceThresholdStrategy]
+		qos        internPool[string, *slov1alpha1.ResourceQOSStrategy]
+		bursts     internPool[string, *slov1alpha1.CPUBurstStrategy]
+		systems    internPool[string, *slov1alpha1.SystemStrategy]
+		extensions internPool[string, *slov1alpha1.ExtensionsMap]
+		hostApps   internPool[string, []slov1alpha1.HostApplicationSpec]
+	)
+	return func(in any) (any, error) {
+		slo, ok := in.(*slov1alpha1.NodeSLO)
+		if !ok {
+			return in, nil // a tombstone
+		}
+		slo.ManagedFields = nil
+		s := &slo.Spec
+		s.ResourceUsedThresholdWithBE = internSection(&thresholds, s.ResourceUsedThresholdWithBE)
+		s.ResourceQOSStrategy = internSection(&qos, s.ResourceQOSStrategy)
+		s.CPUBurstStrategy = internSection(&bursts, s.CPUBurstStrategy)
+		s.SystemStrategy = internSection(&systems, s.SystemStrategy)
+		s.Extensions = internSection(&extensions, s.Extensions)
+		if s.HostApplications != nil {
+			s.HostApplications = internSection(&hostApps, s.HostApplications)
+		}
+		return in, nil
+	}
+}
+
+// internSection returns the shared copy of section, keyed by its JSON.
+func internSection[V any](pool *internPool[string, V], section V) V {
+	key, err := json.Marshal(section)
+	if err != nil {
+		return section
+	}
+	return pool.intern(string(key), section)
+}

@@ -1,0 +1,142 @@
+package controller
+
+import (
+	"maps"
+	"strings"
+	"testing"
+	"unsafe"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+func nodeMetadata(annotations map[string]string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Name: "n1", UID: "uid-1", ResourceVersion: "42",
+		Labels:        map[string]string{"pool": "batch"},
+		Annotations:   annotations,
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}},
+	}}
+}
+
+func TestKeepNodeResolveInputs(t *testing.T) {
+	tests := []struct {
+		name        string
+		annotations map[string]string
+		want        map[string]string
+	}{
+		{"no annotations", nil, nil},
+		{"others only: all dropped", map[string]string{"a": "1", "b": "2"}, nil},
+		{"bandwidth among others: kept alone",
+			map[string]string{"a": "1", sloconfig.NetworkBandwidthAnnotation: "25G"},
+			map[string]string{sloconfig.NetworkBandwidthAnnotation: "25G"}},
+		{"bandwidth alone: kept", map[string]string{sloconfig.NetworkBandwidthAnnotation: "1G"},
+			map[string]string{sloconfig.NetworkBandwidthAnnotation: "1G"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := keepNodeResolveInputs()(nodeMetadata(tt.annotations))
+			if err != nil {
+				t.Fatal(err)
+			}
+			node := out.(*metav1.PartialObjectMetadata)
+			if node.ManagedFields != nil {
+				t.Errorf("managedFields kept: %v", node.ManagedFields)
+			}
+			if len(node.Annotations) != len(tt.want) {
+				t.Errorf("annotations %v, want %v", node.Annotations, tt.want)
+			}
+			for k, v := range tt.want {
+				if node.Annotations[k] != v {
+					t.Errorf("annotations %v, want %v", node.Annotations, tt.want)
+				}
+			}
+			// What the reconciler and the Events read is all still there.
+			if node.Name != "n1" || node.UID != "uid-1" || node.ResourceVersion != "42" || node.Labels["pool"] != "batch" {
+				t.Errorf("an input was dropped: %+v", node.ObjectMeta)
+			}
+		})
+	}
+}
+
+func TestKeepNodeResolveInputsLeavesTombstonesAlone(t *testing.T) {
+	tomb := toolscache.DeletedFinalStateUnknown{Key: "n1"}
+	for name, transform := range map[string]toolscache.TransformFunc{
+		"Node": keepNodeResolveInputs(), "NodeSLO": shareNodeSLOSections(),
+	} {
+		out, err := transform(tomb)
+		if err != nil || out != tomb {
+			t.Errorf("%s: got %v, %v", name, out, err)
+		}
+	}
+}
+
+// Two nodes with the same labels hold one copy of each label string.
+func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
+	transform := keepNodeResolveInputs()
+	a, b := nodeMetadata(nil), nodeMetadata(nil)
+	// Equal strings in distinct memory, as two decoded objects have them.
+	b.Labels = map[string]string{strings.Clone("pool"): strings.Clone("batch")}
+	for _, n := range []*metav1.PartialObjectMetadata{a, b} {
+		if _, err := transform(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !maps.Equal(a.Labels, b.Labels) {
+		t.Fatalf("labels changed: %v, %v", a.Labels, b.Labels)
+	}
+	if unsafe.StringData(a.Labels["pool"]) != unsafe.StringData(b.Labels["pool"]) {
+		t.Error("the two nodes hold separate copies of the label value")
+	}
+	keyOf := func(m map[string]string) *byte {
+		for k := range m {
+			return unsafe.StringData(k)
+		}
+		return nil
+	}
+	if keyOf(a.Labels) != keyOf(b.Labels) {
+		t.Error("the two nodes hold separate copies of the label key")
+	}
+}
+
+func sloWithSpec(name string, suppress int64) *slov1alpha1.NodeSLO {
+	return &slov1alpha1.NodeSLO{
+		ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+		Spec: slov1alpha1.NodeSLOSpec{
+			ResourceUsedThresholdWithBE: &slov1alpha1.ResourceThresholdStrategy{
+				Enable: new(true), CPUSuppressThresholdPercent: new(suppress)},
+			HostApplications: []slov1alpha1.HostApplicationSpec{{Name: "nginx"}},
+		},
+	}
+}
+
+// NodeSLOs with equal sections share one copy of each; a different
+// section stays apart; nothing the controller compares changes.
+func TestShareNodeSLOSections(t *testing.T) {
+	transform := shareNodeSLOSections()
+	a, b, c := sloWithSpec("a", 60), sloWithSpec("b", 60), sloWithSpec("c", 80)
+	for _, slo := range []*slov1alpha1.NodeSLO{a, b, c} {
+		want := slo.Spec.DeepCopy()
+		if _, err := transform(slo); err != nil {
+			t.Fatal(err)
+		}
+		if !sloconfig.SpecEqual(want, &slo.Spec) {
+			t.Errorf("%s: spec changed", slo.Name)
+		}
+		if slo.ManagedFields != nil {
+			t.Errorf("%s: managedFields kept", slo.Name)
+		}
+	}
+	if a.Spec.ResourceUsedThresholdWithBE != b.Spec.ResourceUsedThresholdWithBE {
+		t.Error("equal sections are not shared")
+	}
+	if &a.Spec.HostApplications[0] != &b.Spec.HostApplications[0] {
+		t.Error("equal host application lists are not shared")
+	}
+	if a.Spec.ResourceUsedThresholdWithBE == c.Spec.ResourceUsedThresholdWithBE {
+		t.Error("different sections are shared")
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// floor is the least any controller could do: a plain client with the
+// manager's rate limit and concurrency that writes the very specs the
+// controller writes, knowing them in advance and reading nothing.
+type floor struct {
+	client  client.Client
+	workers int
+	// written holds what the floor last wrote, with its resourceVersion,
+	// so that updates need no read.
+	mu      sync.Mutex
+	written map[string]*slov1alpha1.NodeSLO
+}
+
+func newFloor(ctx context.Context, cfg *rest.Config, r regime) (*floor, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = float32(r.qps), r.burst
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, fmt.Errorf("creating the floor's client: %w", err)
+	}
+	// Discover NodeSLO's REST mapping before the clock starts, as the
+	// manager does while its cache syncs.
+	if err := c.Get(ctx, client.ObjectKey{Name: "warm-up"}, &slov1alpha1.NodeSLO{}); client.IgnoreNotFound(err) != nil {
+		return nil, fmt.Errorf("floor: warming up its client: %w", err)
+	}
+	return &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}}, nil
+}
+
+// changed names the nodes whose spec in want differs from what the floor
+// wrote last: the floor knows in advance, so this is not timed.
+func (f *floor) changed(want specSet) []string {
+	var names []string
+	for name, spec := range want {
+		if old, ok := f.written[name]; !ok || !sloconfig.SpecEqual(&old.Spec, spec) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// write creates or updates the NodeSLOs of names with their spec in want.
+func (f *floor) write(ctx context.Context, names []string, want specSet) error {
+	return forEach(ctx, len(names), f.workers, func(ctx context.Context, i int) error {
+		name := names[i]
+		f.mu.Lock()
+		old := f.written[name]
+		f.mu.Unlock()
+		var err error
+		var slo *slov1alpha1.NodeSLO
+		if old == nil {
+			slo = &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: *want[name].DeepCopy()}
+			err = f.client.Create(ctx, slo)
+		} else {
+			slo = old
+			slo.Spec = *want[name].DeepCopy()
+			err = f.client.Update(ctx, slo)
+		}
+		if err != nil {
+			return fmt.Errorf("floor: writing NodeSLO %s: %w", name, err)
+		}
+		f.mu.Lock()
+		f.written[name] = slo
+		f.mu.Unlock()
+		return nil
+	})
+}

@@ -1,0 +1,178 @@
+// Command bench is `make bench`: it measures the manager against a real
+// kube-apiserver at BENCH_NODES realistic Nodes, phase by phase, side by side
+// with the floor (a plain client writing the same NodeSLOs), and writes the
+// figures to bin/bench/results.json and a table to stdout. Figures are
+// printed, never asserted against times; write and reconcile counts are
+// checked, reported as a pass/fail column, and make the exit status 1 when
+// one is wrong.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+)
+
+type settings struct {
+	nodes         int
+	statusUpdates int
+	regimes       string
+	managerBinary string
+	crdDir        string
+	outDir        string
+	// sweep lists node counts to run one after the other, then plot.
+	sweep string
+}
+
+// defaultSweep is what BENCH_SWEEP=1 runs.
+const defaultSweep = "1000,2000,5000,10000"
+
+func main() {
+	var s settings
+	flag.IntVar(&s.nodes, "nodes", envInt("BENCH_NODES", 1000), "Number of Nodes (BENCH_NODES).")
+	flag.IntVar(&s.statusUpdates, "status-updates", 500, "Node status-only updates in the status-updates phase.")
+	flag.StringVar(&s.regimes, "regimes", os.Getenv("BENCH_REGIMES"),
+		"Comma-separated prefixes of the regimes to run, e.g. qps30 or defaults (BENCH_REGIMES; default: all).")
+	flag.StringVar(&s.managerBinary, "manager", "bin/manager", "Manager binary to measure.")
+	flag.StringVar(&s.crdDir, "crds", "config/crd/bases", "Directory of the CRD manifests.")
+	flag.StringVar(&s.outDir, "out", "bin/bench", "Directory for results.json, the kubeconfig and the manager's logs.")
+	flag.StringVar(&s.sweep, "sweep", sweepFromEnv(),
+		"Comma-separated node counts to run in turn, then plot scale.png (BENCH_SWEEP=1 means "+defaultSweep+").")
+	flag.Parse()
+	// The bench's own informer logs nothing worth reading.
+	ctrllog.SetLogger(logr.Discard())
+	var err error
+	if s.sweep != "" {
+		err = runSweep(s)
+	} else {
+		_, err = runOnce(s, filepath.Join(s.outDir, "results.json"))
+	}
+	if err != nil {
+		logf("error: %v", err)
+		os.Exit(1)
+	}
+}
+
+// sweepFromEnv reads BENCH_SWEEP: empty or 0 for one run, 1 for the
+// default sizes, or a list of node counts.
+func sweepFromEnv() string {
+	switch v := os.Getenv("BENCH_SWEEP"); v {
+	case "", "0":
+		return ""
+	case "1":
+		return defaultSweep
+	default:
+		return v
+	}
+}
+
+// runOnce runs the bench once, writes its results to path and prints them;
+// wrong counts make it fail after that.
+func runOnce(s settings, path string) (*results, error) {
+	res, err := run(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.write(path); err != nil {
+		return nil, err
+	}
+	res.print(os.Stdout)
+	logf("results in %s", path)
+	if failed := res.failedChecks(); len(failed) > 0 {
+		return res, fmt.Errorf("writes or reconciles not as they must be in %s", strings.Join(failed, ", "))
+	}
+	return res, nil
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[bench %s] "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// run measures s.nodes nodes on a control plane of its own.
+func run(s settings) (*results, error) {
+	rs, err := selectRegimes(s.regimes)
+	if err != nil {
+		return nil, err
+	}
+	if s.nodes < 1 {
+		return nil, fmt.Errorf("BENCH_NODES must be at least 1, not %d", s.nodes)
+	}
+	if err := os.MkdirAll(s.outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", s.outDir, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	logf("starting kube-apiserver and etcd")
+	cluster, err := localcluster.Start(localcluster.Options{AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		logf("stopping the control plane")
+		if err := cluster.Stop(); err != nil {
+			logf("error: %v", err)
+		}
+	}()
+	kubeconfig, err := filepath.Abs(filepath.Join(s.outDir, "kubeconfig"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(kubeconfig, cluster.AdminKubeconfig, 0o600); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", kubeconfig, err)
+	}
+
+	// The bench's own client is fast: setting up is not what is measured.
+	admin := rest.CopyConfig(cluster.Admin)
+	admin.QPS, admin.Burst = 2000, 4000
+	c, err := client.New(admin, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, fmt.Errorf("creating a client: %w", err)
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}}); err != nil {
+		return nil, fmt.Errorf("creating namespace %s: %w", configNamespace, err)
+	}
+	// The observer stops before the control plane, which otherwise waits
+	// for its watch to end.
+	obsCtx, stopObserver := context.WithCancel(ctx)
+	defer stopObserver()
+	obs, err := startObserver(obsCtx, admin)
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs,
+		results: results{Nodes: s.nodes}}
+	if err := b.prepare(ctx); err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if err := b.runRegime(ctx, r); err != nil {
+			return nil, fmt.Errorf("regime %s: %w", r.name, err)
+		}
+	}
+	return &b.results, nil
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+)
+
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat; it is
+// 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// managerProcess is bin/manager running as a child, with plain-HTTP metrics
+// and pprof on loopback, so that its CPU and memory are its own.
+type managerProcess struct {
+	*localcluster.Process
+	cmd         *exec.Cmd
+	probeAddr   string
+	metricsAddr string
+	pprofAddr   string
+	log         *os.File
+}
+
+// startManager runs binary with the regime's rate limit and workers.
+func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess, error) {
+	var addrs [3]string
+	for i := range addrs {
+		a, err := localcluster.FreeLocalAddress()
+		if err != nil {
+			return nil, err
+		}
+		addrs[i] = a
+	}
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager's log: %w", err)
+	}
+	args := append([]string{
+		"--health-probe-bind-address=" + addrs[0],
+		"--metrics-bind-address=" + addrs[1],
+		"--metrics-secure=false",
+		"--pprof-bind-address=" + addrs[2],
+	}, r.managerFlags()...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
+	// GODEBUG passes through, e.g. memprofilerate=4096 for a finer heap profile.
+	if v, ok := os.LookupEnv("GODEBUG"); ok {
+		cmd.Env = append(cmd.Env, "GODEBUG="+v)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	p, err := localcluster.StartProcess(cmd)
+	if err != nil {
+		_ = log.Close()
+		return nil, err
+	}
+	return &managerProcess{Process: p, cmd: cmd, probeAddr: addrs[0], metricsAddr: addrs[1], pprofAddr: addrs[2],
+		log: log}, nil
+}
+
+// stop ends the manager as the kubelet would and closes its log.
+func (m *managerProcess) stop() {
+	m.Stop(30 * time.Second)
+	_ = m.log.Close()
+}
+
+func (m *managerProcess) get(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return body, nil
+}
+
+func (m *managerProcess) ready(ctx context.Context) bool {
+	_, err := m.get(ctx, "http://"+m.probeAddr+"/readyz")
+	return err == nil
+}
+
+// scrape reads the manager's /metrics.
+func (m *managerProcess) scrape(ctx context.Context) (metrics, error) {
+	body, err := m.get(ctx, "http://"+m.metricsAddr+"/metrics")
+	if err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the manager's metrics: %w", err)
+	}
+	return families, nil
+}
+
+// collectGarbage has the manager run a full garbage collection (pprof's
+// heap profile with gc=1 does), so that the heap read next is live memory,
+// not garbage left by the phase before.
+func (m *managerProcess) collectGarbage(ctx context.Context) error {
+	_, err := m.get(ctx, "http://"+m.pprofAddr+"/debug/pprof/heap?gc=1")
+	return err
+}
+
+// saveHeapProfile writes the manager's heap profile to path, for
+// `go tool pprof -sample_index=inuse_space path`.
+func (m *managerProcess) saveHeapProfile(ctx context.Context, path string) error {
+	profile, err := m.get(ctx, "http://"+m.pprofAddr+"/debug/pprof/heap")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, profile, 0o644)
+}
+
+// cpuSeconds is the user and system CPU time the manager used so far.
+func (m *managerProcess) cpuSeconds() (float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: count fields after it.
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("reading CPU times from /proc/%d/stat", m.cmd.Process.Pid)
+	}
+	return (utime + stime) / clockTicks, nil
+}
+
+// rssBytes is the manager's resident set size.
+func (m *managerProcess) rssBytes() (float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", m.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", m.cmd.Process.Pid)
+}
+
+// metrics is one scrape of the manager's /metrics.
+type metrics map[string]*dto.MetricFamily
+
+// sum adds up the samples of a counter or gauge whose labels include all of match.
+func (ms metrics) sum(name string, match map[string]string) float64 {
+	f, ok := ms[name]
+	if !ok {
+		return 0
+	}
+	total := 0.0
+	for _, m := range f.GetMetric() {
+		if !hasLabels(m, match) {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			total += m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			total += m.GetGauge().GetValue()
+		case m.Untyped != nil:
+			total += m.GetUntyped().GetValue()
+		}
+	}
+	return total
+}
+
+func hasLabels(m *dto.Metric, match map[string]string) bool {
+	found := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := match[l.GetName()]; ok {
+			if v != l.GetValue() {
+				return false
+			}
+			found++
+		}
+	}
+	return found == len(match)
+}
+
+// byLabel sums a counter's samples per value of one label.
+func (ms metrics) byLabel(name, label string) map[string]float64 {
+	out := map[string]float64{}
+	f, ok := ms[name]
+	if !ok {
+		return out
+	}
+	for _, m := range f.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == label {
+				out[l.GetValue()] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// observer watches NodeSLOs through one informer and says when the stored
+// NodeSLOs are exactly a wanted set: it decides when a phase is done, in the
+// same way for the manager and the floor, without LISTing again and again.
+type observer struct {
+	mu      sync.Mutex
+	stored  map[string]*slov1alpha1.NodeSLOSpec
+	want    specSet
+	matched int // stored NodeSLOs whose spec equals the wanted one
+	reached chan struct{}
+}
+
+// startObserver runs the informer until ctx ends and returns once it synced.
+func startObserver(ctx context.Context, cfg *rest.Config) (*observer, error) {
+	c, err := cache.New(cfg, cache.Options{
+		Scheme:           scheme.New(),
+		DefaultTransform: cache.TransformStripManagedFields(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the observer's cache: %w", err)
+	}
+	informer, err := c.GetInformer(ctx, &slov1alpha1.NodeSLO{})
+	if err != nil {
+		return nil, fmt.Errorf("creating the observer's NodeSLO informer: %w", err)
+	}
+	o := &observer{stored: map[string]*slov1alpha1.NodeSLOSpec{}, want: specSet{}}
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { o.set(obj) },
+		UpdateFunc: func(_, obj any) { o.set(obj) },
+		DeleteFunc: o.remove,
+	}); err != nil {
+		return nil, fmt.Errorf("watching NodeSLOs: %w", err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		return nil, fmt.Errorf("the observer's NodeSLO cache did not sync")
+	}
+	return o, nil
+}
+
+func (o *observer) set(obj any) {
+	slo, ok := obj.(*slov1alpha1.NodeSLO)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.unmatch(slo.Name)
+	o.stored[slo.Name] = &slo.Spec
+	o.match(slo.Name)
+	o.check()
+}
+
+func (o *observer) remove(obj any) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	slo, ok := obj.(*slov1alpha1.NodeSLO)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.unmatch(slo.Name)
+	delete(o.stored, slo.Name)
+	o.check()
+}
+
+func (o *observer) matches(name string) bool {
+	want, wanted := o.want[name]
+	stored, exists := o.stored[name]
+	return wanted && exists && sloconfig.SpecEqual(stored, want)
+}
+
+func (o *observer) unmatch(name string) {
+	if o.matches(name) {
+		o.matched--
+	}
+}
+
+func (o *observer) match(name string) {
+	if o.matches(name) {
+		o.matched++
+	}
+}
+
+// check closes reached once the stored NodeSLOs are exactly the wanted ones.
+func (o *observer) check() {
+	if o.reached != nil && o.matched == len(o.want) && len(o.stored) == len(o.want) {
+		close(o.reached)
+		o.reached = nil
+	}
+}
+
+// expect makes want the set to wait for and returns a channel closed once
+// it is reached (at once if it already is).
+func (o *observer) expect(want specSet) <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.want = want
+	o.matched = 0
+	for name := range o.stored {
+		o.match(name)
+	}
+	reached := make(chan struct{})
+	o.reached = reached
+	o.check()
+	return reached
+}
+
+// progress says how far the stored NodeSLOs are from the wanted ones.
+func (o *observer) progress() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return fmt.Sprintf("%d of %d NodeSLOs as wanted, %d stored", o.matched, len(o.want), len(o.stored))
+}
+
+// wait blocks until reached is closed, failing after timeout.
+func (o *observer) wait(ctx context.Context, reached <-chan struct{}, timeout time.Duration) error {
+	select {
+	case <-reached:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(timeout):
+		return fmt.Errorf("not reached within %s: %s", timeout, o.progress())
+	}
+}

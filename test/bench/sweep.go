@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// runSweep runs the bench at each node count of s.sweep, one control plane
+// each, writes results-N.json per run and plots scale.png from them all.
+func runSweep(s settings) error {
+	var sizes []int
+	for f := range strings.SplitSeq(s.sweep, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("BENCH_SWEEP: %q is not a node count", f)
+		}
+		sizes = append(sizes, n)
+	}
+	var all []*results
+	var failed []string
+	for _, n := range sizes {
+		one := s
+		one.nodes = n
+		logf("sweep: %d nodes", n)
+		res, err := runOnce(one, filepath.Join(s.outDir, fmt.Sprintf("results-%d.json", n)))
+		if res == nil {
+			return err
+		}
+		if err != nil {
+			failed = append(failed, err.Error())
+		}
+		all = append(all, res)
+	}
+	path := filepath.Join(s.outDir, "scale.png")
+	if err := plotScale(all, path); err != nil {
+		return err
+	}
+	logf("plot in %s", path)
+	if len(failed) > 0 {
+		return fmt.Errorf("%s", strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// plotScale draws, against the number of nodes, the convergence time of the
+// manager and of the floor (cold start and change of every node, per
+// regime) and the manager's heap per node.
+func plotScale(all []*results, path string) error {
+	cold, err := timePlot(all, phaseCold, "cold start")
+	if err != nil {
+		return err
+	}
+	change, err := timePlot(all, phaseChangeAll, "change of every node")
+	if err != nil {
+		return err
+	}
+	heap, err := heapPlot(all)
+	if err != nil {
+		return err
+	}
+	const width, height = 18 * vg.Inch, 6 * vg.Inch
+	img := vgimg.New(width, height)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: 3, PadX: vg.Inch / 4, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8,
+		PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
+	plots := [][]*plot.Plot{{cold, change, heap}}
+	canvases := plot.Align(plots, tiles, dc)
+	for i, p := range plots[0] {
+		p.Draw(canvases[0][i])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+var palette = []color.Color{
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+}
+
+// timePlot has one solid line (manager) and one dashed line (floor) per regime.
+func timePlot(all []*results, phase, title string) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "nodes"
+	p.Y.Label.Text = "seconds until every NodeSLO is as wanted"
+	p.Y.Min = 0
+	p.Legend.Top, p.Legend.Left = true, true
+	for i, r := range regimes {
+		var manager, floor plotter.XYs
+		for _, res := range all {
+			for _, ph := range res.Phases {
+				if ph.Regime == r.name && ph.Phase == phase && ph.FloorSeconds != nil {
+					manager = append(manager, plotter.XY{X: float64(res.Nodes), Y: ph.Seconds})
+					floor = append(floor, plotter.XY{X: float64(res.Nodes), Y: *ph.FloorSeconds})
+				}
+			}
+		}
+		if len(manager) == 0 {
+			continue
+		}
+		for _, series := range []struct {
+			name   string
+			xys    plotter.XYs
+			dashed bool
+		}{{"manager, " + r.name, manager, false}, {"floor, " + r.name, floor, true}} {
+			line, points, err := plotter.NewLinePoints(series.xys)
+			if err != nil {
+				return nil, err
+			}
+			line.Color, points.Color = palette[i%len(palette)], palette[i%len(palette)]
+			if series.dashed {
+				line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+			}
+			p.Add(line, points)
+			p.Legend.Add(series.name, line, points)
+		}
+	}
+	return p, nil
+}
+
+// heapPlot has the manager's heap per node above an empty manager's, in use and live.
+func heapPlot(all []*results) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "manager heap per node (above an empty manager, after a forced GC)"
+	p.X.Label.Text = "nodes"
+	p.Y.Label.Text = "KiB per node"
+	p.Y.Min = 0
+	p.Legend.Top = true
+	inuse := make(plotter.XYs, 0, len(all))
+	live := make(plotter.XYs, 0, len(all))
+	for _, res := range all {
+		inuse = append(inuse, plotter.XY{X: float64(res.Nodes), Y: res.HeapBytesPerNode / 1024})
+		live = append(live, plotter.XY{X: float64(res.Nodes), Y: res.LiveHeapBytesPerNode / 1024})
+	}
+	for i, series := range []struct {
+		name string
+		xys  plotter.XYs
+	}{{"heap in use", inuse}, {"live heap", live}} {
+		line, points, err := plotter.NewLinePoints(series.xys)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, points.Color = palette[i], palette[i]
+		p.Add(line, points)
+		p.Legend.Add(series.name, line, points)
+	}
+	return p, nil
+}
