@@ -2,12 +2,8 @@ package plugin
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
 // newDiffCommand is `kubectl nodeslo diff -f NEW.yaml`: live against the
@@ -39,13 +35,9 @@ file, cluster unreachable, or an invalid key in the file).`,
 			if err != nil {
 				return err
 			}
-			cfg, err := kube.restConfig()
+			c, err := kube.client()
 			if err != nil {
-				return fmt.Errorf("loading the kubeconfig: %w", err)
-			}
-			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-			if err != nil {
-				return fmt.Errorf("creating a client: %w", err)
+				return err
 			}
 			in, err := FetchDiffInputs(cmd.Context(), c, cm.Data)
 			if err != nil {

@@ -1,12 +1,8 @@
 package plugin
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
 // newExplainCommand is `kubectl nodeslo explain NODE`: live against the
@@ -28,13 +24,9 @@ resolves to now, and if not, which sections differ.`,
   kubectl nodeslo explain worker-1 --context prod --config-namespace koordinator-system`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := kube.restConfig()
+			c, err := kube.client()
 			if err != nil {
-				return fmt.Errorf("loading the kubeconfig: %w", err)
-			}
-			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-			if err != nil {
-				return fmt.Errorf("creating a client: %w", err)
+				return err
 			}
 			configMap := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 			in, err := FetchExplainInputs(cmd.Context(), c, args[0], configMap)

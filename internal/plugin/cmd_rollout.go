@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
@@ -50,13 +49,9 @@ again whenever it changes and exits 0 once no node is pending.`,
   kubectl nodeslo rollout status --watch`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := kube.restConfig()
+			c, err := kube.client()
 			if err != nil {
-				return fmt.Errorf("loading the kubeconfig: %w", err)
-			}
-			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-			if err != nil {
-				return fmt.Errorf("creating a client: %w", err)
+				return err
 			}
 			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 			return followRollout(cmd.Context(), c, key, streams, watch, interval)

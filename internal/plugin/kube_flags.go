@@ -1,9 +1,14 @@
 package plugin
 
 import (
+	"fmt"
+
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 )
 
 // kubeFlags are kubectl's connection flags (--kubeconfig, --context,
@@ -32,4 +37,17 @@ func (f *kubeFlags) addFlags(flags *pflag.FlagSet) {
 // restConfig resolves the flags, $KUBECONFIG and ~/.kube/config as kubectl does.
 func (f *kubeFlags) restConfig() (*rest.Config, error) {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(f.loading, f.overrides).ClientConfig()
+}
+
+// client connects to the cluster the flags name, with the project's scheme.
+func (f *kubeFlags) client() (client.Client, error) {
+	cfg, err := f.restConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, fmt.Errorf("creating a client: %w", err)
+	}
+	return c, nil
 }
