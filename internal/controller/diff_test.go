@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -85,7 +87,7 @@ func leafChanges(path string, old, updated any) []string {
 	oldObj, oldIsObj := old.(map[string]any)
 	newObj, newIsObj := updated.(map[string]any)
 	if oldIsObj && newIsObj {
-		keys := slices.Sorted(maps.Keys(mergeKeys(oldObj, newObj)))
+		keys := sets.List(sets.KeySet(oldObj).Union(sets.KeySet(newObj)))
 		out := make([]string, 0, len(keys))
 		for _, k := range keys {
 			out = append(out, leafChanges(path+"."+k, oldObj[k], newObj[k])...)
@@ -101,15 +103,4 @@ func leafChanges(path string, old, updated any) []string {
 		return []string{fmt.Sprintf("%s -> <none>", path)}
 	}
 	return []string{fmt.Sprintf("%s -> %s", path, n)}
-}
-
-func mergeKeys(a, b map[string]any) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }

@@ -2,8 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,10 +11,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -25,6 +19,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // The suite runs the manager that cmd/ runs (manager.New) against envtest's
@@ -70,24 +65,15 @@ var _ = BeforeSuite(func() {
 	k8sClient, err = client.New(adminConfig, client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
 
-	ctx := context.Background()
-	for _, ns := range []string{configNamespace, systemNamespace} {
-		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-	}
-	Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{
-		ObjectMeta: metav1.ObjectMeta{Namespace: systemNamespace, Name: serviceAccount},
-	})).To(Succeed())
-	for _, f := range []string{
-		"role.yaml", "role_binding.yaml", "config_role_binding.yaml",
-		"leader_election_role.yaml", "leader_election_role_binding.yaml",
-	} {
-		applyManifests(ctx, filepath.Join("..", "..", "config", "rbac", f))
-	}
-
-	managerConfig = rest.CopyConfig(adminConfig)
-	managerConfig.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + systemNamespace + ":" + serviceAccount,
-	}
+	managerConfig, err = localcluster.ServiceAccount{
+		Namespace: systemNamespace, Name: serviceAccount, ExtraNamespaces: []string{configNamespace},
+		RBACDir: filepath.Join("..", "..", "config", "rbac"),
+		Files: []string{
+			"role.yaml", "role_binding.yaml", "config_role_binding.yaml",
+			"leader_election_role.yaml", "leader_election_role_binding.yaml",
+		},
+	}.Create(context.Background(), k8sClient, adminConfig)
+	Expect(err).NotTo(HaveOccurred())
 	managerConfig.Wrap(writes.wrap)
 	managerConfig.Wrap(reads.wrap)
 
@@ -125,30 +111,6 @@ func startManager() func() {
 	return func() {
 		cancel()
 		<-done
-	}
-}
-
-// applyManifests creates every object of a (multi-document) YAML file, in
-// namespace system when the file names none, as kustomize would.
-func applyManifests(ctx context.Context, path string) {
-	f, err := os.Open(path)
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = f.Close() }()
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		err := dec.Decode(&obj.Object)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		Expect(err).NotTo(HaveOccurred(), path)
-		if len(obj.Object) == 0 {
-			continue
-		}
-		if (obj.GetKind() == "Role" || obj.GetKind() == "RoleBinding") && obj.GetNamespace() == "" {
-			obj.SetNamespace(systemNamespace)
-		}
-		Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "%s: %s %s", path, obj.GetKind(), obj.GetName())
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
@@ -44,7 +46,7 @@ func TestEachKeyDrivesItsOwnSection(t *testing.T) {
 		}
 		spec := specFields(t, res.Spec)
 		var changed []string
-		for name := range mergedKeys(spec, defaultSpec) {
+		for name := range sets.KeySet(spec).Union(sets.KeySet(defaultSpec)) {
 			if string(spec[name]) != string(defaultSpec[name]) {
 				changed = append(changed, name)
 			}
@@ -76,7 +78,7 @@ func TestAFrozenKeyReadsItsOwnStoredSection(t *testing.T) {
 			t.Fatalf("%s: state %s, want Frozen", key, cfg.State(key))
 		}
 		got := specFields(t, cfg.Resolve(Node{Name: "n"}, &stored).Spec)
-		for name := range mergedKeys(got, storedFields) {
+		for name := range sets.KeySet(got).Union(sets.KeySet(storedFields)) {
 			fromStore := string(got[name]) == string(storedFields[name])
 			fromDefault := string(got[name]) == string(defaultFields[name])
 			if !fromStore && !fromDefault {
@@ -101,18 +103,6 @@ func specFields(t *testing.T, spec slov1alpha1.NodeSLOSpec) map[string]json.RawM
 	var out map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(specJSON(t, spec)), &out); err != nil {
 		t.Fatal(err)
-	}
-	return out
-}
-
-// mergedKeys is the union of two maps' keys.
-func mergedKeys[V any](a, b map[string]V) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
 	}
 	return out
 }
