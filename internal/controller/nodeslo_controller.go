@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,6 +44,8 @@ type NodeSLOReconciler struct {
 	// held was written (its inputs changed), so that the rollout's counts
 	// follow; its buffer of one coalesces such signals.
 	released chan<- event.GenericEvent
+	// own remembers this controller's writes so that their echoes are dropped.
+	own *ownWrites
 }
 
 // Reconcile creates, updates or deletes the NodeSLO of one node.
@@ -127,7 +130,9 @@ func (r *NodeSLOReconciler) sync(
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec:       *res.Spec.DeepCopy(), // the resolved spec shares memory with the Config
 		}
+		r.own.writing(name, &res.Spec)
 		if err := r.client.Create(ctx, created); err != nil {
+			r.own.forget(name)
 			return op, fmt.Errorf("creating NodeSLO: %w", err)
 		}
 		log.Info("Created NodeSLO")
@@ -140,7 +145,9 @@ func (r *NodeSLOReconciler) sync(
 	default:
 		op = OpUpdate
 		stored.Spec = *res.Spec.DeepCopy()
+		r.own.writing(name, &res.Spec)
 		if err := r.client.Update(ctx, stored); err != nil {
+			r.own.forget(name)
 			return op, fmt.Errorf("updating NodeSLO: %w", err)
 		}
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
@@ -204,10 +211,12 @@ func getNodeMetadata(ctx context.Context, reader client.Reader, name string) (*m
 	return node, nil
 }
 
-// everyNode maps a configuration change to a request for every Node and for
-// every NodeSLO (a NodeSLO whose Node went away while the configuration was
-// not loaded yet must still be deleted). It reads names only, so it lists
-// the cache without copying.
+// everyNode maps a configuration change to one request per Node, plus one
+// per NodeSLO whose Node is gone (it went away while the configuration was
+// not loaded yet and must still be deleted). Each name is asked for once, so
+// that a worker picking a node up between two requests for it cannot
+// reconcile it twice. It reads names only, so it lists the cache without
+// copying.
 func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []reconcile.Request {
 	log := logf.FromContext(ctx)
 	nodes := &metav1.PartialObjectMetadataList{}
@@ -219,12 +228,16 @@ func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []re
 	if err := r.client.List(ctx, slos, client.UnsafeDisableDeepCopy); err != nil {
 		log.Error(err, "Cannot list NodeSLOs to reconcile after a configuration change")
 	}
-	reqs := make([]reconcile.Request, 0, len(nodes.Items)+len(slos.Items))
+	names := sets.New[string]()
+	reqs := make([]reconcile.Request, 0, len(nodes.Items))
 	for i := range nodes.Items {
+		names.Insert(nodes.Items[i].Name)
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: nodes.Items[i].Name}})
 	}
 	for i := range slos.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: slos.Items[i].Name}})
+		if !names.Has(slos.Items[i].Name) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: slos.Items[i].Name}})
+		}
 	}
 	return reqs
 }
@@ -236,7 +249,7 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged, re
 	maxConcurrent int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeslo").
-		For(&slov1alpha1.NodeSLO{}, builder.WithPredicates(nodeSLOSpecChanged())).
+		For(&slov1alpha1.NodeSLO{}, builder.WithPredicates(nodeSLOSpecChanged(), r.own.notEcho())).
 		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},
 			builder.OnlyMetadata, builder.WithPredicates(nodeInputsChanged())).
 		WatchesRawSource(source.Channel(configChanged, handler.EnqueueRequestsFromMapFunc(r.everyNode))).

@@ -43,7 +43,9 @@ func newTestReconciler(t *testing.T, funcs interceptor.Funcs) (*NodeSLOReconcile
 	store := &Store{}
 	store.Publish(sloconfig.Load(nil, nil))
 	live := &countingReader{Reader: c}
-	return &NodeSLOReconciler{client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10)}, c, live
+	return &NodeSLOReconciler{
+		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(),
+	}, c, live
 }
 
 type countingReader struct {

@@ -33,8 +33,8 @@ func nodeInputsChanged() predicate.Predicate {
 
 // nodeSLOSpecChanged lets through NodeSLO creates, deletes and spec changes
 // (a generation bump), so that a hand edit is put back and a deleted NodeSLO
-// recreated, while metadata-only and status updates are dropped. The
-// controller's own writes come back as one reconcile that finds nothing to do.
+// recreated, while metadata-only and status updates are dropped. The echoes
+// of the controller's own writes are dropped by ownWrites.
 func nodeSLOSpecChanged() predicate.Predicate {
 	return predicate.GenerationChangedPredicate{}
 }

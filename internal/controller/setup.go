@@ -57,6 +57,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		store:     store,
 		recorder:  recorder,
 		released:  released,
+		own:       newOwnWrites(),
 	}
 	if err := nodeSLOs.setupWithManager(mgr, configChanged, reached, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)

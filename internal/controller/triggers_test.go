@@ -87,7 +87,10 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			Eventually(specOf(ctx, n.Name)).WithTimeout(eventually).WithPolling(poll).
 				Should(haveField("none", "cpuBurstStrategy", "policy"))
 		}
-		generation := metricValue(controller.MetricConfigGeneration, nil)
+		waitUntilQuiet()
+		generation, before := metricValue(controller.MetricConfigGeneration, nil), reconciles()
+		all := &corev1.NodeList{}
+		Expect(k8sClient.List(ctx, all)).To(Succeed())
 
 		setConfig(ctx, map[string]string{
 			string(sloconfig.KeyCPUBurst): `{"clusterStrategy": {"policy": "auto", "cpuBurstPercent": 500}}`,
@@ -100,6 +103,10 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		}
 		Expect(metricValue(controller.MetricConfigGeneration, nil)).To(Equal(generation + 1))
 		Expect(metricSeries(controller.MetricConfigInfo)).To(HaveLen(1), "one fingerprint in force")
+		// One reconcile per node: neither the echo of the controller's own
+		// write nor a second request for the same node costs another.
+		waitUntilQuiet()
+		Expect(reconciles()-before).To(BeEquivalentTo(len(all.Items)), "reconciles for %d nodes", len(all.Items))
 	})
 
 	It("a ConfigMap change that leaves the effective configuration alone reconciles no node", func(ctx SpecContext) {

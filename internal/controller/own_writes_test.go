@@ -1,0 +1,59 @@
+package controller
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+)
+
+// The envtest suite counts reconciles per configuration change; this pins
+// which events count as the echo of our own write.
+func TestOwnWritesDropsOnlyTheEcho(t *testing.T) {
+	spec := func(percent int64) *slov1alpha1.NodeSLOSpec {
+		return &slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{
+			CPUBurstConfig: slov1alpha1.CPUBurstConfig{CPUBurstPercent: new(percent)},
+		}}
+	}
+	slo := func(name string, s *slov1alpha1.NodeSLOSpec) *slov1alpha1.NodeSLO {
+		return &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: *s.DeepCopy()}
+	}
+	update := func(s *slov1alpha1.NodeSLOSpec) event.UpdateEvent {
+		return event.UpdateEvent{ObjectOld: slo("n", spec(1)), ObjectNew: slo("n", s)}
+	}
+	w := newOwnWrites()
+	p := w.notEcho()
+
+	if !p.Update(update(spec(5))) {
+		t.Error("an update with nothing written must pass")
+	}
+	w.writing("n", spec(5))
+	if p.Update(update(spec(5))) {
+		t.Error("the echo of our write must be dropped")
+	}
+	if !p.Update(update(spec(5))) {
+		t.Error("a write is forgotten after its echo: the same spec again must pass")
+	}
+	w.writing("n", spec(6))
+	if !p.Update(update(spec(7))) {
+		t.Error("another spec than the one written is someone else's edit and must pass")
+	}
+	w.writing("n", spec(6))
+	w.forget("n")
+	if !p.Update(update(spec(6))) {
+		t.Error("a failed write is forgotten: its spec must pass")
+	}
+	w.writing("m", spec(8))
+	if p.Create(event.CreateEvent{Object: slo("m", spec(8))}) {
+		t.Error("the echo of our create must be dropped")
+	}
+	w.writing("m", spec(9))
+	if !p.Delete(event.DeleteEvent{Object: slo("m", spec(9))}) {
+		t.Error("a delete must always pass")
+	}
+	if !p.Create(event.CreateEvent{Object: slo("m", spec(9))}) {
+		t.Error("a delete forgets our write: a create afterwards must pass")
+	}
+}
