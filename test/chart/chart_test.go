@@ -350,3 +350,19 @@ func portNames(container map[string]any) []string {
 	}
 	return names
 }
+
+// values.schema.json turns a misspelt or mistyped value into an error: Helm
+// would otherwise ignore an unknown key, and install with the webhook on.
+func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
+	for set, message := range map[string]string{
+		"webhook.enable=false":             "additional properties 'enable' not allowed",
+		"manager.kubeAPIQPS=0":             "/manager/kubeAPIQPS",
+		"leaderElection.retryPeriod=5 sec": "/leaderElection/retryPeriod",
+		"config.namespace=Koordinator":     "/config/namespace",
+	} {
+		out, err := helmTemplateError(t, set)
+		if err == nil || !strings.Contains(out, message) {
+			t.Errorf("--set %s: want an error naming %q, got (err %v): %.300s", set, message, err, out)
+		}
+	}
+}
