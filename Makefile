@@ -71,7 +71,7 @@ test: verify-generated verify-docs vet lint helm-lint kustomize setup-envtest ##
 # The suite's own timeout (-ginkgo.timeout) is shorter than go test's, so that
 # on a hang Ginkgo still runs the cleanups that stop the processes it started.
 .PHONY: test-e2e
-test-e2e: build build-installer helm setup-envtest ## Run the end-to-end tests: dist/install.yaml on a local control plane, bin/manager, kubectl.
+test-e2e: build build-installer helm setup-envtest ## Run the end-to-end tests: dist/install.yaml and helm install of dist/chart on a local control plane, bin/manager, kubectl.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		go test -tags e2e ./test/e2e/ -count=1 -v -ginkgo.v -ginkgo.timeout=8m -timeout=10m
 

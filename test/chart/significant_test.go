@@ -12,6 +12,12 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
 )
 
+// Kinds the tests look at by name.
+const (
+	kindCRD               = "CustomResourceDefinition"
+	kindValidatingWebhook = "ValidatingWebhookConfiguration"
+)
+
 // significant returns the parts of obj that must be the same in the chart and
 // in config/: what the object does, not how it is labelled or which tool
 // manages it. Kinds not named here are compared by their whole spec (or, with
@@ -20,7 +26,7 @@ func significant(obj *unstructured.Unstructured) (map[string]any, error) {
 	const spec = "spec"
 	content := runtime.DeepCopyJSON(obj.Object)
 	switch obj.GetKind() {
-	case "CustomResourceDefinition":
+	case kindCRD:
 		annotations := obj.GetAnnotations()
 		// Helm's own policy (keep the CRD on uninstall) is the chart's addition.
 		delete(annotations, "helm.sh/resource-policy")
@@ -33,7 +39,7 @@ func significant(obj *unstructured.Unstructured) (map[string]any, error) {
 		return pick(content, "automountServiceAccountToken", "imagePullSecrets", "secrets"), nil
 	case "Deployment":
 		return deploymentSpec(content)
-	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
+	case kindValidatingWebhook, "MutatingWebhookConfiguration":
 		const injectCA = "cert-manager.io/inject-ca-from"
 		return map[string]any{
 			"webhooks":                               content["webhooks"],
