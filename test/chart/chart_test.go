@@ -4,6 +4,7 @@
 package chart
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -375,6 +376,44 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 		out, err := helmTemplateError(t, set)
 		if err == nil || !strings.Contains(out, message) {
 			t.Errorf("--set %s: want an error naming %q, got (err %v): %.300s", set, message, err, out)
+		}
+	}
+}
+
+// The release namespace holds everything namespaced but the ConfigMap's Role
+// and RoleBinding, which are where the ConfigMap is; everything that names
+// the manager's ServiceAccount or the webhook Service follows.
+func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
+	const elsewhere = "nodeslo-system"
+	configRole := map[string]bool{
+		"Role/koordinator-system/nodeslo-controller-manager-role":               true,
+		"RoleBinding/koordinator-system/nodeslo-controller-manager-rolebinding": true,
+	}
+	objs := helmTemplateIn(t, elsewhere,
+		"networkPolicy.enabled=true", "serviceMonitor.enabled=true", "prometheusRule.enabled=true")
+	for _, obj := range objs {
+		key := objectKey(obj)
+		if ns := obj.GetNamespace(); ns != "" && ns != elsewhere && !configRole[key] {
+			t.Errorf("%s: not in the release namespace %s", key, elsewhere)
+		}
+		delete(configRole, key)
+		subjects, _, _ := unstructured.NestedSlice(obj.Object, "subjects")
+		for _, s := range subjects {
+			if ns := s.(map[string]any)["namespace"]; ns != elsewhere {
+				t.Errorf("%s: subject in namespace %v, want %s", key, ns, elsewhere)
+			}
+		}
+	}
+	for key := range configRole {
+		t.Errorf("%s: missing (the ConfigMap stays in koordinator-system)", key)
+	}
+	hook := byKey(t, "the chart", objs)[kindValidatingWebhook+"/nodeslo-controller-validating-webhook-configuration"]
+	rendered, _ := json.Marshal(hook.Object)
+	for _, want := range []string{
+		`"namespace":"` + elsewhere + `"`, `"` + elsewhere + `/nodeslo-controller-serving-cert"`,
+	} {
+		if !strings.Contains(string(rendered), want) {
+			t.Errorf("the webhook configuration does not name %s: %s", want, rendered)
 		}
 	}
 }

@@ -56,7 +56,13 @@ func run(t *testing.T, binary string, args ...string) []byte {
 // with the given --set values.
 func helmTemplate(t *testing.T, set ...string) []*unstructured.Unstructured {
 	t.Helper()
-	return decode(t, run(t, tool(t, "helm"), templateArgs(set)...))
+	return helmTemplateIn(t, releaseNamespace, set...)
+}
+
+// helmTemplateIn renders the chart as release nodeslo in namespace.
+func helmTemplateIn(t *testing.T, namespace string, set ...string) []*unstructured.Unstructured {
+	t.Helper()
+	return decode(t, run(t, tool(t, "helm"), templateArgs(namespace, set)...))
 }
 
 // kustomizeBuild builds config/default as `make build-installer` does, after
@@ -150,16 +156,16 @@ func sortedKeys[V any](m map[string]V) []string {
 // combined output and the error.
 func helmTemplateError(t *testing.T, set ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(tool(t, "helm"), templateArgs(set)...)
+	cmd := exec.Command(tool(t, "helm"), templateArgs(releaseNamespace, set)...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
-// templateArgs are helm's arguments to render the chart with the --set values.
-func templateArgs(set []string) []string {
+// templateArgs are helm's arguments to render the chart in namespace with the --set values.
+func templateArgs(namespace string, set []string) []string {
 	args := make([]string, 0, 5+2*len(set))
-	args = append(args, "template", releaseName, "dist/chart", "--namespace", releaseNamespace)
+	args = append(args, "template", releaseName, "dist/chart", "--namespace", namespace)
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}
