@@ -5,7 +5,9 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
@@ -103,7 +106,7 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 			"role.rbac.authorization.k8s.io/nodeslo-controller-leader-election-role",
 			"service/nodeslo-controller-controller-manager-metrics-service",
 		))
-		Expect(created).To(HaveLen(strings.Count(manifest, "\nkind: ")), "every object of the release exists")
+		Expect(created).To(HaveLen(countObjects(manifest)), "every object of the release exists")
 		Expect(created).NotTo(ContainElement(ContainSubstring("webhook")))
 	})
 
@@ -153,4 +156,22 @@ func (k *kubectl) mustRunWithInput(stdin string, args ...string) string {
 	out, err := k.runWithInput(stdin, args...)
 	Expect(err).NotTo(HaveOccurred(), fmt.Sprint(err))
 	return out
+}
+
+// countObjects counts the objects of a multi-document YAML stream.
+func countObjects(stream string) int {
+	GinkgoHelper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(stream), 4096)
+	count := 0
+	for {
+		var obj map[string]any
+		err := dec.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			return count
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if len(obj) > 0 {
+			count++
+		}
+	}
 }
