@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -25,16 +26,23 @@ type managerProcess struct {
 // election on, HTTPS metrics) on free loopback ports.
 func startManager(binary, kubeconfig string) *managerProcess {
 	GinkgoHelper()
+	return startManagerWithArgs(binary, kubeconfig, []string{"--leader-elect"})
+}
+
+// startManagerWithArgs runs the manager with args, followed by what a pod
+// would not need (the flag given last wins): free loopback ports for the
+// probes and metrics, and the Lease's namespace, which in a pod is its own.
+func startManagerWithArgs(binary, kubeconfig string, args []string) *managerProcess {
+	GinkgoHelper()
 	probeAddr, err := localcluster.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
 	metricsAddr, err := localcluster.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
-	cmd := exec.Command(binary,
-		"--leader-elect",
+	cmd := exec.Command(binary, append(slices.Clone(args),
 		"--leader-election-namespace="+namespace,
 		"--health-probe-bind-address="+probeAddr,
 		"--metrics-bind-address="+metricsAddr,
-	)
+	)...)
 	// Only the given kubeconfig: nothing from the environment may grant
 	// the manager more than the ServiceAccount has.
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}

@@ -1,0 +1,60 @@
+{{/*
+The chart's name, and the prefix of every object's name. It is fixed, not
+derived from the release name: the objects are named as config/default names
+them (namePrefix nodeslo-controller-), whatever the release is called (see
+values.yaml for why).
+*/}}
+{{- define "nodeslo-controller.name" -}}
+nodeslo-controller
+{{- end }}
+
+{{- define "nodeslo-controller.fullname" -}}
+{{ include "nodeslo-controller.name" . }}
+{{- end }}
+
+{{/*
+The name of one object: the prefix and a suffix, e.g. controller-manager.
+Takes a dict with "suffix" and "context" (the root context), as Kubebuilder's
+charts do.
+*/}}
+{{- define "nodeslo-controller.resourceName" -}}
+{{- printf "%s-%s" (include "nodeslo-controller.name" .context) .suffix | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The labels of the manager's pods that the Deployment, the Services, the
+NetworkPolicies and the ServiceMonitor select on: those of config/, so that
+the selectors (immutable in a Deployment) are the same either way.
+*/}}
+{{- define "nodeslo-controller.selectorLabels" -}}
+control-plane: controller-manager
+app.kubernetes.io/name: {{ include "nodeslo-controller.name" . }}
+{{- end }}
+
+{{/*
+The labels of every object.
+*/}}
+{{- define "nodeslo-controller.labels" -}}
+app.kubernetes.io/name: {{ include "nodeslo-controller.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end }}
+
+{{/*
+The manager's ServiceAccount, the subject of every binding.
+*/}}
+{{- define "nodeslo-controller.serviceAccountName" -}}
+{{ include "nodeslo-controller.resourceName" (dict "suffix" "controller-manager" "context" .) }}
+{{- end }}
+
+{{/*
+The subjects list of the bindings: the manager's ServiceAccount.
+*/}}
+{{- define "nodeslo-controller.subjects" -}}
+subjects:
+- kind: ServiceAccount
+  name: {{ include "nodeslo-controller.serviceAccountName" . }}
+  namespace: {{ .Release.Namespace }}
+{{- end }}
