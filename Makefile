@@ -68,17 +68,20 @@ test: verify-generated verify-docs vet lint test-alerts setup-envtest ## Run eve
 
 # The alerts have one source, the PrometheusRule in config/prometheus; its
 # rule groups are extracted into a plain rules file for promtool (and for a
-# Prometheus without the Operator).
-ALERT_RULES = bin/alerts/nodeslo-controller.rules.yaml
+# Prometheus without the Operator). The dashboard's queries are written as
+# recording rules only so that promtool parses them.
+ALERT_RULES = bin/monitoring/nodeslo-controller.rules.yaml
+DASHBOARD_QUERIES = bin/monitoring/dashboard-queries.rules.yaml
 
 .PHONY: prometheus-rules
-prometheus-rules: ## Write the alerts of config/prometheus as a plain Prometheus rules file (bin/alerts/).
-	mkdir -p bin/alerts
+prometheus-rules: ## Write the alerts of config/prometheus as a plain Prometheus rules file (bin/monitoring/).
+	mkdir -p bin/monitoring
 	go run ./hack/prometheus-rules config/prometheus/prometheusrule.yaml > $(ALERT_RULES)
+	go run ./hack/prometheus-rules -dashboard config/grafana/nodeslo-controller.json > $(DASHBOARD_QUERIES)
 
 .PHONY: test-alerts
-test-alerts: prometheus-rules promtool ## Check the alert rules and run their promtool tests (test/alerts) on synthetic series.
-	"$(PROMTOOL)" check rules $(ALERT_RULES)
+test-alerts: prometheus-rules promtool ## Run the alerts' promtool tests (test/alerts) on synthetic series; parse the dashboard's queries.
+	"$(PROMTOOL)" check rules $(ALERT_RULES) $(DASHBOARD_QUERIES)
 	"$(PROMTOOL)" test rules test/alerts/*_test.yaml
 
 # The suite's own timeout (-ginkgo.timeout) is shorter than go test's, so that
