@@ -25,7 +25,8 @@ import (
 )
 
 func main() {
-	dashboard := flag.Bool("dashboard", false, "the file is a Grafana dashboard (JSON): print its queries as recording rules")
+	dashboard := flag.Bool("dashboard", false,
+		"the file is a Grafana dashboard (JSON): print its queries as recording rules")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: prometheus-rules [-dashboard] FILE")
 		flag.PrintDefaults()
