@@ -1,0 +1,340 @@
+// Package monitoring checks the Grafana dashboard (config/grafana) and the
+// alerts (config/prometheus/prometheusrule.yaml) against a live manager:
+// every metric a query names, and every label value it matches on, must be
+// on the manager's /metrics once it has reconciled something.
+package monitoring
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	sloapi "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+)
+
+func TestMonitoring(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Dashboard and Alerts Suite")
+}
+
+var repoRoot = filepath.Join("..", "..")
+
+// query is one PromQL expression and where it comes from, for messages.
+type query struct {
+	source string // e.g. `dashboard nodeslo-controller.json, panel "Work queue depth"`
+	expr   string
+}
+
+// exported is what a manager's /metrics holds: for each sample name
+// (histograms give _bucket, _sum and _count), the label sets of its series.
+type exported map[string][]map[string]string
+
+// targetLabels are added by Prometheus when it scrapes, not by the manager.
+var targetLabels = []string{"job", "instance", "namespace", "pod", "service", "endpoint", "container"}
+
+// literalAlternatives matches a regular expression that is only words
+// joined by |, such as "nodeslo|config-cache": each word is checked.
+var literalAlternatives = regexp.MustCompile(`^[A-Za-z0-9_.:-]+(\|[A-Za-z0-9_.:-]+)*$`)
+
+// problems lists, for every query, each metric the manager does not export
+// and each label value no exported series of that metric carries.
+func problems(queries []query, have exported) []string {
+	var out []string
+	for _, q := range queries {
+		sels, err := selectorsIn(q.expr)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: cannot read %q: %v", q.source, q.expr, err))
+			continue
+		}
+		if len(sels) == 0 {
+			out = append(out, fmt.Sprintf("%s: %q names no metric", q.source, q.expr))
+		}
+		for _, s := range sels {
+			series, ok := have[s.metric]
+			if !ok {
+				out = append(out, fmt.Sprintf("%s names metric %s, which the manager does not export", q.source, s.metric))
+				continue
+			}
+			for _, m := range s.matchers {
+				if slices.Contains(targetLabels, m.label) || (m.op != "=" && m.op != "=~") ||
+					!literalAlternatives.MatchString(m.value) {
+					continue
+				}
+				for v := range strings.SplitSeq(m.value, "|") {
+					if !slices.ContainsFunc(series, func(l map[string]string) bool { return l[m.label] == v }) {
+						out = append(out, fmt.Sprintf("%s matches %s{%s=%q}, but no series the manager exports has it",
+							q.source, s.metric, m.label, v))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sampleNames returns the names a family's samples are exposed under.
+func sampleNames(f *dto.MetricFamily) []string {
+	name := f.GetName()
+	switch f.GetType() {
+	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
+		return []string{name + "_bucket", name + "_sum", name + "_count"}
+	case dto.MetricType_SUMMARY:
+		return []string{name, name + "_sum", name + "_count"}
+	default:
+		return []string{name}
+	}
+}
+
+// parseMetrics reads a /metrics page in the text format.
+func parseMetrics(page string) (exported, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(page))
+	if err != nil {
+		return nil, err
+	}
+	have := exported{}
+	for _, f := range families {
+		for _, name := range sampleNames(f) {
+			var series []map[string]string
+			for _, m := range f.GetMetric() {
+				labels := map[string]string{}
+				for _, l := range m.GetLabel() {
+					labels[l.GetName()] = l.GetValue()
+				}
+				series = append(series, labels)
+			}
+			have[name] = series
+		}
+	}
+	return have, nil
+}
+
+// grafanaDashboard is the part of a dashboard that holds queries.
+type grafanaDashboard struct {
+	Panels     []grafanaPanel `json:"panels"`
+	Templating struct {
+		List []struct {
+			Name  string          `json:"name"`
+			Type  string          `json:"type"`
+			Query json.RawMessage `json:"query"`
+		} `json:"list"`
+	} `json:"templating"`
+}
+
+type grafanaPanel struct {
+	Title   string         `json:"title"`
+	Panels  []grafanaPanel `json:"panels"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+}
+
+// labelValues is Grafana's label_values(SELECTOR, LABEL) variable query.
+var labelValues = regexp.MustCompile(`^label_values\((.+),\s*[A-Za-z_][A-Za-z0-9_]*\)$`)
+
+// dashboardQueries returns every query of the dashboards in config/grafana:
+// panel targets and the selectors of label_values variables.
+func dashboardQueries() []query {
+	files, err := filepath.Glob(filepath.Join(repoRoot, "config", "grafana", "*.json"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(files).NotTo(BeEmpty())
+	var out []query
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+		var d grafanaDashboard
+		Expect(json.Unmarshal(raw, &d)).To(Succeed(), file)
+		var walk func([]grafanaPanel)
+		walk = func(panels []grafanaPanel) {
+			for _, p := range panels {
+				for _, t := range p.Targets {
+					out = append(out, query{source: fmt.Sprintf("dashboard %s, panel %q", filepath.Base(file), p.Title),
+						expr: t.Expr})
+				}
+				walk(p.Panels)
+			}
+		}
+		walk(d.Panels)
+		for _, v := range d.Templating.List {
+			if v.Type != "query" {
+				continue
+			}
+			var q struct {
+				Query string `json:"query"`
+			}
+			Expect(json.Unmarshal(v.Query, &q)).To(Succeed(), "variable %s", v.Name)
+			m := labelValues.FindStringSubmatch(q.Query)
+			Expect(m).NotTo(BeNil(), "variable %s: %q is not label_values(SELECTOR, LABEL)", v.Name, q.Query)
+			out = append(out, query{source: fmt.Sprintf("dashboard %s, variable %s", filepath.Base(file), v.Name),
+				expr: m[1]})
+		}
+	}
+	return out
+}
+
+// alertQueries returns the expression of every alert of the PrometheusRule.
+func alertQueries() []query {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "config", "prometheus", "prometheusrule.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var rule struct {
+		Spec struct {
+			Groups []struct {
+				Rules []struct {
+					Alert string `json:"alert"`
+					Expr  string `json:"expr"`
+				} `json:"rules"`
+			} `json:"groups"`
+		} `json:"spec"`
+	}
+	Expect(yaml.Unmarshal(raw, &rule)).To(Succeed())
+	var out []query
+	for _, g := range rule.Spec.Groups {
+		for _, r := range g.Rules {
+			out = append(out, query{source: "alert " + r.Alert, expr: r.Expr})
+		}
+	}
+	Expect(out).NotTo(BeEmpty())
+	return out
+}
+
+func freeAddress() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { Expect(l.Close()).To(Succeed()) }()
+	return l.Addr().String()
+}
+
+func getMetrics(g Gomega, addr string) string {
+	resp, err := http.Get("http://" + addr + "/metrics") //nolint:noctx // polled by Eventually
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	return string(body)
+}
+
+var _ = Describe("The dashboard and the alerts", func() {
+	It("name only metrics and label values a manager exports once it has reconciled", func(ctx SpecContext) {
+		env := &envtest.Environment{
+			CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
+			ErrorIfCRDPathMissing: true,
+		}
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+		c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+		Expect(err).NotTo(HaveOccurred())
+
+		By("a ConfigMap with an invalid key and a Node, so that every metric has been used")
+		opts := manager.DefaultOptions()
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: opts.Controllers.ConfigNamespace}}
+		Expect(c.Create(ctx, ns)).To(Succeed())
+		Expect(c.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: opts.Controllers.ConfigName},
+			Data: map[string]string{
+				"resource-threshold-config": `{"clusterStrategy": {"enable": true}}`,
+				"cpu-burst-config":          `{"clusterStrategy": {"cpuBurstPercent": 0}}`,
+			},
+		})).To(Succeed())
+		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "monitoring-1"}})).To(Succeed())
+
+		By("the manager as deployed: leader election on, metrics served")
+		opts.MetricsBindAddress = freeAddress()
+		opts.SecureMetrics = false
+		opts.HealthProbeBindAddress = "0"
+		opts.LeaderElection = true
+		opts.LeaderElectionNamespace = ns.Name
+		mgr, err := manager.New(cfg, opts)
+		Expect(err).NotTo(HaveOccurred())
+		mgrCtx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- mgr.Start(mgrCtx) }()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done, 30*time.Second).Should(Receive(Not(HaveOccurred())))
+		})
+
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, types.NamespacedName{Name: "monitoring-1"}, &sloapi.NodeSLO{})).To(Succeed())
+		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		var page string
+		Eventually(func(g Gomega) {
+			page = getMetrics(g, opts.MetricsBindAddress)
+			g.Expect(page).To(ContainSubstring(`nodeslo_config_invalid{key="cpu-burst-config"} 1`))
+			g.Expect(page).To(ContainSubstring(`nodeslo_reconcile_total{operation="create",result="success"} 1`))
+			g.Expect(page).To(MatchRegexp(`leader_election_master_status\{name="[^"]+"\} 1`))
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		have, err := parseMetrics(page)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("every query of the dashboard and the alerts")
+		queries := append(dashboardQueries(), alertQueries()...)
+		Expect(problems(queries, have)).To(BeEmpty())
+
+		By("and the check does fail on a misspelt metric or controller name")
+		Expect(problems([]query{
+			{source: `panel "typo"`, expr: `sum(rate(nodeslo_reconciles_total[5m]))`},
+			{source: `panel "renamed"`, expr: `workqueue_depth{name=~"nodeslo|configcache"}`},
+		}, have)).To(Equal([]string{
+			`panel "typo" names metric nodeslo_reconciles_total, which the manager does not export`,
+			`panel "renamed" matches workqueue_depth{name="configcache"}, but no series the manager exports has it`,
+		}))
+	})
+})
+
+var _ = DescribeTable("selectorsIn reads the selectors of an expression",
+	func(expr string, want []selector) {
+		Expect(selectorsIn(expr)).To(Equal(want))
+	},
+	Entry("aggregation with grouping, function, range", `sum by (le) (rate(a_bucket{job=~"$job"}[$__rate_interval]))`,
+		[]selector{{metric: "a_bucket", matchers: []matcher{{"job", "=~", "$job"}}}}),
+	Entry("grouping after the aggregation, binary operators, vector matching",
+		`sum(a) without (x, y) / on (instance) group_left (z) b > bool 3 and c offset 5m unless d @ start()`,
+		[]selector{{metric: "a"}, {metric: "b"}, {metric: "c"}, {metric: "d"}}),
+	Entry("a function of time and a bare number", `time() - process_start_time_seconds > 3600`,
+		[]selector{{metric: "process_start_time_seconds"}}),
+	Entry("several matchers, strings with commas and braces, a subquery",
+		`max_over_time(m{a="x,y}", b!="", c!~'z'}[1h:5m])`,
+		[]selector{{metric: "m", matchers: []matcher{{"a", "=", "x,y}"}, {"b", "!=", ""}, {"c", "!~", "z"}}}}),
+	Entry("__name__ as a matcher", `{__name__="m", k="v"}`,
+		[]selector{{metric: "m", matchers: []matcher{{"k", "=", "v"}}}}),
+	Entry("a function's string arguments", `label_replace(m, "dst", "$1", "src", "(.*)")`,
+		[]selector{{metric: "m"}}),
+)
+
+var _ = DescribeTable("selectorsIn refuses what it cannot read",
+	func(expr string) {
+		_, err := selectorsIn(expr)
+		Expect(err).To(HaveOccurred())
+	},
+	Entry("an unterminated string", `m{a="x}`),
+	Entry("a matcher without a quoted value", `m{a=x}`),
+	Entry("an unclosed range", `rate(m[5m)`),
+	Entry("a selector without a metric name", `{a="b"}`),
+	Entry("a character PromQL does not have", `m ; n`),
+)
