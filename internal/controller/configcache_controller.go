@@ -132,7 +132,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		gate, next, release, rolloutErr = r.decideRollout(ctx, cm, cfg)
 	} else if r.rollout.gate != nil {
 		release = r.rollout.gate.names()
-		recordRollout(0, 0, 0, false)
+		recordRollout(rolloutFigures{})
 		r.rollout = rolloutMemory{}
 	}
 	r.store.PublishGated(cfg, gate)

@@ -72,7 +72,7 @@ func (r *ConfigCacheReconciler) decideRollout(
 		// The key is gone: every change reaches every node at once, and the
 		// record of a rollout that no longer exists is removed.
 		release = r.rollout.gate.names()
-		recordRollout(0, 0, 0, false)
+		recordRollout(rolloutFigures{})
 		r.rollout = rolloutMemory{}
 		return nil, time.Time{}, release, r.writeRecord(ctx, cm, nil)
 	}
@@ -101,7 +101,10 @@ func (r *ConfigCacheReconciler) decideRollout(
 		gate.held[name] = inputs[name]
 	}
 	r.rollout.gate = gate
-	recordRollout(len(d.Held), d.Reached, d.Record.Steps, !d.Record.Done)
+	recordRollout(rolloutFigures{
+		pending: len(d.Held), reached: d.Reached, step: d.Record.Steps,
+		inProgress: !d.Record.Done, paused: d.Paused && len(d.Held) > 0,
+	})
 	r.rolloutEvents(cm, load, d)
 	return gate, d.NextStep, d.Write, nil
 }

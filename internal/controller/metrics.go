@@ -110,6 +110,7 @@ const (
 	MetricRolloutReached    = "nodeslo_rollout_reached_nodes"
 	MetricRolloutStep       = "nodeslo_rollout_step"
 	MetricRolloutInProgress = "nodeslo_rollout_in_progress"
+	MetricRolloutPaused     = "nodeslo_rollout_paused"
 )
 
 var (
@@ -129,20 +130,39 @@ var (
 		Name: MetricRolloutInProgress,
 		Help: "1 while a staged rollout has pending nodes (paused or not), else 0.",
 	})
+	// rolloutPaused tells a rollout paused on purpose (or by an invalid
+	// rollout key) from one whose steps stopped landing: two alerts, two
+	// different actions.
+	rolloutPaused = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricRolloutPaused,
+		Help: "1 while a staged rollout with pending nodes is paused (\"paused\": true, or its key invalid), else 0.",
+	})
 )
 
 func init() {
-	metrics.Registry.MustRegister(rolloutPending, rolloutReached, rolloutStep, rolloutInProgress)
+	metrics.Registry.MustRegister(rolloutPending, rolloutReached, rolloutStep, rolloutInProgress, rolloutPaused)
+}
+
+// rolloutFigures are the values of the rollout gauges; the zero value is
+// "no rollout".
+type rolloutFigures struct {
+	pending, reached, step int
+	inProgress, paused     bool
 }
 
 // recordRollout sets the rollout metrics.
-func recordRollout(pending, reached, step int, inProgress bool) {
-	rolloutPending.Set(float64(pending))
-	rolloutReached.Set(float64(reached))
-	rolloutStep.Set(float64(step))
-	v := 0.0
-	if inProgress {
-		v = 1
+func recordRollout(f rolloutFigures) {
+	rolloutPending.Set(float64(f.pending))
+	rolloutReached.Set(float64(f.reached))
+	rolloutStep.Set(float64(f.step))
+	rolloutInProgress.Set(gaugeBool(f.inProgress))
+	rolloutPaused.Set(gaugeBool(f.paused))
+}
+
+// gaugeBool is 1 for true, 0 for false.
+func gaugeBool(b bool) float64 {
+	if b {
+		return 1
 	}
-	rolloutInProgress.Set(v)
+	return 0
 }

@@ -249,6 +249,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		held := rolloutNodes - len(f.at(ctx, 40))
 		Expect(held).To(BeNumerically(">", 0))
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
+		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0))
 		writes.Reset()
 
 		Consistently(writes.Total).WithTimeout(10 * time.Second).Should(BeZero())
@@ -257,6 +258,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		watchRollout(ctx, f, target, 40, nil)
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
+		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
 	})
 
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
@@ -331,6 +333,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Consistently(writes.Total).WithTimeout(consistently).Should(BeZero())
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
+		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
 
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
