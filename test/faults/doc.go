@@ -1,0 +1,22 @@
+// Package faults holds what the fault tests share: a fleet of realistic
+// Nodes, numbered configuration versions and the specs they resolve to,
+// the NodeSLOs as stored, and a count of the manager's NodeSLO writes. Its
+// own tests (envtest, run by `make test`) fail kube-apiserver, add a second
+// writer and burst ConfigMap changes under an in-process manager;
+// test/e2e SIGKILLs the bin/manager process.
+//
+// Every fault test ends with the same two checks, defined here once:
+//
+//   - No write lost: the NodeSLOs stored are exactly one per node, each
+//     with the spec the engine (internal/sloconfig) resolves for its node
+//     from the final ConfigMap (docs/behaviour.md#lifecycle).
+//   - No write doubled: per node, the changes that reached it are the
+//     configuration versions applied during the test that changed its
+//     resolved spec, plus the spec edits another writer made to its NodeSLO.
+//     The manager may write a node at most that many times. Its writes are
+//     counted twice over: the successful write requests it sent (on its
+//     HTTP transport, when it runs in-process) and the spec changes etcd
+//     kept (metadata.generation, which the apiserver raises on every spec
+//     change of a NodeSLO and on nothing else, so it survives any restart),
+//     less the other writer's.
+package faults
