@@ -173,6 +173,32 @@ func waitConverged(ctx context.Context, want faults.Specs) (faults.State, time.T
 	return s, time.Now()
 }
 
+// waitQuiet waits until the manager has sent no NodeSLO write for a
+// second, so that its counts are final and a late write would show.
+func waitQuiet(writes *faults.WriteLog) {
+	GinkgoHelper()
+	last, since := -1, time.Now()
+	Eventually(func() bool {
+		s, c, f := writes.Totals()
+		if now := s + c + f; now != last {
+			last, since = now, time.Now()
+		}
+		return time.Since(since) > time.Second
+	}).WithTimeout(converge).WithPolling(poll).Should(BeTrue())
+}
+
+// convergedAndQuiet waits until the NodeSLOs are the wanted ones and the
+// manager stopped writing, checks they still are, and returns them with
+// the time they were first seen so.
+func convergedAndQuiet(ctx context.Context, writes *faults.WriteLog, want faults.Specs) (faults.State, time.Time) {
+	GinkgoHelper()
+	_, converged := waitConverged(ctx, want)
+	waitQuiet(writes)
+	s := readState(ctx)
+	Expect(s.NothingLost(want)).To(Succeed(), "after the manager stopped writing")
+	return s, converged
+}
+
 // settle puts the ConfigMap at data and waits until every node carries it:
 // the state a test starts its fault from.
 func settle(ctx context.Context, data map[string]string) faults.State {
