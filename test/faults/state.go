@@ -86,8 +86,12 @@ type Tally struct {
 }
 
 func (t Tally) String() string {
-	return fmt.Sprintf("%d changes reached the nodes, %d spec writes stored by the manager on %d nodes, "+
-		"%d successful write requests", t.Changes, t.Stored, t.Nodes, t.Requests)
+	s := fmt.Sprintf("%d changes reached the nodes, %d spec writes stored by the manager on %d nodes",
+		t.Changes, t.Stored, t.Nodes)
+	if t.Requests >= 0 {
+		s += fmt.Sprintf(", %d successful write requests", t.Requests)
+	}
+	return s
 }
 
 // NoWriteDoubled checks the manager's writes between the states before and
@@ -135,4 +139,15 @@ func NoWriteDoubled(before, after State, changes, foreign map[string]int,
 		errs = append(errs[:5], fmt.Errorf("and %d more", len(errs)-5))
 	}
 	return t, errors.Join(errs...)
+}
+
+// Of returns the NodeSLOs of the named nodes only, for a cluster that holds others.
+func (s State) Of(names []string) State {
+	out := make(State, len(names))
+	for _, n := range names {
+		if stored, ok := s[n]; ok {
+			out[n] = stored
+		}
+	}
+	return out
 }
