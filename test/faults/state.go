@@ -98,7 +98,8 @@ func (t Tally) String() string {
 // after against the changes that reached each node (configuration changes
 // plus foreign edits, both per node name). requests returns the manager's
 // successful write requests to a node; nil when they were not counted
-// (then only etcd's count is checked). exact asks that every change was
+// (then only etcd's count is checked); each must have changed the spec,
+// or it was redundant. exact asks that every change was
 // written (each node's stored writes equal its changes), which holds when
 // no change can be superseded before it is written: a single change.
 func NoWriteDoubled(before, after State, changes, foreign map[string]int,
@@ -130,8 +131,14 @@ func NoWriteDoubled(before, after State, changes, foreign map[string]int,
 		if requests != nil {
 			r := requests(name)
 			t.Requests += r
-			if r > reached {
+			switch {
+			case r > reached:
 				errs = append(errs, fmt.Errorf("%s: %d successful write requests for %d changes", name, r, reached))
+			case r > stored:
+				// A write whose answer was lost is stored but not counted
+				// as a request; a request that stored no change is redundant.
+				errs = append(errs, fmt.Errorf("%s: %d successful write requests, only %d changed the spec",
+					name, r, stored))
 			}
 		}
 	}
