@@ -3,10 +3,9 @@ package faults_test
 import (
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/test/faults"

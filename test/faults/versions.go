@@ -8,8 +8,8 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Version returns the ConfigMap data of configuration version v (0 to
-// 900): node strategies per pool on the fixture nodes' labels, and a CPU
+// Version returns the ConfigMap data of configuration version v (v >= 0):
+// node strategies per pool on the fixture nodes' labels, and a CPU
 // burst period of 100+v seconds in a cluster strategy no node strategy
 // overrides, so that going from any version to another changes every
 // node's spec.
