@@ -67,7 +67,7 @@ func (s State) NothingLost(want Specs) error {
 		return nil
 	}
 	slices.Sort(wrong)
-	return fmt.Errorf("%d of %d NodeSLOs not as resolved from the final ConfigMap, e.g. %v",
+	return fmt.Errorf("%d NodeSLOs missing, extra or not as resolved from the final ConfigMap (%d nodes), e.g. %v",
 		len(wrong), len(want), wrong[:min(5, len(wrong))])
 }
 
