@@ -27,6 +27,9 @@ var (
 	kube *kubectl
 	// manager is bin/manager running as the deployed ServiceAccount.
 	manager *managerProcess
+	// managerKubeconfig is the ServiceAccount's kubeconfig file, for specs
+	// that start the manager again.
+	managerKubeconfig string
 )
 
 func TestE2E(t *testing.T) {
@@ -65,11 +68,11 @@ var _ = BeforeSuite(func() {
 
 	By("running bin/manager as the deployed ServiceAccount")
 	token := kube.mustRun("create", "token", serviceAccount, "-n", namespace, "--duration=2h")
-	managerKubeconfig, err := cluster.TokenKubeconfig(token)
+	tokenKubeconfig, err := cluster.TokenKubeconfig(token)
 	Expect(err).NotTo(HaveOccurred())
-	managerKubeconfigPath := filepath.Join(work, "manager.kubeconfig")
-	Expect(os.WriteFile(managerKubeconfigPath, managerKubeconfig, 0o600)).To(Succeed())
-	manager = startManager(filepath.Join(root, "bin", "manager"), managerKubeconfigPath)
+	managerKubeconfig = filepath.Join(work, "manager.kubeconfig")
+	Expect(os.WriteFile(managerKubeconfig, tokenKubeconfig, 0o600)).To(Succeed())
+	manager = startManager(filepath.Join(root, "bin", "manager"), managerKubeconfig)
 	DeferCleanup(func() {
 		By("stopping the manager")
 		manager.Stop(15 * time.Second)

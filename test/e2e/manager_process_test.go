@@ -23,10 +23,10 @@ type managerProcess struct {
 }
 
 // startManager runs the manager with the flags of the Deployment (leader
-// election on, HTTPS metrics) on free loopback ports.
-func startManager(binary, kubeconfig string) *managerProcess {
+// election on, HTTPS metrics) on free loopback ports, then the extra flags.
+func startManager(binary, kubeconfig string, extra ...string) *managerProcess {
 	GinkgoHelper()
-	return startManagerWithArgs(binary, kubeconfig, []string{"--leader-elect"})
+	return startManagerWithArgs(binary, kubeconfig, append([]string{"--leader-elect"}, extra...))
 }
 
 // startManagerWithArgs runs the manager with args, followed by what a pod

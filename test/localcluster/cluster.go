@@ -3,6 +3,7 @@ package localcluster
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -26,6 +27,9 @@ type Options struct {
 // Cluster is a running control plane and an administrator's access to it.
 type Cluster struct {
 	env *envtest.Environment
+	// certDir keeps kube-apiserver's serving certificate across a restart
+	// (see StartAPIServer); Stop removes it.
+	certDir string
 	// Admin is a client config of a member of system:masters.
 	Admin *rest.Config
 	// AdminKubeconfig is Admin as a kubeconfig file's content.
@@ -43,6 +47,13 @@ func Start(opts Options) (*Cluster, error) {
 		return nil, errors.New(
 			"no control-plane binaries: set KUBEBUILDER_ASSETS (hack/setup-envtest.sh prints the directory)")
 	}
+	// envtest makes a fresh certificate directory, hence a new serving CA,
+	// each time kube-apiserver starts unless it is given one: with a
+	// directory of our own, clients keep trusting it across a restart.
+	certDir, err := os.MkdirTemp("", "nodeslo-apiserver-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the apiserver's certificate directory: %w", err)
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    opts.AssetsDir,
 		CRDDirectoryPaths:        []string{opts.CRDDir},
@@ -50,22 +61,23 @@ func Start(opts Options) (*Cluster, error) {
 		Scheme:                   scheme.New(),
 		AttachControlPlaneOutput: opts.AttachOutput,
 	}
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
 	if opts.EtcdDataDir != "" {
 		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: opts.EtcdDataDir}
 	}
+	c := &Cluster{env: env, certDir: certDir}
 	if _, err := env.Start(); err != nil {
-		_ = env.Stop()
+		_ = c.Stop()
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
-	c := &Cluster{env: env}
 	admin, err := env.AddUser(adminUser, nil)
 	if err != nil {
-		_ = env.Stop()
+		_ = c.Stop()
 		return nil, fmt.Errorf("adding the admin user: %w", err)
 	}
 	c.Admin = admin.Config()
 	if c.AdminKubeconfig, err = admin.KubeConfig(); err != nil {
-		_ = env.Stop()
+		_ = c.Stop()
 		return nil, fmt.Errorf("writing the admin kubeconfig: %w", err)
 	}
 	return c, nil
@@ -73,7 +85,9 @@ func Start(opts Options) (*Cluster, error) {
 
 // Stop ends kube-apiserver and etcd and waits for them to exit.
 func (c *Cluster) Stop() error {
-	if err := c.env.Stop(); err != nil {
+	err := c.env.Stop()
+	_ = os.RemoveAll(c.certDir)
+	if err != nil {
 		return fmt.Errorf("stopping the control plane: %w", err)
 	}
 	return nil

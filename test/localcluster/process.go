@@ -62,3 +62,11 @@ func (p *Process) Stop(grace time.Duration) {
 		<-p.exited
 	}
 }
+
+// Kill sends SIGKILL to the process group, as an OOM kill or a node loss
+// would: no cleanup runs (a leader keeps its lease until it expires). It
+// returns once the process has ended.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}

@@ -1,0 +1,219 @@
+package faults_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/test/faults"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+)
+
+// The suite runs the manager that cmd/ runs (manager.New), in-process, as
+// a ServiceAccount bound to config/rbac, against envtest's kube-apiserver
+// and etcd with fleetSize realistic Nodes. Set FAULTS_LOG=1 to see the
+// manager's log (thousands of lines).
+const (
+	fleetSize       = 500
+	configNamespace = "koordinator-system"
+	configName      = "slo-controller-config"
+	// converge bounds every wait for the NodeSLOs; the figures are printed,
+	// never asserted.
+	converge = 3 * time.Minute
+	poll     = 100 * time.Millisecond
+)
+
+var (
+	cluster *localcluster.Cluster
+	// k8sClient is the admin's: it sets up, observes and plays the other writer.
+	k8sClient client.Client
+	// managerConfig is the ServiceAccount's, for the manager.
+	managerConfig *rest.Config
+	fleet         *faults.Fleet
+)
+
+func TestFaults(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Fault suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	if os.Getenv("FAULTS_LOG") != "" {
+		logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	} else {
+		logf.SetLogger(logr.Discard())
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		Fail("KUBEBUILDER_ASSETS is not set: run `make test`, or point it at a directory with kube-apiserver and etcd")
+	}
+	var err error
+	cluster, err = localcluster.Start(localcluster.Options{
+		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"),
+		CRDDir:    filepath.Join("..", "..", "config", "crd", "bases"),
+		// FAULTS_LOG=2 adds kube-apiserver's and etcd's logs.
+		AttachOutput: os.Getenv("FAULTS_LOG") == "2",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
+	// The admin is not rate-limited: setting up 500 nodes is not under test.
+	admin := rest.CopyConfig(cluster.Admin)
+	admin.QPS, admin.Burst = -1, 0
+	k8sClient, err = client.New(admin, client.Options{Scheme: scheme.New()})
+	Expect(err).NotTo(HaveOccurred())
+
+	managerConfig, err = localcluster.ServiceAccount{
+		Namespace: "system", Name: "controller-manager", ExtraNamespaces: []string{configNamespace},
+		RBACDir: filepath.Join("..", "..", "config", "rbac"),
+		Files:   []string{"role.yaml", "role_binding.yaml", "config_role_binding.yaml"},
+	}.Create(ctx, k8sClient, cluster.Admin)
+	Expect(err).NotTo(HaveOccurred())
+
+	fleet, err = faults.NewFleet(fleetSize)
+	Expect(err).NotTo(HaveOccurred())
+	start := time.Now()
+	Expect(fleet.Create(ctx, k8sClient, 16)).To(Succeed())
+	GinkgoWriter.Printf("created %d nodes in %s\n", fleetSize, time.Since(start).Round(time.Millisecond))
+}, NodeTimeout(5*time.Minute))
+
+// startManager starts a manager with the deployed defaults (but leader
+// election: a manager that loses its lease exits by design, which is the
+// subject of the process tests in test/e2e), changed by tune. It returns
+// the log of its NodeSLO writes; the manager stops when the test ends.
+func startManager(tune func(*manager.Options)) *faults.WriteLog {
+	GinkgoHelper()
+	writes := &faults.WriteLog{}
+	cfg := rest.CopyConfig(managerConfig)
+	cfg.Wrap(writes.Wrap)
+	opts := manager.DefaultOptions()
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	opts.SkipControllerNameValidation = true
+	if tune != nil {
+		tune(&opts)
+	}
+	mgr, err := manager.New(cfg, opts)
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(Not(HaveOccurred())))
+	})
+	return writes
+}
+
+// setConfig creates or replaces the ConfigMap's data.
+func setConfig(ctx context.Context, data map[string]string) {
+	GinkgoHelper()
+	cm := &corev1.ConfigMap{}
+	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, cm)
+	if apierrors.IsNotFound(err) {
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}, Data: data}
+		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	cm.Data = data
+	Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+}
+
+// expected returns the specs the fleet must carry under data.
+func expected(data map[string]string) faults.Specs {
+	GinkgoHelper()
+	specs, err := fleet.Expected(data)
+	Expect(err).NotTo(HaveOccurred())
+	return specs
+}
+
+// readState lists the NodeSLOs from the apiserver.
+func readState(ctx context.Context) faults.State {
+	GinkgoHelper()
+	s, err := faults.ReadState(ctx, k8sClient)
+	Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
+// matching returns, for Eventually, how many NodeSLOs carry the wanted spec.
+func matching(ctx context.Context, want faults.Specs) func() (int, error) {
+	return func() (int, error) {
+		s, err := faults.ReadState(ctx, k8sClient)
+		return s.Matching(want), err
+	}
+}
+
+// waitConverged waits until the NodeSLOs are exactly the wanted ones and
+// returns them with the time it saw them so.
+func waitConverged(ctx context.Context, want faults.Specs) (faults.State, time.Time) {
+	GinkgoHelper()
+	var s faults.State
+	Eventually(func() error {
+		var err error
+		if s, err = faults.ReadState(ctx, k8sClient); err != nil {
+			return err
+		}
+		return s.NothingLost(want)
+	}).WithContext(ctx).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+	return s, time.Now()
+}
+
+// waitQuiet waits until the manager has sent no NodeSLO write for a
+// second, so that its counts are final and a late write would show.
+func waitQuiet(writes *faults.WriteLog) {
+	GinkgoHelper()
+	last, since := -1, time.Now()
+	Eventually(func() bool {
+		s, c, f := writes.Totals()
+		if now := s + c + f; now != last {
+			last, since = now, time.Now()
+		}
+		return time.Since(since) > time.Second
+	}).WithTimeout(converge).WithPolling(poll).Should(BeTrue())
+}
+
+// convergedAndQuiet waits until the NodeSLOs are the wanted ones and the
+// manager stopped writing, checks they still are, and returns them with
+// the time they were first seen so.
+func convergedAndQuiet(ctx context.Context, writes *faults.WriteLog, want faults.Specs) (faults.State, time.Time) {
+	GinkgoHelper()
+	_, converged := waitConverged(ctx, want)
+	waitQuiet(writes)
+	s := readState(ctx)
+	Expect(s.NothingLost(want)).To(Succeed(), "after the manager stopped writing")
+	return s, converged
+}
+
+// settle puts the ConfigMap at data and waits until every node carries it:
+// the state a test starts its fault from.
+func settle(ctx context.Context, data map[string]string) faults.State {
+	GinkgoHelper()
+	setConfig(ctx, data)
+	s, _ := waitConverged(ctx, expected(data))
+	return s
+}
+
+// figure prints a test's figure in the -v output and in the report.
+func figure(name, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	GinkgoWriter.Printf("FIGURE %s: %s\n", name, text)
+	AddReportEntry(name, text)
+}
+
+// seconds formats a duration as seconds with two decimals.
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
