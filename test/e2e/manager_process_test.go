@@ -22,19 +22,20 @@ type managerProcess struct {
 }
 
 // startManager runs the manager with the flags of the Deployment (leader
-// election on, HTTPS metrics) on free loopback ports.
+// election on with the deployed Lease timings, HTTPS metrics) on free
+// loopback ports.
 func startManager(binary, kubeconfig string) *managerProcess {
 	GinkgoHelper()
 	probeAddr, err := localcluster.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
 	metricsAddr, err := localcluster.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
-	cmd := exec.Command(binary,
+	cmd := exec.Command(binary, append([]string{
 		"--leader-elect",
-		"--leader-election-namespace="+namespace,
-		"--health-probe-bind-address="+probeAddr,
-		"--metrics-bind-address="+metricsAddr,
-	)
+		"--leader-election-namespace=" + namespace,
+		"--health-probe-bind-address=" + probeAddr,
+		"--metrics-bind-address=" + metricsAddr,
+	}, deployedLeaseArgs()...)...)
 	// Only the given kubeconfig: nothing from the environment may grant
 	// the manager more than the ServiceAccount has.
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}

@@ -62,3 +62,10 @@ func (p *Process) Stop(grace time.Duration) {
 		<-p.exited
 	}
 }
+
+// Kill sends SIGKILL to the process group, as a crash or an OOM kill ends a
+// pod: nothing is released. It returns once the process has ended.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}
