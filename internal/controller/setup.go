@@ -25,9 +25,10 @@ const eventRecorderName = "nodeslo-controller"
 //
 // The ConfigMap is read in its own namespace only (a Role, not a ClusterRole).
 // A deployment that changes --config-namespace must move this Role too.
-// The one ConfigMap is patched only to keep the record of a staged rollout
-// in its annotation (docs/rollout.md).
-// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,verbs=get;list;watch;update;patch
+// The one ConfigMap is patched (never updated) only to keep the record of a
+// staged rollout in its annotation (docs/rollout.md).
+// test/rbac checks these against the requests the code makes.
+// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,verbs=get;list;watch;patch
 
 // SetupWithManager adds both controllers to mgr. mgr's cache must have been
 // built with opts.CacheByObject() so that it holds the one ConfigMap only.
