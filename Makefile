@@ -61,7 +61,7 @@ FUZZTIME ?= 20s
 # configuration is shared by concurrent reconciles without locks, and the
 # concurrency tests only prove that under -race.
 .PHONY: test
-test: verify-generated verify-docs vet lint setup-envtest ## Run every test (unit, envtest, fuzz) with -race against a real kube-apiserver and etcd.
+test: verify-generated verify-docs vet lint setup-envtest kustomize ## Run every test (unit, envtest, fuzz) with -race against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		CGO_ENABLED=1 go test -race $$(go list ./... | grep -v /test/e2e) -count=1 -coverprofile cover.out
 	$(MAKE) --no-print-directory fuzz

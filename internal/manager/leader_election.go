@@ -35,7 +35,9 @@ type LeaderElectionTimings struct {
 
 // defaultLeaderElectionTimings returns controller-runtime's defaults.
 func defaultLeaderElectionTimings() LeaderElectionTimings {
-	return LeaderElectionTimings{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
+	return LeaderElectionTimings{
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+	}
 }
 
 // bindFlags registers one flag per timing on fs.

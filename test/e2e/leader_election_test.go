@@ -19,6 +19,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
@@ -35,7 +37,7 @@ const leaderTestNodes = 500
 const takeover = 90 * time.Second
 
 var _ = Describe("two managers with leader election", func() {
-	It("the non-leader writes nothing; the leader SIGKILLed mid-change is replaced and every NodeSLO ends correct", func() {
+	It("the non-leader writes nothing; the leader SIGKILLed mid-change is replaced; every NodeSLO ends correct", func() {
 		// The checks of this spec poll hundreds of NodeSLOs several times a
 		// second, as the administrator but through a client rather than
 		// kubectl, to time the takeover closely and keep the log readable.
@@ -142,10 +144,10 @@ var _ = Describe("two managers with leader election", func() {
 func setCPUBurstPercent(percent int) {
 	GinkgoHelper()
 	value := fmt.Sprintf(`{"clusterStrategy": {"policy": "auto", "cpuBurstPercent": %d}}`, percent)
-	cm := map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": configMapName, "namespace": namespace},
-		"data":     map[string]string{"cpu-burst-config": value},
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: configMapName, Namespace: namespace},
+		Data:       map[string]string{"cpu-burst-config": value},
 	}
 	_, err := kube.runWithInput(toJSON(cm),
 		"apply", "--server-side", "--force-conflicts", "--field-manager=leader-test", "-f", "-")
@@ -154,16 +156,16 @@ func setCPUBurstPercent(percent int) {
 
 // leaderTestNodeList is leaderTestNodes Nodes labelled leader-test=true, as one List.
 func leaderTestNodeList() string {
-	items := make([]any, leaderTestNodes)
-	for i := range items {
-		items[i] = map[string]any{
-			"apiVersion": "v1", "kind": "Node",
-			"metadata": map[string]any{
-				"name": fmt.Sprintf("leader-test-%03d", i), "labels": map[string]string{"leader-test": "true"},
+	list := &corev1.NodeList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
+	for i := range leaderTestNodes {
+		list.Items = append(list.Items, corev1.Node{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name: fmt.Sprintf("leader-test-%03d", i), Labels: map[string]string{"leader-test": "true"},
 			},
-		}
+		})
 	}
-	return toJSON(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	return toJSON(list)
 }
 
 // leaderTestSLOs returns the NodeSLOs of the leader-test Nodes.
