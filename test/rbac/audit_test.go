@@ -38,7 +38,7 @@ func (e auditEvent) permission() (p permission, ok bool) {
 	if e.ObjectRef.Subresource != "" {
 		resource += "/" + e.ObjectRef.Subresource
 	}
-	return permission{e.Verb, e.ObjectRef.APIGroup, resource, e.ObjectRef.Namespace}, true
+	return permission{e.Verb, e.ObjectRef.APIGroup, resource, e.ObjectRef.Namespace, e.ObjectRef.Name}, true
 }
 
 func (e auditEvent) String() string {

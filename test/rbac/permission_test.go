@@ -11,8 +11,11 @@ import (
 // permission is one verb on one resource: what a request needs and what a
 // rule grants. Namespace is where; "" is cluster-wide for a grant (a
 // ClusterRoleBinding), and cluster-scoped or every namespace for a request.
+// Name is the object's name: for a grant one of its resourceNames, "" for
+// any; for a list or watch, the name its metadata.name field selector asks
+// for (the apiserver authorises that against resourceNames too).
 type permission struct {
-	Verb, Group, Resource, Namespace string
+	Verb, Group, Resource, Namespace, Name string
 }
 
 func (p permission) String() string {
@@ -24,13 +27,17 @@ func (p permission) String() string {
 	if p.Namespace != "" {
 		where = "in namespace " + p.Namespace
 	}
-	return fmt.Sprintf("%s %s/%s %s", p.Verb, group, p.Resource, where)
+	name := ""
+	if p.Name != "" {
+		name = " named " + p.Name
+	}
+	return fmt.Sprintf("%s %s/%s%s %s", p.Verb, group, p.Resource, name, where)
 }
 
 // covers reports whether the grant g allows the request r.
 func (g permission) covers(r permission) bool {
 	return g.Verb == r.Verb && g.Group == r.Group && g.Resource == r.Resource &&
-		(g.Namespace == "" || g.Namespace == r.Namespace)
+		(g.Namespace == "" || g.Namespace == r.Namespace) && (g.Name == "" || g.Name == r.Name)
 }
 
 // grant is a permission and the role it comes from, for the messages.
@@ -41,8 +48,8 @@ type grant struct {
 
 // grantsOf returns every permission the bindings in the cluster give the
 // ServiceAccount namespace/name, rule by rule expanded into single verbs
-// and resources. Wildcards and resourceNames are returned as errors: the
-// comparison would not be exact with them, and the project uses neither.
+// resources and names. Wildcards and nonResourceURLs are returned as errors:
+// the comparison would not be exact with them, and the manager needs neither.
 func grantsOf(ctx context.Context, c client.Client, namespace, name string) ([]grant, error) {
 	bound := func(subjects []rbacv1.Subject) bool {
 		for _, s := range subjects {
@@ -56,9 +63,13 @@ func grantsOf(ctx context.Context, c client.Client, namespace, name string) ([]g
 	var errs []error
 	expand := func(role string, rules []rbacv1.PolicyRule, where string) {
 		for _, rule := range rules {
-			if len(rule.ResourceNames) > 0 || len(rule.NonResourceURLs) > 0 {
-				errs = append(errs, fmt.Errorf("%s: a rule with resourceNames or nonResourceURLs", role))
+			if len(rule.NonResourceURLs) > 0 {
+				errs = append(errs, fmt.Errorf("%s: a rule with nonResourceURLs", role))
 				continue
+			}
+			names := rule.ResourceNames
+			if len(names) == 0 {
+				names = []string{""}
 			}
 			for _, group := range rule.APIGroups {
 				for _, resource := range rule.Resources {
@@ -67,7 +78,9 @@ func grantsOf(ctx context.Context, c client.Client, namespace, name string) ([]g
 							errs = append(errs, fmt.Errorf("%s: a wildcard in %v", role, rule))
 							continue
 						}
-						grants = append(grants, grant{permission{verb, group, resource, where}, role})
+						for _, name := range names {
+							grants = append(grants, grant{permission{verb, group, resource, where, name}, role})
+						}
 					}
 				}
 			}

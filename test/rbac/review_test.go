@@ -37,9 +37,9 @@ const (
 // audit log, each with why the code needs it although no test reaches it.
 // Keep it short: every entry is a permission nobody saw used.
 var unexercised = map[permission]string{
-	{verbList, "", "nodes", ""}:                      listFallback,
-	{verbList, "slo.koordinator.sh", "nodeslos", ""}: listFallback,
-	{verbList, "", "configmaps", configNamespace}:    listFallback,
+	{verbList, "", "nodes", "", ""}:                           listFallback,
+	{verbList, "slo.koordinator.sh", "nodeslos", "", ""}:      listFallback,
+	{verbList, "", "configmaps", configNamespace, configName}: listFallback,
 }
 
 const verbList = "list"
