@@ -23,11 +23,15 @@ const eventRecorderName = "nodeslo-controller"
 // +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //
-// The ConfigMap is read in its own namespace only (a Role, not a ClusterRole).
-// A deployment that changes --config-namespace must move this Role too.
-// The one ConfigMap is patched only to keep the record of a staged rollout
-// in its annotation (docs/rollout.md).
-// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,verbs=get;list;watch;update;patch
+// The ConfigMap is read in its own namespace only (a Role, not a ClusterRole)
+// and by its name only: the cache lists and watches it with a metadata.name
+// field selector, which the apiserver authorises against resourceNames, so
+// the other ConfigMaps of Koordinator's namespace stay out of reach. A
+// deployment that changes --config-namespace or --slo-config-name must change
+// this Role too. The one ConfigMap is patched (never updated) only to keep
+// the record of a staged rollout in its annotation (docs/rollout.md).
+// test/rbac checks these against the requests the code makes.
+// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,resourceNames=slo-controller-config,verbs=get;list;watch;patch
 
 // SetupWithManager adds both controllers to mgr. mgr's cache must have been
 // built with opts.CacheByObject() so that it holds the one ConfigMap only.

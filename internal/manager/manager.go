@@ -20,6 +20,9 @@ import (
 // cache restricted to what the controllers read, and both controllers, all
 // set from opts. cmd/ and the tests both run what it returns.
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	if err := opts.LeaderElectionTimings.validate(); err != nil {
+		return nil, fmt.Errorf("leader election: %w", err)
+	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst
@@ -41,6 +44,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionID:              opts.LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &opts.LeaderElectionTimings.LeaseDuration,
+		RenewDeadline:                 &opts.LeaderElectionTimings.RenewDeadline,
+		RetryPeriod:                   &opts.LeaderElectionTimings.RetryPeriod,
 		Cache:                         cacheOptions(opts.Controllers),
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 		WebhookServer:                 opts.Webhook.server(opts.tlsOptions()),

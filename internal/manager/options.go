@@ -17,6 +17,9 @@ type Options struct {
 	LeaderElectionID       string
 	// LeaderElectionNamespace defaults to the namespace the pod runs in.
 	LeaderElectionNamespace string
+	// LeaderElectionTimings are the Lease's duration, renew deadline and
+	// retry period (leader_election.go says why the defaults).
+	LeaderElectionTimings LeaderElectionTimings
 
 	// PprofBindAddress serves net/http/pprof, off by default: profiles tell
 	// a lot about the process, so it is for local diagnosis (make bench
@@ -58,6 +61,7 @@ func DefaultOptions() Options {
 		HealthProbeBindAddress: ":8081",
 		PprofBindAddress:       "0",
 		LeaderElectionID:       "nodeslo-controller.slo.koordinator.sh",
+		LeaderElectionTimings:  defaultLeaderElectionTimings(),
 		KubeAPIQPS:             100,
 		KubeAPIBurst:           200,
 		Controllers:            controller.DefaultOptions(),
@@ -83,6 +87,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Name of the Lease used for leader election.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
 		"Namespace of the leader-election Lease (default: the pod's namespace).")
+	o.LeaderElectionTimings.bindFlags(fs)
 	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS,
 		"Requests per second the manager may send to the apiserver.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,

@@ -92,8 +92,7 @@ var _ = Describe("the manager SIGKILLed in the middle of a change", func() {
 		changed := time.Now()
 		Eventually(func() int { return state().Matching(to) }).WithTimeout(3 * time.Minute).
 			WithPolling(100 * time.Millisecond).Should(BeNumerically(">=", killFleetSize/5))
-		holder, err := leaseHolder()
-		Expect(err).NotTo(HaveOccurred())
+		holder := leaseHolder(Default, c)
 		By("SIGKILLing the manager")
 		manager.Kill()
 		killed := time.Now()
@@ -105,8 +104,8 @@ var _ = Describe("the manager SIGKILLed in the middle of a change", func() {
 		By("starting it again")
 		manager = startManager(binary, managerKubeconfig, slow...)
 		started := time.Now()
-		Eventually(leaseHolder).WithTimeout(2 * time.Minute).WithPolling(100 * time.Millisecond).
-			ShouldNot(Or(Equal(holder), BeEmpty()))
+		Eventually(func(g Gomega) string { return leaseHolder(g, c) }).WithTimeout(2 * time.Minute).
+			WithPolling(100 * time.Millisecond).ShouldNot(Or(Equal(holder), BeEmpty()))
 		leading := time.Now()
 		end := converged(to)
 		updates := waitProcessQuiet(manager)
@@ -167,11 +166,6 @@ func setConfig(ctx context.Context, c client.Client, data map[string]string) {
 	Expect(err).NotTo(HaveOccurred())
 	cm.Data = data
 	Expect(c.Update(ctx, cm)).To(Succeed())
-}
-
-// leaseHolder returns the identity holding the manager's Lease.
-func leaseHolder() (string, error) {
-	return kube.run("get", "lease", leaseName, "-n", namespace, "-o", "jsonpath={.spec.holderIdentity}")
 }
 
 // waitProcessQuiet waits until the manager has run no NodeSLO reconcile

@@ -23,10 +23,12 @@ type managerProcess struct {
 }
 
 // startManager runs the manager with the flags of the Deployment (leader
-// election on, HTTPS metrics) on free loopback ports, then the extra flags.
+// election on with the deployed Lease timings, HTTPS metrics) on free
+// loopback ports, then the extra flags.
 func startManager(binary, kubeconfig string, extra ...string) *managerProcess {
 	GinkgoHelper()
-	return startManagerWithArgs(binary, kubeconfig, append([]string{"--leader-elect"}, extra...))
+	args := append(append([]string{"--leader-elect"}, deployedLeaseArgs()...), extra...)
+	return startManagerWithArgs(binary, kubeconfig, args)
 }
 
 // startManagerWithArgs runs the manager with args, followed by what a pod
