@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -92,25 +92,13 @@ var _ = AfterSuite(func() {
 // startManager builds the manager as cmd/ does, starts it and returns a
 // function that stops it and waits until it released its Lease.
 func startManager() func() {
-	opts := manager.DefaultOptions()
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
+	opts := managertest.Options()
 	opts.LeaderElection = true
 	opts.LeaderElectionNamespace = systemNamespace
-	opts.SkipControllerNameValidation = true
-	mgr, err := manager.New(managerConfig, opts)
+	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
 	return func() {
-		cancel()
-		<-done
+		Expect(running.Stop()).To(Succeed())
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -92,29 +92,17 @@ var _ = AfterSuite(func() {
 // waits until the webhook answers and returns a function that stops it.
 func startManager() func() {
 	install := testEnv.WebhookInstallOptions
-	opts := manager.DefaultOptions()
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
-	opts.SkipControllerNameValidation = true
+	opts := managertest.Options()
 	opts.Webhook.Enable = true
 	opts.Webhook.Host = install.LocalServingHost
 	opts.Webhook.Port = install.LocalServingPort
 	opts.Webhook.CertDir = install.LocalServingCertDir
-	mgr, err := manager.New(managerConfig, opts)
+	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	Eventually(func() error { return mgr.GetWebhookServer().StartedChecker()(nil) }).
+	Eventually(func() error { return running.Manager.GetWebhookServer().StartedChecker()(nil) }).
 		WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 	return func() {
-		cancel()
-		<-done
+		Expect(running.Stop()).To(Succeed())
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/test/faults"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
@@ -100,22 +101,13 @@ func startManager(tune func(*manager.Options)) *faults.WriteLog {
 	writes := &faults.WriteLog{}
 	cfg := rest.CopyConfig(managerConfig)
 	cfg.Wrap(writes.Wrap)
-	opts := manager.DefaultOptions()
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
-	opts.SkipControllerNameValidation = true
+	opts := managertest.Options()
 	if tune != nil {
 		tune(&opts)
 	}
-	mgr, err := manager.New(cfg, opts)
+	running, err := managertest.Start(cfg, opts)
 	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(time.Minute).Should(Receive(Not(HaveOccurred())))
-	})
+	DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })
 	return writes
 }
 

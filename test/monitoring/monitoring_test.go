@@ -5,11 +5,9 @@
 package monitoring
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,7 +31,8 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	sloapi "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 func TestMonitoring(t *testing.T) {
@@ -221,13 +220,6 @@ func alertQueries() []query {
 	return out
 }
 
-func freeAddress() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { Expect(l.Close()).To(Succeed()) }()
-	return l.Addr().String()
-}
-
 func getMetrics(g Gomega, addr string) string {
 	resp, err := http.Get("http://" + addr + "/metrics") //nolint:noctx // polled by Eventually
 	g.Expect(err).NotTo(HaveOccurred())
@@ -251,7 +243,7 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		By("a ConfigMap with an invalid key and a Node, so that every metric has been used")
-		opts := manager.DefaultOptions()
+		opts := managertest.Options()
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: opts.Controllers.ConfigNamespace}}
 		Expect(c.Create(ctx, ns)).To(Succeed())
 		Expect(c.Create(ctx, &corev1.ConfigMap{
@@ -264,20 +256,14 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "monitoring-1"}})).To(Succeed())
 
 		By("the manager as deployed: leader election on, metrics served")
-		opts.MetricsBindAddress = freeAddress()
+		opts.MetricsBindAddress, err = localcluster.FreeLocalAddress()
+		Expect(err).NotTo(HaveOccurred())
 		opts.SecureMetrics = false
-		opts.HealthProbeBindAddress = "0"
 		opts.LeaderElection = true
 		opts.LeaderElectionNamespace = ns.Name
-		mgr, err := manager.New(cfg, opts)
+		running, err := managertest.Start(cfg, opts)
 		Expect(err).NotTo(HaveOccurred())
-		mgrCtx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- mgr.Start(mgrCtx) }()
-		DeferCleanup(func() {
-			cancel()
-			Eventually(done, 30*time.Second).Should(Receive(Not(HaveOccurred())))
-		})
+		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })
 
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, types.NamespacedName{Name: "monitoring-1"}, &sloapi.NodeSLO{})).To(Succeed())

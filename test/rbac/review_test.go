@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
@@ -202,25 +202,13 @@ func startManager(cfg *rest.Config) (string, func()) {
 	GinkgoHelper()
 	metricsAddr, err := localcluster.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
-	opts := manager.DefaultOptions()
+	opts := managertest.Options()
 	opts.MetricsBindAddress = metricsAddr
-	opts.HealthProbeBindAddress = "0"
 	opts.LeaderElection = true
 	opts.LeaderElectionNamespace = systemNamespace
-	opts.SkipControllerNameValidation = true
-	mgr, err := manager.New(cfg, opts)
+	running, err := managertest.Start(cfg, opts)
 	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	stop := sync.OnceFunc(func() {
-		cancel()
-		<-done
-	})
+	stop := func() { Expect(running.Stop()).To(Succeed()) }
 	DeferCleanup(stop)
 	return metricsAddr, stop
 }
