@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -177,7 +178,7 @@ func stringValues(raw map[string]json.RawMessage) (map[string]string, error) {
 		return nil, nil
 	}
 	data := make(map[string]string, len(raw))
-	for _, key := range sortedKeys(raw) {
+	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		var s string
 		if err := json.Unmarshal(raw[key], &s); err != nil {
 			return nil, fmt.Errorf("data key %q: the value is %s, not a string: write the JSON document as a block scalar "+
@@ -194,7 +195,7 @@ func binaryValues(raw map[string]json.RawMessage) (map[string][]byte, error) {
 		return nil, nil
 	}
 	data := make(map[string][]byte, len(raw))
-	for _, key := range sortedKeys(raw) {
+	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		var b []byte
 		if err := json.Unmarshal(raw[key], &b); err != nil {
 			return nil, fmt.Errorf("binaryData key %q: the value must be a base64 string", clip(key))
@@ -202,15 +203,6 @@ func binaryValues(raw map[string]json.RawMessage) (map[string][]byte, error) {
 		data[key] = b
 	}
 	return data, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // jsonKind names the kind of a JSON value for a message.

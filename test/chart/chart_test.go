@@ -6,6 +6,7 @@ package chart
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,12 +30,12 @@ func assertSameObjects(t *testing.T, chartObjs, configObjs []*unstructured.Unstr
 	// config/ creates the namespace; a chart does not own its release's
 	// namespace (`helm install --create-namespace` creates it).
 	delete(config, "Namespace/"+releaseNamespace)
-	for _, key := range sortedKeys(chart) {
+	for _, key := range slices.Sorted(maps.Keys(chart)) {
 		if _, ok := config[key]; !ok {
 			t.Errorf("%s: rendered by the chart, not by config/", key)
 		}
 	}
-	for _, key := range sortedKeys(config) {
+	for _, key := range slices.Sorted(maps.Keys(config)) {
 		chartObj, ok := chart[key]
 		if !ok {
 			t.Errorf("%s: in config/, not rendered by the chart", key)
@@ -123,7 +124,7 @@ func TestWithoutWebhookNothingOfTheWebhookIsRendered(t *testing.T) {
 			t.Errorf("%s: not rendered with the webhook on", key)
 		}
 	}
-	for _, key := range sortedKeys(with) {
+	for _, key := range slices.Sorted(maps.Keys(with)) {
 		_, kept := without[key]
 		if slices.Contains(webhookObjects, key) {
 			if kept {
@@ -320,7 +321,7 @@ func deployment(t *testing.T, objs map[string]*unstructured.Unstructured) *unstr
 	t.Helper()
 	d, ok := objs["Deployment/koordinator-system/nodeslo-controller-controller-manager"]
 	if !ok {
-		t.Fatalf("no Deployment nodeslo-controller-controller-manager among %v", sortedKeys(objs))
+		t.Fatalf("no Deployment nodeslo-controller-controller-manager among %v", slices.Sorted(maps.Keys(objs)))
 	}
 	return d
 }

@@ -3,7 +3,9 @@ package chart
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 )
 
 // diff lists, path by path, where the chart's value (a) differs from
@@ -21,7 +23,7 @@ func diff(path string, a, b any) []string {
 			keys[k] = true
 		}
 		out := make([]string, 0, len(keys))
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			out = append(out, diff(join(path, k), mapA[k], mapB[k])...)
 		}
 		return out

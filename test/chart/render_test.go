@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -140,16 +139,6 @@ func byKey(t *testing.T, source string, objs []*unstructured.Unstructured) map[s
 		out[key] = obj
 	}
 	return out
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // helmTemplateError renders the chart expecting a failure; it returns the
