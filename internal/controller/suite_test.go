@@ -103,15 +103,22 @@ func startManager() func() {
 }
 
 // writeCounter counts, on the manager's HTTP transport, the requests that
-// would change a NodeSLO, per NodeSLO name: what the apiserver was asked,
-// not what the code under test says it did.
+// changed a NodeSLO, per NodeSLO name: what the apiserver did, not what the
+// code under test says it did.
 type writeCounter struct {
 	mu     sync.Mutex
 	byName map[string]int
 }
 
+// wrap counts the NodeSLO write requests the apiserver carried out. A
+// request it refused (a conflict or AlreadyExists after the cache lagged
+// behind, retried with a fresh read) changed nothing and is not counted.
 func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if err != nil || resp.StatusCode >= http.StatusMultipleChoices {
+			return resp, err
+		}
 		if name, ok := nodeSLOWrite(req); ok {
 			w.mu.Lock()
 			if w.byName == nil {
@@ -120,7 +127,7 @@ func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 			w.byName[name]++
 			w.mu.Unlock()
 		}
-		return rt.RoundTrip(req)
+		return resp, err
 	})
 }
 
