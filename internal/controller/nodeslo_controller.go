@@ -249,9 +249,10 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged, re
 	maxConcurrent int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeslo").
-		For(&slov1alpha1.NodeSLO{}, builder.WithPredicates(nodeSLOSpecChanged(), r.own.notEcho())).
+		For(&slov1alpha1.NodeSLO{},
+			builder.WithPredicates(configurationLoaded(r.store), nodeSLOSpecChanged(), r.own.notEcho())).
 		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},
-			builder.OnlyMetadata, builder.WithPredicates(nodeInputsChanged())).
+			builder.OnlyMetadata, builder.WithPredicates(configurationLoaded(r.store), nodeInputsChanged())).
 		WatchesRawSource(source.Channel(configChanged, handler.EnqueueRequestsFromMapFunc(r.everyNode))).
 		WatchesRawSource(source.Channel(reached, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).

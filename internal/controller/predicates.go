@@ -3,6 +3,7 @@ package controller
 import (
 	"maps"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -37,4 +38,12 @@ func nodeInputsChanged() predicate.Predicate {
 // of the controller's own writes are dropped by ownWrites.
 func nodeSLOSpecChanged() predicate.Predicate {
 	return predicate.GenerationChangedPredicate{}
+}
+
+// configurationLoaded drops Node and NodeSLO events while no configuration
+// has been loaded: such a reconcile could only skip, and the first load
+// asks for every Node and every orphaned NodeSLO anyway (everyNode), so
+// that a start-up costs one reconcile per node, not two.
+func configurationLoaded(store *Store) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(client.Object) bool { return store.Current() != nil })
 }

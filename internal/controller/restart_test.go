@@ -41,11 +41,15 @@ var _ = Describe("A restarted manager", Serial, func() {
 			Should(haveField("10G", "systemStrategy", "totalNetworkBandwidth"))
 		waitUntilQuiet()
 		before := allResourceVersions(ctx)
+		reconciled := reconciles()
 
 		restart(ctx, func() {})
 
 		Consistently(writes.Total).WithTimeout(consistently).Should(BeZero())
 		Expect(allResourceVersions(ctx)).To(Equal(before))
+		// One reconcile per node: none before the configuration is loaded
+		// (they could only skip), one for each after it.
+		Expect(reconciles()-reconciled).To(BeEquivalentTo(len(before)), "reconciles for %d NodeSLOs", len(before))
 	})
 
 	It("a key broken while it was down: NodeSLOs keep that section, new nodes get the default", func(ctx SpecContext) {
