@@ -170,14 +170,11 @@ func nodeNames(ctx context.Context, c client.Client) ([]string, error) {
 // or the manager exits on its own.
 func runManager(ctx context.Context, s settings, c client.Client, kubeconfig string,
 	nodes []string, started time.Time, extraArgs []string) error {
-	probeAddr, err := localcluster.FreeLocalAddress()
+	addrs, err := localcluster.FreeLocalAddresses(2)
 	if err != nil {
 		return err
 	}
-	metricsAddr, err := localcluster.FreeLocalAddress()
-	if err != nil {
-		return err
-	}
+	probeAddr, metricsAddr := addrs[0], addrs[1]
 	// Plain-HTTP metrics on loopback and no leader election: a developer's
 	// loop, not a deployment (make deploy runs it hardened).
 	args := append([]string{

@@ -35,13 +35,9 @@ type managerProcess struct {
 
 // startManager runs binary with the regime's rate limit and workers.
 func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess, error) {
-	var addrs [3]string
-	for i := range addrs {
-		a, err := localcluster.FreeLocalAddress()
-		if err != nil {
-			return nil, err
-		}
-		addrs[i] = a
+	addrs, err := localcluster.FreeLocalAddresses(3)
+	if err != nil {
+		return nil, err
 	}
 	log, err := os.Create(logPath)
 	if err != nil {

@@ -36,10 +36,9 @@ func startManager(binary, kubeconfig string, extra ...string) *managerProcess {
 // probes and metrics, and the Lease's namespace, which in a pod is its own.
 func startManagerWithArgs(binary, kubeconfig string, args []string) *managerProcess {
 	GinkgoHelper()
-	probeAddr, err := localcluster.FreeLocalAddress()
+	addrs, err := localcluster.FreeLocalAddresses(2)
 	Expect(err).NotTo(HaveOccurred())
-	metricsAddr, err := localcluster.FreeLocalAddress()
-	Expect(err).NotTo(HaveOccurred())
+	probeAddr, metricsAddr := addrs[0], addrs[1]
 	cmd := exec.Command(binary, append(slices.Clone(args),
 		"--leader-election-namespace="+namespace,
 		"--health-probe-bind-address="+probeAddr,
