@@ -43,7 +43,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
 		waitUntilQuiet()
 		before := resourceVersions(ctx, node.Name)
-		writesBefore, noops := writes.To(node.Name), reconcilesOf(controller.OpNoop)
+		writesBefore, noops := writes.Succeeded(node.Name), reconcilesOf(controller.OpNoop)
 
 		// A label change reconciles the node; no strategy selects on it.
 		node.Labels["pool"] = "b"
@@ -51,7 +51,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 
 		Eventually(func() float64 { return reconcilesOf(controller.OpNoop) }).
 			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", noops))
-		Consistently(func() int { return writes.To(node.Name) }).WithTimeout(consistently).Should(Equal(writesBefore))
+		Consistently(func() int { return writes.Succeeded(node.Name) }).WithTimeout(consistently).Should(Equal(writesBefore))
 		Expect(resourceVersions(ctx, node.Name)).To(Equal(before))
 	})
 
@@ -76,7 +76,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		// Its delete event reconciles the name once more: neither exists, nothing is created.
 		Consistently(func() error { return getNodeSLO(ctx, name, &slov1alpha1.NodeSLO{}) }).
 			WithTimeout(consistently).Should(Satisfy(apierrors.IsNotFound))
-		Expect(writes.To(name)).To(Equal(1), "one delete, nothing else")
+		Expect(writes.Succeeded(name)).To(Equal(1), "one delete, nothing else")
 	})
 
 	It("puts back a NodeSLO edited by hand", func(ctx SpecContext) {
@@ -110,7 +110,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
 			Should(haveField("1G", "systemStrategy", "totalNetworkBandwidth"))
 		waitUntilQuiet()
-		before := writes.To(node.Name)
+		before := writes.Succeeded(node.Name)
 
 		noops := reconcilesOf(controller.OpNoop)
 
@@ -123,6 +123,6 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 
 		Eventually(func() float64 { return reconcilesOf(controller.OpNoop) }).
 			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", noops))
-		Consistently(func() int { return writes.To(node.Name) }).WithTimeout(consistently).Should(Equal(before))
+		Consistently(func() int { return writes.Succeeded(node.Name) }).WithTimeout(consistently).Should(Equal(before))
 	})
 })

@@ -111,7 +111,7 @@ func (f fleet) split(names []string) (canaries, others int) {
 func (f fleet) writesTo() int {
 	n := 0
 	for _, name := range f.names {
-		n += writes.To(name)
+		n += writes.Succeeded(name)
 	}
 	return n
 }
@@ -220,7 +220,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(rec.Steps).To(Equal(rolloutSteps))
 		waitUntilQuiet()
 		for _, n := range f.names {
-			Expect(writes.To(n)).To(Equal(1), "node %s written once", n)
+			Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
 		}
 		Expect(writes.Total()).To(Equal(rolloutNodes), "no NodeSLO but the pending ones written")
 
@@ -320,7 +320,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 					want = 1
 				}
 			}
-			Expect(writes.To(n)).To(Equal(want), "node %s", n)
+			Expect(writes.Succeeded(n)).To(Equal(want), "node %s", n)
 		}
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -26,8 +27,8 @@ import (
 // kube-apiserver and etcd, as a ServiceAccount bound only to the RBAC
 // manifests in config/rbac, with leader election on.
 const (
-	configNamespace = "koordinator-system"
-	configName      = "slo-controller-config"
+	configNamespace = sloconfig.DefaultConfigMapNamespace
+	configName      = sloconfig.DefaultConfigMapName
 	// systemNamespace is the namespace the un-kustomized manifests in
 	// config/rbac name ("system"); the manager's Lease lives there too.
 	systemNamespace = "system"
@@ -40,7 +41,7 @@ var (
 	k8sClient client.Client
 	// managerConfig impersonates the ServiceAccount and counts NodeSLO writes.
 	managerConfig *rest.Config
-	writes        = &writeCounter{}
+	writes        = &localcluster.WriteLog{}
 	reads         = &readLog{}
 	stopManager   func()
 )
@@ -74,7 +75,7 @@ var _ = BeforeSuite(func() {
 		},
 	}.Create(context.Background(), k8sClient, adminConfig)
 	Expect(err).NotTo(HaveOccurred())
-	managerConfig.Wrap(writes.wrap)
+	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
 
 	stopManager = startManager()
@@ -100,78 +101,6 @@ func startManager() func() {
 	return func() {
 		Expect(running.Stop()).To(Succeed())
 	}
-}
-
-// writeCounter counts, on the manager's HTTP transport, the requests that
-// changed a NodeSLO, per NodeSLO name: what the apiserver did, not what the
-// code under test says it did.
-type writeCounter struct {
-	mu     sync.Mutex
-	byName map[string]int
-}
-
-// wrap counts the NodeSLO write requests the apiserver carried out. A
-// request it refused (a conflict or AlreadyExists after the cache lagged
-// behind, retried with a fresh read) changed nothing and is not counted.
-func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		resp, err := rt.RoundTrip(req)
-		if err != nil || resp.StatusCode >= http.StatusMultipleChoices {
-			return resp, err
-		}
-		if name, ok := nodeSLOWrite(req); ok {
-			w.mu.Lock()
-			if w.byName == nil {
-				w.byName = map[string]int{}
-			}
-			w.byName[name]++
-			w.mu.Unlock()
-		}
-		return resp, err
-	})
-}
-
-// nodeSLOWrite reports whether req writes a NodeSLO and which one ("" for a create).
-func nodeSLOWrite(req *http.Request) (string, bool) {
-	switch req.Method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-	default:
-		return "", false
-	}
-	const prefix = "/apis/slo.koordinator.sh/v1alpha1/nodeslos"
-	tail, ok := strings.CutPrefix(req.URL.Path, prefix)
-	if !ok {
-		return "", false
-	}
-	name, _, _ := strings.Cut(strings.TrimPrefix(tail, "/"), "/")
-	if req.Method == http.MethodPost {
-		name = "" // the name is in the body
-	}
-	return name, true
-}
-
-// Total returns the number of NodeSLO writes since the counter was created or reset.
-func (w *writeCounter) Total() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for _, c := range w.byName {
-		n += c
-	}
-	return n
-}
-
-// To returns the number of updates and deletes of the NodeSLO name.
-func (w *writeCounter) To(name string) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.byName[name]
-}
-
-func (w *writeCounter) Reset() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.byName = nil
 }
 
 // readLog records the manager's reads of Nodes and ConfigMaps, to show what

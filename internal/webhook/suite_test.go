@@ -17,6 +17,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -27,8 +28,8 @@ import (
 // deployed), pointing it at the manager's webhook server with a serving
 // certificate of its own.
 const (
-	configNamespace = "koordinator-system"
-	configName      = "slo-controller-config"
+	configNamespace = sloconfig.DefaultConfigMapNamespace
+	configName      = sloconfig.DefaultConfigMapName
 	systemNamespace = "system"
 	serviceAccount  = "controller-manager"
 )

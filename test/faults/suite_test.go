@@ -22,6 +22,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/faults"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
@@ -32,8 +33,8 @@ import (
 // manager's log (thousands of lines).
 const (
 	fleetSize       = 500
-	configNamespace = "koordinator-system"
-	configName      = "slo-controller-config"
+	configNamespace = sloconfig.DefaultConfigMapNamespace
+	configName      = sloconfig.DefaultConfigMapName
 	// converge bounds every wait for the NodeSLOs; the figures are printed,
 	// never asserted.
 	converge = 3 * time.Minute
@@ -96,9 +97,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // election: a manager that loses its lease exits by design, which is the
 // subject of the process tests in test/e2e), changed by tune. It returns
 // the log of its NodeSLO writes; the manager stops when the test ends.
-func startManager(tune func(*manager.Options)) *faults.WriteLog {
+func startManager(tune func(*manager.Options)) *localcluster.WriteLog {
 	GinkgoHelper()
-	writes := &faults.WriteLog{}
+	writes := &localcluster.WriteLog{}
 	cfg := rest.CopyConfig(managerConfig)
 	cfg.Wrap(writes.Wrap)
 	opts := managertest.Options()
@@ -167,7 +168,7 @@ func waitConverged(ctx context.Context, want faults.Specs) (faults.State, time.T
 
 // waitQuiet waits until the manager has sent no NodeSLO write for a
 // second, so that its counts are final and a late write would show.
-func waitQuiet(writes *faults.WriteLog) {
+func waitQuiet(writes *localcluster.WriteLog) {
 	GinkgoHelper()
 	last, since := -1, time.Now()
 	Eventually(func() bool {
@@ -182,7 +183,9 @@ func waitQuiet(writes *faults.WriteLog) {
 // convergedAndQuiet waits until the NodeSLOs are the wanted ones and the
 // manager stopped writing, checks they still are, and returns them with
 // the time they were first seen so.
-func convergedAndQuiet(ctx context.Context, writes *faults.WriteLog, want faults.Specs) (faults.State, time.Time) {
+func convergedAndQuiet(
+	ctx context.Context, writes *localcluster.WriteLog, want faults.Specs,
+) (faults.State, time.Time) {
 	GinkgoHelper()
 	_, converged := waitConverged(ctx, want)
 	waitQuiet(writes)

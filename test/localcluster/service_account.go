@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -54,8 +55,11 @@ func (sa ServiceAccount) Create(ctx context.Context, c client.Client, admin *res
 		}
 	}
 	impersonating := rest.CopyConfig(admin)
-	impersonating.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + sa.Namespace + ":" + sa.Name,
-	}
+	impersonating.Impersonate = rest.ImpersonationConfig{UserName: sa.UserName()}
 	return impersonating, nil
+}
+
+// UserName is how the apiserver (and its audit log) names the account.
+func (sa ServiceAccount) UserName() string {
+	return serviceaccount.MakeUsername(sa.Namespace, sa.Name)
 }

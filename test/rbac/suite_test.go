@@ -19,6 +19,7 @@ import (
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,19 +29,21 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 const (
-	configNamespace = "koordinator-system"
-	configName      = "slo-controller-config"
+	configNamespace = sloconfig.DefaultConfigMapNamespace
+	configName      = sloconfig.DefaultConfigMapName
 	// systemNamespace is the namespace the un-kustomized manifests in
 	// config/rbac name ("system"); the manager's Lease lives there too.
 	systemNamespace = "system"
 	serviceAccount  = "controller-manager"
-	// managerUser is how the apiserver (and its audit log) names the manager.
-	managerUser = "system:serviceaccount:" + systemNamespace + ":" + serviceAccount
 )
+
+// managerUser is how the apiserver (and its audit log) names the manager.
+var managerUser = serviceaccount.MakeUsername(systemNamespace, serviceAccount)
 
 // root is the repository, for config/.
 var root = filepath.Join("..", "..")

@@ -1,4 +1,4 @@
-package faults
+package localcluster
 
 import (
 	"net/http"
@@ -9,7 +9,8 @@ import (
 // WriteLog counts, on a client's HTTP transport, the requests that write a
 // NodeSLO (create, update, patch, delete) by NodeSLO name and outcome: what
 // the apiserver was asked and answered, not what the code under test says
-// it did.
+// it did. A refused request (a conflict after the cache lagged, retried with
+// a fresh read) changed nothing and is not a successful write.
 type WriteLog struct {
 	mu        sync.Mutex
 	succeeded map[string]int
@@ -68,6 +69,12 @@ func (w *WriteLog) Succeeded(name string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.succeeded[name]
+}
+
+// Total returns the successful writes of every NodeSLO.
+func (w *WriteLog) Total() int {
+	succeeded, _, _ := w.Totals()
+	return succeeded
 }
 
 // Totals returns the successful writes, the conflicts (409) and the
