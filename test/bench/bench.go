@@ -109,7 +109,7 @@ func (b *bench) deleteNodeSLOs(ctx context.Context) error {
 		return fmt.Errorf("deleting NodeSLOs: %w", err)
 	}
 	// A collection delete removes the items one by one: allow 50 a second.
-	return b.observer.wait(ctx, reached, b.timeout(regime{qps: 150}))
+	return b.observer.wait(ctx, reached, b.timeout(regime{qps: 150}), nil)
 }
 
 // timeout bounds a phase: three times what writing every node at the

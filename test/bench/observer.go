@@ -13,6 +13,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // observer watches NodeSLOs through one informer and says when the stored
@@ -131,11 +132,19 @@ func (o *observer) progress() string {
 	return fmt.Sprintf("%d of %d NodeSLOs as wanted, %d stored", o.matched, len(o.want), len(o.stored))
 }
 
-// wait blocks until reached is closed, failing after timeout.
-func (o *observer) wait(ctx context.Context, reached <-chan struct{}, timeout time.Duration) error {
+// wait blocks until reached is closed, failing after timeout, or at once
+// when writer (the process doing the writes; nil for the floor) exits.
+func (o *observer) wait(ctx context.Context, reached <-chan struct{}, timeout time.Duration,
+	writer *localcluster.Process) error {
+	var exited <-chan struct{}
+	if writer != nil {
+		exited = writer.Exited()
+	}
 	select {
 	case <-reached:
 		return nil
+	case <-exited:
+		return fmt.Errorf("the writer exited before it was reached: %v (%s)", writer.Err(), o.progress())
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(timeout):

@@ -76,7 +76,7 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]float64, err
 		if err := f.write(ctx, names, step.want); err != nil {
 			return nil, err
 		}
-		if err := b.observer.wait(ctx, reached, b.timeout(r)); err != nil {
+		if err := b.observer.wait(ctx, reached, b.timeout(r), nil); err != nil {
 			return nil, fmt.Errorf("floor %s: %w", step.phase, err)
 		}
 		out[step.phase] = time.Since(start).Seconds()
@@ -186,8 +186,8 @@ func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, phase 
 	cpuBefore float64, start time.Time, reached <-chan struct{}, expectedWrites int) (phaseResult, error) {
 	var seconds float64
 	if reached != nil {
-		if err := b.observer.wait(ctx, reached, b.timeout(r)); err != nil {
-			return phaseResult{}, fmt.Errorf("manager %s: %w", phase, err)
+		if err := b.observer.wait(ctx, reached, b.timeout(r), m.Process); err != nil {
+			return phaseResult{}, fmt.Errorf("manager %s: %w (log in %s)", phase, err, m.log.Name())
 		}
 		seconds = time.Since(start).Seconds()
 	}
