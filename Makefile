@@ -40,7 +40,7 @@ verify-generated: controller-gen ## Fail if `make manifests generate` would chan
 	@hack/verify-generated.sh "$(MAKE)" $(GENERATED)
 
 .PHONY: verify-docs
-verify-docs: ## Fail if a reference to docs/behaviour.md or docs/nodeslo-api.md does not resolve.
+verify-docs: ## Fail if a link or reference to a Markdown page (README, docs/, runbook_url) does not resolve.
 	@hack/check-doc-links.sh
 
 .PHONY: fmt

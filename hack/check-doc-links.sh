@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# check-doc-links.sh: every reference in the repository to the documentation
-# pages docs/behaviour.md and docs/nodeslo-api.md must name a file that
-# exists in the repository and, when it names a section, a heading of that
-# file. This script's own mentions are checked too.
+# check-doc-links.sh: every reference in the repository to a Markdown page
+# (the README, docs/*.md, any other *.md) must name a file that exists in the
+# repository and, when it names a section, a heading of that file. Links to
+# this repository on GitHub (https://github.com/nodeslo/nodeslo-controller/blob/main/PATH,
+# as the alerts' runbook_url and the dashboard use) are checked as PATH.
 #
 #   bash hack/check-doc-links.sh     # exit 0: all resolve; 1: a list of what does not
 #   bash hack/check-doc-links.sh -v  # also list every reference found
@@ -12,10 +13,11 @@
 #     the file's directory, as GitHub and editors resolve it;
 #   - any other mention (Go comments, prose, link-free Markdown text):
 #     a path relative to the repository root, e.g. docs/behaviour.md;
+#   - a link to "#anchor" alone points into the same Markdown file;
 #   - "#anchor" after the file name must be the GitHub anchor of one of its
 #     headings (lower case, punctuation dropped, spaces turned into dashes);
 #   - ', "Heading"' right after a bare file name must be one of its headings.
-# URLs (http:// and https://) are not checked. Files are those git tracks or
+# Other URLs (http:// and https://) are not checked. Files are those git tracks or
 # would track (untracked files not ignored), so new files count before a commit.
 set -euo pipefail
 
@@ -44,10 +46,12 @@ anchors() {
 
 # references FILE: one line per reference: line, kind (link|bare), target, heading.
 references() {
-	awk -v md="$([[ $1 == *.md ]] && echo 1 || echo 0)" '
-		BEGIN { OFS = "\t"; names = "(behaviour|nodeslo-api)[.]md" }
+	awk -v md="$([[ $1 == *.md ]] && echo 1 || echo 0)" -v self="$(basename "$1")" '
+		BEGIN { OFS = "\t"; names = "[A-Za-z0-9_-]+[.]md" }
 		{
 			line = $0
+			# This repository on GitHub: the path after the prefix, from the root.
+			gsub(/https:\/\/github[.]com\/nodeslo\/nodeslo-controller\/blob\/main\//, "@ROOT@/", line)
 			gsub(/https?:\/\/[^ \t)>"`]*/, "", line)
 			if (md) {
 				# Markdown links: check targets naming our pages, then drop every
@@ -59,7 +63,9 @@ references() {
 					rest = substr(rest, RSTART + RLENGTH)
 					target = link; sub(/^\[[^]]*\]\(/, "", target); sub(/\)$/, "", target)
 					sub(/[ \t]+"[^"]*"$/, "", target) # a link title
-					if (target ~ names) print FNR, "link", target, ""
+					if (target ~ "^@ROOT@/") { sub(/^@ROOT@/, "", target); print FNR, "bare", target, "" }
+					else if (target ~ names) print FNR, "link", target, ""
+					else if (target ~ /^#/) print FNR, "link", self target, ""
 				}
 				line = line rest
 			}
@@ -101,7 +107,7 @@ fail() {
 
 while IFS= read -r -d '' file; do
 	[[ -f $file ]] || continue
-	grep -IqE '(behaviour|nodeslo-api)\.md' "$file" || continue
+	grep -IqE '[A-Za-z0-9_-]\.md' "$file" || continue
 	while IFS=$'\t' read -r line kind target heading; do
 		checked=$((checked + 1))
 		path=${target%%#*}
@@ -138,7 +144,7 @@ while IFS= read -r -d '' file; do
 done < <(git ls-files -z --cached --others --exclude-standard)
 
 if ((errors > 0)); then
-	echo "check-doc-links: $errors of $checked references to docs/behaviour.md or docs/nodeslo-api.md do not resolve" >&2
+	echo "check-doc-links: $errors of $checked references to Markdown pages do not resolve" >&2
 	exit 1
 fi
-echo "check-doc-links: all $checked references to docs/behaviour.md and docs/nodeslo-api.md resolve"
+echo "check-doc-links: all $checked references to Markdown pages resolve"
