@@ -9,12 +9,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/nodeslo/nodeslo-controller/test/flags"
 )
 
 // off is how a false boolean flag reads.
@@ -275,34 +276,33 @@ func TestLeaderElection(t *testing.T) {
 	}
 }
 
-// notValues are the flags of the README's table that the chart does not set,
-// and why.
+// notValues are the flags of the flag table (docs/deploy.md) that the chart
+// does not set, and why.
 var notValues = map[string]string{
-	"--webhook-host": "in a pod the webhook server binds every interface, the flag's default",
+	"--webhook-host":              "in a pod the webhook server binds every interface, the flag's default",
+	"--kubeconfig":                "in a pod the manager uses the in-cluster configuration",
+	"--enable-http2":              "off, the safe default (HTTP/2 rapid-reset); manager.extraArgs turns it on",
+	"--leader-election-id":        "the alert and the chart's leader-election Role name the default Lease",
+	"--leader-election-namespace": "the pod's namespace, where the chart's leader-election Role is",
+	"--zap-devel":                 "logging flags go through manager.extraArgs",
+	"--zap-encoder":               "logging flags go through manager.extraArgs",
+	"--zap-log-level":             "logging flags go through manager.extraArgs",
+	"--zap-stacktrace-level":      "logging flags go through manager.extraArgs",
+	"--zap-time-encoding":         "logging flags go through manager.extraArgs",
 }
 
-func TestEveryFlagOfTheReadmeIsAValue(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+func TestEveryFlagOfTheTableIsAValue(t *testing.T) {
+	rows, err := flags.ReadTable(root)
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, table, found := strings.Cut(string(readme), "\n### Flags\n")
-	if !found {
-		t.Fatal("README.md has no ### Flags section")
-	}
-	table, _, _ = strings.Cut(table, "\n#")
-	readmeFlags := regexp.MustCompile("(?m)^\\| `(--[a-z0-9-]+)`").FindAllStringSubmatch(table, -1)
-	if len(readmeFlags) < 10 {
-		t.Fatalf("found only %d flags in README.md's ### Flags table", len(readmeFlags))
 	}
 	// Every optional flag is set, so that all of them are rendered.
 	args := managerArgs(t, byKey(t, "the chart", helmTemplate(t, "manager.pprofBindAddress=:6060",
 		"leaderElection.leaseDuration=30s", "leaderElection.renewDeadline=20s", "leaderElection.retryPeriod=4s")))
-	for _, match := range readmeFlags {
-		name := match[1]
-		rendered := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, name+"=") })
-		if _, skipped := notValues[name]; !rendered && !skipped {
-			t.Errorf("README.md's flag %s is not a value of the chart (or listed in notValues with a reason)", name)
+	for _, row := range rows {
+		rendered := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, row.Name+"=") })
+		if _, skipped := notValues[row.Name]; !rendered && !skipped {
+			t.Errorf("%s's flag %s is not a value of the chart (or listed in notValues with a reason)", flags.Page, row.Name)
 		}
 	}
 }
