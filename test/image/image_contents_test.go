@@ -49,10 +49,14 @@ var _ = Describe("the image", func() {
 		exported := filepath.Join(GinkgoT().TempDir(), "rootfs.tar")
 		Expect(podman.output(exported, "export", id)).To(Succeed())
 		files, manager := readRootFS(exported)
+		var found []string
 		for _, shell := range shells {
-			Expect(files).NotTo(HaveKey(shell), "a shell in the image")
+			if _, ok := files[shell]; ok {
+				found = append(found, "/"+shell)
+			}
 		}
-		Expect(files).To(HaveKeyWithValue("etc/passwd", BeTrue()))
+		Expect(found).To(BeEmpty(), "shells in the image")
+		Expect(files["etc/passwd"]).To(BeTrue(), "no /etc/passwd in the image")
 		Expect(manager).NotTo(BeEmpty(), "no /manager in the image")
 
 		By("reading /manager's ELF headers: no interpreter, no shared libraries")
