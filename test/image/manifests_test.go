@@ -124,7 +124,9 @@ func (m manifests) certificate(secretName string) (dnsNames []string) {
 // but cert-manager's (it has no cert-manager; the suite makes the serving
 // certificate itself), with the webhook configuration calling the
 // container on loopback (hook) instead of through its Service.
-func (m manifests) forAPIServer(hook func(*admissionregistrationv1.ValidatingWebhookConfiguration)) []*unstructured.Unstructured {
+func (m manifests) forAPIServer(
+	hook func(*admissionregistrationv1.ValidatingWebhookConfiguration),
+) []*unstructured.Unstructured {
 	GinkgoHelper()
 	var out []*unstructured.Unstructured
 	for _, obj := range m.objects {

@@ -140,12 +140,13 @@ func volumeNamed(volumes []corev1.Volume, name string) corev1.Volume {
 func mustBeNonRootUser(d *appsv1.Deployment, imageUser string) {
 	GinkgoHelper()
 	spec := d.Spec.Template.Spec
-	nonRoot := spec.SecurityContext != nil && spec.SecurityContext.RunAsNonRoot != nil && *spec.SecurityContext.RunAsNonRoot
+	pod := spec.SecurityContext
+	nonRoot := pod != nil && pod.RunAsNonRoot != nil && *pod.RunAsNonRoot
 	if c := spec.Containers[0].SecurityContext; c != nil && c.RunAsNonRoot != nil {
 		nonRoot = *c.RunAsNonRoot
 	}
 	Expect(nonRoot).To(BeTrue(), "the Deployment does not ask for runAsNonRoot")
-	if spec.SecurityContext.RunAsUser != nil || spec.Containers[0].SecurityContext.RunAsUser != nil {
+	if (pod != nil && pod.RunAsUser != nil) || spec.Containers[0].SecurityContext.RunAsUser != nil {
 		return
 	}
 	user, _, _ := strings.Cut(imageUser, ":")

@@ -23,8 +23,8 @@ import (
 // tls.crt and tls.key in a directory, signed by a CA of its own that goes
 // into the webhook configuration's caBundle (cert-manager's CA injector).
 type servingCert struct {
-	dir    string
-	caPEM  []byte
+	dir   string
+	caPEM []byte
 }
 
 // newServingCert signs a certificate for the Certificate's DNS names and for

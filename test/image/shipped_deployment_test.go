@@ -121,7 +121,8 @@ func describeShippedDeployment(name string, render func() manifests) bool {
 			Expect(status).To(Equal(401), "no token: %s", body)
 		})
 
-		It("stops on SIGTERM with exit 0 within terminationGracePeriodSeconds; a second container takes the Lease at once", func() {
+		It("stops on SIGTERM with exit 0 within terminationGracePeriodSeconds; "+
+			"a second container takes the Lease at once", func() {
 			grace := time.Duration(*s.deployment.Spec.Template.Spec.TerminationGracePeriodSeconds) * time.Second
 			lease := s.options.LeaderElectionID
 			Expect(s.leaseHolder(lease)).To(HavePrefix(s.running.name+"_"), "the first container leads")
