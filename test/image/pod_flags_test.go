@@ -142,11 +142,12 @@ func mustBeNonRootUser(d *appsv1.Deployment, imageUser string) {
 	spec := d.Spec.Template.Spec
 	pod := spec.SecurityContext
 	nonRoot := pod != nil && pod.RunAsNonRoot != nil && *pod.RunAsNonRoot
-	if c := spec.Containers[0].SecurityContext; c != nil && c.RunAsNonRoot != nil {
+	c := spec.Containers[0].SecurityContext
+	if c != nil && c.RunAsNonRoot != nil {
 		nonRoot = *c.RunAsNonRoot
 	}
 	Expect(nonRoot).To(BeTrue(), "the Deployment does not ask for runAsNonRoot")
-	if (pod != nil && pod.RunAsUser != nil) || spec.Containers[0].SecurityContext.RunAsUser != nil {
+	if (pod != nil && pod.RunAsUser != nil) || (c != nil && c.RunAsUser != nil) {
 		return
 	}
 	user, _, _ := strings.Cut(imageUser, ":")
