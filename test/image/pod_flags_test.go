@@ -42,7 +42,7 @@ func podmanFlags(d *appsv1.Deployment, host podHost) (flags, args []string) {
 
 	// The kubelet's part. Host networking only because the control plane
 	// listens on loopback; the manager's ports are its own.
-	flags = []string{"--network=host", "--hostname=" + d.Name + "-pod"}
+	flags = []string{"--network=host"}
 
 	// securityContext: the pod's and the container's.
 	pod := spec.SecurityContext
