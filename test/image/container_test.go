@@ -46,7 +46,9 @@ func (c *container) running() bool {
 func (c *container) waitReady(url string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
-		g.Expect(c.running()).To(BeTrue(), "container %s exited; its logs follow the spec", c.name)
+		if !c.running() {
+			StopTrying(fmt.Sprintf("container %s exited; its logs follow the spec", c.name)).Now()
+		}
 		g.Expect(httpStatus(url)).To(Equal(200), "GET %s", url)
 	}).WithTimeout(converge).WithPolling(100 * time.Millisecond).Should(Succeed())
 	printFigure("container %s: start to ready (%s) %v", c.name, url, time.Since(c.started).Round(time.Millisecond))
