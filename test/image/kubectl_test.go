@@ -40,6 +40,9 @@ func (k *kubectl) runWithInput(stdin string, args ...string) (string, error) {
 	if len(shown) > 2000 {
 		shown = fmt.Sprintf("(%d bytes)\n", len(shown))
 	}
+	if shown != "" && !strings.HasSuffix(shown, "\n") {
+		shown += "\n" // a jsonpath value, so that the next line starts on its own
+	}
 	GinkgoWriter.Printf("$ kubectl %s\n%s%s", strings.Join(args, " "), shown, stderr.String())
 	if err != nil {
 		return stdout.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
