@@ -1,0 +1,201 @@
+//go:build image
+
+package image
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// namespace is where both renderings put the manager (Koordinator's).
+const namespace = "koordinator-system"
+
+// manifests is one rendering of the project's deployment: kustomize's
+// config/default or the chart's templates.
+type manifests struct {
+	// source names the rendering in messages ("config/default", "dist/chart").
+	source  string
+	objects []*unstructured.Unstructured
+}
+
+// renderKustomize is `kustomize build config/default`, as `make deploy` applies.
+func renderKustomize() manifests {
+	GinkgoHelper()
+	return manifests{source: "config/default", objects: decodeAll(mustExec(root,
+		filepath.Join(root, "bin", "kustomize"), "build", "config/default"))}
+}
+
+// renderChart is `helm template` of dist/chart with its default values.
+func renderChart() manifests {
+	GinkgoHelper()
+	home := GinkgoT().TempDir()
+	cmd := exec.Command(filepath.Join(root, "bin", "helm"), "template", "nodeslo", "dist/chart", "-n", namespace)
+	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + home, "HELM_CONFIG_HOME=" + home, "HELM_DATA_HOME=" + home}
+	cmd.Dir = root
+	return manifests{source: "dist/chart", objects: decodeAll(mustOutput(cmd))}
+}
+
+func mustExec(dir, binary string, args ...string) []byte {
+	GinkgoHelper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	return mustOutput(cmd)
+}
+
+func mustOutput(cmd *exec.Cmd) []byte {
+	GinkgoHelper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	Expect(cmd.Run()).To(Succeed(), "%s: %s", strings.Join(cmd.Args, " "), stderr.String())
+	return stdout.Bytes()
+}
+
+func decodeAll(stream []byte) []*unstructured.Unstructured {
+	GinkgoHelper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(stream), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		obj := &unstructured.Unstructured{}
+		err := dec.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if len(obj.Object) > 0 {
+			out = append(out, obj)
+		}
+	}
+}
+
+// one returns the single object of kind (and name, if given), converted.
+func one[T any](m manifests, kind, name string) *T {
+	GinkgoHelper()
+	var found []*unstructured.Unstructured
+	for _, obj := range m.objects {
+		if obj.GetKind() == kind && (name == "" || obj.GetName() == name) {
+			found = append(found, obj)
+		}
+	}
+	Expect(found).To(HaveLen(1), "%s: want exactly one %s %q", m.source, kind, name)
+	out := new(T)
+	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(found[0].Object, out)).To(Succeed())
+	return out
+}
+
+// deployment is the manager's Deployment of the rendering.
+func (m manifests) deployment() *appsv1.Deployment {
+	GinkgoHelper()
+	return one[appsv1.Deployment](m, "Deployment", "")
+}
+
+// certificate finds the cert-manager Certificate that writes secretName:
+// its DNS names go into the stand-in certificate.
+func (m manifests) certificate(secretName string) (dnsNames []string) {
+	GinkgoHelper()
+	for _, obj := range m.objects {
+		if obj.GetKind() != "Certificate" {
+			continue
+		}
+		if s, _, _ := unstructured.NestedString(obj.Object, "spec", "secretName"); s == secretName {
+			names, _, err := unstructured.NestedStringSlice(obj.Object, "spec", "dnsNames")
+			Expect(err).NotTo(HaveOccurred())
+			return names
+		}
+	}
+	Fail(fmt.Sprintf("%s: no Certificate writes Secret %q, which the Deployment mounts", m.source, secretName))
+	return nil
+}
+
+// forAPIServer returns what the local control plane can hold: every object
+// but cert-manager's (it has no cert-manager; the suite makes the serving
+// certificate itself), with the webhook configuration calling the
+// container on loopback (hook) instead of through its Service.
+func (m manifests) forAPIServer(
+	hook func(*admissionregistrationv1.ValidatingWebhookConfiguration),
+) []*unstructured.Unstructured {
+	GinkgoHelper()
+	var out []*unstructured.Unstructured
+	for _, obj := range m.objects {
+		switch {
+		case obj.GroupVersionKind().Group == "cert-manager.io":
+			continue
+		case obj.GetKind() == "ValidatingWebhookConfiguration":
+			var cfg admissionregistrationv1.ValidatingWebhookConfiguration
+			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &cfg)).To(Succeed())
+			hook(&cfg)
+			converted, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&cfg)
+			Expect(err).NotTo(HaveOccurred())
+			obj = &unstructured.Unstructured{Object: converted}
+			obj.SetAPIVersion("admissionregistration.k8s.io/v1")
+			obj.SetKind("ValidatingWebhookConfiguration")
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
+// serviceTarget resolves what a webhook's Service reference reaches: the
+// Service's port (443 unless given) to its targetPort, a number or the
+// name of one of the container's ports, as kube-proxy and the endpoints
+// controller would. The suite then calls that port on loopback.
+func (m manifests) serviceTarget(ref *admissionregistrationv1.ServiceReference, container corev1.Container) int32 {
+	GinkgoHelper()
+	svc := one[corev1.Service](m, "Service", ref.Name)
+	Expect(svc.Namespace).To(Equal(ref.Namespace), "%s: the webhook's Service namespace", m.source)
+	port := int32(443)
+	if ref.Port != nil {
+		port = *ref.Port
+	}
+	for _, p := range svc.Spec.Ports {
+		if p.Port != port {
+			continue
+		}
+		if p.TargetPort.IntVal != 0 {
+			return p.TargetPort.IntVal
+		}
+		if p.TargetPort.StrVal == "" {
+			return port // no targetPort: the Service's own port
+		}
+		return containerPort(container, p.TargetPort.StrVal)
+	}
+	Fail(fmt.Sprintf("%s: Service %s has no port %d for the webhook", m.source, ref.Name, port))
+	return 0
+}
+
+// containerPort resolves a probe's or a Service's port: a number, or the
+// name of one of the container's ports.
+func containerPort(c corev1.Container, port string) int32 {
+	GinkgoHelper()
+	for _, p := range c.Ports {
+		if p.Name == port || fmt.Sprint(p.ContainerPort) == port {
+			return p.ContainerPort
+		}
+	}
+	Fail(fmt.Sprintf("container %s has no port %q", c.Name, port))
+	return 0
+}
+
+// toList wraps objects in a v1 List for one kubectl apply.
+func toList(objs []*unstructured.Unstructured) *unstructured.UnstructuredList {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion("v1")
+	list.SetKind("List")
+	for _, o := range objs {
+		list.Items = append(list.Items, *o)
+	}
+	return list
+}
