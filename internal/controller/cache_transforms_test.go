@@ -2,8 +2,10 @@ package controller
 
 import (
 	"maps"
+	"runtime"
 	"strings"
 	"testing"
+	"unique"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +79,11 @@ func TestKeepNodeResolveInputsLeavesTombstonesAlone(t *testing.T) {
 // Two nodes with the same labels hold one copy of each label string.
 func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
 	transform := keepNodeResolveInputs()
+	// Canonical strings live while a handle to them does: hold one, so that a
+	// garbage collection between the two transforms cannot drop them.
+	pool, batch := unique.Make("pool"), unique.Make("batch")
+	defer runtime.KeepAlive(pool)
+	defer runtime.KeepAlive(batch)
 	a, b := nodeMetadata(nil), nodeMetadata(nil)
 	// Equal strings in distinct memory, as two decoded objects have them.
 	b.Labels = map[string]string{strings.Clone("pool"): strings.Clone("batch")}
