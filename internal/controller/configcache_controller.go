@@ -65,10 +65,12 @@ type ConfigCacheReconciler struct {
 	client    client.Client
 	// reached carries the nodes a rollout step reached to the NodeSLO controller.
 	reached chan<- event.GenericEvent
-	rollout rollout.Memory
+	// rolloutMemory is what the last rollout plan left for the next.
+	rolloutMemory rollout.Memory
 	// released is set when the NodeSLO controller wrote a node the gate
-	// held (its inputs changed); every reconcile takes it, and one that
-	// took it plans the rollout again even on the echo of its own write.
+	// held (its inputs changed); every reconcile that read the ConfigMap
+	// takes it, and one that took it plans the rollout again even on the
+	// echo of its own record write.
 	released atomic.Bool
 }
 
@@ -109,21 +111,21 @@ const (
 // rollout, persists the rollout's record and publishes the configuration
 // with the rollout's gate.
 func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
-	heldNodeWritten := r.released.Swap(false)
 	read, err := r.read(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	heldNodeWritten := r.released.Swap(false)
 	switch r.skipReason(read, heldNodeWritten, time.Now()) {
 	case skipUnchanged:
 		return ctrl.Result{}, nil
 	case skipOwnRecordWrite:
-		return requeueAt(r.rollout.NextAt()), nil
+		return requeueAt(r.rolloutMemory.NextAt()), nil
 	}
 	cfg := r.load(ctx, read)
 	plan, err := r.planRollout(ctx, read, cfg.cfg)
 	if err != nil {
-		r.publish(ctx, read, cfg, r.rollout.Ungated())
+		r.publish(ctx, read, cfg, r.rolloutMemory.Ungated())
 		return ctrl.Result{}, err
 	}
 	plan, persistErr := r.persistRecord(ctx, read.cm, plan)
@@ -176,9 +178,9 @@ func (r *ConfigCacheReconciler) skipReason(read configMapRead, heldNodeWritten b
 	switch {
 	case r.store.Current() == nil:
 		return ""
-	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rollout.HoldsNodes():
+	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rolloutMemory.HoldsNodes():
 		return skipUnchanged
-	case read.rolloutRelevant && !heldNodeWritten && r.rollout.Echo(read.version, now):
+	case read.rolloutRelevant && !heldNodeWritten && r.rolloutMemory.Echo(read.version, now):
 		return skipOwnRecordWrite
 	}
 	return ""
@@ -232,7 +234,7 @@ func (r *ConfigCacheReconciler) planRollout(
 		}
 		in.Nodes = nodes
 	}
-	plan := r.rollout.Plan(in)
+	plan := r.rolloutMemory.Plan(in)
 	if plan.RecordProblem != nil {
 		logf.FromContext(ctx).Info("Cannot read the rollout record; starting the rollout again",
 			"error", plan.RecordProblem.Error())
@@ -244,7 +246,7 @@ func (r *ConfigCacheReconciler) planRollout(
 // what the plan did, and has the NodeSLO controller reconcile what changed:
 // every node when the configuration changed, else the nodes the plan released.
 func (r *ConfigCacheReconciler) publish(ctx context.Context, read configMapRead, cfg loaded, plan rollout.Plan) {
-	r.rollout = plan.Memory()
+	r.rolloutMemory = plan.Memory()
 	r.store.Publish(cfg.cfg, plan.Gate)
 	if plan.Figures != nil {
 		plan.Figures.Export()
