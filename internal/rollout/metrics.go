@@ -16,30 +16,25 @@ const (
 )
 
 var (
-	pendingGauge = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: MetricPending,
-		Help: "Nodes a staged rollout still holds on their stored NodeSLO (0 without a rollout).",
-	})
-	reachedGauge = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: MetricReached,
-		Help: "Nodes pending when the rollout in progress started that it has reached.",
-	})
-	stepGauge = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: MetricStep,
-		Help: "Steps the rollout in progress has taken, the canary step included.",
-	})
-	inProgressGauge = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: MetricInProgress,
-		Help: "1 while a staged rollout has pending nodes (paused or not), else 0.",
-	})
+	pendingGauge = newGauge(MetricPending,
+		"Nodes a staged rollout still holds on their stored NodeSLO (0 without a rollout).")
+	reachedGauge = newGauge(MetricReached,
+		"Nodes pending when the rollout in progress started that it has reached.")
+	stepGauge = newGauge(MetricStep,
+		"Steps the rollout in progress has taken, the canary step included.")
+	inProgressGauge = newGauge(MetricInProgress,
+		"1 while a staged rollout has pending nodes (paused or not), else 0.")
 	// pausedGauge tells a rollout paused on purpose (or by an invalid
 	// rollout key) from one whose steps stopped landing: two alerts, two
 	// different actions.
-	pausedGauge = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: MetricPaused,
-		Help: "1 while a staged rollout with pending nodes is paused (\"paused\": true, or its key invalid), else 0.",
-	})
+	pausedGauge = newGauge(MetricPaused,
+		"1 while a staged rollout with pending nodes is paused (\"paused\": true, or its key invalid), else 0.")
 )
+
+// newGauge is a gauge without labels.
+func newGauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
 
 func init() {
 	metrics.Registry.MustRegister(pendingGauge, reachedGauge, stepGauge, inProgressGauge, pausedGauge)
