@@ -288,12 +288,12 @@ func (e configEvent) note() string {
 // one about data keys probably meant for this controller but not read (a
 // misspelt key, a key under binaryData), then per key one listing every
 // error and one listing every warning.
-func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rollout sloconfig.RolloutLoad) []configEvent {
+func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey sloconfig.RolloutLoad) []configEvent {
 	var out []configEvent
 	if msgs := sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData); len(msgs) > 0 {
 		out = append(out, configEvent{ReasonConfigWarning, "Check keys", msgs, ""})
 	}
-	for _, k := range sloconfig.ReportByKey(cfg, rollout) {
+	for _, k := range sloconfig.ReportByKey(cfg, rolloutKey) {
 		action := "Load " + string(k.Key)
 		if len(k.Errors) > 0 {
 			out = append(out, configEvent{ReasonInvalidConfig, action, k.Errors, k.Consequence})

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -20,21 +21,24 @@ type inputChange struct {
 	data   map[string]string
 }
 
-// byPoolLabel is a configuration under which the "pool" label decides the spec.
-var byPoolLabel = map[string]string{string(sloconfig.KeySystem): `{"clusterStrategy": {"minFreeKbytesFactor": 100},
-	"nodeStrategies": [{"nodeSelector": {"matchLabels": {"pool": "b"}}, "minFreeKbytesFactor": 150}]}`}
+// tierLabel is the label byTierLabel selects on.
+const tierLabel = "tier"
+
+// byTierLabel is a configuration under which the tier label decides the spec.
+var byTierLabel = map[string]string{string(sloconfig.KeySystem): `{"clusterStrategy": {"minFreeKbytesFactor": 100},
+	"nodeStrategies": [{"nodeSelector": {"matchLabels": {"tier": "b"}}, "minFreeKbytesFactor": 150}]}`}
 
 // fieldChanges has one change per field of sloconfig.Node that is an input,
 // annotationChanges one per input annotation. A field or annotation added
 // without a case here fails the test below.
 var (
 	fieldChanges = map[string]inputChange{
-		"Labels": {func(n *sloconfig.Node) { n.Labels = map[string]string{"pool": "b"} }, byPoolLabel},
+		"Labels": {func(n *sloconfig.Node) { n.Labels = map[string]string{tierLabel: "b"} }, byTierLabel},
 		// "Annotations" is checked one input annotation at a time.
 	}
 	annotationChanges = map[string]inputChange{
 		sloconfig.NetworkBandwidthAnnotation: {func(n *sloconfig.Node) {
-			n.Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: "25G"}
+			n.Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G"}
 		}, nil},
 	}
 	// notInputs are the fields of sloconfig.Node that name a node rather
@@ -68,8 +72,8 @@ func TestEveryNodeInputReachesEveryConsumer(t *testing.T) {
 		cases["annotation "+a] = c
 	}
 	for name, c := range cases {
-		base := sloconfig.Node{Name: "n1", Labels: map[string]string{"pool": "a"}}
-		changed := sloconfig.Node{Name: "n1", Labels: map[string]string{"pool": "a"}}
+		base := sloconfig.Node{Name: "n1", Labels: map[string]string{tierLabel: "a"}}
+		changed := sloconfig.Node{Name: "n1", Labels: map[string]string{tierLabel: "a"}}
 		c.change(&changed)
 		t.Run(name, func(t *testing.T) { checkInputConsumers(t, base, changed, c.data) })
 	}
@@ -78,13 +82,8 @@ func TestEveryNodeInputReachesEveryConsumer(t *testing.T) {
 func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[string]string) {
 	asObject := func(n sloconfig.Node) *metav1.PartialObjectMetadata {
 		annotations := map[string]string{"unrelated": "x"}
-		for k, v := range n.Annotations {
-			annotations[k] = v
-		}
-		labels := map[string]string{}
-		for k, v := range n.Labels {
-			labels[k] = v
-		}
+		maps.Copy(annotations, n.Annotations)
+		labels := maps.Clone(n.Labels)
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 			Name: n.Name, Labels: labels, Annotations: annotations,
 		}}
@@ -111,9 +110,7 @@ func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[st
 	// A paused rollout holds every pending node; the node with the input
 	// changed is no longer the node held.
 	withRollout := map[string]string{string(sloconfig.KeyRollout): `{"paused": true}`}
-	for k, v := range data {
-		withRollout[k] = v
-	}
+	maps.Copy(withRollout, data)
 	plan := rollout.Memory{}.Plan(rollout.PlanInput{
 		Rollout: sloconfig.LoadRollout(withRollout),
 		Config:  sloconfig.Load(withRollout, nil),

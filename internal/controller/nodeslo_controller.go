@@ -196,7 +196,8 @@ func (r *NodeSLOReconciler) warnNode(node *metav1.PartialObjectMetadata, warning
 		byReason[w.Reason] = append(byReason[w.Reason], w.Message)
 	}
 	for _, reason := range reasons {
-		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, reason, "Resolve", "%s", sloconfig.EventNote(byReason[reason], ""))
+		note := sloconfig.EventNote(byReason[reason], "")
+		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, reason, "Resolve", "%s", note)
 	}
 }
 

@@ -108,7 +108,9 @@ func newNodeResolver(cfg *sloconfig.Config) *nodeResolver {
 	for i := range memos {
 		memos[i] = map[string]sloconfig.Resolution{}
 	}
-	return &nodeResolver{cfg: cfg, labelKeys: cfg.SelectorLabelKeys(), annotations: sloconfig.InputAnnotations(), memos: memos}
+	return &nodeResolver{
+		cfg: cfg, labelKeys: cfg.SelectorLabelKeys(), annotations: sloconfig.InputAnnotations(), memos: memos,
+	}
 }
 
 // resolveAll resolves nodes into out; a Config may be resolved from many

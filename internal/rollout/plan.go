@@ -123,7 +123,10 @@ func (m Memory) Plan(in PlanInput) Plan {
 		memory:        mem,
 		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
 	}
-	if value := d.Record.Encode(); (d.RecordChanged || recordProblem != nil) && !(in.HasRecord && in.Record == value) {
+	// A record to persist is written unless the annotation holds it already.
+	value := d.Record.Encode()
+	stored := in.HasRecord && in.Record == value
+	if (d.RecordChanged || recordProblem != nil) && !stored {
 		p.RecordChange = &RecordChange{Value: value}
 	}
 	return p

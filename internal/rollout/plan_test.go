@@ -12,8 +12,9 @@ import (
 // planFleet is three nodes whose stored NodeSLO (empty) differs from what
 // the defaults resolve, so that all three are pending.
 func planFleet() []Observed {
-	var out []Observed
-	for _, name := range []string{"a", "b", "c"} {
+	names := []string{"a", "b", "c"}
+	out := make([]Observed, 0, len(names))
+	for _, name := range names {
 		out = append(out, Observed{
 			Node:   sloconfig.Node{Name: name, Labels: map[string]string{"pool": "web"}},
 			Stored: &slov1alpha1.NodeSLOSpec{}, Generation: 1,
@@ -27,7 +28,9 @@ func planInput(key string, nodes []Observed) PlanInput {
 	if key != "" {
 		data[string(sloconfig.KeyRollout)] = key
 	}
-	return PlanInput{Rollout: sloconfig.LoadRollout(data), Config: sloconfig.Load(data, nil), Nodes: nodes, Now: time.Now()}
+	return PlanInput{
+		Rollout: sloconfig.LoadRollout(data), Config: sloconfig.Load(data, nil), Nodes: nodes, Now: time.Now(),
+	}
 }
 
 // A paused rollout holds every pending node, persists a new record first,
