@@ -11,40 +11,19 @@ import (
 )
 
 // keepNodeResolveInputs returns the Node cache's transform. It trims a Node
-// to what the controller reads: name, UID and resourceVersion (for Events),
-// the labels and the bandwidth annotation (for resolving; see
-// docs/behaviour.md, "Triggers"). ManagedFields and the other annotations,
+// to what the controller reads: name, UID and resourceVersion (for Events)
+// and what the node contributes to its NodeSLO (sloconfig.TrimToInputs,
+// which also interns the labels). ManagedFields and the other annotations,
 // which on a real node are larger than all of that, are dropped. Nodes are
 // cached as metadata only, so there is no status to drop.
-//
-// The labels' keys and values are interned: across a cluster's nodes they
-// are mostly the same few strings (zone, instance type, pool), which the
-// decoder would otherwise allocate once per node. They are replaced in the
-// decoded map itself (assigning to a string key present stores the new key
-// too), so that no second map is allocated.
-//
-// It must stay in step with nodeInputsChanged, which compares the same two
-// inputs, and with every read of a Node in this package.
 func keepNodeResolveInputs() toolscache.TransformFunc {
-	strs := &internPool[string, string]{}
 	return func(in any) (any, error) {
 		obj, err := meta.Accessor(in)
 		if err != nil {
 			return in, nil //nolint:nilerr // not an object (a tombstone): nothing to trim
 		}
 		obj.SetManagedFields(nil)
-		annotations := obj.GetAnnotations()
-		bandwidth, ok := annotations[sloconfig.NetworkBandwidthAnnotation]
-		switch {
-		case !ok && annotations != nil:
-			obj.SetAnnotations(nil)
-		case ok && len(annotations) > 1:
-			obj.SetAnnotations(map[string]string{sloconfig.NetworkBandwidthAnnotation: bandwidth})
-		}
-		labels := obj.GetLabels()
-		for k, v := range labels {
-			labels[strs.intern(k, k)] = strs.intern(v, v)
-		}
+		sloconfig.TrimToInputs(obj)
 		return in, nil
 	}
 }

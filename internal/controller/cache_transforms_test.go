@@ -2,8 +2,10 @@ package controller
 
 import (
 	"maps"
+	"runtime"
 	"strings"
 	"testing"
+	"unique"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,10 +15,13 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// poolLabel is the label the test nodes carry.
+const poolLabel = "pool"
+
 func nodeMetadata(annotations map[string]string) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: "n1", UID: "uid-1", ResourceVersion: "42",
-		Labels:        map[string]string{"pool": "batch"},
+		Labels:        map[string]string{poolLabel: "batch"},
 		Annotations:   annotations,
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}},
 	}}
@@ -55,7 +60,7 @@ func TestKeepNodeResolveInputs(t *testing.T) {
 				}
 			}
 			// What the reconciler and the Events read is all still there.
-			if node.Name != "n1" || node.UID != "uid-1" || node.ResourceVersion != "42" || node.Labels["pool"] != "batch" {
+			if node.Name != "n1" || node.UID != "uid-1" || node.ResourceVersion != "42" || node.Labels[poolLabel] != "batch" {
 				t.Errorf("an input was dropped: %+v", node.ObjectMeta)
 			}
 		})
@@ -77,9 +82,14 @@ func TestKeepNodeResolveInputsLeavesTombstonesAlone(t *testing.T) {
 // Two nodes with the same labels hold one copy of each label string.
 func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
 	transform := keepNodeResolveInputs()
+	// Canonical strings live while a handle to them does: hold one, so that a
+	// garbage collection between the two transforms cannot drop them.
+	pool, batch := unique.Make(poolLabel), unique.Make("batch")
+	defer runtime.KeepAlive(pool)
+	defer runtime.KeepAlive(batch)
 	a, b := nodeMetadata(nil), nodeMetadata(nil)
 	// Equal strings in distinct memory, as two decoded objects have them.
-	b.Labels = map[string]string{strings.Clone("pool"): strings.Clone("batch")}
+	b.Labels = map[string]string{strings.Clone(poolLabel): strings.Clone("batch")}
 	for _, n := range []*metav1.PartialObjectMetadata{a, b} {
 		if _, err := transform(n); err != nil {
 			t.Fatal(err)
@@ -88,7 +98,7 @@ func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
 	if !maps.Equal(a.Labels, b.Labels) {
 		t.Fatalf("labels changed: %v, %v", a.Labels, b.Labels)
 	}
-	if unsafe.StringData(a.Labels["pool"]) != unsafe.StringData(b.Labels["pool"]) {
+	if unsafe.StringData(a.Labels[poolLabel]) != unsafe.StringData(b.Labels[poolLabel]) {
 		t.Error("the two nodes hold separate copies of the label value")
 	}
 	keyOf := func(m map[string]string) *byte {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -38,7 +39,8 @@ const (
 // ConfigCacheReconciler is the config-cache controller: it loads the
 // slo-controller-config ConfigMap, publishes the result in the Store and,
 // when the effective configuration changed, signals the NodeSLO controller
-// to reconcile every node.
+// to reconcile every node. When the ConfigMap asks for a staged rollout it
+// publishes, with the configuration, the gate internal/rollout plans.
 //
 // It runs with one worker and reconciles one name, so its fields need no lock.
 type ConfigCacheReconciler struct {
@@ -63,95 +65,96 @@ type ConfigCacheReconciler struct {
 	client    client.Client
 	// reached carries the nodes a rollout step reached to the NodeSLO controller.
 	reached chan<- event.GenericEvent
-	rollout rolloutMemory
+	// rolloutMemory is what the last rollout plan left for the next.
+	rolloutMemory rollout.Memory
 	// released is set when the NodeSLO controller wrote a node the gate
-	// held (its inputs changed): the next reconcile decides again.
+	// held (its inputs changed); every reconcile that read the ConfigMap
+	// takes it, and one that took it plans the rollout again even on the
+	// echo of its own record write.
 	released atomic.Bool
 }
 
-// Reconcile loads the ConfigMap (absent = all defaults) and publishes it,
-// with the gate of a staged rollout when the ConfigMap asks for one.
-func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
+// configMapRead is the ConfigMap as one reconcile read it.
+type configMapRead struct {
+	cm *corev1.ConfigMap
+	// exists is false when there is no ConfigMap (cm is then empty).
+	exists bool
+	// version is its resourceVersion ("" when it does not exist).
+	version string
+	// rolloutRelevant: cm asks for a staged rollout or carries its record
+	// (rollout.Relevant); cm was then read past the cache.
+	rolloutRelevant bool
+	// rollout is cm's rollout key, parsed once for the whole reconcile.
+	rollout sloconfig.RolloutLoad
+}
 
-	cm, exists, err := r.readConfigMap(ctx, r.reader)
+// loaded is the configuration a reconcile publishes.
+type loaded struct {
+	cfg *sloconfig.Config
+	// changed: its fingerprint differs from the one in force before.
+	changed bool
+}
+
+// skip names why a reconcile has nothing to do ("": it has work).
+type skip string
+
+const (
+	// skipUnchanged: the ConfigMap loaded last, without a rollout or a gate
+	// to release (a periodic resync).
+	skipUnchanged skip = "unchanged ConfigMap"
+	// skipOwnRecordWrite: the watch event of our own record write, with no
+	// step due yet and no held node written since.
+	skipOwnRecordWrite skip = "own rollout record write"
+)
+
+// Reconcile reads the ConfigMap, loads it (absent = all defaults), plans the
+// rollout, persists the rollout's record and publishes the configuration
+// with the rollout's gate.
+func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
+	read, err := r.read(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	relevant := exists && rolloutRelevant(cm)
-	if relevant {
-		// The rollout record must not come from a cache that may not have
-		// seen our last write yet: a stale record could repeat a step.
-		if cm, exists, err = r.readConfigMap(ctx, r.apiReader); err != nil {
-			return ctrl.Result{}, err
-		}
-		relevant = exists && rolloutRelevant(cm)
-	}
-	version := ""
-	if exists {
-		version = cm.ResourceVersion
-	}
-	old := r.store.Current()
-	if old != nil && version == r.loadedVersion && !relevant && r.rollout.gate == nil {
+	heldNodeWritten := r.released.Swap(false)
+	switch r.skipReason(read, heldNodeWritten, time.Now()) {
+	case skipUnchanged:
 		return ctrl.Result{}, nil
+	case skipOwnRecordWrite:
+		return requeueAt(r.rolloutMemory.NextAt()), nil
 	}
-	if old != nil && relevant && !r.released.Swap(false) && r.rollout.echo(version, time.Now()) {
-		return requeueAt(r.rollout.nextAt), nil
+	cfg := r.load(ctx, read)
+	plan, err := r.planRollout(ctx, read, cfg.cfg)
+	if err != nil {
+		r.publish(ctx, read, cfg, r.rolloutMemory.Ungated())
+		return ctrl.Result{}, err
 	}
+	plan, persistErr := r.persistRecord(ctx, read.cm, plan)
+	r.publish(ctx, read, cfg, plan)
+	if persistErr != nil {
+		return ctrl.Result{}, persistErr
+	}
+	return requeueAt(plan.NextAt), nil
+}
 
-	cfg, changed := old, false
-	if old == nil || version != r.loadedVersion {
-		// A deleted ConfigMap means defaults, whatever was in force before:
-		// the result depends on the cluster as it is, not on history.
-		var data map[string]string
-		base := old
-		if exists {
-			data = cm.Data
-			if data == nil {
-				data = map[string]string{}
-			}
-		} else {
-			base = nil
-		}
-		cfg = sloconfig.Load(data, base)
-		r.loadedVersion = version
-		changed = old == nil || old.Fingerprint() != cfg.Fingerprint()
-		recordConfig(cfg, changed)
-		if exists {
-			r.report(ctx, cm, cfg)
-		} else {
-			r.reported = ""
+// read reads the ConfigMap from the cache or, when it carries a rollout,
+// from the apiserver: the rollout record must not come from a cache that
+// may not have seen our last write yet, as a stale record could repeat a step.
+func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error) {
+	cm, exists, err := r.readConfigMap(ctx, r.reader)
+	if err != nil {
+		return configMapRead{}, err
+	}
+	if exists && rollout.Relevant(cm.Data, cm.Annotations) {
+		if cm, exists, err = r.readConfigMap(ctx, r.apiReader); err != nil {
+			return configMapRead{}, err
 		}
 	}
-
-	var gate *Gate
-	var next time.Time
-	var release []string
-	var rolloutErr error
-	if relevant {
-		gate, next, release, rolloutErr = r.decideRollout(ctx, cm, cfg)
-	} else if r.rollout.gate != nil {
-		release = r.rollout.gate.names()
-		recordRollout(rolloutFigures{})
-		r.rollout = rolloutMemory{}
+	out := configMapRead{cm: cm, exists: exists, rollout: sloconfig.LoadRollout(cm.Data)}
+	if exists {
+		out.version = cm.ResourceVersion
+		out.rolloutRelevant = rollout.Relevant(cm.Data, cm.Annotations)
 	}
-	r.store.PublishGated(cfg, gate)
-
-	if changed {
-		log.Info("Configuration in force changed; reconciling every node",
-			"configMapExists", exists, "fingerprint", cfg.Fingerprint(), "nodesHeld", gate.Len())
-		select {
-		case r.configChanged <- event.GenericEvent{Object: cm}:
-		default: // a signal is already pending; it will reconcile every node too
-		}
-	} else {
-		// Nodes a step reached, or released from a gate now gone.
-		r.enqueueReached(ctx, release)
-	}
-	if rolloutErr != nil {
-		return ctrl.Result{}, rolloutErr
-	}
-	return requeueAt(next), nil
+	return out, nil
 }
 
 // readConfigMap reads the ConfigMap through reader; exists is false when
@@ -169,12 +172,98 @@ func (r *ConfigCacheReconciler) readConfigMap(
 	return cm, true, nil
 }
 
-// requeueAt asks to reconcile again at t (zero: no timed reconcile).
-func requeueAt(t time.Time) ctrl.Result {
-	if t.IsZero() {
-		return ctrl.Result{}
+// skipReason says why this reconcile has nothing to do, if it has not.
+// Before the first load there is always work.
+func (r *ConfigCacheReconciler) skipReason(read configMapRead, heldNodeWritten bool, now time.Time) skip {
+	switch {
+	case r.store.Current() == nil:
+		return ""
+	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rolloutMemory.HoldsNodes():
+		return skipUnchanged
+	case read.rolloutRelevant && !heldNodeWritten && r.rolloutMemory.Echo(read.version, now):
+		return skipOwnRecordWrite
 	}
-	return ctrl.Result{RequeueAfter: max(time.Until(t), minRequeue)}
+	return ""
+}
+
+// load loads the ConfigMap when it changed since the last load (or nothing
+// was loaded yet), sets the configuration metrics and reports its problems.
+// A deleted ConfigMap means defaults, whatever was in force before: the
+// result depends on the cluster as it is, not on history.
+func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) loaded {
+	old := r.store.Current()
+	if old != nil && read.version == r.loadedVersion {
+		return loaded{cfg: old}
+	}
+	var data map[string]string
+	base := old
+	if read.exists {
+		data = read.cm.Data
+		if data == nil {
+			data = map[string]string{}
+		}
+	} else {
+		base = nil
+	}
+	cfg := sloconfig.Load(data, base)
+	r.loadedVersion = read.version
+	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
+	recordConfig(cfg, changed)
+	if read.exists {
+		r.report(ctx, read.cm, cfg, read.rollout)
+	} else {
+		r.reported = ""
+	}
+	return loaded{cfg: cfg, changed: changed}
+}
+
+// planRollout plans the staged rollout (internal/rollout) over every node,
+// from the manager's caches, when the ConfigMap asks for one; the one place
+// where a rollout decision is taken (docs/rollout.md#where-the-decision-runs).
+func (r *ConfigCacheReconciler) planRollout(
+	ctx context.Context, read configMapRead, cfg *sloconfig.Config,
+) (rollout.Plan, error) {
+	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
+	in := rollout.PlanInput{
+		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: time.Now().Round(0),
+	}
+	if rollout.NeedsNodes(in.Rollout) {
+		nodes, err := r.observeNodes(ctx)
+		if err != nil {
+			return rollout.Plan{}, err
+		}
+		in.Nodes = nodes
+	}
+	plan := r.rolloutMemory.Plan(in)
+	if plan.RecordProblem != nil {
+		logf.FromContext(ctx).Info("Cannot read the rollout record; starting the rollout again",
+			"error", plan.RecordProblem.Error())
+	}
+	return plan, nil
+}
+
+// publish makes cfg the configuration in force with the plan's gate, says
+// what the plan did, and has the NodeSLO controller reconcile what changed:
+// every node when the configuration changed, else the nodes the plan released.
+func (r *ConfigCacheReconciler) publish(ctx context.Context, read configMapRead, cfg loaded, plan rollout.Plan) {
+	r.rolloutMemory = plan.Memory()
+	r.store.Publish(cfg.cfg, plan.Gate)
+	if plan.Figures != nil {
+		plan.Figures.Export()
+	}
+	for _, e := range plan.Events {
+		r.recorder.Eventf(read.cm, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+	}
+	if cfg.changed {
+		logf.FromContext(ctx).Info("Configuration in force changed; reconciling every node",
+			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "nodesHeld", plan.Gate.Len())
+		select {
+		case r.configChanged <- event.GenericEvent{Object: read.cm}:
+		default: // a signal is already pending; it will reconcile every node too
+		}
+		return
+	}
+	r.enqueueReleased(ctx, plan.Release)
 }
 
 // configEvent is one Event to record on the ConfigMap.
@@ -192,56 +281,36 @@ type configEvent struct {
 // note joins the messages into one Event note within the API's length limit,
 // saying how many were left out when they do not all fit.
 func (e configEvent) note() string {
-	return joinNote(e.messages, e.suffix)
+	return sloconfig.EventNote(e.messages, e.suffix)
 }
 
 // configEvents turns the load reports into Events an operator can act on:
 // one about data keys probably meant for this controller but not read (a
 // misspelt key, a key under binaryData), then per key one listing every
 // error and one listing every warning.
-func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config) []configEvent {
+func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey sloconfig.RolloutLoad) []configEvent {
 	var out []configEvent
 	if msgs := sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData); len(msgs) > 0 {
 		out = append(out, configEvent{ReasonConfigWarning, "Check keys", msgs, ""})
 	}
-	for _, r := range cfg.Reports() {
-		action := "Load " + string(r.Key)
-		if msgs := r.Messages(); len(msgs) > 0 {
-			out = append(out, configEvent{ReasonInvalidConfig, action, msgs, consequence(r.State)})
+	for _, k := range sloconfig.ReportByKey(cfg, rolloutKey) {
+		action := "Load " + string(k.Key)
+		if len(k.Errors) > 0 {
+			out = append(out, configEvent{ReasonInvalidConfig, action, k.Errors, k.Consequence})
 		}
-		if msgs := r.WarningMessages(); len(msgs) > 0 {
-			out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
+		if len(k.Warnings) > 0 {
+			out = append(out, configEvent{ReasonConfigWarning, action, k.Warnings, ""})
 		}
-	}
-	rollout := sloconfig.LoadRollout(cm.Data)
-	action := "Load " + string(sloconfig.KeyRollout)
-	if msgs := rollout.Messages(); len(msgs) > 0 {
-		out = append(out, configEvent{ReasonInvalidConfig, action, msgs,
-			"the key is rejected and every rollout is paused until it is fixed"})
-	}
-	if msgs := rollout.WarningMessages(); len(msgs) > 0 {
-		out = append(out, configEvent{ReasonConfigWarning, action, msgs, ""})
 	}
 	return out
 }
 
-// consequence says what a rejected key means for the NodeSLOs.
-func consequence(state sloconfig.SectionState) string {
-	switch state {
-	case sloconfig.StateLastGood:
-		return "the key is rejected as a whole and its last good value stays in force"
-	case sloconfig.StateFrozen:
-		return "the key is rejected as a whole; existing NodeSLOs keep their current value of this section " +
-			"and new nodes get the defaults"
-	default:
-		return "the key is rejected"
-	}
-}
-
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
-func (r *ConfigCacheReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
-	evs := configEvents(cm, cfg)
+func (r *ConfigCacheReconciler) report(
+	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey sloconfig.RolloutLoad,
+) {
+	evs := configEvents(cm, cfg, rolloutKey)
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
 	for _, e := range evs {

@@ -3,13 +3,15 @@ package controller
 import "sync"
 
 // internPoolSize bounds an intern pool: when it is full it starts afresh,
-// so that values no cached object uses any more (a deleted node's name, an
-// old configuration's section) are held for a while only.
+// so that values no cached object uses any more (an old configuration's
+// section) are held for a while only.
 const internPoolSize = 4096
 
 // internPool hands out one shared copy of equal values, so that the many
-// cached objects that carry the same label or the same NodeSLO section hold
-// one copy of it instead of one each. Values given out must never be written
+// cached NodeSLOs that carry the same section hold one copy of it instead of
+// one each. (Strings are interned with the standard library's unique
+// package, see sloconfig.InternLabels; a section holds maps and slices, so
+// it is not comparable and unique cannot serve.) Values given out must never be written
 // to; the manager's cache hands out deep copies, so nothing does.
 type internPool[K comparable, V any] struct {
 	mu     sync.Mutex

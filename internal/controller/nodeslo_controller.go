@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -85,7 +86,7 @@ func isWriteRace(err error) bool {
 // sync does one read-decide-write round for node name and returns the
 // operation it ended with.
 func (r *NodeSLOReconciler) sync(
-	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, gate *Gate, name string,
+	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, gate *rollout.Gate, name string,
 ) (string, error) {
 	log := logf.FromContext(ctx)
 
@@ -120,7 +121,8 @@ func (r *NodeSLOReconciler) sync(
 	if stored != nil {
 		current = &stored.Spec
 	}
-	res := r.resolve(cfg, node, current)
+	inputs := sloconfig.NodeOf(node)
+	res := r.resolve(cfg, inputs, current)
 
 	op := OpNoop
 	switch {
@@ -138,7 +140,7 @@ func (r *NodeSLOReconciler) sync(
 		log.Info("Created NodeSLO")
 	case sloconfig.SpecEqual(&stored.Spec, &res.Spec):
 		log.V(1).Info("NodeSLO is up to date")
-	case gate.Holds(name, node.Labels, node.Annotations, stored.Generation):
+	case gate.Holds(inputs, stored.Generation):
 		// A staged rollout has not reached this node yet (docs/rollout.md).
 		log.V(1).Info("NodeSLO held by the rollout in progress")
 		return OpHeld, nil
@@ -163,10 +165,10 @@ func (r *NodeSLOReconciler) sync(
 }
 
 // resolve resolves cfg for node and records how long it took.
-func (r *NodeSLOReconciler) resolve(cfg *sloconfig.Config, node *metav1.PartialObjectMetadata,
+func (r *NodeSLOReconciler) resolve(cfg *sloconfig.Config, node sloconfig.Node,
 	current *slov1alpha1.NodeSLOSpec) sloconfig.Resolution {
 	start := time.Now()
-	res := cfg.Resolve(sloconfig.Node{Name: node.Name, Labels: node.Labels, Annotations: node.Annotations}, current)
+	res := cfg.Resolve(node, current)
 	resolveSeconds.Observe(time.Since(start).Seconds())
 	return res
 }
@@ -194,14 +196,14 @@ func (r *NodeSLOReconciler) warnNode(node *metav1.PartialObjectMetadata, warning
 		byReason[w.Reason] = append(byReason[w.Reason], w.Message)
 	}
 	for _, reason := range reasons {
-		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, reason, "Resolve", "%s", joinNote(byReason[reason], ""))
+		note := sloconfig.EventNote(byReason[reason], "")
+		r.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, reason, "Resolve", "%s", note)
 	}
 }
 
 // getNodeMetadata reads a Node's metadata; nil when the Node does not exist.
 func getNodeMetadata(ctx context.Context, reader client.Reader, name string) (*metav1.PartialObjectMetadata, error) {
-	node := &metav1.PartialObjectMetadata{}
-	node.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	node := sloconfig.NodeMetadata()
 	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
@@ -219,8 +221,7 @@ func getNodeMetadata(ctx context.Context, reader client.Reader, name string) (*m
 // copying.
 func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []reconcile.Request {
 	log := logf.FromContext(ctx)
-	nodes := &metav1.PartialObjectMetadataList{}
-	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	nodes := sloconfig.NodeMetadataList()
 	if err := r.client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		log.Error(err, "Cannot list Nodes to reconcile after a configuration change")
 	}

@@ -41,7 +41,7 @@ func newTestReconciler(t *testing.T, funcs interceptor.Funcs) (*NodeSLOReconcile
 			&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}).
 		WithInterceptorFuncs(funcs).Build()
 	store := &Store{}
-	store.Publish(sloconfig.Load(nil, nil))
+	store.Publish(sloconfig.Load(nil, nil), nil)
 	live := &countingReader{Reader: c}
 	return &NodeSLOReconciler{
 		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(),

@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"maps"
-
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -11,9 +9,9 @@ import (
 )
 
 // nodeInputsChanged lets through only the Node events that can change the
-// node's NodeSLO: create, delete, a label change and a change of the
-// bandwidth annotation. Everything else, above all the status updates a
-// kubelet sends every few seconds (which still bump resourceVersion on a
+// node's NodeSLO: create, delete and a change of what the node contributes
+// (sloconfig.Node.SameInputs). Everything else, above all the status updates
+// a kubelet sends every few seconds (which still bump resourceVersion on a
 // metadata-only watch), is dropped before it reaches the queue.
 func nodeInputsChanged() predicate.Predicate {
 	return predicate.Funcs{
@@ -21,12 +19,7 @@ func nodeInputsChanged() predicate.Predicate {
 			if e.ObjectOld == nil || e.ObjectNew == nil {
 				return true
 			}
-			if !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
-				return true
-			}
-			oldBW, oldSet := e.ObjectOld.GetAnnotations()[sloconfig.NetworkBandwidthAnnotation]
-			newBW, newSet := e.ObjectNew.GetAnnotations()[sloconfig.NetworkBandwidthAnnotation]
-			return oldBW != newBW || oldSet != newSet
+			return !sloconfig.NodeOf(e.ObjectOld).SameInputs(sloconfig.NodeOf(e.ObjectNew))
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

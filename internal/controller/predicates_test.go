@@ -56,7 +56,7 @@ func TestConfigurationLoadedGatesEvents(t *testing.T) {
 	if p.Create(event.CreateEvent{Object: node}) {
 		t.Error("an event before the first load must be dropped")
 	}
-	store.Publish(sloconfig.Load(nil, nil))
+	store.Publish(sloconfig.Load(nil, nil), nil)
 	if !p.Create(event.CreateEvent{Object: node}) ||
 		!p.Update(event.UpdateEvent{ObjectOld: node, ObjectNew: node}) ||
 		!p.Delete(event.DeleteEvent{Object: node}) {

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -208,8 +207,8 @@ var _ = Describe("A staged rollout", Serial, func() {
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func([]string) bool {
 			// Mid-rollout, the metrics show it.
-			return metric(controller.MetricRolloutInProgress)() == 1 &&
-				metric(controller.MetricRolloutPending)() > 0
+			return metric(rollout.MetricInProgress)() == 1 &&
+				metric(rollout.MetricPending)() > 0
 		})
 		watchRollout(ctx, f, target, 40, nil)
 
@@ -224,32 +223,32 @@ var _ = Describe("A staged rollout", Serial, func() {
 		}
 		Expect(writes.Total()).To(Equal(rolloutNodes), "no NodeSLO but the pending ones written")
 
-		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutStarted)).
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonStarted)).
 			WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
 			ContainSubstring("40 nodes pending (3 canaries), step size 10, 5 steps")))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutStep)).
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonStep)).
 			WithTimeout(eventually).WithPolling(poll).Should(ContainElements(
 			ContainSubstring("step 1 of 5: 3 of 40 nodes reached"),
 			ContainSubstring("step 5 of 5: 40 of 40 nodes reached")))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutCompleted)).
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonCompleted)).
 			WithTimeout(eventually).WithPolling(poll).ShouldNot(BeEmpty())
-		Eventually(metric(controller.MetricRolloutInProgress)).WithTimeout(eventually).Should(BeZero())
-		Expect(metric(controller.MetricRolloutPending)()).To(BeZero())
-		Expect(metric(controller.MetricRolloutReached)()).To(Equal(float64(rolloutNodes)))
-		Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
+		Eventually(metric(rollout.MetricInProgress)).WithTimeout(eventually).Should(BeZero())
+		Expect(metric(rollout.MetricPending)()).To(BeZero())
+		Expect(metric(rollout.MetricReached)()).To(Equal(float64(rolloutNodes)))
+		Expect(metric(rollout.MetricStep)()).To(Equal(float64(rolloutSteps)))
 	})
 
 	It("writes nothing while paused, and resumes where it stopped", func(ctx SpecContext) {
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutPaused)).
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
 			WithTimeout(eventually).WithPolling(poll).ShouldNot(BeEmpty())
 		waitUntilQuiet()
 		held := rolloutNodes - len(f.at(ctx, 40))
 		Expect(held).To(BeNumerically(">", 0))
-		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
-		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0))
+		Expect(metric(rollout.MetricPending)()).To(Equal(float64(held)))
+		Expect(metric(rollout.MetricPaused)()).To(Equal(1.0))
 		writes.Reset()
 
 		Consistently(writes.Total).WithTimeout(10 * time.Second).Should(BeZero())
@@ -258,7 +257,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		watchRollout(ctx, f, target, 40, nil)
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
-		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
+		Expect(metric(rollout.MetricPaused)()).To(BeZero())
 	})
 
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
@@ -327,13 +326,13 @@ var _ = Describe("A staged rollout", Serial, func() {
 
 	It("pauses on an invalid rollout key, with a Warning Event, and writes nothing", func(ctx SpecContext) {
 		updateConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonRolloutPaused)).
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
 			WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
 			And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
 		Consistently(writes.Total).WithTimeout(consistently).Should(BeZero())
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
-		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
-		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
+		Expect(metric(rollout.MetricPending)()).To(Equal(float64(rolloutNodes)))
+		Expect(metric(rollout.MetricPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
 
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
@@ -344,7 +343,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 	It("writes at once, even while paused, a new node, a held node whose labels changed and a NodeSLO edited by hand",
 		func(ctx SpecContext) {
 			updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
-			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, controller.ReasonRolloutPaused)).
+			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
 				WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
 				ContainSubstring("40 nodes pending keep their NodeSLO")))
 			waitUntilQuiet()
@@ -368,7 +367,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 			waitUntilQuiet()
 			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
 			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
-			Eventually(metric(controller.MetricRolloutPending)).WithTimeout(eventually).WithPolling(poll).
+			Eventually(metric(rollout.MetricPending)).WithTimeout(eventually).WithPolling(poll).
 				Should(Equal(float64(rolloutNodes - 2)))
 		})
 })

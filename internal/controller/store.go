@@ -3,6 +3,7 @@ package controller
 import (
 	"sync/atomic"
 
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -19,7 +20,7 @@ type Store struct {
 // published is one configuration and its gate (nil: nothing held).
 type published struct {
 	cfg  *sloconfig.Config
-	gate *Gate
+	gate *rollout.Gate
 }
 
 // Current returns the configuration in force, or nil before the first load.
@@ -30,7 +31,7 @@ func (s *Store) Current() *sloconfig.Config {
 
 // Snapshot returns the configuration in force and its gate (nil when no
 // node is held).
-func (s *Store) Snapshot() (*sloconfig.Config, *Gate) {
+func (s *Store) Snapshot() (*sloconfig.Config, *rollout.Gate) {
 	p := s.current.Load()
 	if p == nil {
 		return nil, nil
@@ -38,13 +39,9 @@ func (s *Store) Snapshot() (*sloconfig.Config, *Gate) {
 	return p.cfg, p.gate
 }
 
-// Publish makes cfg the configuration in force, with no node held, and
-// returns the one it replaced.
-func (s *Store) Publish(cfg *sloconfig.Config) *sloconfig.Config { return s.PublishGated(cfg, nil) }
-
-// PublishGated makes cfg the configuration in force with gate holding the
+// Publish makes cfg the configuration in force with gate holding the
 // pending nodes of a rollout, and returns the configuration it replaced.
-func (s *Store) PublishGated(cfg *sloconfig.Config, gate *Gate) *sloconfig.Config {
+func (s *Store) Publish(cfg *sloconfig.Config, gate *rollout.Gate) *sloconfig.Config {
 	old := s.current.Swap(&published{cfg: cfg, gate: gate})
 	if old == nil {
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,13 +21,11 @@ const listPage = 500
 func FetchDiffInputs(ctx context.Context, c client.Reader, data map[string]string) (DiffInputs, error) {
 	in := DiffInputs{Data: data, Stored: map[string]*slov1alpha1.NodeSLOSpec{}}
 	newNodeList := func() client.ObjectList {
-		nodes := &metav1.PartialObjectMetadataList{}
-		nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-		return nodes
+		return sloconfig.NodeMetadataList()
 	}
 	err := listPages(ctx, c, newNodeList, func(page client.ObjectList) {
 		for _, n := range page.(*metav1.PartialObjectMetadataList).Items {
-			in.Nodes = append(in.Nodes, sloconfig.Node{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations})
+			in.Nodes = append(in.Nodes, sloconfig.NodeOf(&n))
 		}
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -38,36 +37,6 @@ const maxEchoBytes = 100
 
 // clip returns s, or its first maxEchoBytes bytes and how long it was.
 func clip(s string) string { return sloconfig.Truncate(s, maxEchoBytes) }
-
-// maxLineBytes caps a printed line whose words are all short.
-const maxLineBytes = 2000
-
-// clipLine clips every run of non-space bytes of a message line longer
-// than twice maxEchoBytes (an echoed name or value: the engine's own words
-// are short, and a value clipped already stays as it is), then the line.
-func clipLine(line string) string {
-	if len(line) <= 2*maxEchoBytes {
-		return line
-	}
-	var b strings.Builder
-	for len(line) > 0 {
-		end := strings.IndexAny(line, " \t\n")
-		if end < 0 {
-			end = len(line)
-		}
-		if word := line[:end]; len(word) > 2*maxEchoBytes {
-			b.WriteString(clip(word))
-		} else {
-			b.WriteString(word)
-		}
-		if end < len(line) {
-			b.WriteByte(line[end])
-			end++
-		}
-		line = line[end:]
-	}
-	return sloconfig.Truncate(b.String(), maxLineBytes)
-}
 
 // errTooLarge reports input over its limit.
 type errTooLarge struct {

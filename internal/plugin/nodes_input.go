@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -38,25 +39,6 @@ type nodeObject struct {
 type nodesReader struct {
 	nodes    []sloconfig.Node
 	warnings []string
-	// interned holds one copy of the label keys and values seen first:
-	// 100,000 nodes repeat the same twenty keys and most values.
-	interned map[string]string
-}
-
-// maxInterned bounds interned; label keys and common values come first.
-const maxInterned = 1 << 16
-
-func (nr *nodesReader) intern(s string) string {
-	if v, ok := nr.interned[s]; ok {
-		return v
-	}
-	if nr.interned == nil {
-		nr.interned = map[string]string{}
-	}
-	if len(nr.interned) < maxInterned {
-		nr.interned[s] = s
-	}
-	return s
 }
 
 // ReadNodes returns the nodes in r: a Node, a NodeList, a List of Nodes, or
@@ -112,16 +94,10 @@ func (nr *nodesReader) add(obj *nodeObject, where string) error {
 	if obj.Kind != "" && obj.Kind != kindNode {
 		return fmt.Errorf("%s has kind %q, not Node", where, clip(obj.Kind))
 	}
-	node := sloconfig.Node{Name: obj.Metadata.Name}
-	if obj.Metadata.Labels != nil {
-		node.Labels = make(map[string]string, len(obj.Metadata.Labels))
-		for k, v := range obj.Metadata.Labels {
-			node.Labels[nr.intern(k)] = nr.intern(v)
-		}
-	}
-	if v, ok := obj.Metadata.Annotations[sloconfig.NetworkBandwidthAnnotation]; ok {
-		node.Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: v}
-	}
+	sloconfig.InternLabels(obj.Metadata.Labels)
+	node := sloconfig.NodeOf(&metav1.ObjectMeta{
+		Name: obj.Metadata.Name, Labels: obj.Metadata.Labels, Annotations: obj.Metadata.Annotations,
+	})
 	if node.Name == "" {
 		nr.warnings = append(nr.warnings, fmt.Sprintf("%s, a Node, has no name", where))
 	}

@@ -94,6 +94,8 @@ const resolveChunk = 4096
 type nodeResolver struct {
 	cfg       *sloconfig.Config
 	labelKeys []string
+	// annotations are the node annotations resolving reads.
+	annotations []string
 	// memos holds one cache per worker, so that workers share nothing.
 	memos []map[string]sloconfig.Resolution
 }
@@ -106,7 +108,9 @@ func newNodeResolver(cfg *sloconfig.Config) *nodeResolver {
 	for i := range memos {
 		memos[i] = map[string]sloconfig.Resolution{}
 	}
-	return &nodeResolver{cfg: cfg, labelKeys: cfg.SelectorLabelKeys(), memos: memos}
+	return &nodeResolver{
+		cfg: cfg, labelKeys: cfg.SelectorLabelKeys(), annotations: sloconfig.InputAnnotations(), memos: memos,
+	}
 }
 
 // resolveAll resolves nodes into out; a Config may be resolved from many
@@ -132,7 +136,9 @@ func (nr *nodeResolver) resolve(
 	for _, k := range nr.labelKeys {
 		writePresence(key, node.Labels, k)
 	}
-	writePresence(key, node.Annotations, sloconfig.NetworkBandwidthAnnotation)
+	for _, a := range nr.annotations {
+		writePresence(key, node.Annotations, a)
+	}
 	if res, ok := memo[key.String()]; ok {
 		return res
 	}

@@ -58,25 +58,25 @@ func ComputeRolloutStatus(in RolloutStatusInputs) RolloutStatus {
 		out.RecordProblem = err.Error()
 	}
 	policy := out.Rollout.Policy
-	for _, node := range in.Nodes {
-		stored := in.Stored[node.Name]
-		if stored == nil {
+	observed := make([]rollout.Observed, len(in.Nodes))
+	for i, node := range in.Nodes {
+		observed[i] = rollout.Observed{Node: node, Stored: in.Stored[node.Name]}
+	}
+	for _, n := range rollout.Nodes(cfg, policy, observed) {
+		switch {
+		case !n.Stored:
 			out.New++
-			continue
-		}
-		resolved := cfg.Resolve(node, stored).Spec
-		if sloconfig.SpecEqual(stored, &resolved) {
-			continue
-		}
-		out.Pending++
-		if policy != nil && policy.IsCanary(node.Labels) {
-			out.Canaries++
+		case n.Differs:
+			out.Pending++
+			if n.Canary {
+				out.Canaries++
+			}
 		}
 	}
 	if !out.Rollout.Present {
 		return out
 	}
-	out.Paused = policy == nil || policy.Paused
+	out.Paused = rollout.Paused(out.Rollout)
 	out.Recorded = rec.Target == out.Target
 	if !out.Recorded {
 		return out
@@ -107,14 +107,14 @@ func (s RolloutStatus) Write(w io.Writer) {
 		printLine(w, "no rollout key ("+string(sloconfig.KeyRollout)+"): every change reaches every node at once")
 	case !s.Recorded:
 		printLine(w, fmt.Sprintf("configuration %s: the controller has not started its rollout yet",
-			shortTarget(s.Target)))
+			rollout.ShortTarget(s.Target)))
 	case s.Rollout.Policy == nil:
 		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until the rollout key is valid",
-			shortTarget(s.Target), s.Step, s.Record.Started.UTC().Format(time.RFC3339)))
+			rollout.ShortTarget(s.Target), s.Step, s.Record.Started.UTC().Format(time.RFC3339)))
 		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
 	default:
 		printLine(w, fmt.Sprintf("configuration %s: step %d of %d (step size %d), started %s",
-			shortTarget(s.Target), s.Step, s.Steps, s.StepSize, s.Record.Started.UTC().Format(time.RFC3339)))
+			rollout.ShortTarget(s.Target), s.Step, s.Steps, s.StepSize, s.Record.Started.UTC().Format(time.RFC3339)))
 		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
 	}
 	printLine(w, fmt.Sprintf("pending: %d nodes (%d canaries)", s.Pending, s.Canaries))
@@ -139,12 +139,4 @@ func (s RolloutStatus) Write(w io.Writer) {
 	case s.Recorded && !s.Paused && s.Pending > 0:
 		printLine(w, "next step: as soon as the current step's NodeSLOs are written")
 	}
-}
-
-// shortTarget abbreviates a fingerprint, like the controller's Events.
-func shortTarget(f string) string {
-	if len(f) > 12 {
-		return f[:12]
-	}
-	return f
 }

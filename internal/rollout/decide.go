@@ -109,7 +109,7 @@ func Decide(in Input) Decision {
 		d.RecordChanged = d.Record != in.Record
 		return d
 	}
-	d.Paused = policy == nil || policy.Paused
+	d.Paused = Paused(in.Rollout)
 	if policy == nil {
 		d.Held = append(order(canaries, in.Target), order(pending, in.Target)...)
 		d.Reached = max(rec.Pending-len(d.Held), 0)

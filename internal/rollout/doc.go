@@ -6,6 +6,14 @@
 // gets back the nodes to write, the Record to persist and when to decide
 // again.
 //
+// decide.go, schedule.go and order.go take the decision; plan.go wraps it
+// for the config-cache controller, one Plan per reconcile (the record
+// change to persist, the Gate of held nodes to publish, the nodes to
+// release, the Events and the metric Figures); memory.go is what the
+// controller keeps between two plans (the gate, the echo of its own record
+// write). The controller persists and publishes the Plan; nothing here
+// reads or writes the cluster.
+//
 // The state lives in the cluster, never in memory alone:
 //
 //   - which nodes are still pending is read from the stored NodeSLOs (a

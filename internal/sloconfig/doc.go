@@ -26,4 +26,9 @@
 //   - fingerprint.go, equality.go: change detection;
 //   - rollout.go: the nodeslo-rollout-config key (LoadRollout), which is
 //     not a section of the spec and goes through the same parser.
+//
+// Around them: node_inputs.go defines what a Node contributes to its
+// NodeSLO (Node, NodeOf, SameInputs, InputsHash), for every place that
+// trims, compares or hashes a node; report_lines.go renders the reports as
+// the lines and Event notes people read (validate, the webhook, Events).
 package sloconfig

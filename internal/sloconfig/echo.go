@@ -21,11 +21,29 @@ func Truncate(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return fmt.Sprintf("%s…(%d bytes)", cutBetweenRunes(s, limit), len(s))
+}
+
+// Shorten returns s whole when it has at most limit bytes, else a prefix cut
+// between characters and marked with "...", limit bytes at most in all: for
+// text with a hard size limit, such as an Event note.
+func Shorten(s string, limit int) string {
+	if len(s) <= limit {
+		return s
 	}
-	return fmt.Sprintf("%s…(%d bytes)", s[:cut], len(s))
+	return cutBetweenRunes(s, limit-3) + "..."
+}
+
+// cutBetweenRunes returns the longest prefix of s of at most n bytes that
+// does not split a UTF-8 character.
+func cutBetweenRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // echoErrors bounds the values and paths that errors from other packages

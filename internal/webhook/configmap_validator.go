@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -75,8 +74,8 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 		data = map[string]string{}
 	}
 	cfg := sloconfig.Load(data, nil)
-	errs, keyWarnings := plugin.ReportLines(cfg, sloconfig.LoadRollout(data))
-	warnings := plugin.DataKeyWarningLines(cm.Data, cm.BinaryData)
+	errs, keyWarnings := sloconfig.ReportLines(cfg, sloconfig.LoadRollout(data))
+	warnings := sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
 	warnings = append(warnings, overlapWarnings(ctx, v.Nodes, cfg)...)
 	if len(errs) > 0 {

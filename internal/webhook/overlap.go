@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -30,8 +28,7 @@ func overlapWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.Co
 	if nodes == nil {
 		return nil
 	}
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	list := sloconfig.NodeMetadataList()
 	ctx, cancel := context.WithTimeout(ctx, nodeListTimeout)
 	defer cancel()
 	if err := nodes.List(ctx, list); err != nil {
@@ -41,8 +38,8 @@ func overlapWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.Co
 	byMessage := map[string][]string{}
 	var order []string
 	for i := range list.Items {
-		n := &list.Items[i]
-		res := cfg.Resolve(sloconfig.Node{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations}, nil)
+		node := sloconfig.NodeOf(&list.Items[i])
+		res := cfg.Resolve(node, nil)
 		for _, w := range res.Warnings {
 			if w.Reason != sloconfig.ReasonMultipleNodeStrategies {
 				continue
@@ -50,7 +47,7 @@ func overlapWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.Co
 			if _, seen := byMessage[w.Message]; !seen {
 				order = append(order, w.Message)
 			}
-			byMessage[w.Message] = append(byMessage[w.Message], n.Name)
+			byMessage[w.Message] = append(byMessage[w.Message], node.Name)
 		}
 	}
 	out := make([]string, 0, len(order))

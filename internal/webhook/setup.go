@@ -5,9 +5,10 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // SetupWithManager registers the validator for the ConfigMap key on mgr's
@@ -16,8 +17,7 @@ import (
 // controller, which otherwise starts it, runs on the leader only) and is
 // synced by the first request.
 func SetupWithManager(mgr ctrl.Manager, key types.NamespacedName) error {
-	node := &metav1.PartialObjectMetadata{}
-	node.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	node := sloconfig.NodeMetadata()
 	// Before the manager starts, this registers the informer without waiting.
 	if _, err := mgr.GetCache().GetInformer(context.Background(), node); err != nil {
 		return fmt.Errorf("registering the Node metadata informer: %w", err)

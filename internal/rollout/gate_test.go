@@ -1,4 +1,4 @@
-package controller
+package rollout
 
 import (
 	"testing"
@@ -14,7 +14,10 @@ const poolLabel, zoneLabel, poolWeb = "pool", "zone", "web"
 func TestGateHoldsANodeWhileItsInputsStand(t *testing.T) {
 	labels := map[string]string{poolLabel: poolWeb, zoneLabel: "a"}
 	annotations := map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G", "other": "x"}
-	gate := &Gate{held: map[string]uint64{"n1": nodeInputs(labels, annotations, 3)}}
+	node := func(name string, labels, annotations map[string]string) sloconfig.Node {
+		return sloconfig.Node{Name: name, Labels: labels, Annotations: annotations}
+	}
+	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(node("n1", labels, annotations), 3)}}
 
 	cases := []struct {
 		name        string
@@ -35,16 +38,16 @@ func TestGateHoldsANodeWhileItsInputsStand(t *testing.T) {
 		{"a node the gate does not hold", "n2", labels, annotations, 3, false},
 	}
 	for _, c := range cases {
-		if got := gate.Holds(c.node, c.labels, c.annotations, c.generation); got != c.held {
+		if got := gate.Holds(node(c.node, c.labels, c.annotations), c.generation); got != c.held {
 			t.Errorf("%s: held %t, want %t", c.name, got, c.held)
 		}
 	}
 	var none *Gate
-	if none.Holds("n1", labels, annotations, 3) || none.Has("n1") || none.Len() != 0 {
+	if none.Holds(node("n1", labels, annotations), 3) || none.Has("n1") || none.Len() != 0 {
 		t.Error("a nil gate (no rollout) holds nothing")
 	}
-	if !gate.Has("n1") || gate.changed("n1", nodeInputs(labels, annotations, 3)) ||
-		!gate.changed("n1", nodeInputs(labels, annotations, 4)) {
+	if !gate.Has("n1") || gate.changed("n1", heldWithOf(node("n1", labels, annotations), 3)) ||
+		!gate.changed("n1", heldWithOf(node("n1", labels, annotations), 4)) {
 		t.Error("Has/changed disagree with the inputs held")
 	}
 }

@@ -1,0 +1,67 @@
+package rollout
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Event reasons of a staged rollout, on the ConfigMap (docs/rollout.md).
+const (
+	ReasonStarted   = "RolloutStarted"
+	ReasonStep      = "RolloutStep"
+	ReasonPaused    = "RolloutPaused"
+	ReasonCompleted = "RolloutCompleted"
+)
+
+// Event is one Event to record on the ConfigMap. Each Event of a rollout
+// has its own action (target and step): the recorder folds Events that
+// share object, reason and action into one series that keeps only the
+// first note.
+type Event struct {
+	Type, Reason, Action, Note string
+}
+
+// decisionEvents says what decision d did, as Events. A RolloutPaused Event
+// is said once until what it says changes: pausedReported identifies the
+// last one, and the identity to remember is returned.
+func decisionEvents(load sloconfig.RolloutLoad, d Decision, pausedReported string) ([]Event, string) {
+	var out []Event
+	target := ShortTarget(d.Record.Target)
+	if d.Started {
+		steps := fmt.Sprintf("step size %d, %d steps", d.StepSize, d.Steps)
+		if load.Policy == nil {
+			steps = "steps counted once the rollout key is valid"
+		}
+		out = append(out, Event{corev1.EventTypeNormal, ReasonStarted, "Roll out " + target,
+			fmt.Sprintf("rollout of configuration %s started: %d nodes pending (%d canaries), %s",
+				target, d.Record.Pending, d.Record.Canaries, steps)})
+	}
+	if d.Stepped {
+		out = append(out, Event{corev1.EventTypeNormal, ReasonStep, fmt.Sprintf("Step %d of %s", d.Step, target),
+			fmt.Sprintf("step %d of %d: %d of %d nodes reached, %d pending",
+				d.Step, d.Steps, d.Reached, d.Record.Pending, len(d.Held))})
+	}
+	if d.Completed {
+		out = append(out, Event{corev1.EventTypeNormal, ReasonCompleted, "Complete " + target,
+			fmt.Sprintf("rollout of configuration %s completed: %d nodes reached in %d steps",
+				target, d.Record.Pending, d.Record.Steps)})
+	}
+	if !d.Paused {
+		return out, ""
+	}
+	eventType, why := corev1.EventTypeNormal, "\"paused\": true"
+	if load.Policy == nil {
+		eventType = corev1.EventTypeWarning
+		why = "the key " + string(sloconfig.KeyRollout) + " is invalid: " + sloconfig.EventNote(load.Messages(), "")
+	}
+	id := target + "\x00" + eventType + "\x00" + why
+	if id == pausedReported {
+		return out, pausedReported
+	}
+	return append(out, Event{eventType, ReasonPaused, "Pause " + target,
+		sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s paused: %d nodes pending keep their NodeSLO (%s)",
+			target, len(d.Held), why), sloconfig.MaxEventNote)}), id
+}

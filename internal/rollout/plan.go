@@ -1,0 +1,180 @@
+package rollout
+
+import (
+	"time"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// Observed is one node as the controller's caches show it.
+type Observed struct {
+	Node sloconfig.Node
+	// Stored is the spec of the node's NodeSLO (nil: it has none), and
+	// Generation that NodeSLO's generation.
+	Stored     *slov1alpha1.NodeSLOSpec
+	Generation int64
+}
+
+// PlanInput is everything a plan depends on: the ConfigMap as read past the
+// cache, the configuration in force and every node.
+type PlanInput struct {
+	// Rollout is the ConfigMap's rollout key, parsed once per reconcile.
+	Rollout sloconfig.RolloutLoad
+	// Record is the value of the ConfigMap's RecordAnnotation; HasRecord
+	// says whether the annotation is there at all.
+	Record    string
+	HasRecord bool
+	Config    *sloconfig.Config
+	// Nodes are needed only when the key is present (NeedsNodes).
+	Nodes []Observed
+	Now   time.Time
+}
+
+// NeedsNodes reports whether a plan under this key looks at the nodes:
+// without the key there is nothing to decide for each of them.
+func NeedsNodes(load sloconfig.RolloutLoad) bool { return load.Present }
+
+// RecordChange is a change of the record annotation, persisted before
+// anything of the plan is published.
+type RecordChange struct {
+	// Remove drops the annotation; otherwise it is set to Value.
+	Remove bool
+	Value  string
+}
+
+// Plan is what the config-cache controller does about the rollout in one
+// reconcile: persist RecordChange (when not nil), then publish Gate with the
+// configuration, enqueue Release, report Figures (when not nil) and Events,
+// and decide again at NextAt (zero: only on a ConfigMap change). When the
+// record cannot be persisted, Unpersisted is what to do instead.
+type Plan struct {
+	RecordChange *RecordChange
+	Gate         *Gate
+	// Release are the nodes to enqueue once Gate is published: those a step
+	// reached, or those a gate now gone held.
+	Release []string
+	NextAt  time.Time
+	Figures *Figures
+	Events  []Event
+	// RecordProblem is why the record could not be read; the rollout then
+	// starts again, which is safe: it holds every pending node.
+	RecordProblem error
+
+	// memory is what to remember once the plan is carried out; unpersisted
+	// is the plan when RecordChange could not be written (nil: this one).
+	memory      Memory
+	unpersisted *Plan
+}
+
+// Memory is what to remember once the plan is carried out.
+func (p Plan) Memory() Memory { return p.memory }
+
+// RecordWritten notes that writing RecordChange made the ConfigMap's
+// resourceVersion version: the watch event of that write is an echo.
+func (p *Plan) RecordWritten(version string) { p.memory.RecordWritten(version) }
+
+// Unpersisted is the plan to carry out instead when RecordChange could not
+// be written: nothing pending may move without its record persisted.
+func (p Plan) Unpersisted() Plan {
+	if p.unpersisted == nil {
+		return p
+	}
+	return *p.unpersisted
+}
+
+// Plan decides the rollout over every node (docs/rollout.md). m is what the
+// previous plans left.
+func (m Memory) Plan(in PlanInput) Plan {
+	switch {
+	case !in.Rollout.Present && !in.HasRecord:
+		// No rollout: a gate left from one that ended goes, its nodes released.
+		if m.gate == nil {
+			return Plan{memory: m}
+		}
+		return Plan{Release: m.gate.names(), Figures: &Figures{}}
+	case !in.Rollout.Present:
+		// The key is gone: every change reaches every node at once, and the
+		// record of a rollout that no longer exists is removed.
+		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{}}
+	}
+	rec, recordProblem := ParseRecord(in.Record)
+	nodes, held := describe(in, m.gate)
+	d := Decide(Input{Rollout: in.Rollout, Target: in.Config.Fingerprint(), Record: rec, Nodes: nodes, Now: in.Now})
+
+	gate := &Gate{held: make(map[string]heldWith, len(d.Held))}
+	for _, name := range d.Held {
+		gate.held[name] = held[name]
+	}
+	mem := m
+	mem.gate, mem.nextAt = gate, d.NextStep
+	var events []Event
+	events, mem.pausedReported = decisionEvents(in.Rollout, d, m.pausedReported)
+	p := Plan{
+		Gate:    gate,
+		Release: d.Write,
+		NextAt:  d.NextStep,
+		Figures: &Figures{
+			Pending: len(d.Held), Reached: d.Reached, Step: d.Record.Steps,
+			InProgress: !d.Record.Done, Paused: d.Paused && len(d.Held) > 0,
+		},
+		Events:        events,
+		RecordProblem: recordProblem,
+		memory:        mem,
+		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
+	}
+	// A record to persist is written unless the annotation holds it already.
+	value := d.Record.Encode()
+	stored := in.HasRecord && in.Record == value
+	if (d.RecordChanged || recordProblem != nil) && !stored {
+		p.RecordChange = &RecordChange{Value: value}
+	}
+	return p
+}
+
+// describe tells the decision, for every node, whether its stored NodeSLO
+// differs from what the configuration resolves for it, whether it is a
+// canary, and whether a node gate held changed its inputs since
+// (Immediate). held has what each node with a NodeSLO would be held with.
+func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
+	nodes := Nodes(in.Config, in.Rollout.Policy, in.Nodes)
+	held := make(map[string]heldWith, len(in.Nodes))
+	for i, o := range in.Nodes {
+		if o.Stored == nil {
+			continue
+		}
+		with := heldWithOf(o.Node, o.Generation)
+		held[o.Node.Name] = with
+		nodes[i].Immediate = gate.changed(o.Node.Name, with)
+	}
+	return nodes, held
+}
+
+// Nodes describes observed nodes as Decide sees them, none Immediate:
+// whether each has a NodeSLO, whether it differs from what cfg resolves
+// for the node, and whether policy (nil: none) takes it for a canary.
+func Nodes(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed) []Node {
+	nodes := make([]Node, len(observed))
+	for i, o := range observed {
+		n := Node{Name: o.Node.Name, Canary: policy != nil && policy.IsCanary(o.Node.Labels)}
+		if o.Stored != nil {
+			n.Stored = true
+			res := cfg.Resolve(o.Node, o.Stored)
+			n.Differs = !sloconfig.SpecEqual(o.Stored, &res.Spec)
+		}
+		nodes[i] = n
+	}
+	return nodes
+}
+
+// holdAll is the gate used when the record could not be written: every
+// pending node keeps its stored NodeSLO.
+func holdAll(nodes []Node, held map[string]heldWith) *Gate {
+	g := &Gate{held: map[string]heldWith{}}
+	for _, n := range nodes {
+		if n.Stored && n.Differs && !n.Immediate {
+			g.held[n.Name] = held[n.Name]
+		}
+	}
+	return g
+}

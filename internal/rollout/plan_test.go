@@ -1,0 +1,92 @@
+package rollout
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// planFleet is three nodes whose stored NodeSLO (empty) differs from what
+// the defaults resolve, so that all three are pending.
+func planFleet() []Observed {
+	names := []string{"a", "b", "c"}
+	out := make([]Observed, 0, len(names))
+	for _, name := range names {
+		out = append(out, Observed{
+			Node:   sloconfig.Node{Name: name, Labels: map[string]string{"pool": "web"}},
+			Stored: &slov1alpha1.NodeSLOSpec{}, Generation: 1,
+		})
+	}
+	return out
+}
+
+func planInput(key string, nodes []Observed) PlanInput {
+	data := map[string]string{}
+	if key != "" {
+		data[string(sloconfig.KeyRollout)] = key
+	}
+	return PlanInput{
+		Rollout: sloconfig.LoadRollout(data), Config: sloconfig.Load(data, nil), Nodes: nodes, Now: time.Now(),
+	}
+}
+
+// A paused rollout holds every pending node, persists a new record first,
+// and, when the record cannot be persisted, still holds them all and
+// remembers nothing of the plan.
+func TestPlanHoldsPendingNodesUntilTheRecordIsPersisted(t *testing.T) {
+	p := Memory{}.Plan(planInput(`{"paused": true}`, planFleet()))
+	if p.RecordChange == nil || p.RecordChange.Remove {
+		t.Fatalf("a new rollout persists its record first: %+v", p.RecordChange)
+	}
+	if p.Gate.Len() != 3 || len(p.Release) != 0 || p.Figures == nil || !p.Figures.Paused || p.Figures.Pending != 3 {
+		t.Errorf("gate %d, release %v, figures %+v", p.Gate.Len(), p.Release, p.Figures)
+	}
+	if len(p.Events) == 0 || p.Events[0].Reason != ReasonStarted {
+		t.Errorf("events %+v", p.Events)
+	}
+	failed := p.Unpersisted()
+	if failed.Gate.Len() != 3 || failed.Release != nil || failed.Figures != nil || failed.Events != nil {
+		t.Errorf("unpersisted plan: gate %d, release %v, figures %+v, events %v",
+			failed.Gate.Len(), failed.Release, failed.Figures, failed.Events)
+	}
+	if failed.Memory().HoldsNodes() {
+		t.Error("an unpersisted plan must leave the memory as it was")
+	}
+
+	p.RecordWritten("7")
+	if m := p.Memory(); !m.Echo("7", time.Now()) || m.Echo("8", time.Now()) || !m.HoldsNodes() {
+		t.Error("after the record write, its watch event is an echo and the gate is remembered")
+	}
+}
+
+// A node held whose inputs changed is written at once; a gate left when the
+// key and its record are gone is released whole.
+func TestPlanReleases(t *testing.T) {
+	nodes := planFleet()
+	p := Memory{}.Plan(planInput(`{"paused": true}`, nodes))
+	mem := p.Memory()
+
+	nodes[1].Node.Labels = map[string]string{"pool": "batch"}
+	again := mem.Plan(planInput(`{"paused": true}`, nodes))
+	if !slices.Equal(again.Release, []string{"b"}) || again.Gate.Has("b") || again.Gate.Len() != 2 {
+		t.Errorf("release %v, gate holds b %t, gate %d", again.Release, again.Gate.Has("b"), again.Gate.Len())
+	}
+
+	in := planInput("", nil)
+	in.Record, in.HasRecord = p.RecordChange.Value, true
+	removed := mem.Plan(in)
+	if removed.RecordChange == nil || !removed.RecordChange.Remove || removed.Gate != nil ||
+		len(removed.Release) != 3 || removed.Figures == nil || *removed.Figures != (Figures{}) {
+		t.Errorf("the key gone: %+v", removed)
+	}
+	gone := mem.Plan(planInput("", nil))
+	if gone.RecordChange != nil || len(gone.Release) != 3 || gone.Memory().HoldsNodes() {
+		t.Errorf("no rollout with a gate left: %+v", gone)
+	}
+	if none := (Memory{}).Plan(planInput("", nil)); none.Figures != nil || none.Release != nil {
+		t.Errorf("no rollout and no gate changes nothing: %+v", none)
+	}
+}

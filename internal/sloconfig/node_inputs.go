@@ -1,0 +1,130 @@
+package sloconfig
+
+import (
+	"hash/fnv"
+	"maps"
+	"slices"
+	"unique"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A Node contributes to its NodeSLO through Node (name, labels and the
+// annotations in inputAnnotations) and nothing else (docs/behaviour.md,
+// "Triggers"). Everything that depends on what a node contributes goes
+// through the functions below: the Node cache's transform keeps the inputs
+// (TrimToInputs), the Node watch lets through the changes of them
+// (SameInputs), a staged rollout holds a node with their hash (InputsHash),
+// and Resolve reads them. Adding an input is a change to this file and to
+// Resolve; TestEveryNodeInputReachesEveryConsumer (internal/controller)
+// fails while one of these places ignores it.
+
+// inputAnnotations are the annotations Resolve reads; a Node's other
+// annotations do not matter.
+var inputAnnotations = []string{NetworkBandwidthAnnotation}
+
+// InputAnnotations returns the annotations Resolve reads.
+func InputAnnotations() []string { return slices.Clone(inputAnnotations) }
+
+// NodeOf is what obj, a Node (usually its metadata), contributes: its
+// name, its labels (shared, not copied) and its input annotations (shared
+// when obj has no other annotation, as a Node from the trimmed cache).
+func NodeOf(obj metav1.Object) Node {
+	return Node{Name: obj.GetName(), Labels: obj.GetLabels(), Annotations: onlyInputAnnotations(obj.GetAnnotations())}
+}
+
+// TrimToInputs drops from obj every annotation that is not an input and
+// interns its labels' keys and values (InternLabels).
+func TrimToInputs(obj metav1.Object) {
+	all := obj.GetAnnotations()
+	if inputs := onlyInputAnnotations(all); len(inputs) != len(all) || (inputs == nil) != (all == nil) {
+		obj.SetAnnotations(inputs)
+	}
+	InternLabels(obj.GetLabels())
+}
+
+// onlyInputAnnotations returns the input annotations of all: all itself
+// when it holds nothing else, nil when it holds none.
+func onlyInputAnnotations(all map[string]string) map[string]string {
+	present := 0
+	for _, k := range inputAnnotations {
+		if _, ok := all[k]; ok {
+			present++
+		}
+	}
+	switch present {
+	case 0:
+		return nil
+	case len(all):
+		return all
+	}
+	out := make(map[string]string, present)
+	for _, k := range inputAnnotations {
+		if v, ok := all[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// SameInputs reports whether n and o contribute the same to their NodeSLO:
+// equal labels (nil and empty alike) and the same input annotations, each
+// set or not, with the same value. Names are not compared.
+func (n Node) SameInputs(o Node) bool {
+	if !maps.Equal(n.Labels, o.Labels) {
+		return false
+	}
+	for _, k := range inputAnnotations {
+		v1, set1 := n.Annotations[k]
+		v2, set2 := o.Annotations[k]
+		if v1 != v2 || set1 != set2 {
+			return false
+		}
+	}
+	return true
+}
+
+// InputsHash hashes what n contributes, so that SameInputs nodes hash alike:
+// a staged rollout remembers a held node's inputs by it.
+func (n Node) InputsHash() uint64 {
+	h := fnv.New64a()
+	for _, k := range slices.Sorted(maps.Keys(n.Labels)) {
+		_, _ = h.Write([]byte(k + "\x00" + n.Labels[k] + "\x00"))
+	}
+	for _, k := range inputAnnotations {
+		v, set := n.Annotations[k]
+		if set {
+			_, _ = h.Write([]byte("\x01" + k + "\x00" + v + "\x00"))
+		} else {
+			_, _ = h.Write([]byte("\x02" + k + "\x00"))
+		}
+	}
+	return h.Sum64()
+}
+
+// InternLabels replaces, in place, every key and value of labels with its
+// canonical copy: across a cluster's nodes labels are mostly the same few
+// strings (zone, instance type, pool), which a decoder allocates once per
+// node. Assigning to a key present stores the new key too, so no second
+// map is allocated.
+func InternLabels(labels map[string]string) {
+	for k, v := range labels {
+		labels[unique.Make(k).Value()] = unique.Make(v).Value()
+	}
+}
+
+// NodeMetadata is an empty Node read as metadata only: the controllers and
+// the webhook read Nodes only for what NodeOf keeps.
+func NodeMetadata() *metav1.PartialObjectMetadata {
+	n := &metav1.PartialObjectMetadata{}
+	n.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	return n
+}
+
+// NodeMetadataList is an empty list of Nodes read as metadata only.
+func NodeMetadataList() *metav1.PartialObjectMetadataList {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	return l
+}
