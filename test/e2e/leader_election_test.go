@@ -57,6 +57,7 @@ var _ = Describe("two managers with leader election", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() {
 			kube.mustRun("delete", "nodes", "-l", "leader-test=true", "--wait=false")
+			// Once a second: each look lists hundreds of NodeSLOs.
 			Eventually(func(g Gomega) {
 				g.Expect(leaderTestSLOs(g, admin)).To(BeEmpty())
 			}).WithPolling(time.Second).Should(Succeed())

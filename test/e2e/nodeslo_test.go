@@ -70,6 +70,7 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			g.Expect(events).To(And(
 				ContainSubstring("resource-threshold-config"), ContainSubstring("cpuSuppressThresholdPercent")))
 		}).Should(Succeed())
+		// Each look runs kubectl: fewer looks, over a longer window than the default.
 		Consistently(func() (string, error) {
 			return kube.run("get", "nodeslo", "-o", resourceVersions)
 		}).WithTimeout(3 * time.Second).WithPolling(500 * time.Millisecond).Should(Equal(before))
