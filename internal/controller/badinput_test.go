@@ -44,7 +44,7 @@ var _ = Describe("Bad input", Serial, func() {
 			cm := setConfig(ctx, good)
 			nodes := []string{createNode(ctx, nil, nil).Name, createNode(ctx, nil, nil).Name}
 			for _, n := range nodes {
-				Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).Should(inForce)
+				Eventually(specOf(ctx, n)).Should(inForce)
 			}
 			waitUntilQuiet()
 			before := resourceVersions(ctx, nodes...)
@@ -56,21 +56,19 @@ var _ = Describe("Bad input", Serial, func() {
 			for _, s := range inMessage {
 				want = append(want, ContainSubstring(s))
 			}
-			Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).
-				WithTimeout(eventually).WithPolling(poll).Should(ContainElement(And(want...)))
+			Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).Should(ContainElement(And(want...)))
 			Expect(configInvalid(sloconfig.Key(key))()).To(Equal(1.0))
 			for _, other := range sloconfig.Keys {
 				if string(other) != key {
 					Expect(configInvalid(other)()).To(Equal(0.0), string(other))
 				}
 			}
-			Consistently(func() map[string]string { return resourceVersions(ctx, nodes...) }).
-				WithTimeout(consistently).Should(Equal(before))
+			Consistently(func() map[string]string { return resourceVersions(ctx, nodes...) }).Should(Equal(before))
 
 			setConfig(ctx, with(key, fix))
-			Eventually(configInvalid(sloconfig.Key(key))).WithTimeout(eventually).WithPolling(poll).Should(Equal(0.0))
+			Eventually(configInvalid(sloconfig.Key(key))).Should(Equal(0.0))
 			for _, n := range nodes {
-				Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).Should(fixed)
+				Eventually(specOf(ctx, n)).Should(fixed)
 			}
 		},
 		Entry("JSON syntax", threshold, `{"clusterStrategy": {"enable": true,`,
@@ -118,7 +116,7 @@ var _ = Describe("Bad input", Serial, func() {
 		data[burst] = `{"clusterStrategy": {"policy": "sometimes"}}`
 		cm := setConfig(ctx, data)
 
-		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).
 			Should(ContainElements(
 				And(ContainSubstring(threshold+": clusterStrategy.memoryEvictLowerPercent"),
 					ContainSubstring(threshold+": nodeStrategies[0].nodeSelector")),
@@ -129,14 +127,13 @@ var _ = Describe("Bad input", Serial, func() {
 	It("leaves the good keys of the same ConfigMap in force", func(ctx SpecContext) {
 		setConfig(ctx, good)
 		node := createNode(ctx, nil, nil)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(inForce)
+		Eventually(specOf(ctx, node.Name)).Should(inForce)
 
 		data := with(threshold, `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`)
 		data[burst] = `{"clusterStrategy": {"policy": "cpuBurstOnly"}}`
 		setConfig(ctx, data)
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("cpuBurstOnly", "cpuBurstStrategy", "policy"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("cpuBurstOnly", "cpuBurstStrategy", "policy"))
 		Expect(specOf(ctx, node.Name)()).To(haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(1.0))
 		Expect(configInvalid(sloconfig.KeyCPUBurst)()).To(Equal(0.0))
@@ -147,9 +144,9 @@ var _ = Describe("Bad input", Serial, func() {
 			`{"nodeStrategies": [{"name": "all", "nodeSelector": {}, "cpuSuppressThresholdPercent": 30}]}`))
 		node := createNode(ctx, nil, nil)
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, node.Name)).
 			Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
-		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).
 			Should(ContainElement(And(ContainSubstring(threshold+": "), ContainSubstring("nodeStrategies[0].nodeSelector"),
 				ContainSubstring("clusterStrategy"))))
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
@@ -159,14 +156,13 @@ var _ = Describe("Bad input", Serial, func() {
 		cm := setConfig(ctx, with(threshold, `{"clusterStrategy": {"enable": true, "cpuSupressThresholdPercent": 30}}`))
 		node := createNode(ctx, nil, nil)
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, node.Name)).Should(And(
 			haveField(true, "resourceUsedThresholdWithBE", "enable"),
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 		))
 		warned := ContainElement(And(ContainSubstring("clusterStrategy.cpuSupressThresholdPercent"),
 			ContainSubstring(`did you mean "cpuSuppressThresholdPercent"`)))
-		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
-			Should(warned)
+		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).Should(warned)
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
 
 		// A change of another key reloads the ConfigMap and changes the
@@ -175,15 +171,14 @@ var _ = Describe("Bad input", Serial, func() {
 		// changed, so a repeat would not join the old one's series) nor as
 		// a series.
 		Eventually(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).
-			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", 0))
+			Should(BeNumerically(">", 0))
 		before := recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)()
 		generation := configGeneration()
 		data := with(threshold, `{"clusterStrategy": {"enable": true, "cpuSupressThresholdPercent": 30}}`)
 		data[burst] = `{"clusterStrategy": {"policy": "cpuBurstOnly"}}`
 		setConfig(ctx, data)
-		Eventually(configGeneration).WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", generation))
-		Consistently(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).
-			WithTimeout(consistently).WithPolling(poll).Should(Equal(before))
+		Eventually(configGeneration).Should(BeNumerically(">", generation))
+		Consistently(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).Should(Equal(before))
 	})
 
 	It("warns about a misspelt key and a key under binaryData, not about other controllers' keys", func(ctx SpecContext) {
@@ -194,11 +189,11 @@ var _ = Describe("Bad input", Serial, func() {
 		cm.BinaryData = map[string][]byte{system: []byte(`{"clusterStrategy": {"totalNetworkBandwidth": "1G"}}`)}
 		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
 
-		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(configWarnings(ctx, cm, controller.ReasonConfigWarning)).
 			Should(ContainElement(And(
 				ContainSubstring(`"resource-threshold-confg"`), ContainSubstring(`did you mean "resource-threshold-config"`),
 				ContainSubstring(`binaryData key "system-config" is ignored`))))
-		Consistently(configWarnings(ctx, cm, controller.ReasonConfigWarning)).WithTimeout(consistently).
+		Consistently(configWarnings(ctx, cm, controller.ReasonConfigWarning)).
 			ShouldNot(ContainElement(ContainSubstring("colocation-config")))
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))
 	})
@@ -209,9 +204,8 @@ var _ = Describe("Bad input", Serial, func() {
 			{"name": "second", "nodeSelector": {"matchLabels": {"b": "1"}}, "policy": "cfsQuotaBurstOnly"}]}`))
 		node := createNode(ctx, map[string]string{"a": "1", "b": "1"}, nil)
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("cpuBurstOnly", "cpuBurstStrategy", "policy"))
-		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonMultipleNodeStrategies)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, node.Name)).Should(haveField("cpuBurstOnly", "cpuBurstStrategy", "policy"))
+		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonMultipleNodeStrategies)).
 			Should(ContainElement(And(ContainSubstring(burst), ContainSubstring(`"first"`), ContainSubstring(`"second"`))))
 
 		// Reconciled again with the same warnings: none is recorded again,
@@ -220,25 +214,22 @@ var _ = Describe("Bad input", Serial, func() {
 		reconciled := reconciles()
 		node.Labels["unrelated"] = "x"
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(reconciles).WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", reconciled))
+		Eventually(reconciles).Should(BeNumerically(">", reconciled))
 		Consistently(recordedEvents(ctx, metav1.NamespaceDefault, node, sloconfig.ReasonMultipleNodeStrategies)).
-			WithTimeout(consistently).WithPolling(poll).Should(Equal(before))
+			Should(Equal(before))
 	})
 
 	It("ignores a bad bandwidth annotation, warning on the Node; the strategy's value stays", func(ctx SpecContext) {
 		setConfig(ctx, with(system, `{"clusterStrategy": {"totalNetworkBandwidth": "500M"}}`))
 		node := createNode(ctx, nil, map[string]string{sloconfig.NetworkBandwidthAnnotation: "lots"})
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
 		Eventually(nodeWarnings(ctx, node, sloconfig.ReasonInvalidNetworkBandwidth)).
-			WithTimeout(eventually).WithPolling(poll).
 			Should(ContainElement(And(ContainSubstring(sloconfig.NetworkBandwidthAnnotation), ContainSubstring(`"lots"`))))
 
 		node.Annotations[sloconfig.NetworkBandwidthAnnotation] = "2G"
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("2G", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("2G", "systemStrategy", "totalNetworkBandwidth"))
 	})
 })
 

@@ -14,7 +14,7 @@ import (
 var _ = Describe("The manager's cache", Serial, func() {
 	It("reads Nodes as metadata only", func(ctx SpecContext) {
 		node := createNode(ctx, nil, nil)
-		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
+		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
 
 		nodeReads := reads.Of("nodes")
 		Expect(nodeReads).NotTo(BeEmpty())

@@ -32,7 +32,7 @@ var _ = Describe("kubectl nodeslo diff", Serial, func() {
 			names = append(names, createNode(ctx, labels, nil).Name)
 		}
 		for _, n := range names {
-			Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).
+			Eventually(specOf(ctx, n)).
 				Should(haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		}
 		waitUntilQuiet()
@@ -72,7 +72,7 @@ var _ = Describe("kubectl nodeslo diff", Serial, func() {
 				}
 			}
 			g.Expect(actual).To(Equal(predicted))
-		}).WithContext(ctx).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).WithContext(ctx).Should(Succeed())
 		Expect(predicted).To(HaveLen(6))
 		Expect(predicted[names[0]]).To(ConsistOf(
 			"spec.cpuBurstStrategy.policy -> \"auto\"", "spec.resourceUsedThresholdWithBE.cpuSuppressThresholdPercent -> 40"))

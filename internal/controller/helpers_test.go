@@ -33,14 +33,6 @@ const (
 	gold         = "gold"
 )
 
-// Timeouts: the manager reacts within milliseconds; "nothing happens" is
-// watched for a bounded time only.
-const (
-	eventually   = 20 * time.Second
-	poll         = 50 * time.Millisecond
-	consistently = 2 * time.Second
-)
-
 // uniqueName returns a name no other test uses.
 func uniqueName(prefix string) string {
 	return fmt.Sprintf("%s-%s", prefix, rand.String(6))
@@ -55,7 +47,7 @@ func createNode(ctx context.Context, labels, annotations map[string]string) *cor
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, node))).To(Succeed())
 		Eventually(func() error { return getNodeSLO(ctx, node.Name, &slov1alpha1.NodeSLO{}) }).
-			WithContext(ctx).WithTimeout(eventually).WithPolling(poll).Should(Satisfy(apierrors.IsNotFound))
+			WithContext(ctx).Should(Satisfy(apierrors.IsNotFound))
 	})
 	return node
 }
@@ -253,7 +245,7 @@ func waitUntilQuiet() {
 			last, since = now, time.Now()
 		}
 		return time.Since(since) > 500*time.Millisecond
-	}).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
+	}).Should(BeTrue())
 }
 
 // resourceVersions returns the resourceVersion of each named NodeSLO.

@@ -19,7 +19,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		creates, resolves := reconcilesOf(controller.OpCreate), metricValue(controller.MetricResolveSeconds, nil)
 		node := createNode(ctx, nil, nil)
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, node.Name)).Should(And(
 			haveField(false, "resourceUsedThresholdWithBE", "enable"),
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 			haveField("cpuset", "resourceUsedThresholdWithBE", "cpuSuppressPolicy"),
@@ -40,7 +40,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 
 	It("Node present, NodeSLO present and equal: writes nothing", func(ctx SpecContext) {
 		node := createNode(ctx, map[string]string{"pool": "a"}, nil)
-		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
+		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
 		waitUntilQuiet()
 		before := resourceVersions(ctx, node.Name)
 		writesBefore, noops := writes.Succeeded(node.Name), reconcilesOf(controller.OpNoop)
@@ -49,20 +49,19 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		node.Labels["pool"] = "b"
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
 
-		Eventually(func() float64 { return reconcilesOf(controller.OpNoop) }).
-			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", noops))
-		Consistently(func() int { return writes.Succeeded(node.Name) }).WithTimeout(consistently).Should(Equal(writesBefore))
+		Eventually(func() float64 { return reconcilesOf(controller.OpNoop) }).Should(BeNumerically(">", noops))
+		Consistently(func() int { return writes.Succeeded(node.Name) }).Should(Equal(writesBefore))
 		Expect(resourceVersions(ctx, node.Name)).To(Equal(before))
 	})
 
 	It("Node absent, NodeSLO present: deletes the NodeSLO", func(ctx SpecContext) {
 		node := createNode(ctx, nil, nil)
-		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
+		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
 		deletes := reconcilesOf(controller.OpDelete)
 
 		Expect(k8sClient.Delete(ctx, node)).To(Succeed())
 		Eventually(func() error { return getNodeSLO(ctx, node.Name, &slov1alpha1.NodeSLO{}) }).
-			WithTimeout(eventually).WithPolling(poll).Should(Satisfy(apierrors.IsNotFound))
+			Should(Satisfy(apierrors.IsNotFound))
 		Expect(reconcilesOf(controller.OpDelete)).To(BeNumerically(">", deletes))
 	})
 
@@ -72,23 +71,23 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		Expect(k8sClient.Create(ctx, orphan)).To(Succeed())
 
 		Eventually(func() error { return getNodeSLO(ctx, name, &slov1alpha1.NodeSLO{}) }).
-			WithTimeout(eventually).WithPolling(poll).Should(Satisfy(apierrors.IsNotFound))
+			Should(Satisfy(apierrors.IsNotFound))
 		// Its delete event reconciles the name once more: neither exists, nothing is created.
 		Consistently(func() error { return getNodeSLO(ctx, name, &slov1alpha1.NodeSLO{}) }).
-			WithTimeout(consistently).Should(Satisfy(apierrors.IsNotFound))
+			Should(Satisfy(apierrors.IsNotFound))
 		Expect(writes.Succeeded(name)).To(Equal(1), "one delete, nothing else")
 	})
 
 	It("puts back a NodeSLO edited by hand", func(ctx SpecContext) {
 		node := createNode(ctx, nil, nil)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, node.Name)).
 			Should(haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 
 		patch := []byte(`{"spec":{"resourceUsedThresholdWithBE":{"cpuSuppressThresholdPercent":10},"cpuBurstStrategy":null}}`)
 		Expect(k8sClient.Patch(ctx, &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: node.Name}},
 			client.RawPatch(types.MergePatchType, patch))).To(Succeed())
 
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, node.Name)).Should(And(
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 			haveField("none", "cpuBurstStrategy", "policy"),
 		))
@@ -96,19 +95,18 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 
 	It("recreates a deleted NodeSLO", func(ctx SpecContext) {
 		node := createNode(ctx, nil, nil)
-		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
+		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
 		first, err := nodeSLOOf(ctx, node.Name)()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
 
-		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(
+		Eventually(nodeSLOOf(ctx, node.Name)).Should(
 			WithTransform(func(s *slov1alpha1.NodeSLO) bool { return s.UID != first.UID }, BeTrue()))
 	})
 
 	It("does not rewrite a spec that means the same as the resolved one", func(ctx SpecContext) {
 		node := createNode(ctx, nil, map[string]string{"node.koordinator.sh/network-bandwidth": "1G"})
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("1G", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("1G", "systemStrategy", "totalNetworkBandwidth"))
 		waitUntilQuiet()
 		before := writes.Succeeded(node.Name)
 
@@ -121,8 +119,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 		Expect(k8sClient.Patch(ctx, &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: node.Name}},
 			client.RawPatch(types.MergePatchType, patch))).To(Succeed())
 
-		Eventually(func() float64 { return reconcilesOf(controller.OpNoop) }).
-			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", noops))
-		Consistently(func() int { return writes.Succeeded(node.Name) }).WithTimeout(consistently).Should(Equal(before))
+		Eventually(func() float64 { return reconcilesOf(controller.OpNoop) }).Should(BeNumerically(">", noops))
+		Consistently(func() int { return writes.Succeeded(node.Name) }).Should(Equal(before))
 	})
 })

@@ -22,8 +22,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		before := done()
 		existing := len(allResourceVersions(ctx))
 		stopManager = startManager()
-		Eventually(func() float64 { return done() - before }).
-			WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">=", existing))
+		Eventually(func() float64 { return done() - before }).Should(BeNumerically(">=", existing))
 	}
 
 	It("performs zero writes over unchanged inputs", func(ctx SpecContext) {
@@ -35,17 +34,16 @@ var _ = Describe("A restarted manager", Serial, func() {
 		})
 		gold := createNode(ctx, map[string]string{tierLabel: gold}, nil)
 		plain := createNode(ctx, nil, map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G"})
-		Eventually(specOf(ctx, gold.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, gold.Name)).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
-		Eventually(specOf(ctx, plain.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("10G", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, plain.Name)).Should(haveField("10G", "systemStrategy", "totalNetworkBandwidth"))
 		waitUntilQuiet()
 		before := allResourceVersions(ctx)
 		reconciled := reconciles()
 
 		restart(ctx, func() {})
 
-		Consistently(writes.Total).WithTimeout(consistently).Should(BeZero())
+		Consistently(writes.Total).Should(BeZero())
 		Expect(allResourceVersions(ctx)).To(Equal(before))
 		// One reconcile per node: none before the configuration is loaded
 		// (they could only skip), one for each after it.
@@ -57,7 +55,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 			string(sloconfig.KeyResourceThreshold): suppressAt55,
 		})
 		old := createNode(ctx, nil, nil)
-		Eventually(specOf(ctx, old.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, old.Name)).
 			Should(haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		waitUntilQuiet()
 		before := resourceVersions(ctx, old.Name)
@@ -69,20 +67,20 @@ var _ = Describe("A restarted manager", Serial, func() {
 			})
 		})
 
-		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).
 			Should(ContainElement(And(ContainSubstring("clusterStrategy.cpuSuppressThresholdPercent"),
 				ContainSubstring("existing NodeSLOs keep their current value"))))
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(1.0))
 
 		// The good key applies to the existing node; the frozen one does not move.
-		Eventually(specOf(ctx, old.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, old.Name)).Should(And(
 			haveField("auto", "cpuBurstStrategy", "policy"),
 			haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 		))
 		Expect(resourceVersions(ctx, old.Name)).NotTo(Equal(before), "the cpu-burst change was written")
 
 		fresh := createNode(ctx, nil, nil)
-		Eventually(specOf(ctx, fresh.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, fresh.Name)).Should(And(
 			haveField("auto", "cpuBurstStrategy", "policy"),
 			haveField(false, "resourceUsedThresholdWithBE", "enable"),
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
@@ -94,7 +92,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 			string(sloconfig.KeyCPUBurst):          autoBurst,
 		})
 		for _, n := range []string{old.Name, fresh.Name} {
-			Eventually(specOf(ctx, n)).WithTimeout(eventually).WithPolling(poll).
+			Eventually(specOf(ctx, n)).
 				Should(haveField(45.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		}
 		Expect(configInvalid(sloconfig.KeyResourceThreshold)()).To(Equal(0.0))

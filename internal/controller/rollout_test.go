@@ -16,6 +16,7 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 // The staged rollout (docs/rollout.md) against a real apiserver: 40 nodes,
@@ -27,7 +28,9 @@ const (
 	// rolloutSteps is the canary step and four batches (10, 10, 10, 7).
 	rolloutSteps = 5
 	canaryLabel  = "rollout-group"
-	rolloutWait  = 90 * time.Second
+	// rolloutWait bounds a whole rollout, not one reaction: a 3 s canary
+	// soak and four 2 s step intervals come before the last write.
+	rolloutWait = 90 * time.Second
 )
 
 // rolloutPolicy is the rollout key used by these tests.
@@ -70,8 +73,7 @@ func createFleet(ctx context.Context, threshold int) fleet {
 			f.canaries[n.Name] = true
 		}
 	}
-	Eventually(func() int { return len(f.at(ctx, threshold)) }).
-		WithTimeout(eventually).WithPolling(poll).Should(Equal(rolloutNodes))
+	Eventually(func() int { return len(f.at(ctx, threshold)) }).Should(Equal(rolloutNodes))
 	return f
 }
 
@@ -184,7 +186,7 @@ func watchRollout(ctx context.Context, f fleet, oldTarget string, threshold int,
 		}
 		Expect(time.Now().Before(deadline)).To(BeTrue(),
 			"the rollout did not end: %d of %d nodes", len(reached), rolloutNodes)
-		time.Sleep(poll)
+		time.Sleep(envtestharness.PollingInterval)
 	}
 }
 
@@ -197,7 +199,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 	BeforeEach(func(ctx SpecContext) {
 		cm = setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 		f = createFleet(ctx, 50)
-		Eventually(func() bool { return record(ctx).Done }).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		target = record(ctx).Target
 		waitUntilQuiet()
 		writes.Reset()
@@ -212,7 +214,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		})
 		watchRollout(ctx, f, target, 40, nil)
 
-		Eventually(func() bool { return record(ctx).Done }).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		rec := record(ctx)
 		Expect(rec.Pending).To(Equal(rolloutNodes))
 		Expect(rec.Canaries).To(Equal(rolloutCanaries))
@@ -224,15 +226,15 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(writes.Total()).To(Equal(rolloutNodes), "no NodeSLO but the pending ones written")
 
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonStarted)).
-			WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
-			ContainSubstring("40 nodes pending (3 canaries), step size 10, 5 steps")))
+			Should(ContainElement(
+				ContainSubstring("40 nodes pending (3 canaries), step size 10, 5 steps")))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonStep)).
-			WithTimeout(eventually).WithPolling(poll).Should(ContainElements(
-			ContainSubstring("step 1 of 5: 3 of 40 nodes reached"),
-			ContainSubstring("step 5 of 5: 40 of 40 nodes reached")))
+			Should(ContainElements(
+				ContainSubstring("step 1 of 5: 3 of 40 nodes reached"),
+				ContainSubstring("step 5 of 5: 40 of 40 nodes reached")))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonCompleted)).
-			WithTimeout(eventually).WithPolling(poll).ShouldNot(BeEmpty())
-		Eventually(metric(rollout.MetricInProgress)).WithTimeout(eventually).Should(BeZero())
+			ShouldNot(BeEmpty())
+		Eventually(metric(rollout.MetricInProgress)).Should(BeZero())
 		Expect(metric(rollout.MetricPending)()).To(BeZero())
 		Expect(metric(rollout.MetricReached)()).To(Equal(float64(rolloutNodes)))
 		Expect(metric(rollout.MetricStep)()).To(Equal(float64(rolloutSteps)))
@@ -242,8 +244,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
-			WithTimeout(eventually).WithPolling(poll).ShouldNot(BeEmpty())
+		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).ShouldNot(BeEmpty())
 		waitUntilQuiet()
 		held := rolloutNodes - len(f.at(ctx, 40))
 		Expect(held).To(BeNumerically(">", 0))
@@ -251,6 +252,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(metric(rollout.MetricPaused)()).To(Equal(1.0))
 		writes.Reset()
 
+		// Longer than the default: a paused rollout must skip several 2 s step intervals.
 		Consistently(writes.Total).WithTimeout(10 * time.Second).Should(BeZero())
 
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
@@ -280,7 +282,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 			Expect(written).To(BeNumerically("<=", rolloutStep*(taken+1)),
 				"%d NodeSLOs written %d steps after the restart", written, taken)
 			Expect(time.Now().Before(deadline)).To(BeTrue(), "the rollout did not complete after the restart")
-			time.Sleep(poll)
+			time.Sleep(envtestharness.PollingInterval)
 		}
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(rolloutNodes-before), "each node still pending written once")
@@ -309,7 +311,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		writes.Reset()
 
 		updateConfig(ctx, rolloutData(50, rolloutPolicy(false)))
-		Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(rolloutWait).WithPolling(poll).Should(BeEmpty())
+		Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(rolloutWait).Should(BeEmpty())
 		waitUntilQuiet()
 		Expect(record(ctx).Pending).To(Equal(len(reached)), "only the reached nodes are pending")
 		for _, n := range f.names {
@@ -327,9 +329,9 @@ var _ = Describe("A staged rollout", Serial, func() {
 	It("pauses on an invalid rollout key, with a Warning Event, and writes nothing", func(ctx SpecContext) {
 		updateConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
-			WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
-			And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
-		Consistently(writes.Total).WithTimeout(consistently).Should(BeZero())
+			Should(ContainElement(
+				And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
+		Consistently(writes.Total).Should(BeZero())
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 		Expect(metric(rollout.MetricPending)()).To(Equal(float64(rolloutNodes)))
 		Expect(metric(rollout.MetricPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
@@ -344,8 +346,8 @@ var _ = Describe("A staged rollout", Serial, func() {
 		func(ctx SpecContext) {
 			updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
 			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
-				WithTimeout(eventually).WithPolling(poll).Should(ContainElement(
-				ContainSubstring("40 nodes pending keep their NodeSLO")))
+				Should(ContainElement(
+					ContainSubstring("40 nodes pending keep their NodeSLO")))
 			waitUntilQuiet()
 			writes.Reset()
 
@@ -360,14 +362,12 @@ var _ = Describe("A staged rollout", Serial, func() {
 			Expect(k8sClient.Update(ctx, slo)).To(Succeed())
 			fresh := createNode(ctx, nil, nil)
 
-			Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(eventually).WithPolling(poll).
-				Should(ConsistOf(relabelled, edited))
-			Eventually(specOf(ctx, fresh.Name)).WithTimeout(eventually).WithPolling(poll).
+			Eventually(func() []string { return f.at(ctx, 40) }).Should(ConsistOf(relabelled, edited))
+			Eventually(specOf(ctx, fresh.Name)).
 				Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 			waitUntilQuiet()
 			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
 			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
-			Eventually(metric(rollout.MetricPending)).WithTimeout(eventually).WithPolling(poll).
-				Should(Equal(float64(rolloutNodes - 2)))
+			Eventually(metric(rollout.MetricPending)).Should(Equal(float64(rolloutNodes - 2)))
 		})
 })

@@ -1,10 +1,7 @@
 package controller_test
 
 import (
-	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,13 +10,10 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -29,14 +23,9 @@ import (
 const (
 	configNamespace = sloconfig.DefaultConfigMapNamespace
 	configName      = sloconfig.DefaultConfigMapName
-	// systemNamespace is the namespace the un-kustomized manifests in
-	// config/rbac name ("system"); the manager's Lease lives there too.
-	systemNamespace = "system"
-	serviceAccount  = "controller-manager"
 )
 
 var (
-	testEnv *envtest.Environment
 	// k8sClient is the admin's: it sets up fixtures and observes.
 	k8sClient client.Client
 	// managerConfig impersonates the ServiceAccount and counts NodeSLO writes.
@@ -47,34 +36,14 @@ var (
 )
 
 func TestControllers(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Controller suite")
+	envtestharness.RunSuite(t, "Controller suite")
 }
 
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		Fail("KUBEBUILDER_ASSETS is not set: run `make test`, or point it at a directory with kube-apiserver and etcd")
-	}
-
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	adminConfig, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(adminConfig, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
-
-	managerConfig, err = localcluster.ServiceAccount{
-		Namespace: systemNamespace, Name: serviceAccount, ExtraNamespaces: []string{configNamespace},
-		RBACDir: filepath.Join("..", "..", "config", "rbac"),
-		Files: []string{
-			"role.yaml", "role_binding.yaml", "config_role_binding.yaml",
-			"leader_election_role.yaml", "leader_election_role_binding.yaml",
-		},
-	}.Create(context.Background(), k8sClient, adminConfig)
-	Expect(err).NotTo(HaveOccurred())
+var _ = BeforeSuite(func(ctx SpecContext) {
+	envtestharness.LogToGinkgo()
+	env := envtestharness.Start(envtestharness.Options{})
+	k8sClient = env.Client
+	managerConfig = env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC, envtestharness.LeaderElectionRBAC)
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
 
@@ -85,9 +54,6 @@ var _ = AfterSuite(func() {
 	if stopManager != nil {
 		stopManager()
 	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
 })
 
 // startManager builds the manager as cmd/ does, starts it and returns a
@@ -95,7 +61,7 @@ var _ = AfterSuite(func() {
 func startManager() func() {
 	opts := managertest.Options()
 	opts.LeaderElection = true
-	opts.LeaderElectionNamespace = systemNamespace
+	opts.LeaderElectionNamespace = envtestharness.SystemNamespace
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return func() {
@@ -115,7 +81,7 @@ type readRequest struct {
 }
 
 func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+	return localcluster.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		if req.Method == http.MethodGet &&
 			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps")) {
 			l.mu.Lock()
@@ -139,7 +105,3 @@ func (l *readLog) Of(kind string) []readRequest {
 	}
 	return out
 }
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

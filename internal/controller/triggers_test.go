@@ -20,19 +20,19 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 	It("a label change moves a node to another node strategy and back", func(ctx SpecContext) {
 		setConfig(ctx, map[string]string{string(sloconfig.KeyResourceThreshold): goldThreshold})
 		node := createNode(ctx, map[string]string{tierLabel: "silver"}, nil)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, node.Name)).Should(And(
 			haveField(true, "resourceUsedThresholdWithBE", "enable"),
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 		))
 
 		node.Labels[tierLabel] = gold
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, node.Name)).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 
 		delete(node.Labels, tierLabel)
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, node.Name)).
 			Should(haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 	})
 
@@ -41,28 +41,24 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			string(sloconfig.KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "500M"}}`,
 		})
 		node := createNode(ctx, nil, nil)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
 
 		node.Annotations = map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G"}
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("10G", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("10G", "systemStrategy", "totalNetworkBandwidth"))
 
 		node.Annotations[sloconfig.NetworkBandwidthAnnotation] = "25G"
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("25G", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("25G", "systemStrategy", "totalNetworkBandwidth"))
 
 		delete(node.Annotations, sloconfig.NetworkBandwidthAnnotation)
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("500M", "systemStrategy", "totalNetworkBandwidth"))
 	})
 
 	It("a Node status or unrelated metadata change triggers no reconcile; a label change does", func(ctx SpecContext) {
 		node := createNode(ctx, map[string]string{"zone": "a"}, nil)
-		Eventually(nodeSLOOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(Not(BeNil()))
+		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
 		waitUntilQuiet()
 		before := reconciles()
 
@@ -73,19 +69,18 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		Expect(k8sClient.Status().Update(ctx, node)).To(Succeed())
 		node.Annotations = map[string]string{"example.com/unrelated": "1"}
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Consistently(reconciles).WithTimeout(consistently).Should(Equal(before))
+		Consistently(reconciles).Should(Equal(before))
 
 		// The same counter does move for an input that matters.
 		node.Labels["zone"] = "b"
 		Expect(k8sClient.Update(ctx, node)).To(Succeed())
-		Eventually(reconciles).WithTimeout(eventually).WithPolling(poll).Should(BeNumerically(">", before))
+		Eventually(reconciles).Should(BeNumerically(">", before))
 	})
 
 	It("a ConfigMap change reaches every NodeSLO, each node reconciled once", func(ctx SpecContext) {
 		nodes := []*corev1.Node{createNode(ctx, nil, nil), createNode(ctx, nil, nil), createNode(ctx, nil, nil)}
 		for _, n := range nodes {
-			Eventually(specOf(ctx, n.Name)).WithTimeout(eventually).WithPolling(poll).
-				Should(haveField("none", "cpuBurstStrategy", "policy"))
+			Eventually(specOf(ctx, n.Name)).Should(haveField("none", "cpuBurstStrategy", "policy"))
 		}
 		waitUntilQuiet()
 		generation, before := metricValue(controller.MetricConfigGeneration, nil), reconciles()
@@ -96,7 +91,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			string(sloconfig.KeyCPUBurst): `{"clusterStrategy": {"policy": "auto", "cpuBurstPercent": 500}}`,
 		})
 		for _, n := range nodes {
-			Eventually(specOf(ctx, n.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+			Eventually(specOf(ctx, n.Name)).Should(And(
 				haveField("auto", "cpuBurstStrategy", "policy"),
 				haveField(500.0, "cpuBurstStrategy", "cpuBurstPercent"),
 			))
@@ -114,8 +109,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			string(sloconfig.KeyCPUBurst): autoBurst,
 		})
 		node := createNode(ctx, nil, nil)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
-			Should(haveField("auto", "cpuBurstStrategy", "policy"))
+		Eventually(specOf(ctx, node.Name)).Should(haveField("auto", "cpuBurstStrategy", "policy"))
 		waitUntilQuiet()
 		before, generation := reconciles(), metricValue(controller.MetricConfigGeneration, nil)
 
@@ -125,18 +119,18 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			string(sloconfig.KeyCPUBurst): "{\n  \"clusterStrategy\": {\"policy\": \"auto\"}\n}",
 			"colocation-config":           `{"enable": true}`,
 		})
-		Consistently(reconciles).WithTimeout(consistently).Should(Equal(before))
+		Consistently(reconciles).Should(Equal(before))
 		Expect(metricValue(controller.MetricConfigGeneration, nil)).To(Equal(generation))
 	})
 
 	It("deleting the ConfigMap brings every NodeSLO back to the defaults", func(ctx SpecContext) {
 		setConfig(ctx, map[string]string{string(sloconfig.KeyResourceThreshold): goldThreshold})
 		node := createNode(ctx, map[string]string{tierLabel: gold}, nil)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).
+		Eventually(specOf(ctx, node.Name)).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 
 		deleteConfig(ctx)
-		Eventually(specOf(ctx, node.Name)).WithTimeout(eventually).WithPolling(poll).Should(And(
+		Eventually(specOf(ctx, node.Name)).Should(And(
 			haveField(false, "resourceUsedThresholdWithBE", "enable"),
 			haveField(65.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 		))

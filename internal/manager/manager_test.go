@@ -6,18 +6,16 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 func TestManager(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Manager Suite")
+	envtestharness.RunSuite(t, "Manager Suite")
 }
 
 // freeAddress returns a loopback address with a port nobody listens on.
@@ -40,13 +38,7 @@ func httpGet(url string) (int, string, error) {
 
 var _ = Describe("The manager", func() {
 	It("starts against a real apiserver and serves probes and metrics", func() {
-		env := &envtest.Environment{
-			CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
-			ErrorIfCRDPathMissing: true,
-		}
-		cfg, err := env.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(env.Stop)
+		cfg := envtestharness.Start(envtestharness.Options{}).Admin
 
 		opts := DefaultOptions()
 		opts.MetricsBindAddress = freeAddress()
@@ -62,7 +54,7 @@ var _ = Describe("The manager", func() {
 		go func() { done <- mgr.Start(ctx) }()
 		DeferCleanup(func() {
 			cancel()
-			Eventually(done, 30*time.Second).Should(Receive(Not(HaveOccurred())))
+			Eventually(done).Should(Receive(Not(HaveOccurred())))
 		})
 
 		for _, path := range []string{"/healthz", "/readyz"} {
@@ -70,14 +62,14 @@ var _ = Describe("The manager", func() {
 				code, _, err := httpGet(fmt.Sprintf("http://%s%s", opts.HealthProbeBindAddress, path))
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(code).To(Equal(http.StatusOK))
-			}, 20*time.Second, 200*time.Millisecond).Should(Succeed(), path)
+			}).Should(Succeed(), path)
 		}
-		Eventually(mgr.Elected(), 30*time.Second).Should(BeClosed(), "leader election through a Lease")
+		Eventually(mgr.Elected()).Should(BeClosed(), "leader election through a Lease")
 		Eventually(func(g Gomega) {
 			code, body, err := httpGet(fmt.Sprintf("http://%s/metrics", opts.MetricsBindAddress))
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(code).To(Equal(http.StatusOK))
 			g.Expect(body).To(ContainSubstring("rest_client_requests_total"))
-		}, 20*time.Second, 200*time.Millisecond).Should(Succeed())
+		}).Should(Succeed())
 	})
 })

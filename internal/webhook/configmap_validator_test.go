@@ -173,7 +173,7 @@ var _ = Describe("The ConfigMap webhook", func() {
 			g.Expect(warnings.Take()).To(ConsistOf(And(
 				ContainSubstring(burst+": "), ContainSubstring(`"first"`), ContainSubstring(`"second"`),
 				ContainSubstring("7 live nodes: "), ContainSubstring(" and 2 more"))))
-		}).WithContext(ctx).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).WithContext(ctx).Should(Succeed())
 
 		// The names shown are of overlapping nodes, five of them.
 		Expect(putConfig(ctx, data)).To(Succeed())
@@ -197,8 +197,8 @@ var _ = Describe("The ConfigMap webhook", func() {
 		Expect(putConfigMap(ctx, "elsewhere", configName, bad, nil)).To(Succeed())
 		// The configured one is, once: the count moves for it and only for it.
 		Expect(putConfig(ctx, good)).To(Succeed())
-		Eventually(webhookCalls).WithTimeout(eventually).WithPolling(poll).Should(Equal(before + 1))
-		Consistently(webhookCalls).WithTimeout(consistently).WithPolling(poll).Should(Equal(before + 1))
+		Eventually(webhookCalls).Should(Equal(before + 1))
+		Consistently(webhookCalls).Should(Equal(before + 1))
 	})
 })
 
@@ -213,7 +213,7 @@ var _ = Describe("With the webhook down", Ordered, func() {
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Name: node}, slo)).To(Succeed())
 			g.Expect(slo.Spec.ResourceUsedThresholdWithBE).NotTo(BeNil())
 			g.Expect(slo.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent).To(HaveValue(BeEquivalentTo(55)))
-		}).WithContext(ctx).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).WithContext(ctx).Should(Succeed())
 
 		By("stopping the manager: the apiserver cannot reach the webhook")
 		stopManager()
@@ -244,10 +244,10 @@ var _ = Describe("With the webhook down", Ordered, func() {
 				}
 			}
 			g.Expect(notes).To(ContainElement(ContainSubstring(threshold + ": clusterStrategy.cpuSuppressThresholdPercent")))
-		}).WithContext(ctx).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).WithContext(ctx).Should(Succeed())
 		Consistently(func(g Gomega) string {
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Name: node}, slo)).To(Succeed())
 			return slo.ResourceVersion
-		}).WithContext(ctx).WithTimeout(consistently).WithPolling(poll).Should(Equal(version))
+		}).WithContext(ctx).Should(Equal(version))
 	})
 })

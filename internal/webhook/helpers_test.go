@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,14 +17,6 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/webhook"
-)
-
-// Timeouts: the manager reacts within milliseconds; "nothing happens" is
-// watched for a bounded time only.
-const (
-	eventually   = 20 * time.Second
-	poll         = 50 * time.Millisecond
-	consistently = 2 * time.Second
 )
 
 // putConfig creates or replaces the configured ConfigMap with data and

@@ -2,8 +2,6 @@ package webhook_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -11,14 +9,11 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
-	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 // The suite runs the manager that cmd/ runs (manager.New, webhook enabled)
@@ -30,12 +25,10 @@ import (
 const (
 	configNamespace = sloconfig.DefaultConfigMapNamespace
 	configName      = sloconfig.DefaultConfigMapName
-	systemNamespace = "system"
-	serviceAccount  = "controller-manager"
 )
 
 var (
-	testEnv *envtest.Environment
+	env *envtestharness.Environment
 	// k8sClient is the admin's; it collects the admission warnings it receives.
 	k8sClient     client.Client
 	warnings      = &warningCollector{}
@@ -44,38 +37,21 @@ var (
 )
 
 func TestWebhook(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Webhook suite")
+	envtestharness.RunSuite(t, "Webhook suite")
 }
 
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		Fail("KUBEBUILDER_ASSETS is not set: run `make test`, or point it at a directory with kube-apiserver and etcd")
-	}
-	root := filepath.Join("..", "..")
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			Paths: []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
-		},
-	}
-	adminConfig, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testEnv.WebhookInstallOptions.ValidatingWebhooks).To(HaveLen(1))
+var _ = BeforeSuite(func(ctx SpecContext) {
+	envtestharness.LogToGinkgo()
+	env = envtestharness.Start(envtestharness.Options{Webhook: true})
+	Expect(env.WebhookInstall().ValidatingWebhooks).To(HaveLen(1))
 
-	clientConfig := rest.CopyConfig(adminConfig)
+	clientConfig := rest.CopyConfig(env.Admin)
 	clientConfig.WarningHandlerWithContext = warnings
+	var err error
 	k8sClient, err = client.New(clientConfig, client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
 
-	managerConfig, err = localcluster.ServiceAccount{
-		Namespace: systemNamespace, Name: serviceAccount, ExtraNamespaces: []string{configNamespace},
-		RBACDir: filepath.Join(root, "config", "rbac"),
-		Files:   []string{"role.yaml", "role_binding.yaml", "config_role_binding.yaml"},
-	}.Create(context.Background(), k8sClient, adminConfig)
-	Expect(err).NotTo(HaveOccurred())
+	managerConfig = env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC)
 	stopManager = startManager()
 })
 
@@ -83,16 +59,13 @@ var _ = AfterSuite(func() {
 	if stopManager != nil {
 		stopManager()
 	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
 })
 
 // startManager builds the manager as cmd/ does, with the webhook server on
 // the address and certificate envtest installed the webhook for, starts it,
 // waits until the webhook answers and returns a function that stops it.
 func startManager() func() {
-	install := testEnv.WebhookInstallOptions
+	install := env.WebhookInstall()
 	opts := managertest.Options()
 	opts.Webhook.Enable = true
 	opts.Webhook.Host = install.LocalServingHost
@@ -100,8 +73,7 @@ func startManager() func() {
 	opts.Webhook.CertDir = install.LocalServingCertDir
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
-	Eventually(func() error { return running.Manager.GetWebhookServer().StartedChecker()(nil) }).
-		WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+	Eventually(func() error { return running.Manager.GetWebhookServer().StartedChecker()(nil) }).Should(Succeed())
 	return func() {
 		Expect(running.Stop()).To(Succeed())
 	}

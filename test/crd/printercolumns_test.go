@@ -1,7 +1,6 @@
 package crd
 
 import (
-	"os"
 	"os/exec"
 	"strings"
 
@@ -10,13 +9,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // kubectl runs the kubectl of the envtest store (same version as the
 // apiserver) or, failing that, the one on PATH, against the test apiserver.
 func kubectl(args ...string) string {
-	bin, err := localcluster.KubectlBinary(os.Getenv("KUBEBUILDER_ASSETS"))
+	bin, err := localcluster.KubectlBinary(envtestharness.AssetsDir())
 	Expect(err).NotTo(HaveOccurred())
 	out, err := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "kubectl %s: %s", strings.Join(args, " "), out)

@@ -13,13 +13,11 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 var (
-	testEnv    *envtest.Environment
 	k8sClient  client.Client
 	clientset  *kubernetes.Clientset
 	kubeconfig string
@@ -28,36 +26,19 @@ var (
 )
 
 func TestCRD(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "NodeSLO CRD Suite")
+	envtestharness.RunSuite(t, "NodeSLO CRD Suite")
 }
 
 var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := testEnv.Start()
+	DeferCleanup(func() { cancel() })
+	env := envtestharness.Start(envtestharness.Options{})
+	k8sClient = env.Client
+
+	var err error
+	clientset, err = kubernetes.NewForConfig(env.Admin)
 	Expect(err).NotTo(HaveOccurred())
 
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
-
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-
-	admin, err := testEnv.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	Expect(err).NotTo(HaveOccurred())
-	raw, err := admin.KubeConfig()
-	Expect(err).NotTo(HaveOccurred())
 	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(os.WriteFile(kubeconfig, raw, 0o600)).To(Succeed())
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(os.WriteFile(kubeconfig, env.AdminKubeconfig, 0o600)).To(Succeed())
 })

@@ -15,14 +15,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 var (
 	// root is the repository: the tests use its bin/, dist/ and config/.
 	root string
 	// cluster is the control plane all specs share.
-	cluster *localcluster.Cluster
+	cluster *envtestharness.Environment
 	// kube runs kubectl as the cluster administrator.
 	kube *kubectl
 	// manager is bin/manager running as the deployed ServiceAccount.
@@ -33,28 +33,19 @@ var (
 )
 
 func TestE2E(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "nodeslo-controller end-to-end suite")
+	envtestharness.RunSuite(t, "nodeslo-controller end-to-end suite")
 }
 
 var _ = BeforeSuite(func() {
-	var err error
-	root, err = filepath.Abs(filepath.Join("..", ".."))
-	Expect(err).NotTo(HaveOccurred())
+	// Slower than the harness's default: each look runs kubectl.
+	SetDefaultEventuallyPollingInterval(poll)
+	root = envtestharness.RepoPath()
 	for _, built := range []string{"bin/manager", "bin/kubectl-nodeslo", "dist/install.yaml"} {
 		Expect(filepath.Join(root, built)).To(BeAnExistingFile(), "run `make test-e2e`: it builds %s first", built)
 	}
 
 	By("starting kube-apiserver and etcd")
-	cluster, err = localcluster.Start(localcluster.Options{
-		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"),
-		CRDDir:    filepath.Join(root, "config", "crd", "bases"),
-	})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		By("stopping the control plane")
-		Expect(cluster.Stop()).To(Succeed())
-	})
+	cluster = envtestharness.Start(envtestharness.Options{})
 	work := GinkgoT().TempDir()
 	adminKubeconfig := filepath.Join(work, "admin.kubeconfig")
 	Expect(os.WriteFile(adminKubeconfig, cluster.AdminKubeconfig, 0o600)).To(Succeed())
@@ -63,7 +54,7 @@ var _ = BeforeSuite(func() {
 
 	By("applying dist/install.yaml server-side, so that the apiserver validates every object " +
 		"(but the webhook's, see installWithoutWebhook)")
-	_, err = kube.runWithInput(installWithoutWebhook(), "apply", "--server-side", "-f", "-")
+	_, err := kube.runWithInput(installWithoutWebhook(), "apply", "--server-side", "-f", "-")
 	Expect(err).NotTo(HaveOccurred())
 
 	By("running bin/manager as the deployed ServiceAccount")

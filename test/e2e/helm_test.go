@@ -18,7 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 // helmRelease is the release name of the chart's install, as in the README.
@@ -66,7 +66,7 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 	var (
 		chartKube *kubectl
 		chartHelm *helm
-		cluster   *localcluster.Cluster
+		cluster   *envtestharness.Environment
 		manifest  string
 	)
 
@@ -75,16 +75,7 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 		Expect(helmBinary).To(BeAnExistingFile(), "run `make test-e2e`: it installs bin/helm first")
 
 		By("starting a second control plane, without the NodeSLO CRD")
-		var err error
-		cluster, err = localcluster.Start(localcluster.Options{
-			AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"),
-			CRDDir:    GinkgoT().TempDir(),
-		})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() {
-			By("stopping the chart's control plane")
-			Expect(cluster.Stop()).To(Succeed())
-		})
+		cluster = envtestharness.Start(envtestharness.Options{CRDDir: GinkgoT().TempDir()})
 		work := GinkgoT().TempDir()
 		adminKubeconfig := filepath.Join(work, "admin.kubeconfig")
 		Expect(os.WriteFile(adminKubeconfig, cluster.AdminKubeconfig, 0o600)).To(Succeed())
@@ -137,7 +128,7 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 			g.Expect(rowOf(lines, "colocation-1")).To(HavePrefix("colocation-1 true 80 85 auto "))
 			g.Expect(rowOf(lines, "colocation-2")).To(HavePrefix("colocation-2 true 80 85 auto "))
 			g.Expect(rowOf(lines, "online-1")).To(HavePrefix("online-1 false 65 70 none "))
-		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("uninstalls everything but the CRD, so that the NodeSLOs stay", func() {

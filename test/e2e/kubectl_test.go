@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
@@ -27,7 +28,7 @@ type kubectl struct {
 // newKubectl prefers the kubectl of the envtest store, the version of the
 // apiserver, and falls back to the one on PATH.
 func newKubectl(kubeconfig, pluginDir string) *kubectl {
-	binary, err := localcluster.KubectlBinary(os.Getenv("KUBEBUILDER_ASSETS"))
+	binary, err := localcluster.KubectlBinary(envtestharness.AssetsDir())
 	Expect(err).NotTo(HaveOccurred())
 	path := pluginDir + string(os.PathListSeparator) + os.Getenv("PATH")
 	return &kubectl{binary: binary, kubeconfig: kubeconfig, path: path}

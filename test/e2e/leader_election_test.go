@@ -57,9 +57,10 @@ var _ = Describe("two managers with leader election", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() {
 			kube.mustRun("delete", "nodes", "-l", "leader-test=true", "--wait=false")
+			// Once a second: each look lists hundreds of NodeSLOs.
 			Eventually(func(g Gomega) {
 				g.Expect(leaderTestSLOs(g, admin)).To(BeEmpty())
-			}).WithTimeout(converge).WithPolling(time.Second).Should(Succeed())
+			}).WithPolling(time.Second).Should(Succeed())
 		})
 		Eventually(func(g Gomega) {
 			slos := leaderTestSLOs(g, admin)
@@ -67,7 +68,7 @@ var _ = Describe("two managers with leader election", func() {
 			for _, slo := range slos {
 				g.Expect(cpuBurstPercent(slo)).To(Equal(int64(200)), slo.Name)
 			}
-		}).WithTimeout(converge).WithPolling(time.Second).Should(Succeed())
+		}).WithPolling(time.Second).Should(Succeed())
 		generations := map[string]int64{}
 		for _, slo := range leaderTestSLOs(Default, admin) {
 			generations[slo.Name] = slo.Generation
@@ -87,7 +88,7 @@ var _ = Describe("two managers with leader election", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(standby.Running()).To(BeTrue(), "the second manager exited; its log is above")
 			g.Expect(scraper.scrape(g, standby)).To(ContainSubstring("leader_election_master_status"))
-		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 
 		By("changing the ConfigMap, and SIGKILLing the leader once it wrote some NodeSLOs but not all")
 		setCPUBurstPercent(321)
@@ -95,7 +96,7 @@ var _ = Describe("two managers with leader election", func() {
 		Eventually(func(g Gomega) {
 			reachedBeforeKill = countAt(leaderTestSLOs(g, admin), 321)
 			g.Expect(reachedBeforeKill).To(BeNumerically(">", 0))
-		}).WithTimeout(converge).WithPolling(50 * time.Millisecond).Should(Succeed())
+		}).WithPolling(50 * time.Millisecond).Should(Succeed())
 		leader.Kill()
 		killed := time.Now()
 
@@ -122,7 +123,7 @@ var _ = Describe("two managers with leader election", func() {
 		manager = standby // the suite's other specs and its cleanup use the leader
 		Eventually(func(g Gomega) {
 			g.Expect(countAt(leaderTestSLOs(g, admin), 321)).To(Equal(leaderTestNodes))
-		}).WithTimeout(converge).WithPolling(100 * time.Millisecond).Should(Succeed())
+		}).WithPolling(100 * time.Millisecond).Should(Succeed())
 		correct := time.Since(killed)
 
 		By("every NodeSLO changed exactly once: none lost, none written twice")

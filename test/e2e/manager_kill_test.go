@@ -56,6 +56,8 @@ var _ = Describe("the manager SIGKILLed in the middle of a change", func() {
 		}
 		converged := func(want faults.Specs) time.Time {
 			GinkgoHelper()
+			// Longer than the default: a fleet converges in minutes on a loaded
+			// machine; fast polling times it closely.
 			Eventually(func() error { return state().NothingLost(want) }).
 				WithTimeout(3 * time.Minute).WithPolling(100 * time.Millisecond).Should(Succeed())
 			return time.Now()
@@ -104,6 +106,7 @@ var _ = Describe("the manager SIGKILLed in the middle of a change", func() {
 		By("starting it again")
 		manager = startManager(binary, managerKubeconfig, slow...)
 		started := time.Now()
+		// Longer than the default: the killed manager's Lease has to expire first.
 		Eventually(func(g Gomega) string { return leaseHolder(g, c) }).WithTimeout(2 * time.Minute).
 			WithPolling(100 * time.Millisecond).ShouldNot(Or(Equal(holder), BeEmpty()))
 		leading := time.Now()

@@ -56,6 +56,7 @@ func startManagerWithArgs(binary, kubeconfig string, args []string) *managerProc
 // waitUntilLeading waits for /readyz and for the manager to hold the lease.
 func (p *managerProcess) waitUntilLeading(kube *kubectl) {
 	GinkgoHelper()
+	// Longer than the default: the process must start, become ready and win the Lease.
 	Eventually(func(g Gomega) {
 		g.Expect(p.Running()).To(BeTrue(), "the manager exited; its log is above")
 		resp, err := http.Get("http://" + p.probeAddr + "/readyz")

@@ -37,7 +37,7 @@ var _ = Describe("the metrics endpoint", func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
 			g.Expect(string(body)).To(ContainSubstring("controller_runtime_"))
-		}).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+		}).WithPolling(time.Second).Should(Succeed())
 
 		By("and refuses a client without a token")
 		resp, err := client.Get(url)

@@ -36,7 +36,7 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			g.Expect(rowOf(lines, "general-1")).To(HavePrefix("general-1 true 65 70 none "))
 			g.Expect(rowOf(lines, "colocation-1")).To(HavePrefix("colocation-1 true 80 85 auto "))
 			g.Expect(rowOf(lines, "online-1")).To(HavePrefix("online-1 false 65 70 none "))
-		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 
 		Expect(strings.Fields(kube.mustRun("get", "nslo", "-o", "name"))).To(HaveLen(len(sampleNodes)),
 			"the short name lists the same NodeSLOs")
@@ -55,7 +55,7 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 				g.Expect(kube.run("get", "nodeslo", node, "-o", "jsonpath={.spec.cpuBurstStrategy.policy}")).
 					To(Equal("cpuBurstOnly"), "node %s", node)
 			}
-		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("warns about a broken ConfigMap with an Event and changes no NodeSLO", func() {
@@ -69,7 +69,8 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(events).To(And(
 				ContainSubstring("resource-threshold-config"), ContainSubstring("cpuSuppressThresholdPercent")))
-		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
+		// Each look runs kubectl: fewer looks, over a longer window than the default.
 		Consistently(func() (string, error) {
 			return kube.run("get", "nodeslo", "-o", resourceVersions)
 		}).WithTimeout(3 * time.Second).WithPolling(500 * time.Millisecond).Should(Equal(before))
@@ -93,7 +94,7 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 			g.Expect(out).To(ContainSubstring("cluster strategy"))
 			g.Expect(out).NotTo(ContainSubstring("invalid"))
 			g.Expect(out).To(ContainSubstring("matches the configuration"))
-		}).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("refuses to explain a node that does not exist", func() {
@@ -105,7 +106,7 @@ var _ = Describe("the manager, driven with kubectl", Ordered, func() {
 		kube.mustRun("delete", "node", "online-1")
 		Eventually(func() (string, error) {
 			return kube.run("get", "nodeslo", "-o", "name")
-		}).WithTimeout(converge).WithPolling(poll).ShouldNot(ContainSubstring("online-1"))
+		}).ShouldNot(ContainSubstring("online-1"))
 		Expect(kube.mustRun("get", "nodeslo", "-o", "name")).To(ContainSubstring("general-1"))
 	})
 })

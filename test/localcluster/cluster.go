@@ -22,6 +22,12 @@ type Options struct {
 	EtcdDataDir string
 	// AttachOutput sends the control plane's own logs to stdout/stderr.
 	AttachOutput bool
+	// WebhookManifests are admission webhook configurations to install,
+	// pointed at a local serving address and certificate (see WebhookInstall).
+	WebhookManifests []string
+	// APIServerFlags are added to kube-apiserver's command line (an audit
+	// policy, say); they stay across StopAPIServer and StartAPIServer.
+	APIServerFlags map[string]string
 }
 
 // Cluster is a running control plane and an administrator's access to it.
@@ -62,6 +68,12 @@ func Start(opts Options) (*Cluster, error) {
 		AttachControlPlaneOutput: opts.AttachOutput,
 	}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
+	for name, value := range opts.APIServerFlags {
+		env.ControlPlane.APIServer.Configure().Set(name, value)
+	}
+	if len(opts.WebhookManifests) > 0 {
+		env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: opts.WebhookManifests}
+	}
 	if opts.EtcdDataDir != "" {
 		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: opts.EtcdDataDir}
 	}
@@ -81,6 +93,13 @@ func Start(opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("writing the admin kubeconfig: %w", err)
 	}
 	return c, nil
+}
+
+// WebhookInstall says which webhook configurations Start installed and where
+// they send admission requests: the manager's webhook server must listen on
+// LocalServingHost:LocalServingPort with the certificate in LocalServingCertDir.
+func (c *Cluster) WebhookInstall() envtest.WebhookInstallOptions {
+	return c.env.WebhookInstallOptions
 }
 
 // Stop ends kube-apiserver and etcd and waits for them to exit.

@@ -20,7 +20,7 @@ type WriteLog struct {
 
 // Wrap is a rest.Config WrapTransport.
 func (w *WriteLog) Wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+	return RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		name, ok := nodeSLOWrite(req)
 		resp, err := rt.RoundTrip(req)
 		if ok {
@@ -101,7 +101,3 @@ func (w *WriteLog) Reset() {
 	defer w.mu.Unlock()
 	w.succeeded, w.conflicts, w.failed = nil, 0, 0
 }
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -25,22 +25,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	sloapi "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 func TestMonitoring(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Dashboard and Alerts Suite")
+	envtestharness.RunSuite(t, "Dashboard and Alerts Suite")
 }
 
-var repoRoot = filepath.Join("..", "..")
+var repoRoot = envtestharness.RepoPath()
 
 // query is one PromQL expression and where it comes from, for messages.
 type query struct {
@@ -232,15 +229,8 @@ func getMetrics(g Gomega, addr string) string {
 
 var _ = Describe("The dashboard and the alerts", func() {
 	It("name only metrics and label values a manager exports once it has reconciled", func(ctx SpecContext) {
-		env := &envtest.Environment{
-			CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
-			ErrorIfCRDPathMissing: true,
-		}
-		cfg, err := env.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(env.Stop)
-		c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-		Expect(err).NotTo(HaveOccurred())
+		env := envtestharness.Start(envtestharness.Options{})
+		cfg, c := env.Admin, env.Client
 
 		By("a ConfigMap with an invalid key and a Node, so that every metric has been used")
 		opts := managertest.Options()
@@ -256,6 +246,7 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "monitoring-1"}})).To(Succeed())
 
 		By("the manager as deployed: leader election on, metrics served")
+		var err error
 		opts.MetricsBindAddress, err = localcluster.FreeLocalAddress()
 		Expect(err).NotTo(HaveOccurred())
 		opts.SecureMetrics = false
@@ -265,16 +256,18 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })
 
+		// Longer than the default: the first NodeSLO waits for the whole start
+		// of a manager under -race (leader election, caches, first reconcile).
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, types.NamespacedName{Name: "monitoring-1"}, &sloapi.NodeSLO{})).To(Succeed())
-		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		}).WithTimeout(60 * time.Second).Should(Succeed())
 		var page string
 		Eventually(func(g Gomega) {
 			page = getMetrics(g, opts.MetricsBindAddress)
 			g.Expect(page).To(ContainSubstring(`nodeslo_config_invalid{key="cpu-burst-config"} 1`))
 			g.Expect(page).To(ContainSubstring(`nodeslo_reconcile_total{operation="create",result="success"} 1`))
 			g.Expect(page).To(MatchRegexp(`leader_election_master_status\{name="[^"]+"\} 1`))
-		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		}).Should(Succeed())
 		have, err := parseMetrics(page)
 		Expect(err).NotTo(HaveOccurred())
 

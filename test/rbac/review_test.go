@@ -28,11 +28,6 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
-const (
-	eventually = 30 * time.Second
-	poll       = 100 * time.Millisecond
-)
-
 // unexercised lists the grants the review accepts without a request in the
 // audit log, each with why the code needs it although no test reaches it.
 // Keep it short: every entry is a permission nobody saw used.
@@ -87,7 +82,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		waitForCPUBurstPercent(ctx, 200, len(reviewNodes))
 		Eventually(func(g Gomega) {
 			g.Expect(eventsAbout(g, ctx, "review-warned", "InvalidNetworkBandwidth")).NotTo(BeEmpty())
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("updates NodeSLOs after a change, and reads past the cache when another writer got in first "+
@@ -100,7 +95,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 			events := eventsAbout(g, ctx, "review-warned", "InvalidNetworkBandwidth")
 			g.Expect(events).To(HaveLen(1))
 			g.Expect(events[0].Series).NotTo(BeNil(), "the repeated warning joins a series")
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("records a Warning Event about an invalid key on the ConfigMap", func() {
@@ -110,7 +105,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 			events := &eventsv1.EventList{}
 			g.Expect(k8sClient.List(ctx, events, client.InNamespace(configNamespace))).To(Succeed())
 			g.Expect(events.Items).To(ContainElement(HaveField("Reason", "InvalidConfig")))
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("rolls a change out in steps, its record kept on the ConfigMap (get past the cache, patch)", func() {
@@ -121,14 +116,14 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, cm)).
 				To(Succeed())
 			g.Expect(cm.Annotations).To(HaveKey(rollout.RecordAnnotation))
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("deletes the NodeSLO of a deleted Node (delete)", func() {
 		Expect(k8sClient.Delete(ctx, reviewNodes[0].DeepCopy())).To(Succeed())
 		Eventually(func() error {
 			return k8sClient.Get(ctx, client.ObjectKey{Name: reviewNodes[0].Name}, &slov1alpha1.NodeSLO{})
-		}).WithTimeout(eventually).WithPolling(poll).Should(Satisfy(func(err error) bool {
+		}).Should(Satisfy(func(err error) bool {
 			return client.IgnoreNotFound(err) == nil && err != nil
 		}))
 	})
@@ -137,7 +132,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		scraper := metricsScraper(ctx)
 		Eventually(func(g Gomega) {
 			g.Expect(scrape(g, scraper, metricsAddr)).To(Equal(http.StatusOK))
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("used every permission config/rbac grants it, was denied nothing and never touched a Secret", func() {
@@ -254,7 +249,7 @@ func waitForCPUBurstPercent(ctx context.Context, percent int64, n int) {
 			g.Expect(slo.Spec.CPUBurstStrategy).NotTo(BeNil())
 			g.Expect(slo.Spec.CPUBurstStrategy.CPUBurstPercent).To(HaveValue(Equal(percent)), slo.Name)
 		}
-	}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+	}).Should(Succeed())
 }
 
 // eventsAbout returns the events.k8s.io Events of reason about Node name.
@@ -332,7 +327,7 @@ func (c *conflictInjector) result() error {
 }
 
 func (c *conflictInjector) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+	return localcluster.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		if req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/apis/slo.koordinator.sh/v1alpha1/nodeslos/") {
 			c.mu.Lock()
 			if c.armed {
@@ -358,7 +353,3 @@ func (c *conflictInjector) touch(ctx context.Context, name string) error {
 	slo.Labels["rbac-review/touched"] = "true"
 	return c.admin.Update(ctx, slo)
 }
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -23,33 +23,26 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
-	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 const (
 	configNamespace = sloconfig.DefaultConfigMapNamespace
 	configName      = sloconfig.DefaultConfigMapName
-	// systemNamespace is the namespace the un-kustomized manifests in
-	// config/rbac name ("system"); the manager's Lease lives there too.
-	systemNamespace = "system"
-	serviceAccount  = "controller-manager"
+	systemNamespace = envtestharness.SystemNamespace
+	serviceAccount  = envtestharness.ServiceAccountName
 )
 
 // managerUser is how the apiserver (and its audit log) names the manager.
 var managerUser = serviceaccount.MakeUsername(systemNamespace, serviceAccount)
 
 // root is the repository, for config/.
-var root = filepath.Join("..", "..")
+var root = envtestharness.RepoPath()
 
 var (
-	testEnv *envtest.Environment
 	// auditLog is the file the apiserver writes the manager's requests to.
 	auditLog string
 	// k8sClient is the admin's: it sets up fixtures and observes.
@@ -59,8 +52,7 @@ var (
 )
 
 func TestRBAC(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "RBAC suite")
+	envtestharness.RunSuite(t, "RBAC suite")
 }
 
 // auditPolicy records every request of the manager's ServiceAccount, without
@@ -75,11 +67,8 @@ var auditPolicy = map[string]any{
 	},
 }
 
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		Fail("KUBEBUILDER_ASSETS is not set: run `make test`, or point it at a directory with kube-apiserver and etcd")
-	}
+var _ = BeforeSuite(func(ctx SpecContext) {
+	envtestharness.LogToGinkgo()
 	dir := GinkgoT().TempDir()
 	policy, err := yaml.Marshal(auditPolicy)
 	Expect(err).NotTo(HaveOccurred())
@@ -87,29 +76,18 @@ var _ = BeforeSuite(func() {
 	Expect(os.WriteFile(policyFile, policy, 0o600)).To(Succeed())
 	auditLog = filepath.Join(dir, "audit.log")
 
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
 	// The log backend's default mode (blocking) writes each event before
 	// the response is sent: the file is complete once the requests are.
-	testEnv.ControlPlane.GetAPIServer().Configure().
-		Set("audit-policy-file", policyFile).
-		Set("audit-log-path", auditLog)
-	adminConfig, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
-	k8sClient, err = client.New(adminConfig, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
+	env := envtestharness.Start(envtestharness.Options{APIServerFlags: map[string]string{
+		"audit-policy-file": policyFile,
+		"audit-log-path":    auditLog,
+	}})
+	adminConfig, k8sClient = env.Admin, env.Client
 
 	By("binding the ServiceAccount to every manifest of config/rbac, as config/default does")
 	files, err := rbacFiles()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = localcluster.ServiceAccount{
-		Namespace: systemNamespace, Name: serviceAccount, ExtraNamespaces: []string{configNamespace},
-		RBACDir: filepath.Join(root, "config", "rbac"), Files: files,
-	}.Create(context.Background(), k8sClient, adminConfig)
-	Expect(err).NotTo(HaveOccurred())
+	env.ManagerServiceAccount(ctx, files)
 
 	// A token, as the pod's in-cluster config has, rather than
 	// impersonation: the audit log then names the ServiceAccount as the
@@ -118,7 +96,7 @@ var _ = BeforeSuite(func() {
 })
 
 // rbacFiles lists the resources of config/rbac/kustomization.yaml but the
-// ServiceAccount, which localcluster.ServiceAccount creates itself.
+// ServiceAccount, which the harness creates itself.
 func rbacFiles() ([]string, error) {
 	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "kustomization.yaml"))
 	if err != nil {

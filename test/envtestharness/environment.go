@@ -1,0 +1,58 @@
+package envtestharness
+
+import (
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+)
+
+// Options are what a suite adds to the plain control plane.
+type Options struct {
+	// CRDDir replaces config/crd/bases (an empty directory: no CRD).
+	CRDDir string
+	// Webhook installs config/webhook/manifests.yaml, pointed at a local
+	// address the manager's webhook server must serve (WebhookInstall).
+	Webhook bool
+	// APIServerFlags are added to kube-apiserver's command line.
+	APIServerFlags map[string]string
+	// AttachOutput shows kube-apiserver's and etcd's own logs.
+	AttachOutput bool
+}
+
+// Environment is a running control plane with the project's CRDs.
+type Environment struct {
+	*localcluster.Cluster
+	// Client is the administrator's, with the project's scheme: it sets up
+	// fixtures and observes.
+	Client client.Client
+}
+
+// Start starts kube-apiserver and etcd from KUBEBUILDER_ASSETS, installs the
+// CRDs and stops them again when the calling node ends (after AfterSuite
+// when called from BeforeSuite).
+func Start(opts Options) *Environment {
+	ginkgo.GinkgoHelper()
+	crdDir := opts.CRDDir
+	if crdDir == "" {
+		crdDir = RepoPath("config", "crd", "bases")
+	}
+	var webhooks []string
+	if opts.Webhook {
+		webhooks = []string{RepoPath("config", "webhook", "manifests.yaml")}
+	}
+	cluster, err := localcluster.Start(localcluster.Options{
+		AssetsDir:        AssetsDir(),
+		CRDDir:           crdDir,
+		WebhookManifests: webhooks,
+		APIServerFlags:   opts.APIServerFlags,
+		AttachOutput:     opts.AttachOutput,
+	})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(func() { gomega.Expect(cluster.Stop()).To(gomega.Succeed()) })
+	admin, err := client.New(cluster.Admin, client.Options{Scheme: scheme.New()})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return &Environment{Cluster: cluster, Client: admin}
+}
