@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
-	"github.com/nodeslo/nodeslo-controller/test/flags"
+	"github.com/nodeslo/nodeslo-controller/test/flagtable"
 )
 
 var root = ".."
@@ -73,7 +73,7 @@ func managerHelp(t *testing.T) map[string]string {
 // TestFlagTableMatchesManagerHelp holds the documented table to the binary:
 // the same flags, and the same defaults.
 func TestFlagTableMatchesManagerHelp(t *testing.T) {
-	rows, err := flags.ReadTable(root)
+	rows, err := flagtable.ReadTable(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,17 +84,18 @@ func TestFlagTableMatchesManagerHelp(t *testing.T) {
 		def, ok := help[row.Name]
 		switch {
 		case !ok:
-			t.Errorf("%s documents %s, which bin/manager --help does not list", flags.Page, row.Name)
+			t.Errorf("%s documents %s, which bin/manager --help does not list", flagtable.Page, row.Name)
 		case def == "" && !zeroDefaults[row.Default]:
 			t.Errorf("%s: %s has default `%s`, but --help prints none (a zero value: write `false`, `0` or `\"\"`)",
-				flags.Page, row.Name, row.Default)
+				flagtable.Page, row.Name, row.Default)
 		case def != "" && def != row.Default:
-			t.Errorf("%s: %s has default `%s`, --help says %s", flags.Page, row.Name, row.Default, def)
+			t.Errorf("%s: %s has default `%s`, --help says %s", flagtable.Page, row.Name, row.Default, def)
 		}
 	}
 	for name := range help {
 		if !documented[name] {
-			t.Errorf("bin/manager --help lists %s (default %q), which the flag table of %s lacks", name, help[name], flags.Page)
+			t.Errorf("bin/manager --help lists %s (default %q), which the flag table of %s lacks",
+				name, help[name], flagtable.Page)
 		}
 	}
 }

@@ -128,7 +128,7 @@ func (m manifests) forAPIServer(
 	hook func(*admissionregistrationv1.ValidatingWebhookConfiguration),
 ) []*unstructured.Unstructured {
 	GinkgoHelper()
-	var out []*unstructured.Unstructured
+	out := make([]*unstructured.Unstructured, 0, len(m.objects))
 	for _, obj := range m.objects {
 		switch {
 		case obj.GroupVersionKind().Group == "cert-manager.io":

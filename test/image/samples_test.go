@@ -47,7 +47,7 @@ func brokenSampleConfigMap() string {
 // rows returns kubectl's table rows single-spaced, without the AGE column.
 func rows(table string) []string {
 	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(table), "\n") {
 		fields := strings.Fields(line)
 		if len(fields) > 1 {
 			out = append(out, strings.Join(fields[:len(fields)-1], " "))

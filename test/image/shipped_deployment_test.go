@@ -50,6 +50,10 @@ type shipped struct {
 	running *container
 }
 
+// describeShippedDeployment declares the specs of one rendering. It returns
+// Describe's result so that it can be declared at package level (var _ =).
+//
+//nolint:unparam // the result is only there for that declaration
 func describeShippedDeployment(name string, render func() manifests) bool {
 	// ContinueOnFailure: each pass condition is reported on its own; the
 	// container and the control plane are shared only to save their start.
