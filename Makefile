@@ -1,5 +1,7 @@
-# Image URL used by docker-build, deploy and build-installer.
-IMG ?= nodeslo-controller:latest
+# Image used by docker-build, deploy, build-installer and release: tagged
+# with the build's VERSION (below), the tag the chart's image defaults to.
+IMAGE_REPO ?= nodeslo-controller
+IMG ?= $(IMAGE_REPO):$(VERSION)
 
 # Kubernetes and etcd versions of the control plane the tests run against.
 ENVTEST_K8S_VERSION ?= 1.37.2
@@ -10,8 +12,18 @@ CONTAINER_TOOL ?= docker
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
 
-# One build command for the manager, shared by `make build` and the Dockerfile.
-GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="-s -w"
+# The version every artifact of a build carries: the binaries (through the
+# linker), the chart, the image tag and the krew manifest. hack/version.sh
+# documents its forms (v0.3.0, v0.3.0-4-g1a2b3c4[-dirty], v0.0.0-dev);
+# `make release VERSION=v0.3.0` sets it. REVISION is the full commit.
+VERSION ?= $(shell hack/version.sh)
+REVISION ?= $(shell hack/version.sh revision)
+VERSION_PACKAGE = github.com/nodeslo/nodeslo-controller/internal/version
+LDFLAGS = -s -w -X $(VERSION_PACKAGE).version=$(VERSION) -X $(VERSION_PACKAGE).revision=$(REVISION)
+
+# One build command for both binaries, shared by `make build` and
+# the Dockerfile (which passes VERSION and REVISION as build arguments).
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)"
 
 .PHONY: all
 all: build
@@ -167,8 +179,8 @@ run-local: build setup-envtest ## Start a local control plane with the samples a
 		--webhook=$(LOCAL_WEBHOOK)
 
 .PHONY: docker-build
-docker-build: ## Build the manager image.
-	$(CONTAINER_TOOL) build -t ${IMG} .
+docker-build: ## Build the manager image (IMG, default tag VERSION), stamped with VERSION and REVISION.
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t ${IMG} .
 
 .PHONY: docker-push
 docker-push: ## Push the manager image.

@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 
 	// Client auth plugins (OIDC, exec, ...) for running outside a cluster.
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/version"
 )
 
 func main() {
@@ -19,9 +21,18 @@ func main() {
 	opts.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
+	printVersion := flag.Bool("version", false, "Print the version of the manager and exit.")
 	flag.Parse()
+	if *printVersion {
+		fmt.Println("nodeslo-controller " + version.String())
+		return
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	// The first line of every start says which build runs.
+	info := version.Get()
+	log.Info("nodeslo-controller", "version", info.GitVersion, "revision", info.GitCommit,
+		"goVersion", info.GoVersion, "platform", info.Platform)
 
 	mgr, err := manager.New(ctrl.GetConfigOrDie(), opts)
 	if err != nil {
