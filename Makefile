@@ -21,8 +21,8 @@ REVISION ?= $(shell hack/version.sh revision)
 VERSION_PACKAGE = github.com/nodeslo/nodeslo-controller/internal/version
 LDFLAGS = -s -w -X $(VERSION_PACKAGE).version=$(VERSION) -X $(VERSION_PACKAGE).revision=$(REVISION)
 
-# One build command for both binaries, shared by `make build` and
-# the Dockerfile (which passes VERSION and REVISION as build arguments).
+# One build command for both binaries, shared by `make build`, `make release`
+# and the Dockerfile (which passes VERSION and REVISION as build arguments).
 GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)"
 
 .PHONY: all
@@ -191,6 +191,51 @@ build-installer: manifests kustomize ## Write one dist/install.yaml with the CRD
 	mkdir -p dist
 	$(call with-image,"$(KUSTOMIZE)" build config/default > dist/install.yaml)
 
+##@ Release
+
+# What `make release` writes: RELEASE_DIR is gitignored (dist/* is).
+RELEASE_DIR ?= dist/release
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+# Where the krew manifest says the plugin archives are downloaded from: the
+# files of dist/release are meant to be attached to the GitHub release of
+# the tag VERSION.
+RELEASE_URL ?= https://github.com/nodeslo/nodeslo-controller/releases/download/$(VERSION)
+
+# release builds the files of one version (plain Makefile steps, not
+# GoReleaser: see docs/install.md). The binaries are built with GO_BUILD, as
+# by `make build`; the archives, krew manifest and checksums are written by
+# hack/release (standard library only, reproducible archives). The chart is
+# packaged with its version and appVersion set to VERSION, so its image tag
+# defaults to VERSION; install.yaml names $(IMAGE_REPO):$(VERSION).
+.PHONY: release
+release: manifests kustomize helm ## Write the release files of VERSION (e.g. make release VERSION=v0.3.0) into dist/release.
+	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]] || { echo "VERSION=$(VERSION) is not vX.Y.Z[-...]" >&2; exit 2; }
+	rm -rf "$(RELEASE_DIR)" bin/release
+	mkdir -p "$(RELEASE_DIR)" bin/release
+	go build -o bin/release/release ./hack/release
+	@for platform in $(RELEASE_PLATFORMS); do \
+		os=$${platform%/*}; arch=$${platform#*/}; binary=bin/release/$$os-$$arch/kubectl-nodeslo; \
+		[ "$$os" = windows ] && binary=$$binary.exe; \
+		echo "building $$binary"; \
+		GOOS=$$os GOARCH=$$arch $(GO_BUILD) -o $$binary ./cmd/kubectl-nodeslo; \
+		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -out "$(RELEASE_DIR)"; \
+	done
+	bin/release/release krew-manifest -version "$(VERSION)" -url-base "$(RELEASE_URL)" -dir "$(RELEASE_DIR)"
+	"$(HELM)" package dist/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
+	$(call with-image,"$(KUSTOMIZE)" build config/default > "$(RELEASE_DIR)/install.yaml")
+	bin/release/release checksums -dir "$(RELEASE_DIR)"
+
+# test-release installs what `make release` wrote, as users would: krew
+# (built from the Go module proxy) installs the plugin from the krew manifest
+# and the local archive into a scratch KREW_ROOT, helm installs the chart
+# package on a local control plane; every checksum is checked.
+.PHONY: test-release
+test-release: release krew helm setup-envtest ## Make the release of VERSION and install its plugin (krew) and chart (helm) on a local control plane.
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		RELEASE_DIR="$(abspath $(RELEASE_DIR))" RELEASE_VERSION="$(VERSION)" RELEASE_IMAGE="$(IMG)" \
+		KREW="$(KREW)" HELM="$(HELM)" \
+		go test -tags release ./test/release/ -count=1 -v -timeout=10m
+
 ##@ Deployment
 
 ignore-not-found ?= false
@@ -236,6 +281,7 @@ ENVTEST ?= $(LOCALBIN)/setup-envtest
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 HELM ?= $(LOCALBIN)/helm
 PROMTOOL ?= $(LOCALBIN)/promtool
+KREW ?= $(LOCALBIN)/krew
 
 # v5.8.3 and later need Go 1.27; this project builds with Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.1
@@ -246,6 +292,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 HELM_VERSION ?= v3.22.0
 # Prometheus 3.16.0's Go module version.
 PROMTOOL_VERSION ?= v0.316.0
+# krew installs the released plugin in make test-release.
+KREW_VERSION ?= v0.4.3
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.
@@ -275,6 +323,11 @@ $(GOLANGCI_LINT): $(LOCALBIN)
 helm: $(HELM) ## Install helm into bin/.
 $(HELM): $(LOCALBIN)
 	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+
+.PHONY: krew
+krew: $(KREW) ## Install krew into bin/.
+$(KREW): $(LOCALBIN)
+	$(call go-install-tool,$(KREW),sigs.k8s.io/krew/cmd/krew,$(KREW_VERSION))
 
 # promtool is built without the service-discovery plugins (AWS, Azure, GCE,
 # ...), which only `promtool check service-discovery` would use. Measured
