@@ -14,12 +14,15 @@ import (
 // pluginName is the binary kubectl finds on the PATH for `kubectl nodeslo`.
 const pluginName = "kubectl-nodeslo"
 
+// windowsOS is the GOOS whose binaries end in .exe and are archived as zip.
+const windowsOS = "windows"
+
 // platform is one GOOS/GOARCH the plugin is released for.
 type platform struct{ os, arch string }
 
 // binaryName is the plugin's file name on the platform.
 func (p platform) binaryName() string {
-	if p.os == "windows" {
+	if p.os == windowsOS {
 		return pluginName + ".exe"
 	}
 	return pluginName
@@ -29,7 +32,7 @@ func (p platform) binaryName() string {
 // native format, tar.gz elsewhere; krew installs both.
 func archiveName(version string, p platform) string {
 	ext := ".tar.gz"
-	if p.os == "windows" {
+	if p.os == windowsOS {
 		ext = ".zip"
 	}
 	return fmt.Sprintf("%s_%s_%s_%s%s", pluginName, version, p.os, p.arch, ext)
@@ -54,7 +57,7 @@ func writeArchive(dir, version string, p platform, binary string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if p.os == "windows" {
+	if p.os == windowsOS {
 		err = writeZip(f, p.binaryName(), content)
 	} else {
 		err = writeTarGz(f, p.binaryName(), content)

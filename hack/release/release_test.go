@@ -64,7 +64,7 @@ func TestTarGzArchiveHoldsTheExecutableBinaryAndIsReproducible(t *testing.T) {
 }
 
 func TestWindowsArchiveIsAZipOfTheExe(t *testing.T) {
-	path, err := writeArchive(t.TempDir(), testVersion, platform{"windows", "amd64"}, writeBinary(t, "MZ"))
+	path, err := writeArchive(t.TempDir(), testVersion, platform{windowsOS, "amd64"}, writeBinary(t, "MZ"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +119,11 @@ func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 			t.Errorf("platform %+v, archive's SHA-256 %s", p, sum)
 		}
 		wantBin := "kubectl-nodeslo"
-		if p.Selector.MatchLabels["os"] == "windows" {
+		if p.Selector.MatchLabels["os"] == windowsOS {
 			wantBin += ".exe"
 		}
-		if p.Bin != wantBin || !strings.Contains(name, "_"+p.Selector.MatchLabels["os"]+"_"+p.Selector.MatchLabels["arch"]+".") {
+		labels := p.Selector.MatchLabels
+		if p.Bin != wantBin || !strings.Contains(name, "_"+labels["os"]+"_"+labels["arch"]+".") {
 			t.Errorf("platform %+v for %s", p, name)
 		}
 	}

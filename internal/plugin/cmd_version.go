@@ -19,6 +19,12 @@ func addVersion(root *cobra.Command, streams IOStreams) {
 	root.AddCommand(newVersionCommand(streams))
 }
 
+// The formats of version -o, beside the default one-line form.
+const (
+	versionJSON = "json"
+	versionYAML = "yaml"
+)
+
 func newVersionCommand(streams IOStreams) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
@@ -42,14 +48,14 @@ func printVersion(streams IOStreams, output string) error {
 	case "":
 		_, err := fmt.Fprintln(streams.Out, "kubectl-nodeslo "+version.String())
 		return err
-	case "json":
+	case versionJSON:
 		data, err := json.MarshalIndent(info, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintln(streams.Out, string(data))
 		return err
-	case "yaml":
+	case versionYAML:
 		data, err := yaml.Marshal(info)
 		if err != nil {
 			return err

@@ -34,7 +34,8 @@ func TestBuildInfoGaugeIsOneWithTheVersionLabels(t *testing.T) {
 	if err := RegisterBuildInfo(registry); err != nil {
 		t.Fatalf("registering twice: %v", err)
 	}
-	want := `# HELP nodeslo_build_info Always 1, labelled with the version, git revision and Go version the manager was built from.
+	want := `# HELP nodeslo_build_info ` +
+		`Always 1, labelled with the version, git revision and Go version the manager was built from.
 # TYPE nodeslo_build_info gauge
 nodeslo_build_info{go_version="` + runtime.Version() + `",revision="unknown",version="v0.0.0-dev"} 1
 `
