@@ -16,6 +16,12 @@ import (
 
 const testVersion = "v1.2.3"
 
+var (
+	linuxAMD64   = platform{"linux", "amd64"}
+	linuxARM64   = platform{"linux", "arm64"}
+	windowsAMD64 = platform{windowsOS, "amd64"}
+)
+
 // writeBinary writes a fake plugin binary and returns its path.
 func writeBinary(t *testing.T, content string) string {
 	t.Helper()
@@ -28,14 +34,14 @@ func writeBinary(t *testing.T, content string) string {
 
 func TestTarGzArchiveHoldsTheExecutableBinaryAndIsReproducible(t *testing.T) {
 	binary := writeBinary(t, "linux binary")
-	first, err := writeArchive(t.TempDir(), testVersion, platform{"linux", "arm64"}, binary)
+	first, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Base(first) != "kubectl-nodeslo_v1.2.3_linux_arm64.tar.gz" {
 		t.Errorf("archive name %s", filepath.Base(first))
 	}
-	second, err := writeArchive(t.TempDir(), testVersion, platform{"linux", "arm64"}, binary)
+	second, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +70,7 @@ func TestTarGzArchiveHoldsTheExecutableBinaryAndIsReproducible(t *testing.T) {
 }
 
 func TestWindowsArchiveIsAZipOfTheExe(t *testing.T) {
-	path, err := writeArchive(t.TempDir(), testVersion, platform{windowsOS, "amd64"}, writeBinary(t, "MZ"))
+	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +94,13 @@ func TestWindowsArchiveIsAZipOfTheExe(t *testing.T) {
 
 func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 	dir := t.TempDir()
-	for _, p := range []platform{{"linux", "amd64"}, {"windows", "amd64"}} {
+	for _, p := range []platform{linuxAMD64, windowsAMD64} {
 		if _, err := writeArchive(dir, testVersion, p, writeBinary(t, p.os)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// An archive of another version is not this release's.
-	if _, err := writeArchive(dir, "v1.2.2", platform{"linux", "amd64"}, writeBinary(t, "old")); err != nil {
+	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, writeBinary(t, "old")); err != nil {
 		t.Fatal(err)
 	}
 	path, err := writeKrewManifest(dir, testVersion, "https://example.com/download/v1.2.3/")
@@ -136,12 +142,12 @@ func TestChecksumsListEveryOtherFileInSha256sumFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path, err := writeChecksums(dir)
-	if err != nil {
+	if _, err := writeChecksums(dir); err != nil {
 		t.Fatal(err)
 	}
 	// Written again, checksums.txt does not list itself.
-	if path, err = writeChecksums(dir); err != nil {
+	path, err := writeChecksums(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)

@@ -30,14 +30,14 @@ func TestVersionPrintsOneLine(t *testing.T) {
 }
 
 func TestVersionStructuredOutput(t *testing.T) {
-	for _, format := range []string{"json", "yaml"} {
+	for _, format := range []string{versionJSON, versionYAML} {
 		code, stdout, stderr := run(t, "", "version", "-o", format)
 		if code != ExitOK || stderr != "" {
 			t.Fatalf("-o %s: exit %d, stderr %q", format, code, stderr)
 		}
 		var info apimachineryversion.Info
 		var err error
-		if format == "json" {
+		if format == versionJSON {
 			err = json.Unmarshal([]byte(stdout), &info)
 		} else {
 			err = yaml.UnmarshalStrict([]byte(stdout), &info)

@@ -31,8 +31,7 @@ func NewBuildInfoCollector() prometheus.Collector {
 // keeps that one.
 func RegisterBuildInfo(registerer prometheus.Registerer) error {
 	err := registerer.Register(NewBuildInfoCollector())
-	var already prometheus.AlreadyRegisteredError
-	if errors.As(err, &already) {
+	if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); already {
 		return nil
 	}
 	return err
