@@ -21,7 +21,7 @@ func TestChecksumsMatchEveryReleaseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(data), "\n"), "\n") {
 		sum, name, ok := strings.Cut(line, "  ")
 		if !ok || len(sum) != sha256.Size*2 {
 			t.Fatalf("checksums.txt: %q is not `<sha256>  <file>`", line)
@@ -39,7 +39,8 @@ func TestChecksumsMatchEveryReleaseFile(t *testing.T) {
 			files = append(files, e.Name())
 		}
 	}
-	want := []string{r.chartPackage(), "install.yaml", "nodeslo.yaml"}
+	want := make([]string, 0, 3+len(platforms))
+	want = append(want, r.chartPackage(), "install.yaml", "nodeslo.yaml")
 	for _, p := range platforms {
 		want = append(want, r.pluginArchive(p.os, p.arch, p.ext))
 	}

@@ -26,7 +26,7 @@ func TestKrewInstallsThePluginOfTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext := ".tar.gz"
+	ext := tarGz
 	if runtime.GOOS == "windows" {
 		ext = ".zip"
 	}

@@ -11,13 +11,16 @@ import (
 	"testing"
 )
 
+// tarGz is the archive format of every platform but Windows.
+const tarGz = ".tar.gz"
+
 // The platforms the plugin is released for, as in the Makefile's
 // RELEASE_PLATFORMS; an archive missing or added must be noticed.
 var platforms = []struct{ os, arch, ext string }{
-	{"darwin", "amd64", ".tar.gz"},
-	{"darwin", "arm64", ".tar.gz"},
-	{"linux", "amd64", ".tar.gz"},
-	{"linux", "arm64", ".tar.gz"},
+	{"darwin", "amd64", tarGz},
+	{"darwin", "arm64", tarGz},
+	{"linux", "amd64", tarGz},
+	{"linux", "arm64", tarGz},
 	{"windows", "amd64", ".zip"},
 }
 
