@@ -26,15 +26,21 @@ COPY api/ api/
 COPY cmd/ cmd/
 COPY internal/ internal/
 
-# One line per flag, so that a flag (e.g. -X for a version) is added without
-# touching the others.
+# The version stamped into the binary, as make build stamps it (make
+# docker-build passes both; a plain docker build says v0.0.0-dev).
+ARG VERSION=v0.0.0-dev
+ARG REVISION=unknown
+
+# One line per flag, so that a flag is added without touching the others.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
     GOMODCACHE=/go/pkg/mod GOCACHE=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
     go build \
       -trimpath \
-      -ldflags="-s -w" \
+      -ldflags="-s -w \
+        -X github.com/nodeslo/nodeslo-controller/internal/version.version=${VERSION} \
+        -X github.com/nodeslo/nodeslo-controller/internal/version.revision=${REVISION}" \
       -o manager ./cmd
 
 FROM ${RUNTIME_IMAGE}

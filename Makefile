@@ -1,5 +1,7 @@
-# Image URL used by docker-build, deploy and build-installer.
-IMG ?= nodeslo-controller:latest
+# Image used by docker-build, deploy, build-installer and release: tagged
+# with the build's VERSION (below), the tag the chart's image defaults to.
+IMAGE_REPO ?= nodeslo-controller
+IMG ?= $(IMAGE_REPO):$(VERSION)
 
 # Kubernetes and etcd versions of the control plane the tests run against.
 ENVTEST_K8S_VERSION ?= 1.37.2
@@ -13,8 +15,18 @@ OFFLINE_CONTAINER_TOOL ?= podman
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
 
-# One build command for the manager, shared by `make build` and the Dockerfile.
-GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="-s -w"
+# The version every artifact of a build carries: the binaries (through the
+# linker), the chart, the image tag and the krew manifest. hack/version.sh
+# documents its forms (v0.3.0, v0.3.0-4-g1a2b3c4[-dirty], v0.0.0-dev);
+# `make release VERSION=v0.3.0` sets it. REVISION is the full commit.
+VERSION ?= $(shell hack/version.sh)
+REVISION ?= $(shell hack/version.sh revision)
+VERSION_PACKAGE = github.com/nodeslo/nodeslo-controller/internal/version
+LDFLAGS = -s -w -X $(VERSION_PACKAGE).version=$(VERSION) -X $(VERSION_PACKAGE).revision=$(REVISION)
+
+# One build command for both binaries, shared by `make build`, `make release`
+# and the Dockerfile (which passes VERSION and REVISION as build arguments).
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)"
 
 .PHONY: all
 all: build
@@ -190,17 +202,19 @@ run-local: build setup-envtest ## Start a local control plane with the samples a
 # in a sandbox whose hard limits are lower than the runtime's defaults).
 CONTAINER_TOOL_FLAGS ?=
 CONTAINER_BUILD_FLAGS ?=
+# The image's binary carries the same version as make build's.
+IMAGE_VERSION_ARGS = --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION)
 
 .PHONY: docker-build
-docker-build: ## Build the manager image IMG from the Dockerfile with CONTAINER_TOOL (docker or podman).
-	$(CONTAINER_TOOL) $(CONTAINER_TOOL_FLAGS) build $(CONTAINER_BUILD_FLAGS) -t ${IMG} .
+docker-build: ## Build the manager image IMG (default tag VERSION) from the Dockerfile with CONTAINER_TOOL (docker or podman), stamped with VERSION and REVISION.
+	$(CONTAINER_TOOL) $(CONTAINER_TOOL_FLAGS) build $(CONTAINER_BUILD_FLAGS) $(IMAGE_VERSION_ARGS) -t ${IMG} .
 
 # The same Dockerfile with local stand-ins for golang:1.26 and
 # distroless/static:nonroot (no registry needed; modules from GOPROXY).
 .PHONY: docker-build-offline
 docker-build-offline: ## Build the manager image IMG without a registry (hack/image/build-offline.sh; podman by default).
 	CONTAINER_TOOL=$(OFFLINE_CONTAINER_TOOL) CONTAINER_TOOL_FLAGS="$(CONTAINER_TOOL_FLAGS)" \
-		CONTAINER_BUILD_FLAGS="$(CONTAINER_BUILD_FLAGS)" hack/image/build-offline.sh ${IMG}
+		CONTAINER_BUILD_FLAGS="$(CONTAINER_BUILD_FLAGS) $(IMAGE_VERSION_ARGS)" hack/image/build-offline.sh ${IMG}
 
 .PHONY: docker-push
 docker-push: ## Push the manager image.
@@ -210,6 +224,51 @@ docker-push: ## Push the manager image.
 build-installer: manifests kustomize ## Write one dist/install.yaml with the CRD and the deployment (IMG=...).
 	mkdir -p dist
 	$(call with-image,"$(KUSTOMIZE)" build config/default > dist/install.yaml)
+
+##@ Release
+
+# What `make release` writes: RELEASE_DIR is gitignored (dist/* is).
+RELEASE_DIR ?= dist/release
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+# Where the krew manifest says the plugin archives are downloaded from: the
+# files of dist/release are meant to be attached to the GitHub release of
+# the tag VERSION.
+RELEASE_URL ?= https://github.com/nodeslo/nodeslo-controller/releases/download/$(VERSION)
+
+# release builds the files of one version (plain Makefile steps, not
+# GoReleaser: see docs/install.md). The binaries are built with GO_BUILD, as
+# by `make build`; the archives, krew manifest and checksums are written by
+# hack/release (standard library only, reproducible archives). The chart is
+# packaged with its version and appVersion set to VERSION, so its image tag
+# defaults to VERSION; install.yaml names $(IMAGE_REPO):$(VERSION).
+.PHONY: release
+release: manifests kustomize helm ## Write the release files of VERSION (e.g. make release VERSION=v0.3.0) into dist/release.
+	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]] || { echo "VERSION=$(VERSION) is not vX.Y.Z[-...]" >&2; exit 2; }
+	rm -rf "$(RELEASE_DIR)" bin/release
+	mkdir -p "$(RELEASE_DIR)" bin/release
+	go build -o bin/release/release ./hack/release
+	@for platform in $(RELEASE_PLATFORMS); do \
+		os=$${platform%/*}; arch=$${platform#*/}; binary=bin/release/$$os-$$arch/kubectl-nodeslo; \
+		[ "$$os" = windows ] && binary=$$binary.exe; \
+		echo "building $$binary"; \
+		GOOS=$$os GOARCH=$$arch $(GO_BUILD) -o $$binary ./cmd/kubectl-nodeslo; \
+		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -out "$(RELEASE_DIR)"; \
+	done
+	bin/release/release krew-manifest -version "$(VERSION)" -url-base "$(RELEASE_URL)" -dir "$(RELEASE_DIR)"
+	"$(HELM)" package dist/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
+	$(call with-image,"$(KUSTOMIZE)" build config/default > "$(RELEASE_DIR)/install.yaml")
+	bin/release/release checksums -dir "$(RELEASE_DIR)"
+
+# test-release installs what `make release` wrote, as users would: krew
+# (built from the Go module proxy) installs the plugin from the krew manifest
+# and the local archive into a scratch KREW_ROOT, helm installs the chart
+# package on a local control plane; every checksum is checked.
+.PHONY: test-release
+test-release: release krew helm setup-envtest ## Make the release of VERSION and install its plugin (krew) and chart (helm) on a local control plane.
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		RELEASE_DIR="$(abspath $(RELEASE_DIR))" RELEASE_VERSION="$(VERSION)" RELEASE_IMAGE="$(IMG)" \
+		KREW="$(KREW)" HELM="$(HELM)" \
+		go test -tags release ./test/release/ -count=1 -v -timeout=10m
 
 ##@ Deployment
 
@@ -256,6 +315,7 @@ ENVTEST ?= $(LOCALBIN)/setup-envtest
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 HELM ?= $(LOCALBIN)/helm
 PROMTOOL ?= $(LOCALBIN)/promtool
+KREW ?= $(LOCALBIN)/krew
 
 # v5.8.3 and later need Go 1.27; this project builds with Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.1
@@ -266,6 +326,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 HELM_VERSION ?= v3.22.0
 # Prometheus 3.16.0's Go module version.
 PROMTOOL_VERSION ?= v0.316.0
+# krew installs the released plugin in make test-release.
+KREW_VERSION ?= v0.4.3
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.
@@ -295,6 +357,11 @@ $(GOLANGCI_LINT): $(LOCALBIN)
 helm: $(HELM) ## Install helm into bin/.
 $(HELM): $(LOCALBIN)
 	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+
+.PHONY: krew
+krew: $(KREW) ## Install krew into bin/.
+$(KREW): $(LOCALBIN)
+	$(call go-install-tool,$(KREW),sigs.k8s.io/krew/cmd/krew,$(KREW_VERSION))
 
 # promtool is built without the service-discovery plugins (AWS, Azure, GCE,
 # ...), which only `promtool check service-discovery` would use. Measured

@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 
 	// Client auth plugins (OIDC, exec, ...) for running outside a cluster.
@@ -12,15 +13,24 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
+	"github.com/nodeslo/nodeslo-controller/internal/version"
 )
 
 func main() {
 	opts := manager.DefaultOptions()
 	zapOpts := zap.Options{}
-	bindFlags(flag.CommandLine, &opts, &zapOpts)
+	printVersion := bindFlags(flag.CommandLine, &opts, &zapOpts)
 	flag.Parse()
+	if *printVersion {
+		fmt.Println("nodeslo-controller " + version.String())
+		return
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	// The first line of every start says which build runs.
+	info := version.Get()
+	log.Info("nodeslo-controller", "version", info.GitVersion, "revision", info.GitCommit,
+		"goVersion", info.GoVersion, "platform", info.Platform)
 
 	mgr, err := manager.New(ctrl.GetConfigOrDie(), opts)
 	if err != nil {
@@ -34,11 +44,12 @@ func main() {
 	}
 }
 
-// bindFlags registers the manager's own flags and the logging flags on fs
-// (controller-runtime registers --kubeconfig on the command line itself).
-// The flag table in docs/deploy.md lists them all; flags_test.go keeps the
-// two equal.
-func bindFlags(fs *flag.FlagSet, opts *manager.Options, zapOpts *zap.Options) {
+// bindFlags registers the manager's own flags, the logging flags and
+// --version on fs (controller-runtime registers --kubeconfig on the command
+// line itself), and returns where --version lands. The flag table in
+// docs/deploy.md lists them all; flags_test.go keeps the two equal.
+func bindFlags(fs *flag.FlagSet, opts *manager.Options, zapOpts *zap.Options) (printVersion *bool) {
 	opts.BindFlags(fs)
 	zapOpts.BindFlags(fs)
+	return fs.Bool("version", false, "Print the version of the manager and exit.")
 }

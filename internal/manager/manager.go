@@ -9,11 +9,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/version"
 )
 
 // New builds the manager with metrics, health probes, leader election, a
@@ -59,6 +61,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("adding ready check: %w", err)
+	}
+	// /metrics tells which build runs, beside the controllers' own series.
+	if err := version.RegisterBuildInfo(crmetrics.Registry); err != nil {
+		return nil, fmt.Errorf("registering %s: %w", version.MetricBuildInfo, err)
 	}
 	if err := controller.SetupWithManager(mgr, opts.Controllers); err != nil {
 		return nil, err

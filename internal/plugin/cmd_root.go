@@ -49,6 +49,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams),
 		newDiffCommand(streams), newRolloutCommand(streams))
+	addVersion(root, streams)
 	return root
 }
 

@@ -283,6 +283,7 @@ const viaExtraArgs = "logging flags go through manager.extraArgs"
 // does not set, and why.
 var notValues = map[string]string{
 	"--webhook-host":              "in a pod the webhook server binds every interface, the flag's default",
+	"--version":                   "it prints the version and exits",
 	"--kubeconfig":                "in a pod the manager uses the in-cluster configuration",
 	"--enable-http2":              "off, the safe default (HTTP/2 rapid-reset); manager.extraArgs turns it on",
 	"--leader-election-id":        "the alert and the chart's leader-election Role name the default Lease",

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// pluginName is the binary kubectl finds on the PATH for `kubectl nodeslo`.
+const pluginName = "kubectl-nodeslo"
+
+// windowsOS is the GOOS whose binaries end in .exe and are archived as zip.
+const windowsOS = "windows"
+
+// platform is one GOOS/GOARCH the plugin is released for.
+type platform struct{ os, arch string }
+
+// binaryName is the plugin's file name on the platform.
+func (p platform) binaryName() string {
+	if p.os == windowsOS {
+		return pluginName + ".exe"
+	}
+	return pluginName
+}
+
+// archiveName is the archive's file name: zip on Windows, where it is the
+// native format, tar.gz elsewhere; krew installs both.
+func archiveName(version string, p platform) string {
+	ext := ".tar.gz"
+	if p.os == windowsOS {
+		ext = ".zip"
+	}
+	return fmt.Sprintf("%s_%s_%s_%s%s", pluginName, version, p.os, p.arch, ext)
+}
+
+// archiveTime is the modification time of every archived file, so that an
+// archive depends only on the binary's bytes.
+var archiveTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// writeArchive packs binary into dir as the platform's archive and returns
+// its path.
+func writeArchive(dir, version string, p platform, binary string) (string, error) {
+	content, err := os.ReadFile(binary)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, archiveName(version, p))
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if p.os == windowsOS {
+		err = writeZip(f, p.binaryName(), content)
+	} else {
+		err = writeTarGz(f, p.binaryName(), content)
+	}
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, nil
+}
+
+func writeTarGz(w io.Writer, name string, content []byte) error {
+	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{
+		Typeflag: tar.TypeReg,
+		Name:     name,
+		Mode:     0o755,
+		Size:     int64(len(content)),
+		ModTime:  archiveTime,
+		Format:   tar.FormatPAX,
+	}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(content); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+func writeZip(w io.Writer, name string, content []byte) error {
+	zw := zip.NewWriter(w)
+	header := &zip.FileHeader{Name: name, Method: zip.Deflate, Modified: archiveTime}
+	header.SetMode(0o755)
+	fw, err := zw.CreateHeader(header)
+	if err != nil {
+		return err
+	}
+	if _, err := fw.Write(content); err != nil {
+		return err
+	}
+	return zw.Close()
+}
