@@ -16,6 +16,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 var (
@@ -28,8 +30,7 @@ var (
 )
 
 func TestImage(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "nodeslo-controller image suite")
+	envtestharness.RunSuite(t, "nodeslo-controller image suite")
 }
 
 var _ = BeforeSuite(func() {
@@ -38,7 +39,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	imageName = os.Getenv("IMG")
 	Expect(imageName).NotTo(BeEmpty(), "IMG names the image to test: run `make test-image`")
-	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS: run `make test-image`")
+	envtestharness.AssetsDir()
 	for _, tool := range []string{"bin/kustomize", "bin/helm"} {
 		Expect(filepath.Join(root, tool)).To(BeAnExistingFile(), "run `make test-image`: it installs %s first", tool)
 	}

@@ -23,6 +23,9 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
+// Longer than the harness's defaults: a container starts, syncs its cache
+// and answers its probes within these, and each look may run podman or
+// kubectl, so it looks less often.
 const (
 	converge = 60 * time.Second
 	poll     = 250 * time.Millisecond
