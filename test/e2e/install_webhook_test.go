@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -14,28 +12,18 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // installObjects reads the objects of dist/install.yaml.
 func installObjects() []*unstructured.Unstructured {
 	GinkgoHelper()
-	f, err := os.Open(filepath.Join(root, "dist", "install.yaml"))
+	raw, err := os.ReadFile(filepath.Join(root, "dist", "install.yaml"))
 	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = f.Close() }()
-	var out []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		err := dec.Decode(&obj.Object)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		Expect(err).NotTo(HaveOccurred())
-		if len(obj.Object) > 0 {
-			out = append(out, obj)
-		}
-	}
+	objs, err := localcluster.DecodeObjects(raw)
+	Expect(err).NotTo(HaveOccurred())
+	return objs
 }
 
 // installWithoutWebhook is dist/install.yaml as a List without what the

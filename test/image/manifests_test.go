@@ -4,9 +4,7 @@ package image
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,7 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // namespace is where both renderings put the manager (Koordinator's).
@@ -35,7 +34,7 @@ type manifests struct {
 // renderKustomize is `kustomize build config/default`, as `make deploy` applies.
 func renderKustomize() manifests {
 	GinkgoHelper()
-	return manifests{source: "config/default", objects: decodeAll(mustExec(root,
+	return manifests{source: "config/default", objects: decodeObjects(mustExec(root,
 		filepath.Join(root, "bin", "kustomize"), "build", "config/default"))}
 }
 
@@ -46,7 +45,7 @@ func renderChart() manifests {
 	cmd := exec.Command(filepath.Join(root, "bin", "helm"), "template", "nodeslo", "dist/chart", "-n", namespace)
 	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + home, "HELM_CONFIG_HOME=" + home, "HELM_DATA_HOME=" + home}
 	cmd.Dir = root
-	return manifests{source: "dist/chart", objects: decodeAll(mustOutput(cmd))}
+	return manifests{source: "dist/chart", objects: decodeObjects(mustOutput(cmd))}
 }
 
 func mustExec(dir, binary string, args ...string) []byte {
@@ -62,23 +61,6 @@ func mustOutput(cmd *exec.Cmd) []byte {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	Expect(cmd.Run()).To(Succeed(), "%s: %s", strings.Join(cmd.Args, " "), stderr.String())
 	return stdout.Bytes()
-}
-
-func decodeAll(stream []byte) []*unstructured.Unstructured {
-	GinkgoHelper()
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(stream), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		obj := &unstructured.Unstructured{}
-		err := dec.Decode(&obj.Object)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		Expect(err).NotTo(HaveOccurred())
-		if len(obj.Object) > 0 {
-			out = append(out, obj)
-		}
-	}
 }
 
 // one returns the single object of kind (and name, if given), converted.
@@ -198,4 +180,12 @@ func toList(objs []*unstructured.Unstructured) *unstructured.UnstructuredList {
 		list.Items = append(list.Items, *o)
 	}
 	return list
+}
+
+// decodeObjects decodes a rendering's objects, failing the spec on bad YAML.
+func decodeObjects(stream []byte) []*unstructured.Unstructured {
+	GinkgoHelper()
+	objs, err := localcluster.DecodeObjects(stream)
+	Expect(err).NotTo(HaveOccurred())
+	return objs
 }

@@ -58,7 +58,18 @@ func readObjects(path string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	objs, err := DecodeObjects(raw)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", path, err)
+	}
+	return objs, nil
+}
+
+// DecodeObjects decodes every object of a multi-document YAML (or JSON)
+// stream, such as kustomize build or helm template prints; empty documents
+// are skipped.
+func DecodeObjects(stream []byte) ([]*unstructured.Unstructured, error) {
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(stream), 4096)
 	var objs []*unstructured.Unstructured
 	for {
 		obj := &unstructured.Unstructured{}
@@ -66,7 +77,7 @@ func readObjects(path string) ([]*unstructured.Unstructured, error) {
 			if errors.Is(err, io.EOF) {
 				return objs, nil
 			}
-			return nil, fmt.Errorf("decoding %s: %w", path, err)
+			return nil, err
 		}
 		if len(obj.Object) > 0 {
 			objs = append(objs, obj)

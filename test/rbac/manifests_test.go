@@ -2,8 +2,6 @@ package rbac_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os/exec"
 	"path/filepath"
 
@@ -12,7 +10,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
 // deployedNamespace is where config/default installs everything namespaced.
@@ -30,7 +29,8 @@ var _ = Describe("what config/default deploys", func() {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		Expect(err).NotTo(HaveOccurred(), stderr.String())
-		objects = decodeAll(out)
+		objects, err = localcluster.DecodeObjects(out)
+		Expect(err).NotTo(HaveOccurred())
 		Expect(objects).NotTo(BeEmpty())
 	})
 
@@ -87,24 +87,6 @@ var _ = Describe("what config/default deploys", func() {
 		}
 	})
 })
-
-// decodeAll decodes every object of a multi-document YAML stream.
-func decodeAll(raw []byte) []*unstructured.Unstructured {
-	GinkgoHelper()
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
-	var objects []*unstructured.Unstructured
-	for {
-		o := &unstructured.Unstructured{}
-		err := decoder.Decode(&o.Object)
-		if errors.Is(err, io.EOF) {
-			return objects
-		}
-		Expect(err).NotTo(HaveOccurred())
-		if len(o.Object) > 0 {
-			objects = append(objects, o)
-		}
-	}
-}
 
 func objectsOf(objects []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
