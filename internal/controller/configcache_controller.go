@@ -72,6 +72,9 @@ type ConfigCacheReconciler struct {
 	// takes it, and one that took it plans the rollout again even on the
 	// echo of its own record write.
 	released atomic.Bool
+	// history is the revision in force as last written; a configuration
+	// not yet recorded (a failed write) is never skipped.
+	history revisionInForce
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.
@@ -108,8 +111,8 @@ const (
 )
 
 // Reconcile reads the ConfigMap, loads it (absent = all defaults), plans the
-// rollout, persists the rollout's record and publishes the configuration
-// with the rollout's gate.
+// rollout, persists the rollout's record, publishes the configuration
+// with the rollout's gate, and keeps the revision history.
 func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	read, err := r.read(ctx)
 	if err != nil {
@@ -132,6 +135,9 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	r.publish(ctx, read, cfg, plan)
 	if persistErr != nil {
 		return ctrl.Result{}, persistErr
+	}
+	if err := r.keepHistory(ctx, read, cfg, plan.Figures); err != nil {
+		return ctrl.Result{}, err
 	}
 	return requeueAt(plan.NextAt), nil
 }
@@ -176,7 +182,7 @@ func (r *ConfigCacheReconciler) readConfigMap(
 // Before the first load there is always work.
 func (r *ConfigCacheReconciler) skipReason(read configMapRead, heldNodeWritten bool, now time.Time) skip {
 	switch {
-	case r.store.Current() == nil:
+	case r.store.Current() == nil, r.history.fingerprint != r.store.Current().Fingerprint():
 		return ""
 	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rolloutMemory.HoldsNodes():
 		return skipUnchanged

@@ -19,6 +19,11 @@ import (
 // The config-cache controller's reads and writes for a staged rollout:
 // internal/rollout decides without a client, these carry its plan out.
 
+// recordFieldManager owns the record annotation in the ConfigMap's
+// managedFields: a name of its own, so that the revision history never
+// takes the controller's record writes for a change of the data.
+const recordFieldManager = "nodeslo-controller"
+
 // minRequeue keeps a next step already due from spinning the queue.
 const minRequeue = 100 * time.Millisecond
 
@@ -77,7 +82,7 @@ func (r *ConfigCacheReconciler) persistRecord(
 	}
 	previous := cm.ResourceVersion
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := r.client.Patch(ctx, cm, patch); err != nil {
+	if err := r.client.Patch(ctx, cm, patch, client.FieldOwner(recordFieldManager)); err != nil {
 		return plan.Unpersisted(), fmt.Errorf("writing the rollout record on ConfigMap %s: %w", r.key, err)
 	}
 	plan.RecordWritten(cm.ResourceVersion)

@@ -167,9 +167,17 @@ func metric(name string) func() float64 {
 // before every canary, and the others never beyond 10 per batch step.
 // until, when set, ends the watch early once it returns true.
 func watchRollout(ctx context.Context, f fleet, oldTarget string, threshold int, until func(reached []string) bool) {
+	watchRolloutTo(ctx, f, oldTarget, func() []string { return f.at(ctx, threshold) }, until)
+}
+
+// watchRolloutTo is watchRollout towards any configuration: at lists the
+// nodes of the fleet that have it.
+func watchRolloutTo(
+	ctx context.Context, f fleet, oldTarget string, at func() []string, until func(reached []string) bool,
+) {
 	deadline := time.Now().Add(rolloutWait)
 	for {
-		reached := f.at(ctx, threshold)
+		reached := at()
 		rec := record(ctx)
 		canaries, others := f.split(reached)
 		if rec.Target == oldTarget {

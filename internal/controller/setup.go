@@ -32,6 +32,12 @@ const eventRecorderName = "nodeslo-controller"
 // the record of a staged rollout in its annotation (docs/rollout.md).
 // test/rbac checks these against the requests the code makes.
 // +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,resourceNames=slo-controller-config,verbs=get;list;watch;patch
+//
+// The revision history (docs/rollout.md#revision-history-and-undo) is kept
+// as ControllerRevisions in the ConfigMap's namespace: listed past the cache
+// when the configuration changes, created, their outcome patched, the
+// oldest deleted. Never watched, so never cached.
+// +kubebuilder:rbac:groups=apps,namespace=koordinator-system,resources=controllerrevisions,verbs=list;create;patch;delete
 
 // SetupWithManager adds both controllers to mgr. mgr's cache must have been
 // built with opts.CacheByObject() so that it holds the one ConfigMap only.

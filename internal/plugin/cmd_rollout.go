@@ -18,13 +18,97 @@ import (
 // ExitPending is the exit status of `rollout status` while nodes are pending.
 const ExitPending = 1
 
-// newRolloutCommand is `kubectl nodeslo rollout`, home of `status`.
+// newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
+// `history` and `undo`.
 func newRolloutCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
-		Short: "Follow the staged rollout of a configuration change (docs/rollout.md)",
+		Short: "Follow the staged rollout of a configuration change, list its revisions, undo one (docs/rollout.md)",
 	}
-	cmd.AddCommand(newRolloutStatusCommand(streams))
+	cmd.AddCommand(newRolloutStatusCommand(streams), newRolloutHistoryCommand(streams), newRolloutUndoCommand(streams))
+	return cmd
+}
+
+// newRolloutHistoryCommand is `kubectl nodeslo rollout history [--revision N]`.
+func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
+	kube := newKubeFlags()
+	var ref ConfigMapRef
+	var revision int64
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the configurations put in force (the revision history), or show one",
+		Long: `Lists the revisions the controller keeps of the ConfigMap (ControllerRevisions
+in its namespace, at most revisionHistoryLimit of them): number, age, who
+last changed the ConfigMap's data, the keys changed from the revision
+before, the nodes the rollout reached and its outcome (InProgress,
+Completed, Superseded, AllAtOnce). The newest is the configuration in force.
+With --revision N, prints that revision's data and what putting it back
+would change, field by field, from the configuration in force.`,
+		Example: `  kubectl nodeslo rollout history
+  kubectl nodeslo rollout history --revision 2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := kube.client()
+			if err != nil {
+				return err
+			}
+			h, err := FetchHistory(cmd.Context(), c, ref)
+			if err != nil {
+				return err
+			}
+			if revision == 0 {
+				return h.Write(streams.Out, time.Now())
+			}
+			r, err := h.Find(revision)
+			if err != nil {
+				return err
+			}
+			return h.WriteRevision(streams.Out, r)
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	addConfigMapRefFlags(cmd.Flags(), &ref)
+	cmd.Flags().Int64Var(&revision, "revision", 0,
+		"show this revision's data and its diff against the configuration in force")
+	return cmd
+}
+
+// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run]`.
+func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
+	kube := newKubeFlags()
+	var ref ConfigMapRef
+	var toRevision int64
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "undo",
+		Short: "Write an earlier revision's data back into the ConfigMap",
+		Long: `Writes the data of an earlier revision (by default the one before the
+configuration in force) back into the ConfigMap: each key the controller
+reads gets that revision's value, or is removed when the revision had its
+defaults; every other key, nodeslo-rollout-config included, is left as it
+is. The write is an ordinary update of the ConfigMap: it passes the
+admission webhook, and the controller rolls it out under the rollout
+settings in force, like any change, as a new revision. A ConfigMap changed
+since it was read is not overwritten (run the undo again); a deleted one is
+created. With --dry-run, prints which nodes' NodeSLOs would change, and
+which fields, and writes nothing.`,
+		Example: `  kubectl nodeslo rollout undo --dry-run
+  kubectl nodeslo rollout undo
+  kubectl nodeslo rollout undo --to-revision 1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := kube.client()
+			if err != nil {
+				return err
+			}
+			return Undo(cmd.Context(), c, ref, toRevision, dryRun, streams.Out, streams.ErrOut)
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	addConfigMapRefFlags(cmd.Flags(), &ref)
+	cmd.Flags().Int64Var(&toRevision, "to-revision", 0,
+		"the revision to go back to (default: the one before the configuration in force)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the nodes and fields the undo would change, and write nothing")
 	return cmd
 }
 

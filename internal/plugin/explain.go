@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,9 @@ type ExplainInputs struct {
 	ConfigMapRef string
 	// NodeSLO is nil when the controller has not written one (yet).
 	NodeSLO *slov1alpha1.NodeSLO
+	// History is the ConfigMap's revision history; nil when it could not
+	// be read (no permission to list ControllerRevisions).
+	History *History
 }
 
 // Explanation says, for one node, where each section of its spec comes from
@@ -38,6 +42,11 @@ type Explanation struct {
 	// DifferingSections are the top-level spec fields (JSON names) in which
 	// the stored NodeSLO differs from the resolved spec; empty when in sync.
 	DifferingSections []string
+	// History is the revision history read (nil: not readable), and
+	// Revision the number of the newest revision whose configuration
+	// resolves to the stored NodeSLO (0: none kept does).
+	History  *History
+	Revision int64
 }
 
 // Explain resolves the configuration for the node as the controller does.
@@ -54,11 +63,8 @@ func Explain(in ExplainInputs) Explanation {
 	if in.NodeSLO != nil {
 		stored = &in.NodeSLO.Spec
 	}
-	resolution := cfg.Resolve(sloconfig.Node{
-		Name:        in.Node.Name,
-		Labels:      in.Node.Labels,
-		Annotations: in.Node.Annotations,
-	}, stored)
+	node := sloconfig.Node{Name: in.Node.Name, Labels: in.Node.Labels, Annotations: in.Node.Annotations}
+	resolution := cfg.Resolve(node, stored)
 	e := Explanation{
 		Node:         in.Node.Name,
 		ConfigMapRef: in.ConfigMapRef,
@@ -76,8 +82,25 @@ func Explain(in ExplainInputs) Explanation {
 	}
 	if stored != nil {
 		e.DifferingSections = differingSections(stored, &resolution.Spec)
+		e.History, e.Revision = in.History, matchingRevision(in.History, node, stored)
 	}
 	return e
+}
+
+// matchingRevision is the newest revision whose configuration resolves the
+// node to its stored spec: which configuration the node's agent acts on,
+// during a staged rollout or after an undo.
+func matchingRevision(h *History, node sloconfig.Node, stored *slov1alpha1.NodeSLOSpec) int64 {
+	if h == nil {
+		return 0
+	}
+	for _, r := range slices.Backward(h.Revisions) {
+		res := sloconfig.Load(r.Data, nil).Resolve(node, stored)
+		if sloconfig.SpecEqual(stored, &res.Spec) {
+			return r.Number
+		}
+	}
+	return 0
 }
 
 // differingSections compares the specs field by field with the engine's

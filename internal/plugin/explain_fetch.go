@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +12,7 @@ import (
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
-// FetchExplainInputs reads the Node, the ConfigMap and the NodeSLO. A missing
+// FetchExplainInputs reads the Node, the ConfigMap, its revision history and the NodeSLO. A missing
 // ConfigMap or NodeSLO is a normal state and comes back as nil; a missing
 // Node is an error, since there is nothing to explain.
 func FetchExplainInputs(
@@ -30,6 +31,14 @@ func FetchExplainInputs(
 		in.ConfigMap = cm
 	case !apierrors.IsNotFound(err):
 		return in, fmt.Errorf("reading ConfigMap %s: %w", configMap, err)
+	}
+	// The history is extra: without the permission to list
+	// ControllerRevisions the explanation goes on without it.
+	switch h, err := FetchHistory(ctx, c, ConfigMapRef{Namespace: configMap.Namespace, Name: configMap.Name}); {
+	case err == nil:
+		in.History = &h
+	case !apierrors.IsForbidden(errors.Unwrap(err)):
+		return in, err
 	}
 	nodeSLO := &slov1alpha1.NodeSLO{}
 	switch err := c.Get(ctx, client.ObjectKey{Name: node}, nodeSLO); {

@@ -52,7 +52,30 @@ func (e Explanation) Write(w io.Writer) error {
 	}
 
 	p.printf("\nNodeSLO:   %s\n", e.syncSummary())
+	if line := e.revisionSummary(); line != "" {
+		p.printf("Revision:  %s\n", line)
+	}
 	return p.err
+}
+
+// revisionSummary names the revision the stored NodeSLO matches; empty
+// when there is no NodeSLO or the history could not be read.
+func (e Explanation) revisionSummary() string {
+	if !e.NodeSLOFound || e.History == nil {
+		return ""
+	}
+	inForce := e.History.InForce()
+	switch {
+	case inForce == nil:
+		return "no revision history kept yet"
+	case e.Revision == inForce.Number:
+		return fmt.Sprintf("matches revision %d, the one in force", e.Revision)
+	case e.Revision > 0:
+		return fmt.Sprintf("matches revision %d; revision %d is in force and has not reached this node yet",
+			e.Revision, inForce.Number)
+	default:
+		return fmt.Sprintf("matches none of the revisions kept (%s)", e.History.numbers())
+	}
 }
 
 // InSync reports whether the stored NodeSLO is what the configuration gives.

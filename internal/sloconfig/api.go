@@ -68,6 +68,9 @@ func (r SectionReport) Valid() bool { return len(r.Errors) == 0 }
 type Config struct {
 	reports     []SectionReport // one per key, in keyTable order
 	fingerprint string
+	// source is the ConfigMap value each key's section in force was
+	// compiled from (absent: the defaults); see DataInForce.
+	source map[Key]string
 
 	threshold section[*slov1alpha1.ResourceThresholdStrategy]
 	qos       section[*slov1alpha1.ResourceQOSStrategy]
@@ -82,6 +85,26 @@ type Config struct {
 // supplies the last good value of a key whose new value is invalid.
 func Load(data map[string]string, previous *Config) *Config {
 	return load(data, previous)
+}
+
+// DataInForce returns the ConfigMap data that loads into this
+// configuration: for each key, the value in force as it was written (the
+// new value when valid, the last good one when not; a key in force as its
+// defaults is absent). ok is false when a key is Frozen: no data yields
+// the configuration then, as each node keeps its own value of that key.
+// The revision history keeps this data, so that an undo writes back
+// exactly what was in force (docs/rollout.md#revision-history-and-undo).
+func (c *Config) DataInForce() (data map[string]string, ok bool) {
+	for _, r := range c.reports {
+		if r.State == StateFrozen {
+			return nil, false
+		}
+	}
+	data = make(map[string]string, len(c.source))
+	for k, v := range c.source {
+		data[string(k)] = v
+	}
+	return data, true
 }
 
 // Reports returns one report per key, in Keys order.

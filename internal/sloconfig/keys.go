@@ -89,8 +89,12 @@ func (k sectionKey[V]) load(c *Config, data map[string]string, previous *Config)
 		switch {
 		case len(out.errs) == 0:
 			sec, report.State = out.section, StateConfigured
+			c.source[k.key] = raw
 		case previous != nil && previous.State(k.key) != StateFrozen:
 			sec, report.State = *k.in(previous), StateLastGood
+			if last, ok := previous.source[k.key]; ok {
+				c.source[k.key] = last
+			}
 		default:
 			report.State = StateFrozen
 		}

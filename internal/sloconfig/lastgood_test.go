@@ -88,3 +88,28 @@ func TestAFrozenSectionKeepsTheStoredValue(t *testing.T) {
 		t.Errorf("frozen section without a stored value: %s", got)
 	}
 }
+
+// The revision history keeps DataInForce, so that an undo writes back
+// exactly what was in force (docs/rollout.md#revision-history-and-undo):
+// a valid value as written, the last good one for an invalid value, no
+// key for defaults, nothing at all when a key is frozen.
+func TestDataInForce(t *testing.T) {
+	const good = `{"clusterStrategy": {"enable": true,  "cpuSuppressThresholdPercent": 60}}`
+	const burst = `{"clusterStrategy": {"policy": "auto"}}`
+	first := Load(map[string]string{string(KeyResourceThreshold): good, string(KeyCPUBurst): burst, "other": "x"}, nil)
+	data, ok := first.DataInForce()
+	if !ok || len(data) != 2 || data[string(KeyResourceThreshold)] != good || data[string(KeyCPUBurst)] != burst {
+		t.Fatalf("valid keys: got %v, %v", data, ok)
+	}
+	bad := map[string]string{string(KeyResourceThreshold): `{"clusterStrategy": {"cpuSuppressThresholdPercent": 900}}`}
+	data, ok = Load(bad, first).DataInForce()
+	if !ok || len(data) != 1 || data[string(KeyResourceThreshold)] != good {
+		t.Fatalf("an invalid key keeps the last good value, a removed key its defaults: got %v, %v", data, ok)
+	}
+	if _, ok := Load(bad, nil).DataInForce(); ok {
+		t.Fatal("a frozen key has no data in force")
+	}
+	if data, ok := Load(nil, first).DataInForce(); !ok || len(data) != 0 {
+		t.Fatalf("no ConfigMap: got %v, %v", data, ok)
+	}
+}

@@ -22,6 +22,10 @@ const (
 	maxRolloutSeconds          = 86400
 	defaultStepIntervalSeconds = 60
 	defaultCanarySoakSeconds   = 300
+	// DefaultRevisionHistoryLimit is how many configurations the revision
+	// history keeps when the key does not say (or is absent or invalid).
+	DefaultRevisionHistoryLimit = 10
+	maxRevisionHistoryLimit     = 100
 )
 
 // defaultMaxNodesPerStep is the step size when the key does not set one.
@@ -39,6 +43,19 @@ type RolloutPolicy struct {
 	Canary     labels.Selector
 	CanarySoak time.Duration
 	Paused     bool
+	// RevisionHistoryLimit is how many configurations put in force the
+	// revision history keeps, the one in force included.
+	RevisionHistoryLimit int
+}
+
+// RevisionHistoryLimit is the number of revisions to keep under this key:
+// its revisionHistoryLimit, or the default when the key is absent or
+// invalid (an invalid key must not shorten the history an undo needs).
+func (r RolloutLoad) RevisionHistoryLimit() int {
+	if r.Policy == nil {
+		return DefaultRevisionHistoryLimit
+	}
+	return r.Policy.RevisionHistoryLimit
 }
 
 // StepSize is the number of nodes one batch reaches in a rollout that
@@ -99,10 +116,11 @@ func LoadRollout(data map[string]string) RolloutLoad {
 
 // rolloutDocument is the key's JSON as written; nil means "not set".
 type rolloutDocument struct {
-	MaxNodesPerStep     *intstr.IntOrString    `json:"maxNodesPerStep,omitempty"`
-	StepIntervalSeconds *int64                 `json:"stepIntervalSeconds,omitempty"`
-	Canary              *rolloutCanaryDocument `json:"canary,omitempty"`
-	Paused              *bool                  `json:"paused,omitempty"`
+	MaxNodesPerStep      *intstr.IntOrString    `json:"maxNodesPerStep,omitempty"`
+	StepIntervalSeconds  *int64                 `json:"stepIntervalSeconds,omitempty"`
+	Canary               *rolloutCanaryDocument `json:"canary,omitempty"`
+	Paused               *bool                  `json:"paused,omitempty"`
+	RevisionHistoryLimit *int64                 `json:"revisionHistoryLimit,omitempty"`
 }
 
 type rolloutCanaryDocument struct {
@@ -130,6 +148,8 @@ func compileRollout(raw string) (*RolloutPolicy, *findings) {
 		MaxNodesPerStep: defaultMaxNodesPerStep,
 		StepInterval:    defaultStepIntervalSeconds * time.Second,
 		CanarySoak:      defaultCanarySoakSeconds * time.Second,
+
+		RevisionHistoryLimit: DefaultRevisionHistoryLimit,
 	}
 	r := &rules{}
 	if v := written.MaxNodesPerStep; v != nil {
@@ -142,6 +162,10 @@ func compileRollout(raw string) (*RolloutPolicy, *findings) {
 	}
 	if v := written.Paused; v != nil {
 		policy.Paused = *v
+	}
+	if v := written.RevisionHistoryLimit; v != nil {
+		r.between("revisionHistoryLimit", v, 1, maxRevisionHistoryLimit)
+		policy.RevisionHistoryLimit = int(*v)
 	}
 	if c := written.Canary; c != nil {
 		canary := r.at(field.NewPath("canary"))

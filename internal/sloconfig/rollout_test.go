@@ -6,6 +6,18 @@ import (
 	"time"
 )
 
+func TestRevisionHistoryLimitDefault(t *testing.T) {
+	for _, data := range []map[string]string{nil, {string(KeyRollout): `{}`}, {string(KeyRollout): `{"paused": 3}`}} {
+		if got := LoadRollout(data).RevisionHistoryLimit(); got != DefaultRevisionHistoryLimit {
+			t.Errorf("%v: got %d, want the default", data, got)
+		}
+	}
+	three := map[string]string{string(KeyRollout): `{"revisionHistoryLimit": 3}`}
+	if got := LoadRollout(three).RevisionHistoryLimit(); got != 3 {
+		t.Errorf("revisionHistoryLimit 3: got %d", got)
+	}
+}
+
 func TestLoadRollout(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -46,6 +58,9 @@ func TestLoadRollout(t *testing.T) {
 				t.Errorf("policy: %+v", p)
 			}
 		},
+	}, {
+		name: "revisionHistoryLimit zero", raw: `{"revisionHistoryLimit": 0}`,
+		errs: []string{"revisionHistoryLimit: Invalid value: 0: must be between 1 and 100, inclusive"},
 	}, {
 		name: "zero and out-of-range numbers",
 		raw:  `{"maxNodesPerStep": 0, "stepIntervalSeconds": 86401, "canary": {"nodeSelector": {}, "soakSeconds": -1}}`,

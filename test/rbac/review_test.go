@@ -14,6 +14,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -108,14 +109,21 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		}).Should(Succeed())
 	})
 
-	It("rolls a change out in steps, its record kept on the ConfigMap (get past the cache, patch)", func() {
-		setConfig(ctx, configData(400, sloconfig.KeyRollout, `{"maxNodesPerStep": 1, "stepIntervalSeconds": 0}`))
+	It("rolls a change out in steps, its record kept on the ConfigMap (get past the cache, patch), "+
+		"and keeps the revision history (ControllerRevisions: list, create, patch, delete)", func() {
+		// A history of one: the change's revision replaces the one before.
+		setConfig(ctx, configData(400, sloconfig.KeyRollout,
+			`{"maxNodesPerStep": 1, "stepIntervalSeconds": 0, "revisionHistoryLimit": 1}`))
 		waitForCPUBurstPercent(ctx, 400, len(reviewNodes))
 		Eventually(func(g Gomega) {
 			cm := &corev1.ConfigMap{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, cm)).
 				To(Succeed())
 			g.Expect(cm.Annotations).To(HaveKey(rollout.RecordAnnotation))
+			revisions := &appsv1.ControllerRevisionList{}
+			g.Expect(k8sClient.List(ctx, revisions, client.InNamespace(configNamespace))).To(Succeed())
+			g.Expect(revisions.Items).To(ConsistOf(HaveField("ObjectMeta.Annotations",
+				HaveKeyWithValue("nodeslo.koordinator.sh/outcome", string(rollout.OutcomeCompleted)))))
 		}).Should(Succeed())
 	})
 

@@ -1,0 +1,160 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+)
+
+// The config-cache controller's revision history
+// (docs/rollout.md#revision-history-and-undo): internal/rollout decides
+// what the history needs (KeepHistory, Progress); this file reads and
+// writes the ControllerRevisions. The history is read past the cache, and
+// only when the configuration in force changed (or after a restart): the
+// manager keeps no informer of ControllerRevisions.
+
+// revisionInForce is what the controller last wrote of the revision in
+// force; a reconcile whose configuration and outcome match it writes nothing.
+type revisionInForce struct {
+	fingerprint, name string
+	outcome           rollout.Outcome
+	reached           int
+}
+
+// keepHistory records cfg in the history when it is not the newest
+// revision there yet, and keeps the outcome of the revision in force in
+// step with the rollout's figures (nil: no rollout key).
+func (r *ConfigCacheReconciler) keepHistory(
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
+) error {
+	fingerprint := cfg.cfg.Fingerprint()
+	if r.history.fingerprint != fingerprint {
+		if err := r.recordRevision(ctx, read, cfg); err != nil {
+			return err
+		}
+	}
+	if r.history.name == "" || r.history.outcome != rollout.OutcomeInProgress {
+		// No revision in force (a frozen key), or its outcome is final.
+		return nil
+	}
+	outcome, reached := rollout.OutcomeCompleted, r.history.reached
+	switch {
+	case read.rollout.Present && figures == nil:
+		return nil // no plan this reconcile: nothing new to say
+	case read.rollout.Present:
+		outcome, reached = rollout.Progress(figures)
+	}
+	// Without the key any more, the rest of the rollout went at once: done.
+	if outcome == r.history.outcome && reached == r.history.reached {
+		return nil
+	}
+	change := rollout.OutcomeChange{Name: r.history.name, Outcome: outcome, Reached: reached}
+	if err := r.setOutcome(ctx, change); err != nil {
+		return err
+	}
+	r.history.outcome, r.history.reached = outcome, reached
+	return nil
+}
+
+// recordRevision lists the history, and creates, marks and prunes
+// revisions as rollout.KeepHistory decides.
+func (r *ConfigCacheReconciler) recordRevision(ctx context.Context, read configMapRead, cfg loaded) error {
+	existing, err := r.listRevisions(ctx)
+	if err != nil {
+		return err
+	}
+	data, representable := cfg.cfg.DataInForce()
+	now := rollout.InForce{
+		Fingerprint: cfg.cfg.Fingerprint(), Data: data, Representable: representable,
+		ConfigMapVersion: read.version, Staged: read.rollout.Present,
+	}
+	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
+	if change.Create != nil {
+		if change.Create.ChangedBy, err = r.lastWriter(ctx, read); err != nil {
+			return err
+		}
+		change.Create.ChangeCause = read.cm.Annotations[rollout.ChangeCauseAnnotation]
+		obj := change.Create.Object(r.key)
+		if err := r.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, r.key, err)
+		}
+		existing = append(existing, *change.Create)
+		existing[len(existing)-1].Name = obj.Name
+	}
+	for _, o := range change.Outcomes {
+		if err := r.setOutcome(ctx, o); err != nil {
+			return err
+		}
+	}
+	for _, name := range change.Delete {
+		obj := &appsv1.ControllerRevision{}
+		obj.Namespace, obj.Name = r.key.Namespace, name
+		if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, r.key, err)
+		}
+	}
+	// The revision in force is the newest, which pruning never deletes.
+	r.history = revisionInForce{fingerprint: now.Fingerprint}
+	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
+		newest := existing[n-1]
+		r.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name,
+			outcome: newest.Outcome, reached: newest.Reached}
+	}
+	return nil
+}
+
+// listRevisions reads the ConfigMap's history from the apiserver.
+func (r *ConfigCacheReconciler) listRevisions(ctx context.Context) ([]rollout.Revision, error) {
+	list := &appsv1.ControllerRevisionList{}
+	if err := r.apiReader.List(ctx, list, client.InNamespace(r.key.Namespace),
+		client.MatchingLabels{rollout.RevisionConfigMapLabel: r.key.Name}); err != nil {
+		return nil, fmt.Errorf("listing the revisions of ConfigMap %s: %w", r.key, err)
+	}
+	out := make([]rollout.Revision, 0, len(list.Items))
+	for i := range list.Items {
+		rev, err := rollout.RevisionOf(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rev)
+	}
+	rollout.SortRevisions(out)
+	return out, nil
+}
+
+// lastWriter names who last wrote the ConfigMap. The cache strips
+// managedFields, so a ConfigMap read from it is read again.
+func (r *ConfigCacheReconciler) lastWriter(ctx context.Context, read configMapRead) (string, error) {
+	if !read.exists {
+		return "", nil
+	}
+	cm := read.cm
+	if !read.rolloutRelevant {
+		fresh, exists, err := r.readConfigMap(ctx, r.apiReader)
+		if err != nil || !exists {
+			return "", err
+		}
+		cm = fresh
+	}
+	return rollout.LastWriter(cm.ManagedFields, recordFieldManager), nil
+}
+
+// setOutcome patches a revision's outcome annotations.
+func (r *ConfigCacheReconciler) setOutcome(ctx context.Context, o rollout.OutcomeChange) error {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations": rollout.OutcomeAnnotations(o.Outcome, o.Reached)}})
+	obj := &appsv1.ControllerRevision{}
+	obj.Namespace, obj.Name = r.key.Namespace, o.Name
+	err := r.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("setting the outcome of revision %s of ConfigMap %s: %w", o.Name, r.key, err)
+	}
+	return nil
+}

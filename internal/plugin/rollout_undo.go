@@ -1,0 +1,107 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// undoFieldManager is the field manager of an undo's write, which the
+// revision it makes names as who changed the ConfigMap.
+const undoFieldManager = "kubectl-nodeslo"
+
+// UndoData is the ConfigMap data with revision to's keys put back: each
+// key the controller reads gets the revision's value, or goes when the
+// revision has none (its defaults were in force); every other key of the
+// ConfigMap, the rollout key included, is left as it is, so the undo
+// rolls out under the rollout settings in force like any change.
+func UndoData(current map[string]string, to rollout.Revision) map[string]string {
+	out := maps.Clone(current)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range sloconfig.Keys {
+		if v, ok := to.Data[string(k)]; ok {
+			out[string(k)] = v
+		} else {
+			delete(out, string(k))
+		}
+	}
+	return out
+}
+
+// Undo writes revision toRevision's data (0: the one before the
+// configuration in force) back into the ConfigMap, or with dryRun prints
+// the nodes and fields that would change and writes nothing. The write is
+// an update at the resourceVersion read, so a concurrent edit is never
+// overwritten; a deleted ConfigMap is created again. It sets the
+// ConfigMap's change-cause annotation, which the new revision keeps.
+func Undo(ctx context.Context, c client.Client, ref ConfigMapRef, toRevision int64, dryRun bool,
+	out, errOut io.Writer) error {
+	h, err := FetchHistory(ctx, c, ref)
+	if err != nil {
+		return err
+	}
+	var to rollout.Revision
+	if toRevision > 0 {
+		to, err = h.Find(toRevision)
+	} else {
+		to, err = h.Previous()
+	}
+	if err != nil {
+		return err
+	}
+	cm := &corev1.ConfigMap{}
+	exists := true
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reading ConfigMap %s: %w", ref, err)
+		}
+		exists = false
+		cm.Namespace, cm.Name = ref.Namespace, ref.Name
+	}
+	data := UndoData(cm.Data, to)
+	keys := rollout.ChangedKeys(cm.Data, data)
+	if exists && len(keys) == 0 {
+		printLine(out, fmt.Sprintf("ConfigMap %s already holds the data of revision %d: nothing to undo", ref, to.Number))
+		return nil
+	}
+	if dryRun {
+		printLine(out, fmt.Sprintf("Undo to revision %d would write keys %s of ConfigMap %s (dry run: nothing written):",
+			to.Number, strings.Join(keys, ", "), ref))
+		in, err := FetchDiffInputs(ctx, c, data)
+		if err != nil {
+			return err
+		}
+		return Diff(in).Write(out, errOut)
+	}
+	cm.Data = data
+	if cm.Annotations == nil {
+		cm.Annotations = map[string]string{}
+	}
+	cm.Annotations[rollout.ChangeCauseAnnotation] = fmt.Sprintf("kubectl nodeslo rollout undo --to-revision=%d", to.Number)
+	if exists {
+		err = c.Update(ctx, cm, client.FieldOwner(undoFieldManager))
+	} else {
+		err = c.Create(ctx, cm, client.FieldOwner(undoFieldManager))
+	}
+	switch {
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("ConfigMap %s changed while undoing; nothing was written, run the undo again: %w", ref, err)
+	case err != nil:
+		return fmt.Errorf("writing revision %d back into ConfigMap %s: %w", to.Number, ref, err)
+	}
+	printLine(out, fmt.Sprintf("ConfigMap %s: the data of revision %d written back (keys %s). "+
+		"The controller puts it in force as a new revision, under the rollout settings in force; "+
+		"follow it with: kubectl nodeslo rollout status --watch", ref, to.Number, strings.Join(keys, ", ")))
+	return nil
+}
