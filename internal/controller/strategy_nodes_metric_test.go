@@ -10,6 +10,9 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// poolKey is the node label the strategies of these tests select by.
+const poolKey = "pool"
+
 // strategyNodes returns the metric's series of key as strategy -> value.
 func strategyNodes(key sloconfig.Key) map[string]float64 {
 	out := map[string]float64{}
@@ -39,10 +42,10 @@ var _ = Describe("The nodeslo_strategy_nodes metric", Serial, func() {
 				b),
 		})
 		for range 3 {
-			createNode(ctx, map[string]string{"pool": a}, nil)
+			createNode(ctx, map[string]string{poolKey: a}, nil)
 		}
-		inB := createNode(ctx, map[string]string{"pool": b}, nil)
-		createNode(ctx, map[string]string{"pool": b}, nil)
+		inB := createNode(ctx, map[string]string{poolKey: b}, nil)
+		createNode(ctx, map[string]string{poolKey: b}, nil)
 
 		// The first matching strategy wins: the unnamed one (index 1)
 		// matches all five nodes but applies to pool b's two only.
@@ -52,7 +55,7 @@ var _ = Describe("The nodeslo_strategy_nodes metric", Serial, func() {
 		Expect(strategyNodes(sloconfig.KeyCPUBurst)).To(BeEmpty(), "a key without node strategies has no series")
 
 		By("a node moving to another pool moves its count at the next scrape")
-		inB.Labels["pool"] = c
+		inB.Labels[poolKey] = c
 		Expect(k8sClient.Update(ctx, inB)).To(Succeed())
 		Eventually(func() map[string]float64 { return strategyNodes(sloconfig.KeyResourceThreshold) }).
 			WithContext(ctx).Should(Equal(map[string]float64{"a": 3, "1": 1, "c": 1}))

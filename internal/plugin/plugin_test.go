@@ -110,6 +110,7 @@ func TestValidate(t *testing.T) {
 func TestValidateWithNodes(t *testing.T) {
 	webNodes := "kind: NodeList\nitems:\n- metadata: {name: web-1, labels: {pool: web}}\n" +
 		"- metadata: {name: web-2, labels: {pool: web}}\n"
+	const matchesNone = "matches none"
 	const unmatched = "warning: resource-threshold-config: nodeStrategies[0].nodeSelector: node strategy " +
 		`"batch" matches none of the 2 nodes in the nodes file, so it applies to no node (selector: pool=batch)`
 	tests := []struct {
@@ -120,7 +121,7 @@ func TestValidateWithNodes(t *testing.T) {
 		notInStderr string
 	}{{
 		name: "every strategy matches a node", args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, nodesFile},
-		code: ExitOK, notInStderr: "matches none",
+		code: ExitOK, notInStderr: matchesNone,
 	}, {
 		name: "a strategy matches none of the nodes", stdin: webNodes,
 		args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, "-"},
@@ -134,11 +135,11 @@ func TestValidateWithNodes(t *testing.T) {
 	}, {
 		name: "no node: nothing to say about the selectors", stdin: "kind: List\nitems: []\n",
 		args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, "-"},
-		code: ExitOK, stderr: []string{"warning: the nodes file holds no Node"}, notInStderr: "matches none",
+		code: ExitOK, stderr: []string{"warning: the nodes file holds no Node"}, notInStderr: matchesNone,
 	}, {
 		name: "an invalid key has no strategy to check; the exit status is validate's", stdin: webNodes,
 		args: []string{validateCmd, "-f", badConfigMap, nodesFlag, "-"},
-		code: ExitInvalid, notInStderr: "matches none",
+		code: ExitInvalid, notInStderr: matchesNone,
 	}, {
 		name: "both from stdin", args: []string{validateCmd, "-f", "-", nodesFlag, "-"},
 		code: ExitUsage, stderr: []string{"-f - and --nodes - both read standard input"},

@@ -44,8 +44,9 @@ var reachConfig = map[string]string{
 
 // reachNodes: 3 in pool a, 2 in pool b, 1 without a pool; hostnames differ.
 func reachNodes() []Node {
-	var nodes []Node
-	for i, pool := range []string{"a", "a", "a", "b", "b", ""} {
+	pools := []string{"a", "a", "a", "b", "b", ""}
+	nodes := make([]Node, 0, len(pools))
+	for i, pool := range pools {
 		labels := map[string]string{"kubernetes.io/hostname": fmt.Sprintf("h%d", i)}
 		if pool != "" {
 			labels[poolLabel] = pool
@@ -150,7 +151,7 @@ func TestReachLabelsAreUniqueWithinAKey(t *testing.T) {
 		t.Fatalf("invalid test configuration: %v", cfg.Reports())
 	}
 	reach, _ := cfg.Reach(labelSets(nil))
-	var got []string
+	got := make([]string, 0, len(reach))
 	for _, r := range reach {
 		got = append(got, r.Label)
 	}

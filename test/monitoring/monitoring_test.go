@@ -241,7 +241,7 @@ var _ = Describe("The dashboard and the alerts", func() {
 			Data: map[string]string{
 				"resource-threshold-config": `{"clusterStrategy": {"enable": true}, "nodeStrategies": [
 					{"name": "monitoring", "nodeSelector": {"matchLabels": {"pool": "monitoring"}}}]}`,
-				"cpu-burst-config":          `{"clusterStrategy": {"cpuBurstPercent": 0}}`,
+				"cpu-burst-config": `{"clusterStrategy": {"cpuBurstPercent": 0}}`,
 			},
 		})).To(Succeed())
 		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
