@@ -72,5 +72,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := nodeSLOs.setupWithManager(mgr, configChanged, reached, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
 	}
+	if err := addStrategyNodesMetric(mgr, store); err != nil {
+		return fmt.Errorf("adding the %s metric: %w", MetricStrategyNodes, err)
+	}
 	return nil
 }

@@ -4,34 +4,56 @@ import (
 	"errors"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 func newValidateCommand(streams IOStreams) *cobra.Command {
 	var input configMapFlags
+	var nodesFile string
 	cmd := &cobra.Command{
-		Use:   "validate -f CONFIGMAP.yaml",
+		Use:   "validate -f CONFIGMAP.yaml [--nodes NODES.yaml]",
 		Short: "Check the ConfigMap the way the controller does",
 		Long: "validate reads the slo-controller-config ConfigMap from a file and prints one error " +
 			"per line on stdout, each naming the key and the JSON path; warnings go to stderr.\n" +
 			"The file may hold several objects or a List (kubectl get cm -o yaml): the ConfigMap read is " +
 			"the one named by --slo-config-name in --config-namespace (a ConfigMap without a namespace " +
 			"matches any); failing that, the only one with that name or the only ConfigMap, with a warning.\n" +
-			"Exit status: 0 valid, 1 invalid, 2 the file could not be read.",
+			"With --nodes (the nodes as render reads them, e.g. kubectl get nodes -o yaml), it also warns " +
+			"about every node strategy whose nodeSelector matches none of those nodes, as the admission " +
+			"webhook does with the cluster's.\n" +
+			"Exit status: 0 valid (warnings or not), 1 invalid, 2 a file could not be read.",
 		Args: filesByFlag("-f %s"),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if input.file == "" {
 				return errors.New("--filename (-f) is required")
 			}
+			if input.file == "-" && nodesFile == "-" {
+				return errors.New("-f - and --nodes - both read standard input, which holds one stream: give one of them as a file")
+			}
 			cm, err := input.read(streams.In, streams.ErrOut)
 			if err != nil {
 				return err
 			}
-			if !Validate(cm.Data, streams.Out, streams.ErrOut) {
+			var nodes []sloconfig.Node
+			if nodesFile != "" {
+				if nodes, err = readNodesFile(nodesFile, streams.In, streams.ErrOut); err != nil {
+					return err
+				}
+			}
+			valid := Validate(cm.Data, streams.Out, streams.ErrOut)
+			if nodesFile != "" {
+				printUnmatched(cm.Data, nodes, streams.ErrOut)
+			}
+			if !valid {
 				return exitError{code: ExitInvalid}
 			}
 			return nil
 		},
 	}
 	input.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&nodesFile, "nodes", "",
+		"warn about node strategies matching none of these nodes: a Node, NodeList or List of Nodes, "+
+			"or several YAML documents of them (- for stdin)")
 	return cmd
 }

@@ -106,6 +106,69 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// validate --nodes: docs/kubectl-nodeslo.md.
+func TestValidateWithNodes(t *testing.T) {
+	webNodes := "kind: NodeList\nitems:\n- metadata: {name: web-1, labels: {pool: web}}\n" +
+		"- metadata: {name: web-2, labels: {pool: web}}\n"
+	const matchesNone = "matches none"
+	const unmatched = "warning: resource-threshold-config: nodeStrategies[0].nodeSelector: node strategy " +
+		`"batch" matches none of the 2 nodes in the nodes file, so it applies to no node (selector: pool=batch)`
+	tests := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		stderr      []string // lines expected, in order, among the output
+		notInStderr string
+	}{{
+		name: "every strategy matches a node", args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, nodesFile},
+		code: ExitOK, notInStderr: matchesNone,
+	}, {
+		name: "a strategy matches none of the nodes", stdin: webNodes,
+		args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, "-"},
+		code: ExitOK,
+		// After the ConfigMap's own warnings; {} matches every node and is not warned about.
+		stderr: []string{"warning: system-config: nodeStrategies[0].nodeSelector: {} matches every node", unmatched},
+	}, {
+		name: "one node", stdin: "kind: Node\nmetadata: {name: web-1}\n",
+		args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, "-"},
+		code: ExitOK, stderr: []string{`node strategy "batch" does not match the one node in the nodes file`},
+	}, {
+		name: "no node: nothing to say about the selectors", stdin: "kind: List\nitems: []\n",
+		args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, "-"},
+		code: ExitOK, stderr: []string{"warning: the nodes file holds no Node"}, notInStderr: matchesNone,
+	}, {
+		name: "an invalid key has no strategy to check; the exit status is validate's", stdin: webNodes,
+		args: []string{validateCmd, "-f", badConfigMap, nodesFlag, "-"},
+		code: ExitInvalid, notInStderr: matchesNone,
+	}, {
+		name: "both from stdin", args: []string{validateCmd, "-f", "-", nodesFlag, "-"},
+		code: ExitUsage, stderr: []string{"-f - and --nodes - both read standard input"},
+	}, {
+		name: "an unreadable nodes file", args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, goodConfigMap},
+		code: ExitUsage, stderr: []string{`kind "ConfigMap" is not Node, NodeList or List`},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			rest := stderr
+			for _, want := range tt.stderr {
+				i := strings.Index(rest, want)
+				if i < 0 {
+					t.Errorf("stderr lacks %q (in this order):\n%s", want, stderr)
+					break
+				}
+				rest = rest[i+len(want):]
+			}
+			if tt.notInStderr != "" && strings.Contains(stderr, tt.notInStderr) {
+				t.Errorf("stderr has %q:\n%s", tt.notInStderr, stderr)
+			}
+		})
+	}
+}
+
 func TestRender(t *testing.T) {
 	tests := []struct {
 		name   string

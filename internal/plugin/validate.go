@@ -16,6 +16,22 @@ func Validate(data map[string]string, out, errOut io.Writer) bool {
 	return cfg.Valid() && rollout.Valid()
 }
 
+// printUnmatched warns on errOut about every node strategy in data that
+// matches none of nodes (the keys as Validate loads them: an invalid key
+// has no strategy in force).
+func printUnmatched(data map[string]string, nodes []sloconfig.Node, errOut io.Writer) {
+	reach, count := sloconfig.Load(data, nil).Reach(func(yield func(map[string]string) bool) {
+		for _, n := range nodes {
+			if !yield(n.Labels) {
+				return
+			}
+		}
+	})
+	for _, w := range sloconfig.UnmatchedWarnings(reach, count, "in the nodes file") {
+		printLine(errOut, "warning: "+w)
+	}
+}
+
 // printReports writes errors to errs and warnings to warnings, key by key.
 func printReports(cfg *sloconfig.Config, rollout sloconfig.RolloutLoad, errs, warnings io.Writer) {
 	errLines, warningLines := sloconfig.ReportLines(cfg, rollout)

@@ -2,6 +2,7 @@ package sloconfig
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,50 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = Load(data, nil)
+	}
+}
+
+// benchNodes returns n nodes labelled like benchNode, spread over 25
+// pools (20 with strategies) and 3 zones. distinct gives every node a pool
+// of its own instead, so that no two nodes are alike in the labels the
+// selectors read: the worst case for grouping.
+func benchNodes(n int, distinct bool) []Node {
+	nodes := make([]Node, n)
+	for i := range nodes {
+		labels := maps.Clone(benchNode.Labels)
+		name := fmt.Sprintf("ip-10-0-%d-%d.ec2.internal", i/250, i%250)
+		labels["kubernetes.io/hostname"] = name
+		labels["topology.kubernetes.io/zone"] = fmt.Sprintf("zone-%c", 'a'+i%3)
+		labels[benchPoolLabel] = fmt.Sprintf("pool-%d", i%25)
+		if distinct {
+			labels[benchPoolLabel] = fmt.Sprintf("pool-%d", i)
+		}
+		InternLabels(labels)
+		nodes[i] = Node{Name: name, Labels: labels}
+	}
+	return nodes
+}
+
+// BenchmarkReach10000Nodes is one computation of the nodeslo_strategy_nodes
+// metric's counts (and of the webhook's unmatched-strategy check) at 10,000
+// nodes, with 20 node strategies in each of the five keys.
+func BenchmarkReach10000Nodes(b *testing.B) {
+	c := Load(benchData(), nil)
+	if !c.Valid() {
+		b.Fatalf("benchmark configuration is invalid: %v", c.Reports())
+	}
+	for _, tc := range []struct {
+		name     string
+		distinct bool
+	}{{"75 label groups", false}, {"every node distinct", true}} {
+		nodes := benchNodes(10_000, tc.distinct)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, n := c.Reach(labelSets(nodes)); n != len(nodes) {
+					b.Fatalf("counted %d nodes", n)
+				}
+			}
+		})
 	}
 }

@@ -7,3 +7,8 @@ const (
 	DefaultConfigMapNamespace = "koordinator-system"
 	DefaultConfigMapName      = "slo-controller-config"
 )
+
+// AllowDeleteAnnotation, set to "true" on the ConfigMap, lets the admission
+// webhook admit its deletion, which resets every node to the defaults
+// (docs/behaviour.md, "Deleting the ConfigMap").
+const AllowDeleteAnnotation = "nodeslo.koordinator.sh/allow-delete"

@@ -30,5 +30,8 @@
 // Around them: node_inputs.go defines what a Node contributes to its
 // NodeSLO (Node, NodeOf, SameInputs, InputsHash), for every place that
 // trims, compares or hashes a node; report_lines.go renders the reports as
-// the lines and Event notes people read (validate, the webhook, Events).
+// the lines and Event notes people read (validate, the webhook, Events);
+// reach.go counts the nodes each node entry matches and applies to (the
+// nodeslo_strategy_nodes metric, the warning about an entry that matches
+// no node).
 package sloconfig

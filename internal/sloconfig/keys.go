@@ -36,6 +36,8 @@ type keyHandler interface {
 	writeFingerprint(c *Config, w io.Writer)
 	// addLabelKeys adds the label keys the key's selectors read to keys.
 	addLabelKeys(c *Config, keys sets.Set[string])
+	// entries lists the key's node entries in force, in order (reach.go).
+	entries(c *Config) []entryRef
 }
 
 // keyTable lists the keys this engine reads, in the order of reports and matches.
@@ -138,6 +140,15 @@ func (k sectionKey[V]) addLabelKeys(c *Config, keys sets.Set[string]) {
 			keys.Insert(req.Key())
 		}
 	}
+}
+
+func (k sectionKey[V]) entries(c *Config) []entryRef {
+	rules := k.in(c).rules
+	out := make([]entryRef, len(rules))
+	for i, r := range rules {
+		out[i] = entryRef{name: r.name, selector: r.selector}
+	}
+	return out
 }
 
 // keysOf lists the keys of a table.

@@ -1,8 +1,10 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -24,24 +26,26 @@ const Path = "/validate--v1-configmap"
 // the webhook to the one ConfigMap, so that no other ConfigMap of the cluster
 // waits for it: the namespace selector lets the apiserver skip every other
 // namespace without evaluating anything, and the match condition every other
-// name. (object is null on DELETE, which is not sent here; the condition
-// reads oldObject then, should DELETE ever be added.) A deployment that
-// changes --config-namespace or --slo-config-name must change both, as it
-// must move the ConfigMap Role.
+// name (object is null on DELETE: the condition reads oldObject then). A
+// deployment that changes --config-namespace or --slo-config-name must change
+// both, as it must move the ConfigMap Role.
 //
 // failurePolicy=ignore with a 5 s timeout: when the manager is down, writes
 // go through unchecked and the controller still rejects a bad value, keeping
-// the last good one.
+// the last good one; a deletion goes through too (docs/behaviour.md,
+// "Deleting the ConfigMap").
 //
-// +kubebuilder:webhook:path=/validate--v1-configmap,mutating=false,failurePolicy=ignore,sideEffects=None,groups="",resources=configmaps,verbs=create;update,versions=v1,name=slo-controller-config.nodeslo.koordinator.sh,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"koordinator-system"}},"matchConditions":[{"name":"is-slo-controller-config","expression":"(object != null ? object : oldObject).metadata.name == 'slo-controller-config'"}]}`
+// +kubebuilder:webhook:path=/validate--v1-configmap,mutating=false,failurePolicy=ignore,sideEffects=None,groups="",resources=configmaps,verbs=create;update;delete,versions=v1,name=slo-controller-config.nodeslo.koordinator.sh,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"koordinator-system"}},"matchConditions":[{"name":"is-slo-controller-config","expression":"(object != null ? object : oldObject).metadata.name == 'slo-controller-config'"}]}`
 
 // ConfigMapValidator checks the configured ConfigMap as the config-cache
-// controller loads it at start-up (no last good value to fall back on).
+// controller loads it at start-up (no last good value to fall back on), and
+// guards it against deletion.
 type ConfigMapValidator struct {
 	// Key is the configured ConfigMap; any other is admitted unchecked.
 	Key types.NamespacedName
-	// Nodes lists Node metadata, for the warning about node strategies
-	// whose selectors overlap on live nodes (the manager's cache).
+	// Nodes lists Node metadata (the manager's cache), for the warnings
+	// about node strategies that overlap on live nodes or match none, and
+	// for the number of nodes a deletion would reset.
 	Nodes client.Reader
 }
 
@@ -49,23 +53,35 @@ var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
 
 // ValidateCreate checks a new ConfigMap.
 func (v *ConfigMapValidator) ValidateCreate(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
-	return v.validate(ctx, cm)
+	warnings, errs := v.validate(ctx, cm)
+	if len(errs) > 0 {
+		return warnings, rejection(v.Key, errs)
+	}
+	return warnings, nil
 }
 
-// ValidateUpdate checks the new value of a ConfigMap; the old one does not matter.
-func (v *ConfigMapValidator) ValidateUpdate(ctx context.Context, _, cm *corev1.ConfigMap) (admission.Warnings, error) {
-	return v.validate(ctx, cm)
+// ValidateUpdate checks the new value of a ConfigMap. An update that leaves
+// data and binaryData as they are stored is admitted even when they are
+// invalid (they got in with the webhook down): refusing a change of
+// metadata only would protect nothing, and would block the annotation that
+// allows deleting the ConfigMap and the controller's rollout record.
+func (v *ConfigMapValidator) ValidateUpdate(
+	ctx context.Context, old, cm *corev1.ConfigMap,
+) (admission.Warnings, error) {
+	warnings, errs := v.validate(ctx, cm)
+	switch {
+	case len(errs) == 0:
+		return warnings, nil
+	case sameData(old, cm):
+		return append(warnings, unchangedInvalid(v.Key, errs)...), nil
+	default:
+		return warnings, rejection(v.Key, errs)
+	}
 }
 
-// ValidateDelete admits every deletion: without the ConfigMap, defaults apply
-// (docs/behaviour.md, "Lifecycle").
-func (v *ConfigMapValidator) ValidateDelete(context.Context, *corev1.ConfigMap) (admission.Warnings, error) {
-	return nil, nil
-}
-
-// validate loads cm's data as the controller would and answers with every
-// error (a denial) and every warning.
-func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
+// validate loads cm's data as the controller would and returns every
+// warning and every error line.
+func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap) (warnings, errs []string) {
 	if !v.isConfig(ctx, cm) {
 		return nil, nil
 	}
@@ -75,13 +91,33 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 	}
 	cfg := sloconfig.Load(data, nil)
 	errs, keyWarnings := sloconfig.ReportLines(cfg, sloconfig.LoadRollout(data))
-	warnings := sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
+	warnings = sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
-	warnings = append(warnings, overlapWarnings(ctx, v.Nodes, cfg)...)
-	if len(errs) > 0 {
-		return warnings, rejection(v.Key, errs)
+	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)
+	return warnings, errs
+}
+
+// sameData reports whether an update leaves data and binaryData as stored.
+func sameData(old, cm *corev1.ConfigMap) bool {
+	return maps.Equal(old.Data, cm.Data) && maps.EqualFunc(old.BinaryData, cm.BinaryData, bytes.Equal)
+}
+
+// unchangedInvalid are the warnings that admit an update of metadata only
+// to a ConfigMap whose stored data is invalid: one line that says so, then
+// the error lines.
+func unchangedInvalid(key types.NamespacedName, errs []string) []string {
+	out := make([]string, 0, len(errs)+1)
+	out = append(out, fmt.Sprintf("ConfigMap %s is invalid (%d %s below); this update is admitted because it "+
+		"leaves data and binaryData as stored", key, len(errs), plural(len(errs), "error", "errors")))
+	return append(out, errs...)
+}
+
+// plural picks the singular or the plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	return warnings, nil
+	return many
 }
 
 // isConfig reports whether cm is the configured ConfigMap. The request's
@@ -112,12 +148,8 @@ func rejection(key types.NamespacedName, lines []string) error {
 		dataKey, rest, _ := strings.Cut(line, ": ")
 		causes = append(causes, metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Field: dataKey, Message: rest})
 	}
-	noun := "errors"
-	if len(lines) == 1 {
-		noun = "error"
-	}
 	msg := fmt.Sprintf("ConfigMap %s is invalid (%d %s; `kubectl nodeslo validate` prints the same):\n%s",
-		key, len(lines), noun, strings.Join(lines, "\n"))
+		key, len(lines), plural(len(lines), "error", "errors"), strings.Join(lines, "\n"))
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusUnprocessableEntity,

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -188,13 +190,20 @@ var _ = Describe("The ConfigMap webhook", func() {
 		Expect(named).To(Equal(5), got[0])
 	})
 
-	It("is not called for any other ConfigMap", func(ctx SpecContext) {
+	It("is not called for any other ConfigMap, on writes or deletions", func(ctx SpecContext) {
 		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}})).To(Succeed())
 		bad := with(threshold, `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`)
 		before := webhookCalls()
 
 		Expect(putConfigMap(ctx, configNamespace, "another-config", bad, nil)).To(Succeed())
 		Expect(putConfigMap(ctx, "elsewhere", configName, bad, nil)).To(Succeed())
+		// Deleting them needs no annotation: only the configured one is protected.
+		for _, key := range []types.NamespacedName{
+			{Namespace: configNamespace, Name: "another-config"}, {Namespace: "elsewhere", Name: configName},
+		} {
+			Expect(k8sClient.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+				Namespace: key.Namespace, Name: key.Name}})).To(Succeed(), "deleting %s", key)
+		}
 		// The configured one is, once: the count moves for it and only for it.
 		Expect(putConfig(ctx, good)).To(Succeed())
 		Eventually(webhookCalls).Should(Equal(before + 1))
@@ -249,5 +258,40 @@ var _ = Describe("With the webhook down", Ordered, func() {
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Name: node}, slo)).To(Succeed())
 			return slo.ResourceVersion
 		}).WithContext(ctx).Should(Equal(version))
+
+		By("with the webhook back, the stored invalid ConfigMap can be annotated and deleted, not changed")
+		still := with(threshold, `{"clusterStrategy": {"cpuSuppressThresholdPercent": 160}}`)
+		expectDenied(putConfig(ctx, still), still)
+		warnings.Take()
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)).To(Succeed())
+		Expect(annotateAllowDelete(ctx, cm, "true")).To(Succeed(), "a metadata-only update is admitted")
+		errs, _ := validateLines(bad)
+		Expect(warnings.Take()).To(Equal(append([]string{"ConfigMap " + configNamespace + "/" + configName +
+			" is invalid (1 error below); this update is admitted because it leaves data and binaryData as stored"},
+			errs...)))
+		Expect(k8sClient.Delete(ctx, cm)).To(Succeed())
 	})
+})
+
+// docs/behaviour.md#node-strategies-and-their-nodes.
+var _ = Describe("The ConfigMap webhook, on node strategies and live nodes", func() {
+	BeforeEach(func() { warnings.Take() })
+
+	It("warns about a node strategy that matches no live node, naming key, strategy and selector",
+		func(ctx SpecContext) {
+			pool := "pool-" + rand.String(6)
+			createNodes(ctx, 2, map[string]string{"pool": pool})
+			data := with(burst, fmt.Sprintf(`{"clusterStrategy": {"policy": "auto"}, "nodeStrategies": [
+				{"name": "here", "nodeSelector": {"matchLabels": {"pool": %q}}, "policy": "cpuBurstOnly"},
+				{"name": "typo", "nodeSelector": {"matchLabels": {"pool": "%s-x"}}, "policy": "cfsQuotaBurstOnly"}]}`,
+				pool, pool))
+
+			// The manager's Node cache sees the new nodes shortly after they are created.
+			Eventually(func(g Gomega) {
+				g.Expect(putConfig(ctx, data)).To(Succeed())
+				g.Expect(warnings.Take()).To(ConsistOf(fmt.Sprintf(
+					`%s: nodeStrategies[1].nodeSelector: node strategy "typo" matches none of the %d nodes in the `+
+						`cluster, so it applies to no node (selector: pool=%s-x)`, burst, nodeCount(ctx), pool)))
+			}).WithContext(ctx).Should(Succeed())
+		})
 })

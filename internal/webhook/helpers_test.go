@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/webhook"
 )
 
@@ -37,15 +38,44 @@ func putConfigMap(ctx context.Context, namespace, name string, data map[string]s
 		}
 		err = k8sClient.Create(ctx, cm)
 		if err == nil {
-			DeferCleanup(func(ctx SpecContext) {
-				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cm))).To(Succeed())
-			})
+			DeferCleanup(deleteConfigMap, namespace, name)
 		}
 		return err
 	}
 	Expect(err).NotTo(HaveOccurred())
 	cm.Data, cm.BinaryData = data, binary
 	return k8sClient.Update(ctx, cm)
+}
+
+// deleteConfigMap deletes a ConfigMap if it exists; the configured one is
+// annotated first, as an operator would, since the webhook refuses to
+// delete it otherwise.
+func deleteConfigMap(ctx context.Context, namespace, name string) {
+	cm := &corev1.ConfigMap{}
+	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, cm)
+	if apierrors.IsNotFound(err) {
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	if namespace == configNamespace && name == configName {
+		Expect(annotateAllowDelete(ctx, cm, "true")).To(Succeed())
+	}
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cm))).To(Succeed())
+}
+
+// annotateAllowDelete sets the annotation that allows deleting cm to value,
+// changing nothing else (kubectl annotate --overwrite).
+func annotateAllowDelete(ctx context.Context, cm *corev1.ConfigMap, value string) error {
+	patch := client.MergeFrom(cm.DeepCopy())
+	metav1.SetMetaDataAnnotation(&cm.ObjectMeta, sloconfig.AllowDeleteAnnotation, value)
+	return k8sClient.Patch(ctx, cm, patch)
+}
+
+// nodeCount is the number of Nodes the apiserver holds now.
+func nodeCount(ctx context.Context) int {
+	list := &corev1.NodeList{}
+	Expect(k8sClient.List(ctx, list)).To(Succeed())
+	return len(list.Items)
 }
 
 // validateLines is what `kubectl nodeslo validate` prints for data: its

@@ -1,13 +1,11 @@
 package webhook
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -15,30 +13,15 @@ import (
 // maxNamedNodes is how many nodes an overlap warning names; it counts the rest.
 const maxNamedNodes = 5
 
-// nodeListTimeout bounds the wait for the Node cache (on a replica that just
-// started), well within the webhook's 5 s timeout: the warning is worth less
-// than an answer.
-const nodeListTimeout = 2 * time.Second
-
 // overlapWarnings resolves every live Node against cfg and returns one
 // warning per set of node strategies of one key that match the same nodes
 // (the first wins, the others are ignored on those nodes), naming up to
 // maxNamedNodes of them.
-func overlapWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.Config) []string {
-	if nodes == nil {
-		return nil
-	}
-	list := sloconfig.NodeMetadataList()
-	ctx, cancel := context.WithTimeout(ctx, nodeListTimeout)
-	defer cancel()
-	if err := nodes.List(ctx, list); err != nil {
-		return []string{fmt.Sprintf("node strategies were not checked against live nodes: %v", err)}
-	}
-
+func overlapWarnings(items []metav1.PartialObjectMetadata, cfg *sloconfig.Config) []string {
 	byMessage := map[string][]string{}
 	var order []string
-	for i := range list.Items {
-		node := sloconfig.NodeOf(&list.Items[i])
+	for i := range items {
+		node := sloconfig.NodeOf(&items[i])
 		res := cfg.Resolve(node, nil)
 		for _, w := range res.Warnings {
 			if w.Reason != sloconfig.ReasonMultipleNodeStrategies {

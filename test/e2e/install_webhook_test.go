@@ -48,7 +48,8 @@ func installWithoutWebhook() string {
 }
 
 var _ = Describe("dist/install.yaml's admission webhook", func() {
-	It("is scoped to the one ConfigMap, fails open, and its Service and certificate are namespaced", func() {
+	It("is scoped to the one ConfigMap, checks its writes and deletion, fails open, and its Service and "+
+		"certificate are namespaced", func() {
 		var hooks []admissionregistrationv1.ValidatingWebhookConfiguration
 		namespaced := map[string]string{}
 		for _, obj := range installObjects() {
@@ -70,6 +71,11 @@ var _ = Describe("dist/install.yaml's admission webhook", func() {
 		Expect(w.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)))
 		Expect(w.NamespaceSelector.MatchLabels).To(Equal(map[string]string{"kubernetes.io/metadata.name": namespace}))
 		Expect(w.MatchConditions).To(ConsistOf(HaveField("Expression", ContainSubstring(`'`+configMapName+`'`))))
+		// DELETE: the ConfigMap is not deleted without the allow-delete annotation.
+		Expect(w.Rules).To(ConsistOf(And(
+			HaveField("Resources", ConsistOf("configmaps")),
+			HaveField("Operations", ConsistOf(admissionregistrationv1.Create, admissionregistrationv1.Update,
+				admissionregistrationv1.Delete)))))
 		Expect(w.ClientConfig.Service).NotTo(BeNil())
 		Expect(w.ClientConfig.Service.Namespace).To(Equal(namespace))
 		Expect(namespaced).To(Equal(map[string]string{

@@ -232,18 +232,21 @@ var _ = Describe("The dashboard and the alerts", func() {
 		env := envtestharness.Start(envtestharness.Options{})
 		cfg, c := env.Admin, env.Client
 
-		By("a ConfigMap with an invalid key and a Node, so that every metric has been used")
+		By("a ConfigMap with an invalid key, a node strategy and a Node, so that every metric has been used")
 		opts := managertest.Options()
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: opts.Controllers.ConfigNamespace}}
 		Expect(c.Create(ctx, ns)).To(Succeed())
 		Expect(c.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: opts.Controllers.ConfigName},
 			Data: map[string]string{
-				"resource-threshold-config": `{"clusterStrategy": {"enable": true}}`,
-				"cpu-burst-config":          `{"clusterStrategy": {"cpuBurstPercent": 0}}`,
+				"resource-threshold-config": `{"clusterStrategy": {"enable": true}, "nodeStrategies": [
+					{"name": "monitoring", "nodeSelector": {"matchLabels": {"pool": "monitoring"}}}]}`,
+				"cpu-burst-config": `{"clusterStrategy": {"cpuBurstPercent": 0}}`,
 			},
 		})).To(Succeed())
-		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "monitoring-1"}})).To(Succeed())
+		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name: "monitoring-1", Labels: map[string]string{"pool": "monitoring"},
+		}})).To(Succeed())
 
 		By("the manager as deployed: leader election on, metrics served")
 		var err error
@@ -266,6 +269,8 @@ var _ = Describe("The dashboard and the alerts", func() {
 			page = getMetrics(g, opts.MetricsBindAddress)
 			g.Expect(page).To(ContainSubstring(`nodeslo_config_invalid{key="cpu-burst-config"} 1`))
 			g.Expect(page).To(ContainSubstring(`nodeslo_reconcile_total{operation="create",result="success"} 1`))
+			g.Expect(page).To(ContainSubstring(
+				`nodeslo_strategy_nodes{key="resource-threshold-config",strategy="monitoring"} 1`))
 			g.Expect(page).To(MatchRegexp(`leader_election_master_status\{name="[^"]+"\} 1`))
 		}).Should(Succeed())
 		have, err := parseMetrics(page)

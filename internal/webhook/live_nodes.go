@@ -1,0 +1,54 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// nodeListTimeout bounds the wait for the Node cache (on a replica that just
+// started), well within the webhook's 5 s timeout: the warning is worth less
+// than an answer.
+const nodeListTimeout = 2 * time.Second
+
+// listLiveNodes lists the Nodes' metadata from nodes (the manager's cache),
+// read-only: the cache's objects are not copied.
+func listLiveNodes(ctx context.Context, nodes client.Reader) ([]metav1.PartialObjectMetadata, error) {
+	if nodes == nil {
+		return nil, errors.New("no Node reader")
+	}
+	list := sloconfig.NodeMetadataList()
+	ctx, cancel := context.WithTimeout(ctx, nodeListTimeout)
+	defer cancel()
+	if err := nodes.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing Nodes: %w", err)
+	}
+	return list.Items, nil
+}
+
+// liveNodeWarnings checks cfg's node strategies against the live nodes:
+// those of one key that overlap on some nodes, and those that match none.
+func liveNodeWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.Config) []string {
+	if nodes == nil {
+		return nil
+	}
+	items, err := listLiveNodes(ctx, nodes)
+	if err != nil {
+		return []string{fmt.Sprintf("node strategies were not checked against live nodes: %v", err)}
+	}
+	warnings := overlapWarnings(items, cfg)
+	reach, count := cfg.Reach(func(yield func(map[string]string) bool) {
+		for i := range items {
+			if !yield(items[i].Labels) {
+				return
+			}
+		}
+	})
+	return append(warnings, sloconfig.UnmatchedWarnings(reach, count, "in the cluster")...)
+}
