@@ -36,6 +36,8 @@ type keyHandler interface {
 	writeFingerprint(c *Config, w io.Writer)
 	// addLabelKeys adds the label keys the key's selectors read to keys.
 	addLabelKeys(c *Config, keys sets.Set[string])
+	// variants returns one spec per strategy of the key (crd_skew.go).
+	variants(c *Config) []slov1alpha1.NodeSLOSpec
 }
 
 // keyTable lists the keys this engine reads, in the order of reports and matches.
