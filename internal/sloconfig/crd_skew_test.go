@@ -72,12 +72,12 @@ func TestWithoutPathsGivesWhatTheCRDStores(t *testing.T) {
 
 func TestKeyOfPathAndLines(t *testing.T) {
 	for path, want := range map[string]Key{
-		pageCacheLimit:                          KeyResourceQOS,
-		"hostApplications[].cgroupPath.base":    KeyHostApplication,
-		"resourceUsedThresholdWithBE.enable":    KeyResourceThreshold,
-		"cpuBurstStrategy.policy":               KeyCPUBurst,
-		"systemStrategy.totalNetworkBandwidth":  KeySystem,
-		"extensions.Object":                     "",
+		pageCacheLimit:                         KeyResourceQOS,
+		"hostApplications[].cgroupPath.base":   KeyHostApplication,
+		"resourceUsedThresholdWithBE.enable":   KeyResourceThreshold,
+		"cpuBurstStrategy.policy":              KeyCPUBurst,
+		"systemStrategy.totalNetworkBandwidth": KeySystem,
+		"extensions.Object":                    "",
 	} {
 		if got := KeyOfPath(path); got != want {
 			t.Errorf("KeyOfPath(%q) = %q, want %q", path, got, want)
