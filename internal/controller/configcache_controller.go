@@ -72,6 +72,9 @@ type ConfigCacheReconciler struct {
 	// takes it, and one that took it plans the rollout again even on the
 	// echo of its own record write.
 	released atomic.Bool
+	// skew knows the fields the installed CRD drops; the rollout counts a
+	// node lacking only those as reached.
+	skew *crdSkew
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.
@@ -226,6 +229,7 @@ func (r *ConfigCacheReconciler) planRollout(
 	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
 	in := rollout.PlanInput{
 		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: time.Now().Round(0),
+		Dropped: r.skew.Dropped(),
 	}
 	if rollout.NeedsNodes(in.Rollout) {
 		nodes, err := r.observeNodes(ctx)

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
@@ -47,6 +48,14 @@ type NodeSLOReconciler struct {
 	released chan<- event.GenericEvent
 	// own remembers this controller's writes so that their echoes are dropped.
 	own *ownWrites
+	// skew is what the writes taught about the fields the installed CRD
+	// drops (docs/behaviour.md#crd-version-skew); it is reported on the
+	// ConfigMap configKey.
+	skew      *crdSkew
+	configKey types.NamespacedName
+	// reconcileAll asks for every node to be reconciled again (the channel of
+	// configuration changes), after the CRD was seen to store fields it dropped.
+	reconcileAll chan<- event.GenericEvent
 }
 
 // Reconcile creates, updates or deletes the NodeSLO of one node.
@@ -138,13 +147,22 @@ func (r *NodeSLOReconciler) sync(
 			return op, fmt.Errorf("creating NodeSLO: %w", err)
 		}
 		log.Info("Created NodeSLO")
-	case sloconfig.SpecEqual(&stored.Spec, &res.Spec):
-		log.V(1).Info("NodeSLO is up to date")
-	case gate.Holds(inputs, stored.Generation):
-		// A staged rollout has not reached this node yet (docs/rollout.md).
-		log.V(1).Info("NodeSLO held by the rollout in progress")
-		return OpHeld, nil
+		// The answer is what was stored: it shows the fields the CRD drops.
+		r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
 	default:
+		upToDate, missing, err := r.upToDate(ctx, stored, &res.Spec)
+		if err != nil {
+			return OpUpdate, err
+		}
+		if upToDate {
+			log.V(1).Info("NodeSLO is up to date")
+			break
+		}
+		if gate.Holds(inputs, stored.Generation) {
+			// A staged rollout has not reached this node yet (docs/rollout.md).
+			log.V(1).Info("NodeSLO held by the rollout in progress")
+			return OpHeld, nil
+		}
 		op = OpUpdate
 		stored.Spec = *res.Spec.DeepCopy()
 		r.own.writing(name, &res.Spec)
@@ -153,6 +171,7 @@ func (r *NodeSLOReconciler) sync(
 			return op, fmt.Errorf("updating NodeSLO: %w", err)
 		}
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
+		r.learned(ctx, r.skew.learn(&res.Spec, &stored.Spec, missing))
 	}
 	if op != OpNoop && gate.Has(name) {
 		select {
@@ -162,6 +181,32 @@ func (r *NodeSLOReconciler) sync(
 	}
 	r.warnNode(node, res.Warnings, op != OpNoop)
 	return op, nil
+}
+
+// upToDate reports whether stored holds all of resolved that the installed
+// CRD can carry (docs/behaviour.md#crd-version-skew), and returns the
+// fields resolved has and stored lacks. When some of those were never seen
+// dropped or kept, one dry run tells; when the answer leans on fields seen
+// dropped, one dry run per recheck interval checks that the CRD still drops
+// them.
+func (r *NodeSLOReconciler) upToDate(
+	ctx context.Context, stored *slov1alpha1.NodeSLO, resolved *slov1alpha1.NodeSLOSpec,
+) (bool, []string, error) {
+	holds, leaned := r.skew.holds(&stored.Spec, resolved)
+	if holds && !leaned {
+		return true, nil, nil
+	}
+	missing := sloconfig.DroppedPaths(resolved, &stored.Spec)
+	probe := len(missing) > 0 &&
+		((holds && r.skew.recheckDue(time.Now())) || (!holds && len(r.skew.unknown(missing)) > 0))
+	if !probe {
+		return holds, missing, nil
+	}
+	if err := r.dryRunUpdate(ctx, stored, resolved, missing); err != nil {
+		return false, missing, err
+	}
+	holds, _ = r.skew.holds(&stored.Spec, resolved)
+	return holds, missing, nil
 }
 
 // resolve resolves cfg for node and records how long it took.
