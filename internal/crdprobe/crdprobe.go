@@ -34,3 +34,10 @@ func Dropped(ctx context.Context, c client.Client, spec *slov1alpha1.NodeSLOSpec
 	}
 	return sloconfig.DroppedPaths(spec, &slo.Spec), nil
 }
+
+// ConfigDropped returns the fields of cfg, any strategy's, that the
+// installed CRD drops: one dry run of cfg.ProbeSpec.
+func ConfigDropped(ctx context.Context, c client.Client, cfg *sloconfig.Config) ([]string, error) {
+	probe := cfg.ProbeSpec()
+	return Dropped(ctx, c, &probe)
+}

@@ -252,3 +252,38 @@ type KeyPaths struct {
 	Key   Key
 	Paths []string
 }
+
+// ValuesAt returns the values spec holds at path, as JSON: one, or one per
+// element of each list the path goes through.
+func ValuesAt(spec *slov1alpha1.NodeSLOSpec, path string) []string {
+	var out []string
+	var walk func(node any, segments []string)
+	walk = func(node any, segments []string) {
+		if len(segments) == 0 {
+			raw, err := json.Marshal(node)
+			if err == nil {
+				out = append(out, string(raw))
+			}
+			return
+		}
+		name, isList := strings.CutSuffix(segments[0], listElement)
+		obj, ok := node.(map[string]any)
+		if !ok {
+			return
+		}
+		child, ok := obj[name]
+		if !ok {
+			return
+		}
+		if !isList {
+			walk(child, segments[1:])
+			return
+		}
+		list, _ := child.([]any)
+		for _, element := range list {
+			walk(element, segments[1:])
+		}
+	}
+	walk(specTree(spec), strings.Split(path, "."))
+	return out
+}

@@ -53,3 +53,14 @@ func CRDMissingMessage() string {
 		"the manager checks again every few seconds and starts its controllers once the CRD is there",
 	}, "; ")
 }
+
+// DroppedFieldWarnings renders dropped field paths as self-contained
+// warnings, each with the fix: the admission webhook's and `kubectl nodeslo
+// validate --server`'s lines.
+func DroppedFieldWarnings(paths []string) []string {
+	lines := DroppedFieldLines(paths)
+	for i := range lines {
+		lines[i] += "; " + CRDUpgradeAdvice
+	}
+	return lines
+}

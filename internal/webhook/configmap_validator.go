@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/nodeslo/nodeslo-controller/internal/crdprobe"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -43,6 +45,10 @@ type ConfigMapValidator struct {
 	// Nodes lists Node metadata, for the warning about node strategies
 	// whose selectors overlap on live nodes (the manager's cache).
 	Nodes client.Reader
+	// Writer dry-runs one NodeSLO holding every field the ConfigMap sets,
+	// to warn of those the installed CRD would drop
+	// (docs/behaviour.md#crd-version-skew); nil: no such check.
+	Writer client.Client
 }
 
 var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
@@ -81,7 +87,23 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 	if len(errs) > 0 {
 		return warnings, rejection(v.Key, errs)
 	}
-	return warnings, nil
+	return append(warnings, v.droppedWarnings(ctx, cfg)...), nil
+}
+
+// droppedWarnings warns of the fields cfg sets that the installed NodeSLO
+// CRD would drop, found by one server-side dry run with the manager's own
+// permission to create NodeSLOs. A dry run that fails says nothing: the
+// controller still reports dropped fields when it writes.
+func (v *ConfigMapValidator) droppedWarnings(ctx context.Context, cfg *sloconfig.Config) []string {
+	if v.Writer == nil {
+		return nil
+	}
+	dropped, err := crdprobe.ConfigDropped(ctx, v.Writer, cfg)
+	if err != nil {
+		logf.FromContext(ctx).Info("Cannot check the ConfigMap against the installed NodeSLO CRD", "error", err.Error())
+		return nil
+	}
+	return sloconfig.DroppedFieldWarnings(dropped)
 }
 
 // isConfig reports whether cm is the configured ConfigMap. The request's
