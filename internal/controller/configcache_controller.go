@@ -259,6 +259,8 @@ func (r *ConfigCacheReconciler) publish(ctx context.Context, read configMapRead,
 		r.recorder.Eventf(read.cm, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
 	}
 	if cfg.changed {
+		// What the installed CRD drops is learned again for the new configuration.
+		r.skew.forget()
 		logf.FromContext(ctx).Info("Configuration in force changed; reconciling every node",
 			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "nodesHeld", plan.Gate.Len())
 		select {

@@ -106,6 +106,21 @@ func (s *crdSkew) learn(sent, stored *slov1alpha1.NodeSLOSpec, missing []string)
 	return out
 }
 
+// forget drops what was learned when the configuration in force changed:
+// a field the new configuration no longer sets must stop being reported,
+// and the writes and dry runs the change causes teach the rest again. The
+// set last reported stays, so that learning the same set again records no
+// second Event.
+func (s *crdSkew) forget() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropped, s.kept, s.sorted = sets.New[string](), sets.New[string](), nil
+	setDroppedFields(nil)
+}
+
 // learnDropped records paths a dry run of the whole configuration showed dropped.
 func (s *crdSkew) learnDropped(paths []string) skewChange {
 	s.mu.Lock()

@@ -153,8 +153,9 @@ func alertExpression(alert string) string {
 	return ""
 }
 
-// maxByKeyAboveZero is the one shape of expression evalAlert evaluates.
-var maxByKeyAboveZero = regexp.MustCompile(`^max by \(key\) \((\w+)\) > 0$`)
+// maxByKeyAboveZero is the one shape of expression evalAlert evaluates
+// (namespace is added by the scrape; the manager's series have none).
+var maxByKeyAboveZero = regexp.MustCompile(`^max by \(namespace, key\) \((\w+)\) > 0$`)
 
 // evalAlert evaluates the alert's expression over the manager's metrics
 // as Prometheus would over one scrape: the keys it fires for. It fails
