@@ -133,9 +133,8 @@ func (r *NodeSLOReconciler) sync(
 	inputs := sloconfig.NodeOf(node)
 	res := r.resolve(cfg, inputs, current)
 
-	op := OpNoop
-	switch {
-	case stored == nil:
+	var op string
+	if stored == nil {
 		op = OpCreate
 		created := &slov1alpha1.NodeSLO{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -149,14 +148,15 @@ func (r *NodeSLOReconciler) sync(
 		log.Info("Created NodeSLO")
 		// The answer is what was stored: it shows the fields the CRD drops.
 		r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
-	default:
+	} else {
 		upToDate, missing, err := r.upToDate(ctx, stored, &res.Spec)
 		if err != nil {
 			return OpUpdate, err
 		}
 		if upToDate {
 			log.V(1).Info("NodeSLO is up to date")
-			break
+			r.warnNode(node, res.Warnings, false)
+			return OpNoop, nil
 		}
 		if gate.Holds(inputs, stored.Generation) {
 			// A staged rollout has not reached this node yet (docs/rollout.md).
@@ -173,13 +173,13 @@ func (r *NodeSLOReconciler) sync(
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
 		r.learned(ctx, r.skew.learn(&res.Spec, &stored.Spec, missing))
 	}
-	if op != OpNoop && gate.Has(name) {
+	if gate.Has(name) {
 		select {
 		case r.released <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
 		default: // a signal is pending; the decision it causes sees this write too
 		}
 	}
-	r.warnNode(node, res.Warnings, op != OpNoop)
+	r.warnNode(node, res.Warnings, true)
 	return op, nil
 }
 

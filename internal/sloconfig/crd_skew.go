@@ -218,7 +218,8 @@ func unionTree(a, b any) any {
 // then each node strategy), each with only the key's section set.
 func (k sectionKey[V]) variants(c *Config) []slov1alpha1.NodeSLOSpec {
 	s := k.in(c)
-	values := []V{s.fallback}
+	values := make([]V, 0, 1+len(s.rules))
+	values = append(values, s.fallback)
 	for _, r := range s.rules {
 		values = append(values, r.value)
 	}

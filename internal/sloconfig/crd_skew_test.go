@@ -23,7 +23,8 @@ const pageCacheLimit = "resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPerc
 
 func TestDroppedPaths(t *testing.T) {
 	sent := specOf(t, `{
-		"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50, "pageCacheEnable": true}}},
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS":
+			{"enable": true, "pageCacheLimitPercent": 50, "pageCacheEnable": true}}},
 		"systemStrategy": {"totalNetworkBandwidth": "1000M"},
 		"hostApplications": [{"name": "a", "qos": "LS", "cgroupPath": {"base": "KubepodsBesteffort", "relativePath": "x"}},
 		                     {"name": "b", "cgroupPath": {"relativePath": "y"}}]}`)
@@ -100,10 +101,13 @@ func TestProbeSpecHoldsEveryFieldAnyStrategySets(t *testing.T) {
 	cfg := Load(map[string]string{
 		string(KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS": {"enable": true}}},
 			"nodeStrategies": [
-				{"name": "a", "nodeSelector": {"matchLabels": {"pool": "a"}}, "lsClass": {"memoryQOS": {"pageCacheLimitPercent": 50}}},
-				{"name": "b", "nodeSelector": {"matchLabels": {"pool": "b"}}, "beClass": {"memoryQOS": {"pageCacheEnable": true}}}]}`,
+				{"name": "a", "nodeSelector": {"matchLabels": {"pool": "a"}},
+				 "lsClass": {"memoryQOS": {"pageCacheLimitPercent": 50}}},
+				{"name": "b", "nodeSelector": {"matchLabels": {"pool": "b"}},
+				 "beClass": {"memoryQOS": {"pageCacheEnable": true}}}]}`,
 		string(KeyHostApplication): `{"applications": [{"name": "a"}],
-			"nodeConfigs": [{"name": "x", "nodeSelector": {}, "applications": [{"name": "a", "cgroupPath": {"relativePath": "r"}}]}]}`,
+			"nodeConfigs": [{"name": "x", "nodeSelector": {},
+				"applications": [{"name": "a", "cgroupPath": {"relativePath": "r"}}]}]}`,
 	}, nil)
 	if !cfg.Valid() {
 		t.Fatalf("the test's ConfigMap is invalid: %v", cfg.Reports())

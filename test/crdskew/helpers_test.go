@@ -32,7 +32,9 @@ func putConfig(ctx context.Context, c client.Client, data map[string]string) *co
 	cm := &corev1.ConfigMap{}
 	err := c.Get(ctx, configKey, cm)
 	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configKey.Namespace, Name: configKey.Name}, Data: data}
+		cm = &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: configKey.Namespace, Name: configKey.Name}, Data: data,
+		}
 		Expect(c.Create(ctx, cm)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(c.Delete(ctx, cm))).To(Succeed()) })
 		return cm

@@ -145,7 +145,8 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 	It("kubectl nodeslo explain lists the node's value its NodeSLO cannot carry", func() {
 		code, stdout, stderr := runPlugin("explain", nodes[0])
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
-		Expect(stdout).To(ContainSubstring("NodeSLO:   matches the configuration, but for the values the installed CRD drops"))
+		Expect(stdout).To(ContainSubstring(
+			"NodeSLO:   matches the configuration, but for the values the installed CRD drops"))
 		Expect(stdout).To(ContainSubstring(fmt.Sprintf("  resource-qos-config: %s = 50\n", droppedPath)))
 	})
 
