@@ -32,6 +32,17 @@ func runPlugin(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// configMapFile writes cm to a file, as `kubectl get cm -o yaml` would.
+func configMapFile(cm *corev1.ConfigMap) string {
+	out := cm.DeepCopy()
+	out.APIVersion, out.Kind = "v1", "ConfigMap"
+	raw, err := yaml.Marshal(out)
+	Expect(err).NotTo(HaveOccurred())
+	file := filepath.Join(GinkgoT().TempDir(), "cm.yaml")
+	Expect(os.WriteFile(file, raw, 0o600)).To(Succeed())
+	return file
+}
+
 // waitUntilQuiet waits until the manager wrote no NodeSLO for a second
 // (reconciles go on: one per recheck interval while a field is dropped).
 func waitUntilQuiet() {
@@ -128,10 +139,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 	})
 
 	It("kubectl nodeslo validate --server names the path", func() {
-		file := filepath.Join(GinkgoT().TempDir(), "cm.yaml")
-		raw, err := yaml.Marshal(cm)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(file, raw, 0o600)).To(Succeed())
+		file := configMapFile(cm)
 		code, stdout, stderr := runPlugin("validate", "-f", file, "--server")
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
 		Expect(stdout).To(BeEmpty())
@@ -176,10 +184,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		cm = putConfig(ctx, k8sClient, changed)
 		Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
 
-		file := filepath.Join(GinkgoT().TempDir(), "cm.yaml")
-		raw, err := yaml.Marshal(cm)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(file, raw, 0o600)).To(Succeed())
+		file := configMapFile(cm)
 		code, stdout, stderr := runPlugin("validate", "-f", file, "--server")
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
 		Expect(stdout + stderr).To(BeEmpty())
