@@ -132,6 +132,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		stopManager = startManager()
 		Eventually(func() float64 { return reconciles() - before }).Should(BeNumerically(">=", nodeCount))
 		Consistently(writes.Total).Should(BeZero())
+		AddReportEntry("dry runs to learn the dropped field again after a restart", writes.DryRuns())
 		Expect(writes.DryRuns()).To(BeNumerically(">=", 1), "the dropped field is learned again")
 		Expect(writes.DryRuns()).To(BeNumerically("<=", 2*nodeCount))
 		Eventually(func() map[string]float64 { return gauge(controller.MetricCRDDroppedFields, "key") }).
