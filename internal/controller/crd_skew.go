@@ -29,6 +29,11 @@ type crdSkew struct {
 	// kept are the paths a write or dry run showed stored: a stored spec
 	// that lacks one differs for another reason (a hand edit).
 	kept sets.Set[string]
+	// regained are the paths once dropped that the CRD was then seen to
+	// store (it was upgraded). For a while the apiserver may still send the
+	// controller's watch objects pruned by the old schema (a watch opened
+	// before the upgrade keeps it), so the echo of a write may lack them.
+	regained sets.Set[string]
 	// recheckEvery bounds how often a decision that leans on dropped is
 	// checked again with a dry run, so that an upgraded CRD is noticed.
 	recheckEvery time.Duration
@@ -41,7 +46,10 @@ type crdSkew struct {
 }
 
 func newCRDSkew(recheckEvery time.Duration) *crdSkew {
-	return &crdSkew{dropped: sets.New[string](), kept: sets.New[string](), recheckEvery: recheckEvery}
+	return &crdSkew{
+		dropped: sets.New[string](), kept: sets.New[string](), regained: sets.New[string](),
+		recheckEvery: recheckEvery,
+	}
 }
 
 // Dropped returns the paths the installed CRD drops, sorted (nil: none
@@ -87,6 +95,7 @@ func (s *crdSkew) learn(sent, stored *slov1alpha1.NodeSLOSpec, missing []string)
 		if !now.Has(p) && hasPath(sent, p) && hasPath(stored, p) {
 			s.dropped.Delete(p)
 			s.kept.Insert(p)
+			s.regained.Insert(p)
 			out.regained = append(out.regained, p)
 			out.changed = true
 		}
@@ -117,7 +126,7 @@ func (s *crdSkew) forget() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropped, s.kept, s.sorted = sets.New[string](), sets.New[string](), nil
+	s.dropped, s.kept, s.regained, s.sorted = sets.New[string](), sets.New[string](), sets.New[string](), nil
 	setDroppedFields(nil)
 }
 
@@ -186,6 +195,23 @@ func (s *crdSkew) holds(stored, resolved *slov1alpha1.NodeSLOSpec) (holds, leane
 	}
 	without := sloconfig.WithoutPaths(resolved, dropped)
 	return sloconfig.SpecEqual(stored, &without), true
+}
+
+// isEcho reports whether stored is what the apiserver stored for a write
+// of written: equal to it without the dropped fields, and without the
+// regained ones, which a watch opened before a CRD upgrade still prunes.
+func (s *crdSkew) isEcho(stored, written *slov1alpha1.NodeSLOSpec) bool {
+	if holds, _ := s.holds(stored, written); holds {
+		return true
+	}
+	s.mu.Lock()
+	ignore := sets.List(s.dropped.Union(s.regained))
+	s.mu.Unlock()
+	if len(ignore) == 0 {
+		return false
+	}
+	without := sloconfig.WithoutPaths(written, ignore)
+	return sloconfig.SpecEqual(stored, &without)
 }
 
 // recheckDue reports, at most once per recheckEvery, that a decision leaning

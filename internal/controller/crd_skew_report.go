@@ -37,16 +37,19 @@ const DefaultCRDRecheckInterval = time.Minute
 // dryRunUpdate sends spec as an update of stored in a server-side dry run
 // (nothing is stored) and learns from the answer which fields the CRD drops.
 // missing are the fields stored lacks.
+// It reports whether the CRD was seen to store fields it dropped before:
+// every node, this one included, is then reconciled again.
 func (r *NodeSLOReconciler) dryRunUpdate(
 	ctx context.Context, stored *slov1alpha1.NodeSLO, spec *slov1alpha1.NodeSLOSpec, missing []string,
-) error {
+) (bool, error) {
 	trial := stored.DeepCopy()
 	trial.Spec = *spec.DeepCopy()
 	if err := r.client.Update(ctx, trial, client.DryRunAll); err != nil {
-		return fmt.Errorf("dry-run update of the NodeSLO, to learn which fields the installed CRD drops: %w", err)
+		return false, fmt.Errorf("dry-run update of the NodeSLO, to learn which fields the installed CRD drops: %w", err)
 	}
-	r.learned(ctx, r.skew.learn(spec, &trial.Spec, missing))
-	return nil
+	change := r.skew.learn(spec, &trial.Spec, missing)
+	r.learned(ctx, change)
+	return len(change.regained) > 0, nil
 }
 
 // learned acts on what a write or dry run taught: when the installed CRD

@@ -188,7 +188,8 @@ func (r *NodeSLOReconciler) sync(
 // fields resolved has and stored lacks. When some of those were never seen
 // dropped or kept, one dry run tells; when the answer leans on fields seen
 // dropped, one dry run per recheck interval checks that the CRD still drops
-// them.
+// them. When that shows the CRD upgraded, the node counts as up to date for
+// now: the round over every node that the upgrade starts writes it.
 func (r *NodeSLOReconciler) upToDate(
 	ctx context.Context, stored *slov1alpha1.NodeSLO, resolved *slov1alpha1.NodeSLOSpec,
 ) (bool, []string, error) {
@@ -202,8 +203,14 @@ func (r *NodeSLOReconciler) upToDate(
 	if !probe {
 		return holds, missing, nil
 	}
-	if err := r.dryRunUpdate(ctx, stored, resolved, missing); err != nil {
+	regained, err := r.dryRunUpdate(ctx, stored, resolved, missing)
+	if err != nil {
 		return false, missing, err
+	}
+	if regained {
+		// Every node is reconciled again, this one too: it is written then,
+		// once, rather than now and again in that round.
+		return true, missing, nil
 	}
 	holds, _ = r.skew.holds(&stored.Spec, resolved)
 	return holds, missing, nil

@@ -65,8 +65,7 @@ func (w *ownWrites) isEcho(obj client.Object) bool {
 		return false
 	}
 	delete(w.written, slo.Name)
-	holds, _ := w.skew.holds(&slo.Spec, spec)
-	return holds
+	return w.skew.isEcho(&slo.Spec, spec)
 }
 
 // notEcho drops the create and update events that only bring back our own

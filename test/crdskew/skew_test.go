@@ -131,10 +131,14 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		before := reconciles()
 		stopManager = startManager()
 		Eventually(func() float64 { return reconciles() - before }).Should(BeNumerically(">=", nodeCount))
+		// At most one dry run per node whose NodeSLO lacks a field of unknown
+		// fate (the workers run at once), one of the whole configuration and
+		// one recheck of the field.
+		dryRuns := writes.DryRuns()
+		AddReportEntry("dry runs to learn the dropped field again after a restart", dryRuns)
+		Expect(dryRuns).To(BeNumerically(">=", 1), "the dropped field is learned again")
+		Expect(dryRuns).To(BeNumerically("<=", nodeCount+2))
 		Consistently(writes.Total).Should(BeZero())
-		AddReportEntry("dry runs to learn the dropped field again after a restart", writes.DryRuns())
-		Expect(writes.DryRuns()).To(BeNumerically(">=", 1), "the dropped field is learned again")
-		Expect(writes.DryRuns()).To(BeNumerically("<=", 2*nodeCount))
 		Eventually(func() map[string]float64 { return gauge(controller.MetricCRDDroppedFields, "key") }).
 			Should(HaveKeyWithValue(string(sloconfig.KeyResourceQOS), 1.0))
 	})

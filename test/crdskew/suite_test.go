@@ -26,7 +26,7 @@ import (
 
 // recheckInterval is the manager's CRD recheck interval in this suite,
 // shortened from a minute so that the CRD upgrade is noticed quickly.
-const recheckInterval = time.Second
+const recheckInterval = 3 * time.Second
 
 var (
 	env *envtestharness.Environment
