@@ -20,7 +20,8 @@ func skewSpec(t *testing.T, s string) *slov1alpha1.NodeSLOSpec {
 const skewPath = "resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPercent"
 
 func TestCRDSkewLearnsHoldsAndNoticesAnUpgrade(t *testing.T) {
-	resolved := skewSpec(t, `{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}}}}`)
+	resolved := skewSpec(t,
+		`{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}}}}`)
 	pruned := skewSpec(t, `{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true}}}}`)
 	s := newCRDSkew(time.Minute)
 
