@@ -75,6 +75,9 @@ type ConfigCacheReconciler struct {
 	// history is the revision in force as last written; a configuration
 	// not yet recorded (a failed write) is never skipped.
 	history revisionInForce
+	// skew knows the fields the installed CRD drops; the rollout counts a
+	// node lacking only those as reached.
+	skew *crdSkew
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.
@@ -232,6 +235,7 @@ func (r *ConfigCacheReconciler) planRollout(
 	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
 	in := rollout.PlanInput{
 		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: time.Now().Round(0),
+		Dropped: r.skew.Dropped(),
 	}
 	if rollout.NeedsNodes(in.Rollout) {
 		nodes, err := r.observeNodes(ctx)
@@ -261,6 +265,8 @@ func (r *ConfigCacheReconciler) publish(ctx context.Context, read configMapRead,
 		r.recorder.Eventf(read.cm, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
 	}
 	if cfg.changed {
+		// What the installed CRD drops is learned again for the new configuration.
+		r.skew.forget()
 		logf.FromContext(ctx).Info("Configuration in force changed; reconciling every node",
 			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "nodesHeld", plan.Gate.Len())
 		select {

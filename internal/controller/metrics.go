@@ -35,6 +35,7 @@ const (
 	MetricConfigInfo       = "nodeslo_config_info"
 	MetricConfigGeneration = "nodeslo_config_generation"
 	MetricResolveSeconds   = "nodeslo_resolve_duration_seconds"
+	MetricCRDDroppedFields = "nodeslo_crd_dropped_fields"
 )
 
 var (
@@ -58,6 +59,11 @@ var (
 		Help: "Number of times the effective configuration changed since the process started (1 after the first load).",
 	})
 
+	crdDroppedFields = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: MetricCRDDroppedFields,
+		Help: "Number of fields the ConfigMap key sets that the installed NodeSLO CRD drops from every NodeSLO.",
+	}, []string{"key"})
+
 	resolveSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    MetricResolveSeconds,
 		Help:    "Time taken to resolve the configuration into one node's spec.",
@@ -66,7 +72,8 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds)
+	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds,
+		crdDroppedFields)
 	// Start every series at zero so that rates and alerts see them from the start.
 	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet, OpHeld} {
 		for _, res := range []string{ResultSuccess, ResultFailure} {
@@ -75,6 +82,7 @@ func init() {
 	}
 	for _, k := range sloconfig.Keys {
 		configInvalid.WithLabelValues(string(k))
+		crdDroppedFields.WithLabelValues(string(k))
 	}
 }
 
@@ -101,5 +109,17 @@ func recordConfig(cfg *sloconfig.Config, changed bool) {
 		configInfo.Reset()
 		configInfo.WithLabelValues(cfg.Fingerprint()).Set(1)
 		configGeneration.Inc()
+	}
+}
+
+// setDroppedFields sets, per key, how many of its fields the installed CRD
+// drops (docs/behaviour.md#crd-version-skew).
+func setDroppedFields(paths []string) {
+	count := map[sloconfig.Key]int{}
+	for _, kp := range sloconfig.DroppedByKey(paths) {
+		count[kp.Key] = len(kp.Paths)
+	}
+	for _, k := range sloconfig.Keys {
+		crdDroppedFields.WithLabelValues(string(k)).Set(float64(count[k]))
 	}
 }

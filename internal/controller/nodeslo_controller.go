@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
@@ -47,6 +48,14 @@ type NodeSLOReconciler struct {
 	released chan<- event.GenericEvent
 	// own remembers this controller's writes so that their echoes are dropped.
 	own *ownWrites
+	// skew is what the writes taught about the fields the installed CRD
+	// drops (docs/behaviour.md#crd-version-skew); it is reported on the
+	// ConfigMap configKey.
+	skew      *crdSkew
+	configKey types.NamespacedName
+	// reconcileAll asks for every node to be reconciled again (the channel of
+	// configuration changes), after the CRD was seen to store fields it dropped.
+	reconcileAll chan<- event.GenericEvent
 }
 
 // Reconcile creates, updates or deletes the NodeSLO of one node.
@@ -124,9 +133,8 @@ func (r *NodeSLOReconciler) sync(
 	inputs := sloconfig.NodeOf(node)
 	res := r.resolve(cfg, inputs, current)
 
-	op := OpNoop
-	switch {
-	case stored == nil:
+	var op string
+	if stored == nil {
 		op = OpCreate
 		created := &slov1alpha1.NodeSLO{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -138,13 +146,23 @@ func (r *NodeSLOReconciler) sync(
 			return op, fmt.Errorf("creating NodeSLO: %w", err)
 		}
 		log.Info("Created NodeSLO")
-	case sloconfig.SpecEqual(&stored.Spec, &res.Spec):
-		log.V(1).Info("NodeSLO is up to date")
-	case gate.Holds(inputs, stored.Generation):
-		// A staged rollout has not reached this node yet (docs/rollout.md).
-		log.V(1).Info("NodeSLO held by the rollout in progress")
-		return OpHeld, nil
-	default:
+		// The answer is what was stored: it shows the fields the CRD drops.
+		r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
+	} else {
+		upToDate, missing, err := r.upToDate(ctx, stored, &res.Spec)
+		if err != nil {
+			return OpUpdate, err
+		}
+		if upToDate {
+			log.V(1).Info("NodeSLO is up to date")
+			r.warnNode(node, res.Warnings, false)
+			return OpNoop, nil
+		}
+		if gate.Holds(inputs, stored.Generation) {
+			// A staged rollout has not reached this node yet (docs/rollout.md).
+			log.V(1).Info("NodeSLO held by the rollout in progress")
+			return OpHeld, nil
+		}
 		op = OpUpdate
 		stored.Spec = *res.Spec.DeepCopy()
 		r.own.writing(name, &res.Spec)
@@ -153,15 +171,49 @@ func (r *NodeSLOReconciler) sync(
 			return op, fmt.Errorf("updating NodeSLO: %w", err)
 		}
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
+		r.learned(ctx, r.skew.learn(&res.Spec, &stored.Spec, missing))
 	}
-	if op != OpNoop && gate.Has(name) {
+	if gate.Has(name) {
 		select {
 		case r.released <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
 		default: // a signal is pending; the decision it causes sees this write too
 		}
 	}
-	r.warnNode(node, res.Warnings, op != OpNoop)
+	r.warnNode(node, res.Warnings, true)
 	return op, nil
+}
+
+// upToDate reports whether stored holds all of resolved that the installed
+// CRD can carry (docs/behaviour.md#crd-version-skew), and returns the
+// fields resolved has and stored lacks. When some of those were never seen
+// dropped or kept, one dry run tells; when the answer leans on fields seen
+// dropped, one dry run per recheck interval checks that the CRD still drops
+// them. When that shows the CRD upgraded, the node counts as up to date for
+// now: the round over every node that the upgrade starts writes it.
+func (r *NodeSLOReconciler) upToDate(
+	ctx context.Context, stored *slov1alpha1.NodeSLO, resolved *slov1alpha1.NodeSLOSpec,
+) (bool, []string, error) {
+	holds, leaned := r.skew.holds(&stored.Spec, resolved)
+	if holds && !leaned {
+		return true, nil, nil
+	}
+	missing := sloconfig.DroppedPaths(resolved, &stored.Spec)
+	probe := len(missing) > 0 &&
+		((holds && r.skew.recheckDue(time.Now())) || (!holds && len(r.skew.unknown(missing)) > 0))
+	if !probe {
+		return holds, missing, nil
+	}
+	regained, err := r.dryRunUpdate(ctx, stored, resolved, missing)
+	if err != nil {
+		return false, missing, err
+	}
+	if regained {
+		// Every node is reconciled again, this one too: it is written then,
+		// once, rather than now and again in that round.
+		return true, missing, nil
+	}
+	holds, _ = r.skew.holds(&stored.Spec, resolved)
+	return holds, missing, nil
 }
 
 // resolve resolves cfg for node and records how long it took.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -43,8 +44,9 @@ func newTestReconciler(t *testing.T, funcs interceptor.Funcs) (*NodeSLOReconcile
 	store := &Store{}
 	store.Publish(sloconfig.Load(nil, nil), nil)
 	live := &countingReader{Reader: c}
+	skew := newCRDSkew(time.Minute)
 	return &NodeSLOReconciler{
-		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(),
+		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(skew), skew: skew,
 	}, c, live
 }
 

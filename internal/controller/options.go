@@ -2,6 +2,7 @@ package controller
 
 import (
 	"flag"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -32,6 +33,19 @@ type Options struct {
 	// limiter, not the workers, the bottleneck, with headroom for slow writes.
 	// More workers would only queue on the rate limiter.
 	MaxConcurrentReconciles int
+
+	// CRDRecheckInterval is how often, at most, the fields the installed
+	// CRD was seen to drop are checked again by one dry run, so that an
+	// upgraded CRD is noticed (0: DefaultCRDRecheckInterval). Not a flag:
+	// tests shorten it.
+	CRDRecheckInterval time.Duration
+}
+
+func (o *Options) crdRecheckInterval() time.Duration {
+	if o.CRDRecheckInterval <= 0 {
+		return DefaultCRDRecheckInterval
+	}
+	return o.CRDRecheckInterval
 }
 
 // DefaultOptions returns the settings used when no flag is given.

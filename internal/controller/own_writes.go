@@ -8,7 +8,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // ownWrites remembers the spec of the NodeSLO write this controller has in
@@ -26,10 +25,13 @@ import (
 type ownWrites struct {
 	mu      sync.Mutex
 	written map[string]*slov1alpha1.NodeSLOSpec // NodeSLO name -> spec being written
+	// skew says which fields the installed CRD drops: the echo of a write
+	// lacks them (docs/behaviour.md#crd-version-skew).
+	skew *crdSkew
 }
 
-func newOwnWrites() *ownWrites {
-	return &ownWrites{written: map[string]*slov1alpha1.NodeSLOSpec{}}
+func newOwnWrites(skew *crdSkew) *ownWrites {
+	return &ownWrites{written: map[string]*slov1alpha1.NodeSLOSpec{}, skew: skew}
 }
 
 // writing notes that spec is about to be written to the NodeSLO name. spec
@@ -63,7 +65,7 @@ func (w *ownWrites) isEcho(obj client.Object) bool {
 		return false
 	}
 	delete(w.written, slo.Name)
-	return sloconfig.SpecEqual(&slo.Spec, spec)
+	return w.skew.isEcho(&slo.Spec, spec)
 }
 
 // notEcho drops the create and update events that only bring back our own

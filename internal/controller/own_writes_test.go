@@ -2,6 +2,7 @@ package controller
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -23,7 +24,7 @@ func TestOwnWritesDropsOnlyTheEcho(t *testing.T) {
 	update := func(s *slov1alpha1.NodeSLOSpec) event.UpdateEvent {
 		return event.UpdateEvent{ObjectOld: slo("n", spec(1)), ObjectNew: slo("n", s)}
 	}
-	w := newOwnWrites()
+	w := newOwnWrites(newCRDSkew(time.Minute))
 	p := w.notEcho()
 
 	if !p.Update(update(spec(5))) {

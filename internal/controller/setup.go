@@ -48,7 +48,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	released := make(chan event.GenericEvent, 1)
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 
+	skew := newCRDSkew(opts.crdRecheckInterval())
 	configs := &ConfigCacheReconciler{
+		skew:          skew,
 		reader:        mgr.GetClient(),
 		key:           opts.configKey(),
 		store:         store,
@@ -62,18 +64,24 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)
 	}
 	nodeSLOs := &NodeSLOReconciler{
-		client:    mgr.GetClient(),
-		apiReader: mgr.GetAPIReader(),
-		store:     store,
-		recorder:  recorder,
-		released:  released,
-		own:       newOwnWrites(),
+		client:       mgr.GetClient(),
+		apiReader:    mgr.GetAPIReader(),
+		store:        store,
+		recorder:     recorder,
+		released:     released,
+		own:          newOwnWrites(skew),
+		skew:         skew,
+		configKey:    opts.configKey(),
+		reconcileAll: configChanged,
 	}
 	if err := nodeSLOs.setupWithManager(mgr, configChanged, reached, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
 	}
 	if err := addStrategyNodesMetric(mgr, store); err != nil {
 		return fmt.Errorf("adding the %s metric: %w", MetricStrategyNodes, err)
+	}
+	if err := mgr.Add(recheckCRD(mgr.GetClient(), skew, reached)); err != nil {
+		return fmt.Errorf("adding the CRD recheck: %w", err)
 	}
 	return nil
 }

@@ -9,12 +9,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
-	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/version"
 )
 
@@ -28,6 +28,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst
+	// One log line per distinct apiserver warning, not one per NodeSLO: an
+	// old CRD warns of the same unknown field on every write, and the
+	// controller reports that itself (docs/behaviour.md#crd-version-skew).
+	cfg.WarningHandlerWithContext = crlog.NewKubeAPIWarningLogger(crlog.KubeAPIWarningLoggerOptions{Deduplicate: true})
 
 	metrics := metricsserver.Options{
 		BindAddress:   opts.MetricsBindAddress,
@@ -50,6 +54,8 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		RenewDeadline:                 &opts.LeaderElectionTimings.RenewDeadline,
 		RetryPeriod:                   &opts.LeaderElectionTimings.RetryPeriod,
 		Cache:                         cacheOptions(opts.Controllers),
+		NewCache:                      newCache,
+		Logger:                        opts.Logger,
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 		WebhookServer:                 opts.Webhook.server(opts.tlsOptions()),
 	})
@@ -66,7 +72,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := version.RegisterBuildInfo(crmetrics.Registry); err != nil {
 		return nil, fmt.Errorf("registering %s: %w", version.MetricBuildInfo, err)
 	}
-	if err := controller.SetupWithManager(mgr, opts.Controllers); err != nil {
+	if err := setupControllers(mgr, opts); err != nil {
 		return nil, err
 	}
 	if err := setupWebhook(mgr, opts); err != nil {

@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"flag"
 
+	"github.com/go-logr/logr"
+
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
 
@@ -51,6 +53,10 @@ type Options struct {
 	// (the tests restart it); controller names must otherwise be unique per
 	// process. Not a flag.
 	SkipControllerNameValidation bool
+
+	// Logger is the manager's logger (zero: controller-runtime's global
+	// one). Not a flag: tests read what the manager logs.
+	Logger logr.Logger
 }
 
 // DefaultOptions returns the settings used when no flag is given.

@@ -19,7 +19,9 @@ func newExplainCommand(streams IOStreams) *cobra.Command {
 the cluster and prints, for each ConfigMap key, whether it is valid (with its
 errors and warnings) and which node strategy, or the cluster strategy, applies
 to this node; then whether the stored NodeSLO matches what the configuration
-resolves to now, and if not, which sections differ.`,
+resolves to now, and if not, which sections differ; and, by a server-side dry
+run (needs permission to create NodeSLOs), the configured values the installed
+NodeSLO CRD drops, which the node's NodeSLO cannot carry.`,
 		Example: `  kubectl nodeslo explain worker-1
   kubectl nodeslo explain worker-1 --context prod --config-namespace koordinator-system`,
 		Args: cobra.ExactArgs(1),
@@ -33,7 +35,9 @@ resolves to now, and if not, which sections differ.`,
 			if err != nil {
 				return err
 			}
-			return Explain(in).Write(streams.Out)
+			e := Explain(in)
+			e.CheckAgainstCRD(cmd.Context(), c)
+			return e.Write(streams.Out)
 		},
 	}
 	kube.addFlags(cmd.Flags())

@@ -11,8 +11,10 @@ import (
 func newValidateCommand(streams IOStreams) *cobra.Command {
 	var input configMapFlags
 	var nodesFile string
+	var server bool
+	kube := newKubeFlags()
 	cmd := &cobra.Command{
-		Use:   "validate -f CONFIGMAP.yaml [--nodes NODES.yaml]",
+		Use:   "validate -f CONFIGMAP.yaml [--nodes NODES.yaml] [--server]",
 		Short: "Check the ConfigMap the way the controller does",
 		Long: "validate reads the slo-controller-config ConfigMap from a file and prints one error " +
 			"per line on stdout, each naming the key and the JSON path; warnings go to stderr.\n" +
@@ -22,9 +24,14 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 			"With --nodes (the nodes as render reads them, e.g. kubectl get nodes -o yaml), it also warns " +
 			"about every node strategy whose nodeSelector matches none of those nodes, as the admission " +
 			"webhook does with the cluster's.\n" +
-			"Exit status: 0 valid (warnings or not), 1 invalid, 2 a file could not be read.",
+			"With --server, a valid ConfigMap is also checked against the live cluster of the kubeconfig: " +
+			"one NodeSLO holding every field it sets is created in a server-side dry run (nothing is stored; " +
+			"needs permission to create NodeSLOs), and every field the installed NodeSLO CRD would drop is a " +
+			"warning. Choose the cluster with --kubeconfig, --context or --cluster (kubectl's --server " +
+			"is not available here).\n" +
+			"Exit status: 0 valid (warnings or not), 1 invalid, 2 a file could not be read or the cluster not asked.",
 		Args: filesByFlag("-f %s"),
-		RunE: func(_ *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if input.file == "" {
 				return errors.New("--filename (-f) is required")
 			}
@@ -48,12 +55,22 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 			if !valid {
 				return exitError{code: ExitInvalid}
 			}
-			return nil
+			if !server {
+				return nil
+			}
+			c, err := kube.client()
+			if err != nil {
+				return err
+			}
+			return ValidateAgainstCRD(cmd.Context(), c, cm.Data, streams.ErrOut)
 		},
 	}
 	input.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&nodesFile, "nodes", "",
 		"warn about node strategies matching none of these nodes: a Node, NodeList or List of Nodes, "+
 			"or several YAML documents of them (- for stdin)")
+	cmd.Flags().BoolVar(&server, "server", false,
+		"Also check the ConfigMap against the NodeSLO CRD installed in the cluster (a server-side dry run).")
+	kube.addFlagsWithoutAPIServer(cmd.Flags())
 	return cmd
 }

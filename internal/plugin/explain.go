@@ -47,6 +47,17 @@ type Explanation struct {
 	// resolves to the stored NodeSLO (0: none kept does).
 	History  *History
 	Revision int64
+
+	// CRDChecked is set when CheckAgainstCRD asked the cluster; DroppedByCRD
+	// then lists the node's configured values the installed CRD drops.
+	// CRDCheckProblem says why the check could not be made.
+	CRDChecked      bool
+	DroppedByCRD    []DroppedValue
+	CRDCheckProblem string
+
+	// resolved and stored are the specs compared (stored nil: no NodeSLO).
+	resolved slov1alpha1.NodeSLOSpec
+	stored   *slov1alpha1.NodeSLOSpec
 }
 
 // Explain resolves the configuration for the node as the controller does.
@@ -73,6 +84,8 @@ func Explain(in ExplainInputs) Explanation {
 		Matches:      resolution.Matches,
 		NodeWarnings: resolution.Warnings,
 		NodeSLOFound: stored != nil,
+		resolved:     resolution.Spec,
+		stored:       stored,
 	}
 	if value, ok := in.Node.Annotations[sloconfig.NetworkBandwidthAnnotation]; ok {
 		e.BandwidthAnnotation = value

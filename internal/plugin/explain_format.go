@@ -55,6 +55,7 @@ func (e Explanation) Write(w io.Writer) error {
 	if line := e.revisionSummary(); line != "" {
 		p.printf("Revision:  %s\n", line)
 	}
+	e.writeCRDCheck(p)
 	return p.err
 }
 
@@ -78,6 +79,28 @@ func (e Explanation) revisionSummary() string {
 	}
 }
 
+// writeCRDCheck lists the configured values the installed CRD drops.
+func (e Explanation) writeCRDCheck(p *errWriter) {
+	switch {
+	case e.CRDCheckProblem != "":
+		p.printf("CRD:       cannot check which values the installed NodeSLO CRD drops: %s\n", e.CRDCheckProblem)
+	case !e.CRDChecked:
+	case len(e.DroppedByCRD) == 0:
+		p.printf("CRD:       the installed NodeSLO CRD stores every value configured for this node\n")
+	default:
+		p.printf("CRD:       the installed NodeSLO CRD (%s) drops these configured values: "+
+			"this node's NodeSLO cannot carry them\n", sloconfig.NodeSLOCRDName)
+		for _, d := range e.DroppedByCRD {
+			key := string(d.Key)
+			if key == "" {
+				key = "-"
+			}
+			p.printf("  %s: spec.%s = %s\n", key, d.Path, strings.Join(d.Values, ", "))
+		}
+		p.printf("  fix: %s\n", sloconfig.CRDUpgradeAdvice)
+	}
+}
+
 // InSync reports whether the stored NodeSLO is what the configuration gives.
 func (e Explanation) InSync() bool { return e.NodeSLOFound && len(e.DifferingSections) == 0 }
 
@@ -85,6 +108,8 @@ func (e Explanation) syncSummary() string {
 	switch {
 	case !e.NodeSLOFound:
 		return "absent: the controller has not written it (is it running?)"
+	case e.InSync() && len(e.DroppedByCRD) > 0:
+		return "matches the configuration, but for the values the installed CRD drops (below)"
 	case e.InSync():
 		return "matches the configuration"
 	default:

@@ -34,6 +34,17 @@ func (f *kubeFlags) addFlags(flags *pflag.FlagSet) {
 	clientcmd.BindOverrideFlags(f.overrides, flags, clientcmd.RecommendedConfigOverrideFlags(""))
 }
 
+// addFlagsWithoutAPIServer is addFlags without kubectl's --server (-s),
+// for a command whose --server means "check against the live cluster":
+// the cluster is then chosen with --kubeconfig, --context or --cluster.
+func (f *kubeFlags) addFlagsWithoutAPIServer(flags *pflag.FlagSet) {
+	flags.StringVar(&f.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "",
+		"Path to the kubeconfig file to use.")
+	names := clientcmd.RecommendedConfigOverrideFlags("")
+	names.ClusterOverrideFlags.APIServer = clientcmd.FlagInfo{}
+	clientcmd.BindOverrideFlags(f.overrides, flags, names)
+}
+
 // restConfig resolves the flags, $KUBECONFIG and ~/.kube/config as kubectl does.
 func (f *kubeFlags) restConfig() (*rest.Config, error) {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(f.loading, f.overrides).ClientConfig()

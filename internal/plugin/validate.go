@@ -1,9 +1,13 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"io"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/crdprobe"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -30,6 +34,20 @@ func printUnmatched(data map[string]string, nodes []sloconfig.Node, errOut io.Wr
 	for _, w := range sloconfig.UnmatchedWarnings(reach, count, "in the nodes file") {
 		printLine(errOut, "warning: "+w)
 	}
+}
+
+// ValidateAgainstCRD warns on errOut of every field data sets that the
+// NodeSLO CRD installed in c's cluster would drop, as the admission webhook
+// does (docs/behaviour.md#crd-version-skew): one server-side dry run.
+func ValidateAgainstCRD(ctx context.Context, c client.Client, data map[string]string, errOut io.Writer) error {
+	dropped, err := crdprobe.ConfigDropped(ctx, c, sloconfig.Load(data, nil))
+	if err != nil {
+		return err
+	}
+	for _, line := range sloconfig.DroppedFieldWarnings(dropped) {
+		printLine(errOut, "warning: "+line)
+	}
+	return nil
 }
 
 // printReports writes errors to errs and warnings to warnings, key by key.

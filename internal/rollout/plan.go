@@ -29,6 +29,10 @@ type PlanInput struct {
 	// Nodes are needed only when the key is present (NeedsNodes).
 	Nodes []Observed
 	Now   time.Time
+	// Dropped are the spec fields the installed NodeSLO CRD drops: a node
+	// whose NodeSLO lacks only those has the configuration in force
+	// (docs/behaviour.md#crd-version-skew).
+	Dropped []string
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -137,7 +141,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 // canary, and whether a node gate held changed its inputs since
 // (Immediate). held has what each node with a NodeSLO would be held with.
 func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
-	nodes := Nodes(in.Config, in.Rollout.Policy, in.Nodes)
+	nodes := nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
 		if o.Stored == nil {
@@ -154,6 +158,12 @@ func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
 // whether each has a NodeSLO, whether it differs from what cfg resolves
 // for the node, and whether policy (nil: none) takes it for a canary.
 func Nodes(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed) []Node {
+	return nodesOf(cfg, policy, observed, nil)
+}
+
+// nodesOf is Nodes where a stored spec lacking only the dropped fields
+// does not differ.
+func nodesOf(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed, dropped []string) []Node {
 	nodes := make([]Node, len(observed))
 	for i, o := range observed {
 		n := Node{Name: o.Node.Name, Canary: policy != nil && policy.IsCanary(o.Node.Labels)}
@@ -161,6 +171,10 @@ func Nodes(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Ob
 			n.Stored = true
 			res := cfg.Resolve(o.Node, o.Stored)
 			n.Differs = !sloconfig.SpecEqual(o.Stored, &res.Spec)
+			if n.Differs && len(dropped) > 0 {
+				without := sloconfig.WithoutPaths(&res.Spec, dropped)
+				n.Differs = !sloconfig.SpecEqual(o.Stored, &without)
+			}
 		}
 		nodes[i] = n
 	}

@@ -90,3 +90,30 @@ func TestPlanReleases(t *testing.T) {
 		t.Errorf("no rollout and no gate changes nothing: %+v", none)
 	}
 }
+
+// A node whose NodeSLO lacks only fields the installed CRD drops has the
+// configuration in force: the rollout counts it reached, not pending
+// (docs/behaviour.md#crd-version-skew).
+func TestPlanCountsANodeLackingOnlyDroppedFieldsAsReached(t *testing.T) {
+	data := map[string]string{
+		string(sloconfig.KeyRollout): `{"paused": true}`,
+		string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS":
+			{"enable": true, "pageCacheLimitPercent": 50}}}}`,
+	}
+	cfg := sloconfig.Load(data, nil)
+	node := sloconfig.Node{Name: "a"}
+	resolved := cfg.Resolve(node, nil).Spec
+	const path = "resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPercent"
+	pruned := sloconfig.WithoutPaths(&resolved, []string{path})
+	in := PlanInput{
+		Rollout: sloconfig.LoadRollout(data), Config: cfg, Now: time.Now(),
+		Nodes: []Observed{{Node: node, Stored: &pruned, Generation: 1}},
+	}
+	if p := (Memory{}).Plan(in); p.Figures == nil || p.Figures.Pending != 1 {
+		t.Fatalf("without knowing the field is dropped, the node is pending: %+v", p.Figures)
+	}
+	in.Dropped = []string{path}
+	if p := (Memory{}).Plan(in); p.Figures == nil || p.Figures.Pending != 0 || p.Gate.Len() != 0 {
+		t.Errorf("lacking only a dropped field, the node is reached: figures %+v, gate %d", p.Figures, p.Gate.Len())
+	}
+}

@@ -38,6 +38,8 @@ type keyHandler interface {
 	addLabelKeys(c *Config, keys sets.Set[string])
 	// entries lists the key's node entries in force, in order (reach.go).
 	entries(c *Config) []entryRef
+	// variants returns one spec per strategy of the key (crd_skew.go).
+	variants(c *Config) []slov1alpha1.NodeSLOSpec
 }
 
 // keyTable lists the keys this engine reads, in the order of reports and matches.

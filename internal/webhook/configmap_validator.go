@@ -13,8 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/nodeslo/nodeslo-controller/internal/crdprobe"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -47,6 +49,10 @@ type ConfigMapValidator struct {
 	// about node strategies that overlap on live nodes or match none, and
 	// for the number of nodes a deletion would reset.
 	Nodes client.Reader
+	// Writer dry-runs one NodeSLO holding every field the ConfigMap sets,
+	// to warn of those the installed CRD would drop
+	// (docs/behaviour.md#crd-version-skew); nil: no such check.
+	Writer client.Client
 }
 
 var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
@@ -94,6 +100,9 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 	warnings = sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
 	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)
+	if len(errs) == 0 {
+		warnings = append(warnings, v.droppedWarnings(ctx, cfg)...)
+	}
 	return warnings, errs
 }
 
@@ -118,6 +127,22 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// droppedWarnings warns of the fields cfg sets that the installed NodeSLO
+// CRD would drop, found by one server-side dry run with the manager's own
+// permission to create NodeSLOs. A dry run that fails says nothing: the
+// controller still reports dropped fields when it writes.
+func (v *ConfigMapValidator) droppedWarnings(ctx context.Context, cfg *sloconfig.Config) []string {
+	if v.Writer == nil {
+		return nil
+	}
+	dropped, err := crdprobe.ConfigDropped(ctx, v.Writer, cfg)
+	if err != nil {
+		logf.FromContext(ctx).Info("Cannot check the ConfigMap against the installed NodeSLO CRD", "error", err.Error())
+		return nil
+	}
+	return sloconfig.DroppedFieldWarnings(dropped)
 }
 
 // isConfig reports whether cm is the configured ConfigMap. The request's

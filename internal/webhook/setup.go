@@ -22,7 +22,7 @@ func SetupWithManager(mgr ctrl.Manager, key types.NamespacedName) error {
 	if _, err := mgr.GetCache().GetInformer(context.Background(), node); err != nil {
 		return fmt.Errorf("registering the Node metadata informer: %w", err)
 	}
-	validator := &ConfigMapValidator{Key: key, Nodes: mgr.GetCache()}
+	validator := &ConfigMapValidator{Key: key, Nodes: mgr.GetCache(), Writer: mgr.GetClient()}
 	if err := ctrl.NewWebhookManagedBy(mgr, &corev1.ConfigMap{}).WithValidator(validator).Complete(); err != nil {
 		return fmt.Errorf("setting up the ConfigMap webhook: %w", err)
 	}

@@ -10,12 +10,15 @@ import (
 // NodeSLO (create, update, patch, delete) by NodeSLO name and outcome: what
 // the apiserver was asked and answered, not what the code under test says
 // it did. A refused request (a conflict after the cache lagged, retried with
-// a fresh read) changed nothing and is not a successful write.
+// a fresh read) changed nothing and is not a successful write, and neither
+// is a server-side dry run (dryRun=All), which stores nothing: dry runs are
+// counted apart.
 type WriteLog struct {
 	mu        sync.Mutex
 	succeeded map[string]int
 	conflicts int
 	failed    int
+	dryRuns   int
 }
 
 // Wrap is a rest.Config WrapTransport.
@@ -23,7 +26,12 @@ func (w *WriteLog) Wrap(rt http.RoundTripper) http.RoundTripper {
 	return RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		name, ok := nodeSLOWrite(req)
 		resp, err := rt.RoundTrip(req)
-		if ok {
+		switch {
+		case ok && req.URL.Query().Has("dryRun"):
+			w.mu.Lock()
+			w.dryRuns++
+			w.mu.Unlock()
+		case ok:
 			w.record(name, resp, err)
 		}
 		return resp, err
@@ -95,9 +103,16 @@ func (w *WriteLog) Failed() int {
 	return w.failed
 }
 
+// DryRuns returns the NodeSLO writes sent as server-side dry runs.
+func (w *WriteLog) DryRuns() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dryRuns
+}
+
 // Reset forgets every write counted so far.
 func (w *WriteLog) Reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.succeeded, w.conflicts, w.failed = nil, 0, 0
+	w.succeeded, w.conflicts, w.failed, w.dryRuns = nil, 0, 0, 0
 }

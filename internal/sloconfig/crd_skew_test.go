@@ -1,0 +1,130 @@
+package sloconfig
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+)
+
+// specOf decodes a wire-form spec written in a test.
+func specOf(t *testing.T, s string) *slov1alpha1.NodeSLOSpec {
+	t.Helper()
+	spec := &slov1alpha1.NodeSLOSpec{}
+	if err := json.Unmarshal([]byte(s), spec); err != nil {
+		t.Fatalf("bad spec literal: %v\n%s", err, s)
+	}
+	return spec
+}
+
+const pageCacheLimit = "resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPercent"
+
+func TestDroppedPaths(t *testing.T) {
+	sent := specOf(t, `{
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS":
+			{"enable": true, "pageCacheLimitPercent": 50, "pageCacheEnable": true}}},
+		"systemStrategy": {"totalNetworkBandwidth": "1000M"},
+		"hostApplications": [{"name": "a", "qos": "LS", "cgroupPath": {"base": "KubepodsBesteffort", "relativePath": "x"}},
+		                     {"name": "b", "cgroupPath": {"relativePath": "y"}}]}`)
+	stored := specOf(t, `{
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true}}},
+		"systemStrategy": {"totalNetworkBandwidth": "1G"},
+		"hostApplications": [{"name": "a", "qos": "LS", "cgroupPath": {"base": "KubepodsBesteffort"}},
+		                     {"name": "b", "cgroupPath": {}}]}`)
+	want := []string{
+		"hostApplications[].cgroupPath.relativePath",
+		"resourceQOSStrategy.lsClass.memoryQOS.pageCacheEnable",
+		pageCacheLimit,
+	}
+	if got := DroppedPaths(sent, stored); !slices.Equal(got, want) {
+		t.Errorf("DroppedPaths = %q, want %q (a quantity written canonically is not dropped)", got, want)
+	}
+	if got := DroppedPaths(sent, sent); len(got) != 0 {
+		t.Errorf("DroppedPaths of a spec stored whole = %q, want none", got)
+	}
+	whole := specOf(t, `{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true}}}}`)
+	if got := DroppedPaths(whole, &slov1alpha1.NodeSLOSpec{}); !slices.Equal(got, []string{"resourceQOSStrategy"}) {
+		t.Errorf("DroppedPaths of a missing section = %q, want only the section", got)
+	}
+}
+
+func TestWithoutPathsGivesWhatTheCRDStores(t *testing.T) {
+	sent := specOf(t, `{
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}},
+		                        "beClass": {"memoryQOS": {"pageCacheLimitPercent": 20}}},
+		"hostApplications": [{"name": "a", "cgroupPath": {"base": "KubepodsBesteffort", "relativePath": "x"}}]}`)
+	stored := specOf(t, `{
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true}}, "beClass": {"memoryQOS": {}}},
+		"hostApplications": [{"name": "a", "cgroupPath": {"base": "KubepodsBesteffort"}}]}`)
+	dropped := DroppedPaths(sent, stored)
+	stripped := WithoutPaths(sent, dropped)
+	if !SpecEqual(&stripped, stored) {
+		t.Errorf("WithoutPaths(sent, %q) = %s, want the stored %s", dropped, specJSON(t, stripped), specJSON(t, *stored))
+	}
+	if DroppedPaths(sent, stored) == nil || sent.ResourceQOSStrategy.LSClass.MemoryQOS.PageCacheLimitPercent == nil {
+		t.Error("WithoutPaths changed the spec it was given")
+	}
+	if got := WithoutPaths(sent, []string{"systemStrategy.totalNetworkBandwidth"}); !SpecEqual(&got, sent) {
+		t.Error("removing a field the spec does not have changed it")
+	}
+}
+
+func TestKeyOfPathAndLines(t *testing.T) {
+	for path, want := range map[string]Key{
+		pageCacheLimit:                         KeyResourceQOS,
+		"hostApplications[].cgroupPath.base":   KeyHostApplication,
+		"resourceUsedThresholdWithBE.enable":   KeyResourceThreshold,
+		"cpuBurstStrategy.policy":              KeyCPUBurst,
+		"systemStrategy.totalNetworkBandwidth": KeySystem,
+		"extensions.Object":                    "",
+	} {
+		if got := KeyOfPath(path); got != want {
+			t.Errorf("KeyOfPath(%q) = %q, want %q", path, got, want)
+		}
+	}
+	lines := DroppedFieldLines([]string{pageCacheLimit, "cpuBurstStrategy.policy"})
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "resource-qos-config: spec."+pageCacheLimit+": ") ||
+		!strings.HasPrefix(lines[1], "cpu-burst-config: spec.cpuBurstStrategy.policy: ") {
+		t.Errorf("lines in Keys order, each naming key and path; got %q", lines)
+	}
+	note := DroppedFieldsNote([]string{pageCacheLimit})
+	for _, want := range []string{pageCacheLimit, NodeSLOCRDName, "kubectl apply --server-side", "helm upgrade"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the note %q does not name %q", note, want)
+		}
+	}
+}
+
+func TestProbeSpecHoldsEveryFieldAnyStrategySets(t *testing.T) {
+	cfg := Load(map[string]string{
+		string(KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS": {"enable": true}}},
+			"nodeStrategies": [
+				{"name": "a", "nodeSelector": {"matchLabels": {"pool": "a"}},
+				 "lsClass": {"memoryQOS": {"pageCacheLimitPercent": 50}}},
+				{"name": "b", "nodeSelector": {"matchLabels": {"pool": "b"}},
+				 "beClass": {"memoryQOS": {"pageCacheEnable": true}}}]}`,
+		string(KeyHostApplication): `{"applications": [{"name": "a"}],
+			"nodeConfigs": [{"name": "x", "nodeSelector": {},
+				"applications": [{"name": "a", "cgroupPath": {"relativePath": "r"}}]}]}`,
+	}, nil)
+	if !cfg.Valid() {
+		t.Fatalf("the test's ConfigMap is invalid: %v", cfg.Reports())
+	}
+	probe := cfg.ProbeSpec()
+	empty := &slov1alpha1.NodeSLOSpec{}
+	got := DroppedPaths(&probe, empty)
+	want := []string{"cpuBurstStrategy", "extensions", "hostApplications", "resourceQOSStrategy",
+		"resourceUsedThresholdWithBE", "systemStrategy"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections of the probe = %q, want %q", got, want)
+	}
+	for _, path := range []string{pageCacheLimit, "resourceQOSStrategy.beClass.memoryQOS.pageCacheEnable",
+		"resourceQOSStrategy.lsClass.memoryQOS.enable", "hostApplications[].cgroupPath.relativePath"} {
+		without := WithoutPaths(&probe, []string{path})
+		if dropped := DroppedPaths(&probe, &without); !slices.Equal(dropped, []string{path}) {
+			t.Errorf("the probe lacks %s (dropping it drops %q)", path, dropped)
+		}
+	}
+}
