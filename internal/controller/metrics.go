@@ -38,6 +38,9 @@ const (
 	MetricCRDDroppedFields = "nodeslo_crd_dropped_fields"
 )
 
+// labelKey is the label that names a ConfigMap key.
+const labelKey = "key"
+
 var (
 	reconcileTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: MetricReconcileTotal,
@@ -47,7 +50,7 @@ var (
 	configInvalid = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricConfigInvalid,
 		Help: "1 when the ConfigMap key's value is invalid and was rejected, 0 when it is valid or absent.",
-	}, []string{"key"})
+	}, []string{labelKey})
 
 	configInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricConfigInfo,
@@ -62,7 +65,7 @@ var (
 	crdDroppedFields = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricCRDDroppedFields,
 		Help: "Number of fields the ConfigMap key sets that the installed NodeSLO CRD drops from every NodeSLO.",
-	}, []string{"key"})
+	}, []string{labelKey})
 
 	resolveSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    MetricResolveSeconds,

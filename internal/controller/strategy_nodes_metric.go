@@ -38,7 +38,7 @@ func newStrategyNodes(store *Store, nodes client.Reader) *strategyNodes {
 		"Nodes each node strategy (or host-application node config) of each key applies to: "+
 			"those it matches and no earlier entry of the key matched; strategy is its name, "+
 			"or its index when it has none.",
-		[]string{"key", "strategy"}, nil)}
+		[]string{labelKey, "strategy"}, nil)}
 }
 
 // Describe sends the one descriptor.
