@@ -1,8 +1,6 @@
 package webhook_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -31,7 +29,7 @@ var (
 	env *envtestharness.Environment
 	// k8sClient is the admin's; it collects the admission warnings it receives.
 	k8sClient     client.Client
-	warnings      = &warningCollector{}
+	warnings      = &envtestharness.WarningCollector{}
 	managerConfig *rest.Config
 	stopManager   func()
 )
@@ -65,38 +63,13 @@ var _ = AfterSuite(func() {
 // the address and certificate envtest installed the webhook for, starts it,
 // waits until the webhook answers and returns a function that stops it.
 func startManager() func() {
-	install := env.WebhookInstall()
 	opts := managertest.Options()
 	opts.Webhook.Enable = true
-	opts.Webhook.Host = install.LocalServingHost
-	opts.Webhook.Port = install.LocalServingPort
-	opts.Webhook.CertDir = install.LocalServingCertDir
+	opts.Webhook.Host, opts.Webhook.Port, opts.Webhook.CertDir = env.WebhookServing()
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func() error { return running.Manager.GetWebhookServer().StartedChecker()(nil) }).Should(Succeed())
 	return func() {
 		Expect(running.Stop()).To(Succeed())
 	}
-}
-
-// warningCollector keeps the warnings the apiserver sends the admin's
-// client (kubectl prints the same ones as "Warning: ...").
-type warningCollector struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (w *warningCollector) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seen = append(w.seen, text)
-}
-
-// Take returns the warnings received since the last Take and forgets them.
-func (w *warningCollector) Take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.seen
-	w.seen = nil
-	return out
 }

@@ -2,7 +2,6 @@ package crdskew
 
 import (
 	"context"
-	"os"
 	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,12 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	"sigs.k8s.io/yaml"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
-	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
+	"github.com/nodeslo/nodeslo-controller/test/alertrules"
 )
 
 var configKey = types.NamespacedName{
@@ -131,24 +129,11 @@ func reconciles() float64 {
 // alertExpression returns the expression of an alert of
 // config/prometheus/prometheusrule.yaml.
 func alertExpression(alert string) string {
-	raw, err := os.ReadFile(envtestharness.RepoPath("config", "prometheus", "prometheusrule.yaml"))
+	alerts, err := alertrules.Read()
 	Expect(err).NotTo(HaveOccurred())
-	var rule struct {
-		Spec struct {
-			Groups []struct {
-				Rules []struct {
-					Alert string `json:"alert"`
-					Expr  string `json:"expr"`
-				} `json:"rules"`
-			} `json:"groups"`
-		} `json:"spec"`
-	}
-	Expect(yaml.Unmarshal(raw, &rule)).To(Succeed())
-	for _, g := range rule.Spec.Groups {
-		for _, r := range g.Rules {
-			if r.Alert == alert {
-				return r.Expr
-			}
+	for _, a := range alerts {
+		if a.Name == alert {
+			return a.Expr
 		}
 	}
 	Fail("no alert " + alert + " in config/prometheus/prometheusrule.yaml")

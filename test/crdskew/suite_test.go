@@ -6,10 +6,8 @@
 package crdskew
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +30,7 @@ var (
 	env *envtestharness.Environment
 	// k8sClient is the admin's; it collects the admission warnings it receives.
 	k8sClient     client.Client
-	warnings      = &warningCollector{}
+	warnings      = &envtestharness.WarningCollector{}
 	managerConfig *rest.Config
 	writes        = &localcluster.WriteLog{}
 	// kubeconfig is the admin's, for the plugin's commands.
@@ -72,37 +70,12 @@ var _ = AfterSuite(func() {
 // startManager builds the manager as cmd/ does, webhook on, and returns a
 // function that stops it.
 func startManager() func() {
-	install := env.WebhookInstall()
 	opts := managertest.Options()
 	opts.Webhook.Enable = true
-	opts.Webhook.Host = install.LocalServingHost
-	opts.Webhook.Port = install.LocalServingPort
-	opts.Webhook.CertDir = install.LocalServingCertDir
+	opts.Webhook.Host, opts.Webhook.Port, opts.Webhook.CertDir = env.WebhookServing()
 	opts.Controllers.CRDRecheckInterval = recheckInterval
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func() error { return running.Manager.GetWebhookServer().StartedChecker()(nil) }).Should(Succeed())
 	return func() { Expect(running.Stop()).To(Succeed()) }
-}
-
-// warningCollector keeps the warnings the apiserver sends the admin's
-// client (kubectl prints the same ones as "Warning: ...").
-type warningCollector struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (w *warningCollector) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seen = append(w.seen, text)
-}
-
-// Take returns the warnings received since the last Take and forgets them.
-func (w *warningCollector) Take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.seen
-	w.seen = nil
-	return out
 }

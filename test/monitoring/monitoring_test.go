@@ -25,10 +25,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	sloapi "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
+	"github.com/nodeslo/nodeslo-controller/test/alertrules"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
@@ -194,26 +194,12 @@ func dashboardQueries() []query {
 
 // alertQueries returns the expression of every alert of the PrometheusRule.
 func alertQueries() []query {
-	raw, err := os.ReadFile(filepath.Join(repoRoot, "config", "prometheus", "prometheusrule.yaml"))
+	alerts, err := alertrules.Read()
 	Expect(err).NotTo(HaveOccurred())
-	var rule struct {
-		Spec struct {
-			Groups []struct {
-				Rules []struct {
-					Alert string `json:"alert"`
-					Expr  string `json:"expr"`
-				} `json:"rules"`
-			} `json:"groups"`
-		} `json:"spec"`
+	out := make([]query, 0, len(alerts))
+	for _, a := range alerts {
+		out = append(out, query{source: "alert " + a.Name, expr: a.Expr})
 	}
-	Expect(yaml.Unmarshal(raw, &rule)).To(Succeed())
-	var out []query
-	for _, g := range rule.Spec.Groups {
-		for _, r := range g.Rules {
-			out = append(out, query{source: "alert " + r.Alert, expr: r.Expr})
-		}
-	}
-	Expect(out).NotTo(BeEmpty())
 	return out
 }
 
