@@ -25,7 +25,38 @@ func newRolloutCommand(streams IOStreams) *cobra.Command {
 		Use:   "rollout",
 		Short: "Follow the staged rollout of a configuration change, list its revisions, undo one (docs/rollout.md)",
 	}
-	cmd.AddCommand(newRolloutStatusCommand(streams), newRolloutHistoryCommand(streams), newRolloutUndoCommand(streams))
+	cmd.AddCommand(newRolloutStatusCommand(streams), newRolloutHistoryCommand(streams), newRolloutUndoCommand(streams),
+		newRolloutPauseCommand(streams, true), newRolloutPauseCommand(streams, false))
+	return cmd
+}
+
+// newRolloutPauseCommand is `kubectl nodeslo rollout pause` (paused) or
+// `rollout resume`.
+func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
+	kube := newKubeFlags()
+	var ref ConfigMapRef
+	use, short := "resume", `Set "paused": false in nodeslo-rollout-config: the rollout goes on where it stopped`
+	if paused {
+		use, short = "pause", `Set "paused": true in nodeslo-rollout-config: no further node is reached`
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + `.
+The other fields of the key and the other keys of the ConfigMap are kept (the
+key is written back as indented JSON). A ConfigMap without the key has no
+rollout to pause: that is an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := kube.client()
+			if err != nil {
+				return err
+			}
+			return SetPaused(cmd.Context(), c, ref, paused, streams.Out)
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }
 
