@@ -75,6 +75,10 @@ type ConfigCacheReconciler struct {
 	// history is the revision in force as last written; a configuration
 	// not yet recorded (a failed write) is never skipped.
 	history revisionInForce
+	// orphan keeps the rollout while the ConfigMap does not exist
+	// (docs/rollout.md#the-configmap-deleted): the rollout key it had, and
+	// the record that has no ConfigMap to live on.
+	orphan orphanRollout
 	// skew knows the fields the installed CRD drops; the rollout counts a
 	// node lacking only those as reached.
 	skew *crdSkew
@@ -90,8 +94,11 @@ type configMapRead struct {
 	// rolloutRelevant: cm asks for a staged rollout or carries its record
 	// (rollout.Relevant); cm was then read past the cache.
 	rolloutRelevant bool
-	// rollout is cm's rollout key, parsed once for the whole reconcile.
+	// rollout is cm's rollout key, parsed once for the whole reconcile; for
+	// a ConfigMap that does not exist, the key it had (orphanRollout).
 	rollout sloconfig.RolloutLoad
+	// rolloutKey is the key's value as written ("" when absent).
+	rolloutKey string
 }
 
 // loaded is the configuration a reconcile publishes.
@@ -158,11 +165,18 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 			return configMapRead{}, err
 		}
 	}
-	out := configMapRead{cm: cm, exists: exists, rollout: sloconfig.LoadRollout(cm.Data)}
+	out := configMapRead{cm: cm, exists: exists}
 	if exists {
 		out.version = cm.ResourceVersion
 		out.rolloutRelevant = rollout.Relevant(cm.Data, cm.Annotations)
+		out.rolloutKey = cm.Data[string(sloconfig.KeyRollout)]
+	} else if out.rolloutKey, err = r.orphanRolloutKey(ctx); err != nil {
+		return configMapRead{}, err
 	}
+	if out.rolloutKey != "" || exists {
+		out.rollout = sloconfig.LoadRollout(rolloutData(cm.Data, out.rolloutKey, exists))
+	}
+	r.orphan.keep(out)
 	return out, nil
 }
 
@@ -176,7 +190,10 @@ func (r *ConfigCacheReconciler) readConfigMap(
 		if !apierrors.IsNotFound(err) {
 			return nil, false, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
 		}
-		return &corev1.ConfigMap{}, false, nil
+		// Events about a rollout of the defaults still name the ConfigMap.
+		absent := &corev1.ConfigMap{}
+		absent.Namespace, absent.Name = r.key.Namespace, r.key.Name
+		return absent, false, nil
 	}
 	return cm, true, nil
 }
@@ -233,6 +250,10 @@ func (r *ConfigCacheReconciler) planRollout(
 	ctx context.Context, read configMapRead, cfg *sloconfig.Config,
 ) (rollout.Plan, error) {
 	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
+	if !hasRecord && r.orphan.record != "" {
+		// The rollout of a ConfigMap deleted, or deleted and created again.
+		record, hasRecord = r.orphan.record, true
+	}
 	in := rollout.PlanInput{
 		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: time.Now().Round(0),
 		Dropped: r.skew.Dropped(),

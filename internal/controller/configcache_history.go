@@ -73,7 +73,7 @@ func (r *ConfigCacheReconciler) recordRevision(ctx context.Context, read configM
 	data, representable := cfg.cfg.DataInForce()
 	now := rollout.InForce{
 		Fingerprint: cfg.cfg.Fingerprint(), Data: data, Representable: representable,
-		ConfigMapVersion: read.version, Staged: read.rollout.Present,
+		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey,
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {

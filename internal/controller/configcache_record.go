@@ -71,6 +71,12 @@ func (r *ConfigCacheReconciler) persistRecord(
 	if change == nil {
 		return plan, nil
 	}
+	if cm.UID == "" {
+		// No ConfigMap to keep the record on: it is kept in memory.
+		r.orphan.record = change.Value
+		return plan, nil
+	}
+	r.orphan.record = ""
 	before := cm.DeepCopy()
 	if change.Remove {
 		delete(cm.Annotations, rollout.RecordAnnotation)

@@ -334,6 +334,37 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 	})
 
+	It("resets the nodes of a deleted ConfigMap to the defaults in the steps of the rollout key it had",
+		func(ctx SpecContext) {
+			// No admission webhook runs in this suite: as when it is down, the
+			// deletion goes through (docs/rollout.md#the-configmap-deleted).
+			deleteConfig(ctx)
+			deadline := time.Now().Add(rolloutWait)
+			for {
+				reset := f.matching(ctx, nil)
+				steps := int(metric(rollout.MetricStep)())
+				canaries, others := f.split(reset)
+				if others > 0 {
+					Expect(canaries).To(Equal(rolloutCanaries), "a node was reset before every canary")
+				}
+				Expect(others).To(BeNumerically("<=", rolloutStep*max(steps-1, 0)),
+					"more nodes reset than the steps taken allow (steps %d)", steps)
+				if len(reset) == rolloutNodes {
+					break
+				}
+				Expect(time.Now().Before(deadline)).To(BeTrue(), "the reset did not end: %d of %d", len(reset), rolloutNodes)
+				time.Sleep(envtestharness.PollingInterval)
+			}
+			Eventually(metric(rollout.MetricInProgress)).Should(BeZero())
+			Expect(metric(rollout.MetricStep)()).To(Equal(float64(rolloutSteps)))
+			waitUntilQuiet()
+			for _, n := range f.names {
+				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
+			}
+			Expect(history(ctx).InForce().RolloutKey).To(Equal(rolloutPolicy(false)),
+				"the revision of the defaults keeps the key it rolled out under")
+		})
+
 	It("pauses on an invalid rollout key, with a Warning Event, and writes nothing", func(ctx SpecContext) {
 		updateConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).

@@ -35,6 +35,7 @@ const (
 	ChangeCauseAnnotation       = "kubernetes.io/change-cause"
 	outcomeAnnotation           = annotationPrefix + "outcome"
 	reachedAnnotation           = annotationPrefix + "reached"
+	rolloutKeyAnnotation        = annotationPrefix + "rollout-config"
 	revisionNameNumberSeparator = "-r"
 )
 
@@ -71,6 +72,10 @@ type Revision struct {
 	// kubectl's Deployment history).
 	ConfigMapVersion, ChangedBy, ChangeCause string
 	Outcome                                  Outcome
+	// RolloutKey is the nodeslo-rollout-config it was rolled out under
+	// ("": at once). A ConfigMap deleted while the manager was down is
+	// reset under the key of the revision in force.
+	RolloutKey string
 	// Reached is the number of pending nodes its rollout had reached when
 	// the outcome was last set; -1 when not counted (all at once).
 	Reached int
@@ -113,6 +118,9 @@ func (r Revision) annotations() map[string]string {
 	if r.ChangeCause != "" {
 		a[ChangeCauseAnnotation] = r.ChangeCause
 	}
+	if r.RolloutKey != "" {
+		a[rolloutKeyAnnotation] = r.RolloutKey
+	}
 	maps.Copy(a, OutcomeAnnotations(r.Outcome, r.Reached))
 	return a
 }
@@ -138,8 +146,8 @@ func RevisionOf(cr *appsv1.ControllerRevision) (Revision, error) {
 		Number: cr.Revision, Name: cr.Name, Created: cr.CreationTimestamp.Time,
 		Fingerprint: a[fingerprintAnnotation], Data: d.Data,
 		ConfigMapVersion: a[configMapVersionAnnotation], ChangedBy: a[changedByAnnotation],
-		ChangeCause: a[ChangeCauseAnnotation],
-		Outcome:     Outcome(a[outcomeAnnotation]), Reached: -1,
+		ChangeCause: a[ChangeCauseAnnotation], RolloutKey: a[rolloutKeyAnnotation],
+		Outcome: Outcome(a[outcomeAnnotation]), Reached: -1,
 	}
 	if v, err := strconv.Atoi(a[reachedAnnotation]); err == nil {
 		r.Reached = v
@@ -164,8 +172,8 @@ type InForce struct {
 	Representable bool
 	// ConfigMapVersion and ChangedBy describe the ConfigMap it was read from.
 	ConfigMapVersion, ChangedBy string
-	// Staged is whether the ConfigMap has the rollout key.
-	Staged bool
+	// RolloutKey is the rollout key it rolls out under ("": at once).
+	RolloutKey string
 }
 
 // HistoryChange is what keeping the history needs written: a revision to
@@ -205,9 +213,9 @@ func KeepHistory(existing []Revision, now InForce, limit int) HistoryChange {
 		next := Revision{
 			Number: 1, Fingerprint: now.Fingerprint, Data: now.Data,
 			ConfigMapVersion: now.ConfigMapVersion, ChangedBy: now.ChangedBy,
-			Outcome: OutcomeInProgress, Reached: 0,
+			Outcome: OutcomeInProgress, Reached: 0, RolloutKey: now.RolloutKey,
 		}
-		if !now.Staged {
+		if now.RolloutKey == "" {
 			next.Outcome, next.Reached = OutcomeAllAtOnce, -1
 		}
 		if newest != nil {

@@ -25,7 +25,7 @@ func revisions(outcomes ...Outcome) []Revision {
 func TestKeepHistory(t *testing.T) {
 	data := map[string]string{"cpu-burst-config": "{}"}
 	const who, fresh = "kubectl", "new"
-	staged := InForce{Fingerprint: fresh, Data: data, Representable: true, ChangedBy: who, Staged: true}
+	staged := InForce{Fingerprint: fresh, Data: data, Representable: true, ChangedBy: who, RolloutKey: `{}`}
 	tests := []struct {
 		name     string
 		existing []Revision
@@ -36,7 +36,8 @@ func TestKeepHistory(t *testing.T) {
 		deleted  []string
 	}{{
 		name: "the first configuration is revision 1", now: staged, limit: 10,
-		create: &Revision{Number: 1, Fingerprint: fresh, Data: data, ChangedBy: who, Outcome: OutcomeInProgress},
+		create: &Revision{Number: 1, Fingerprint: fresh, Data: data, ChangedBy: who,
+			Outcome: OutcomeInProgress, RolloutKey: `{}`},
 	}, {
 		name: "without the rollout key it goes all at once", limit: 10,
 		now:    InForce{Fingerprint: fresh, Data: data, Representable: true},
@@ -44,21 +45,23 @@ func TestKeepHistory(t *testing.T) {
 	}, {
 		name: "the configuration of the newest revision adds none (a restart)", limit: 10,
 		existing: revisions(OutcomeCompleted, OutcomeInProgress),
-		now:      InForce{Fingerprint: "f2", Data: data, Representable: true, Staged: true},
+		now:      InForce{Fingerprint: "f2", Data: data, Representable: true, RolloutKey: `{}`},
 	}, {
 		name: "a new one supersedes a rollout in progress, numbered after the newest", limit: 10,
 		existing: revisions(OutcomeCompleted, OutcomeInProgress), now: staged,
-		create:   &Revision{Number: 3, Fingerprint: fresh, Data: data, ChangedBy: who, Outcome: OutcomeInProgress},
+		create: &Revision{Number: 3, Fingerprint: fresh, Data: data, ChangedBy: who,
+			Outcome: OutcomeInProgress, RolloutKey: `{}`},
 		outcomes: []OutcomeChange{{Name: "slo-controller-config-r2", Outcome: OutcomeSuperseded, Reached: 2}},
 	}, {
 		name: "an earlier configuration again is a new revision", limit: 10,
 		existing: revisions(OutcomeCompleted, OutcomeCompleted),
-		now:      InForce{Fingerprint: "f1", Data: data, Representable: true, Staged: true},
-		create:   &Revision{Number: 3, Fingerprint: "f1", Data: data, Outcome: OutcomeInProgress},
+		now:      InForce{Fingerprint: "f1", Data: data, Representable: true, RolloutKey: `{}`},
+		create:   &Revision{Number: 3, Fingerprint: "f1", Data: data, Outcome: OutcomeInProgress, RolloutKey: `{}`},
 	}, {
 		name: "the oldest beyond the limit go", limit: 2,
 		existing: revisions(OutcomeCompleted, OutcomeCompleted, OutcomeCompleted), now: staged,
-		create:  &Revision{Number: 4, Fingerprint: fresh, Data: data, ChangedBy: who, Outcome: OutcomeInProgress},
+		create: &Revision{Number: 4, Fingerprint: fresh, Data: data, ChangedBy: who,
+			Outcome: OutcomeInProgress, RolloutKey: `{}`},
 		deleted: []string{"slo-controller-config-r1", "slo-controller-config-r2"},
 	}, {
 		name: "a frozen key makes no revision", limit: 10,
@@ -87,7 +90,7 @@ func TestRevisionObjectRoundTrip(t *testing.T) {
 	want := Revision{
 		Number: 7, Fingerprint: "abc", ConfigMapVersion: "42", ChangedBy: "argo", ChangeCause: "ticket 42",
 		Data:    map[string]string{"resource-threshold-config": "{\n  \"clusterStrategy\": {}\n}"},
-		Outcome: OutcomeInProgress, Reached: 3,
+		Outcome: OutcomeInProgress, Reached: 3, RolloutKey: `{"paused": true}`,
 	}
 	obj := want.Object(historyConfigMap)
 	if obj.Name != "slo-controller-config-r7" || obj.Namespace != historyConfigMap.Namespace ||
