@@ -25,6 +25,15 @@ var configKey = types.NamespacedName{
 	Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName,
 }
 
+// deleteConfig deletes the ConfigMap as an operator must while the
+// webhook runs: annotated for it first (docs/behaviour.md#deleting-the-configmap).
+func deleteConfig(ctx SpecContext, c client.Client, cm *corev1.ConfigMap) {
+	patch := client.MergeFrom(cm.DeepCopy())
+	metav1.SetMetaDataAnnotation(&cm.ObjectMeta, sloconfig.AllowDeleteAnnotation, "true")
+	Expect(client.IgnoreNotFound(c.Patch(ctx, cm, patch))).To(Succeed())
+	Expect(client.IgnoreNotFound(c.Delete(ctx, cm))).To(Succeed())
+}
+
 // putConfig creates or replaces the ConfigMap's data through c and returns it.
 func putConfig(ctx context.Context, c client.Client, data map[string]string) *corev1.ConfigMap {
 	cm := &corev1.ConfigMap{}
@@ -34,7 +43,7 @@ func putConfig(ctx context.Context, c client.Client, data map[string]string) *co
 			ObjectMeta: metav1.ObjectMeta{Namespace: configKey.Namespace, Name: configKey.Name}, Data: data,
 		}
 		Expect(c.Create(ctx, cm)).To(Succeed())
-		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(c.Delete(ctx, cm))).To(Succeed()) })
+		DeferCleanup(deleteConfig, c, cm)
 		return cm
 	}
 	Expect(err).NotTo(HaveOccurred())
