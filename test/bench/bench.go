@@ -33,6 +33,9 @@ type bench struct {
 	kubeconfig string
 	observer   *observer
 	results    results
+	// controlPlane holds kube-apiserver's and etcd's process IDs, whose
+	// CPU time each phase reports.
+	controlPlane []int
 
 	// The specs each configuration resolves to, and how many nodes the
 	// change-10pct configuration changes.

@@ -3,32 +3,35 @@ package main
 import (
 	"math"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
 
-// utime and stime are fields 14 and 15, counted after a command name that
-// may hold spaces and parentheses.
-func TestProcessCPUSeconds(t *testing.T) {
-	const stat = "4242 (my (odd) manager) S 1 4242 4242 0 -1 4194560 1234 0 0 0 " +
+// The parent is field 4, utime and stime are fields 14 and 15, counted after
+// a command name that may hold spaces and parentheses.
+func TestParseProcStat(t *testing.T) {
+	const stat = "4242 (my (odd) manager) S 77 4242 4242 0 -1 4194560 1234 0 0 0 " +
 		"1250 375 0 0 20 0 12 0 98765 1000000 2500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0"
-	got, err := processCPUSeconds(stat)
+	got, err := parseProcStat(stat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 16.25; got != want {
-		t.Errorf("processCPUSeconds = %v, want %v (1250+375 ticks at 100 a second)", got, want)
+	if want := (procStat{command: "my (odd) manager", parentPID: 77, cpuSeconds: 16.25}); got != want {
+		t.Errorf("parseProcStat = %+v, want %+v (1250+375 ticks at 100 a second)", got, want)
 	}
 }
 
-func TestProcessCPUSecondsRefusesWhatIsNotAStatLine(t *testing.T) {
+func TestParseProcStatRefusesWhatIsNotAStatLine(t *testing.T) {
 	for name, stat := range map[string]string{
 		"no command name": "4242 manager S 1 2 3",
 		"too few fields":  "4242 (manager) S 1 4242 4242 0 -1 4194560 1234 0 0 0 1250",
+		"ppid not a number": "4242 (manager) S x 4242 4242 0 -1 4194560 1234 0 0 0 " +
+			"1250 375 0 0 20 0",
 		"utime not a number": "4242 (manager) S 1 4242 4242 0 -1 4194560 1234 0 0 0 " +
 			"x 375 0 0 20 0",
 	} {
-		if _, err := processCPUSeconds(stat); err == nil {
+		if _, err := parseProcStat(stat); err == nil {
 			t.Errorf("%s: no error for %q", name, stat)
 		}
 	}
@@ -66,24 +69,32 @@ func TestMachineBusySecondsRefusesWhatIsNotProcStat(t *testing.T) {
 	}
 }
 
-// This machine's own counters parse, and only grow.
-func TestMachineAndProcessCPUSecondsOfThisMachine(t *testing.T) {
-	first, err := machineCPUSeconds()
+// This machine's own counters parse and only grow, and a child is found by
+// its parent and command.
+func TestCPUOfThisMachine(t *testing.T) {
+	first, err := sampleCPU([]int{os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile("/proc/self/stat")
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleep.Process.Kill(); _ = sleep.Wait() })
+	pids, err := childrenNamed(os.Getpid(), []string{"sleep"})
+	if err != nil || len(pids) != 1 || pids[0] != sleep.Process.Pid {
+		t.Errorf("children named sleep: %v, %v; want [%d]", pids, err, sleep.Process.Pid)
+	}
+	if _, err := childrenNamed(os.Getpid(), []string{"sleep", "etcd"}); err == nil ||
+		!strings.Contains(err.Error(), "found 1 of the processes sleep and etcd") {
+		t.Errorf("a missing child: %v", err)
+	}
+	second, err := sampleCPU([]int{os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := processCPUSeconds(string(raw)); err != nil {
-		t.Fatal(err)
-	}
-	second, err := machineCPUSeconds()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first <= 0 || second < first {
-		t.Errorf("machine CPU seconds %v then %v", first, second)
+	spent := second.since(first)
+	if first.machine <= 0 || spent.machine < 0 || spent.controlPlane < 0 {
+		t.Errorf("CPU %+v then %+v", first, second)
 	}
 }

@@ -146,6 +146,10 @@ func run(s settings) (*results, error) {
 			logf("error: %v", err)
 		}
 	}()
+	controlPlane, err := childrenNamed(os.Getpid(), controlPlaneCommands)
+	if err != nil {
+		return nil, fmt.Errorf("finding the control plane's processes: %w", err)
+	}
 	kubeconfig, err := filepath.Abs(filepath.Join(s.outDir, "kubeconfig"))
 	if err != nil {
 		return nil, err
@@ -172,7 +176,7 @@ func run(s settings) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs,
+	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs, controlPlane: controlPlane,
 		results: results{Nodes: s.nodes, Repeat: s.repeat}}
 	if err := b.prepare(ctx); err != nil {
 		return nil, err

@@ -126,16 +126,7 @@ func (m *managerProcess) saveHeapProfile(ctx context.Context, path string) error
 
 // cpuSeconds is the user and system CPU time the manager used so far.
 func (m *managerProcess) cpuSeconds() (float64, error) {
-	path := fmt.Sprintf("/proc/%d/stat", m.cmd.Process.Pid)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	cpu, err := processCPUSeconds(string(raw))
-	if err != nil {
-		return 0, fmt.Errorf("reading CPU times from %s: %w", path, err)
-	}
-	return cpu, nil
+	return processCPUSeconds(m.cmd.Process.Pid)
 }
 
 // rssBytes is the manager's resident set size.

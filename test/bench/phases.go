@@ -73,8 +73,8 @@ func (b *bench) floorSteps() []floorStep {
 // floorFigures is what one phase of the floor measured.
 type floorFigures struct {
 	seconds float64
-	// machineCPUSeconds is the whole machine's busy CPU time during the phase.
-	machineCPUSeconds float64
+	// cpu is the CPU time the machine and the control plane spent in the phase.
+	cpu cpuSample
 }
 
 // runFloor writes each phase's specs with a plain client and times it as
@@ -88,7 +88,7 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 	for _, step := range b.floorSteps() {
 		names := f.changed(step.want)
 		reached := b.observer.expect(step.want)
-		machineBefore, err := machineCPUSeconds()
+		cpuBefore, err := sampleCPU(b.controlPlane)
 		if err != nil {
 			return nil, err
 		}
@@ -100,13 +100,14 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 			return nil, fmt.Errorf("floor %s: %w", step.phase, err)
 		}
 		seconds := time.Since(start).Seconds()
-		machineAfter, err := machineCPUSeconds()
+		cpuAfter, err := sampleCPU(b.controlPlane)
 		if err != nil {
 			return nil, err
 		}
-		out[step.phase] = floorFigures{seconds: seconds, machineCPUSeconds: machineAfter - machineBefore}
-		logf("  floor %-14s %7.2fs, %d writes, machine %.2f CPU-s", step.phase, seconds, len(names),
-			machineAfter-machineBefore)
+		spent := cpuAfter.since(cpuBefore)
+		out[step.phase] = floorFigures{seconds: seconds, cpu: spent}
+		logf("  floor %-14s %7.2fs, %d writes, control plane %.2f CPU-s, machine %.2f CPU-s", step.phase, seconds,
+			len(names), spent.controlPlane, spent.machine)
 	}
 	return out, nil
 }
@@ -116,8 +117,9 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResult, error) {
 	var out []phaseResult
 	add := func(p phaseResult) {
-		logf("  manager %-14s %7.2fs, %d writes (expected %d), %d reconciles, %.2f CPU-s, machine %.2f CPU-s",
-			p.Phase, p.Seconds, p.Writes, p.ExpectedWrites, p.Reconciles, p.CPUSeconds, p.MachineCPUSeconds)
+		logf("  manager %-14s %7.2fs, %d writes (expected %d), %d reconciles, %.2f CPU-s, "+
+			"control plane %.2f CPU-s, machine %.2f CPU-s", p.Phase, p.Seconds, p.Writes, p.ExpectedWrites,
+			p.Reconciles, p.CPUSeconds, p.ControlPlaneCPUSeconds, p.MachineCPUSeconds)
 		out = append(out, p)
 	}
 
@@ -204,7 +206,7 @@ type phaseStart struct {
 	// manager started in the phase).
 	metrics    metrics
 	managerCPU float64
-	machineCPU float64
+	cpu        cpuSample
 }
 
 // begin reads the counters a phase starts from; m is nil when the phase
@@ -220,40 +222,41 @@ func (b *bench) begin(ctx context.Context, m *managerProcess) (phaseStart, error
 			return s, err
 		}
 	}
-	machine, err := machineCPUSeconds()
+	cpu, err := sampleCPU(b.controlPlane)
 	if err != nil {
 		return s, err
 	}
-	s.machineCPU, s.at = machine, time.Now()
+	s.cpu, s.at = cpu, time.Now()
 	return s, nil
 }
 
 // finish puts into p the manager's CPU time from start until now and the
-// machine's until machineEnd (its busy CPU seconds at the phase's end).
-func (b *bench) finish(m *managerProcess, start phaseStart, machineEnd float64, p *phaseResult) error {
+// machine's and control plane's until end (sampled at the phase's end).
+func (b *bench) finish(m *managerProcess, start phaseStart, end cpuSample, p *phaseResult) error {
 	cpu, err := m.cpuSeconds()
 	if err != nil {
 		return err
 	}
-	p.setCPU(cpu-start.managerCPU, machineEnd-start.machineCPU)
+	p.setCPU(cpu-start.managerCPU, end.since(start.cpu))
 	return nil
 }
 
 // measure waits until the observer reached the wanted NodeSLOs (when reached
 // is not nil) and the manager settled, and returns the phase's figures: its
-// time and the machine's CPU time are until convergence, as the floor's (or,
+// time and the machine's and control plane's CPU time are until convergence, as the floor's (or,
 // without reached, until settled); the manager's counters and CPU time run
 // until settled, so they include the reconciles that follow convergence.
 func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, rep int, phase string, start phaseStart,
 	reached <-chan struct{}, expectedWrites int) (phaseResult, error) {
-	var seconds, machineEnd float64
+	var seconds float64
+	var end cpuSample
 	if reached != nil {
 		if err := b.observer.wait(ctx, reached, b.timeout(r), m.Process); err != nil {
 			return phaseResult{}, fmt.Errorf("manager %s: %w (log in %s)", phase, err, m.log.Name())
 		}
 		seconds = time.Since(start.at).Seconds()
 		var err error
-		if machineEnd, err = machineCPUSeconds(); err != nil {
+		if end, err = sampleCPU(b.controlPlane); err != nil {
 			return phaseResult{}, err
 		}
 	}
@@ -263,12 +266,12 @@ func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, rep in
 	}
 	if reached == nil {
 		seconds = settledAt.Sub(start.at).Seconds()
-		if machineEnd, err = machineCPUSeconds(); err != nil {
+		if end, err = sampleCPU(b.controlPlane); err != nil {
 			return phaseResult{}, err
 		}
 	}
 	p := newPhaseResult(r, rep, phase, seconds, start.metrics, after, expectedWrites)
-	return p, b.finish(m, start, machineEnd, &p)
+	return p, b.finish(m, start, end, &p)
 }
 
 // measureStatusUpdates sends the status-only updates, then the sentinel
@@ -306,7 +309,7 @@ func (b *bench) measureStatusUpdates(ctx context.Context, m *managerProcess, r r
 	if err != nil {
 		return phaseResult{}, err
 	}
-	machineEnd, err := machineCPUSeconds()
+	end, err := sampleCPU(b.controlPlane)
 	if err != nil {
 		return phaseResult{}, err
 	}
@@ -314,5 +317,5 @@ func (b *bench) measureStatusUpdates(ctx context.Context, m *managerProcess, r r
 	p.Reconciles-- // the sentinel's
 	p.ExpectedReconciles = new(0)
 	p.check()
-	return p, b.finish(m, start, machineEnd, &p)
+	return p, b.finish(m, start, end, &p)
 }

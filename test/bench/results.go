@@ -87,10 +87,14 @@ type phaseResult struct {
 	// MachineCPUSeconds is the busy time of every core of the machine
 	// (/proc/stat: the manager, the control plane, the bench and anything
 	// else running) over the span Seconds measures: until convergence, or
-	// for restart and status-updates until settled. FloorMachineCPUSeconds
-	// is the same over the floor's phase.
-	MachineCPUSeconds      float64  `json:"machine_cpu_seconds"`
-	FloorMachineCPUSeconds *float64 `json:"floor_machine_cpu_seconds"`
+	// for restart and status-updates until settled. ControlPlaneCPUSeconds
+	// is kube-apiserver's and etcd's user and system time over the same
+	// span: what the apiserver pays. The Floor ones are the same over the
+	// floor's phase.
+	MachineCPUSeconds           float64  `json:"machine_cpu_seconds"`
+	FloorMachineCPUSeconds      *float64 `json:"floor_machine_cpu_seconds"`
+	ControlPlaneCPUSeconds      float64  `json:"control_plane_cpu_seconds"`
+	FloorControlPlaneCPUSeconds *float64 `json:"floor_control_plane_cpu_seconds"`
 	// Requests are the manager's API requests by verb during the phase.
 	Requests map[string]int `json:"requests"`
 	// Check is "pass" when the writes (and, where given, the reconciles)
@@ -141,9 +145,10 @@ func (r *results) failedChecks() []string {
 	return failed
 }
 
-// setCPU records the manager's and the machine's CPU time in the phase.
-func (p *phaseResult) setCPU(manager, machine float64) {
-	p.CPUSeconds, p.MachineCPUSeconds = manager, machine
+// setCPU records the manager's, the machine's and the control plane's CPU
+// time in the phase.
+func (p *phaseResult) setCPU(manager float64, spent cpuSample) {
+	p.CPUSeconds, p.MachineCPUSeconds, p.ControlPlaneCPUSeconds = manager, spent.machine, spent.controlPlane
 	p.CPUSecondsPerWrite = nil
 	if p.Writes > 0 {
 		perWrite := manager / float64(p.Writes)
@@ -152,9 +157,10 @@ func (p *phaseResult) setCPU(manager, machine float64) {
 }
 
 func (p *phaseResult) setFloor(f floorFigures) {
-	seconds, machine := f.seconds, f.machineCPUSeconds
+	seconds, machine, controlPlane := f.seconds, f.cpu.machine, f.cpu.controlPlane
 	ratio := p.Seconds / seconds
-	p.FloorSeconds, p.Ratio, p.FloorMachineCPUSeconds = &seconds, &ratio, &machine
+	p.FloorSeconds, p.Ratio = &seconds, &ratio
+	p.FloorMachineCPUSeconds, p.FloorControlPlaneCPUSeconds = &machine, &controlPlane
 }
 
 func (r *results) write(path string) error {
@@ -190,7 +196,7 @@ func (r *results) print(out io.Writer) {
 		runHeader = "run\t"
 	}
 	_, _ = fmt.Fprintln(w, "regime\t"+runHeader+"phase\tseconds\tfloor s\tratio\twrites\texpected\treconciles\t"+
-		"CPU s\tCPU ms/write\tmachine CPU s\tfloor machine CPU s\trequests\tcheck\t")
+		"CPU s\tCPU ms/write\tcontrol plane CPU s\tfloor control plane CPU s\tmachine CPU s\tfloor machine CPU s\trequests\tcheck\t")
 	for _, p := range r.Phases {
 		floor, ratio := "-", "-"
 		if p.FloorSeconds != nil {
@@ -200,10 +206,10 @@ func (r *results) print(out io.Writer) {
 		if repeated {
 			run = fmt.Sprintf("%d\t", p.Repetition)
 		}
-		_, _ = fmt.Fprintf(w, "%s\t%s%s\t%.2f\t%s\t%s\t%d\t%d\t%d\t%.2f\t%s\t%.2f\t%s\t%s\t%s\t\n", p.Regime, run,
-			p.Phase, p.Seconds, floor, ratio, p.Writes, p.ExpectedWrites, p.Reconciles, p.CPUSeconds,
-			formatMillis(p.CPUSecondsPerWrite), p.MachineCPUSeconds, formatSeconds(p.FloorMachineCPUSeconds),
-			formatRequests(p.Requests), p.Check)
+		_, _ = fmt.Fprintf(w, "%s\t%s%s\t%.2f\t%s\t%s\t%d\t%d\t%d\t%.2f\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%s\t\n",
+			p.Regime, run, p.Phase, p.Seconds, floor, ratio, p.Writes, p.ExpectedWrites, p.Reconciles, p.CPUSeconds,
+			formatMillis(p.CPUSecondsPerWrite), p.ControlPlaneCPUSeconds, formatSeconds(p.FloorControlPlaneCPUSeconds),
+			p.MachineCPUSeconds, formatSeconds(p.FloorMachineCPUSeconds), formatRequests(p.Requests), p.Check)
 	}
 	_ = w.Flush()
 	if repeated {
@@ -216,7 +222,7 @@ func printSummary(out io.Writer, summary []phaseSummary) {
 	_, _ = fmt.Fprintln(out, "\nMedians over the repetitions (ratio: median of the runs' ratios, min-max):")
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	_, _ = fmt.Fprintln(w, "regime\tphase\truns\tseconds\tfloor s\tratio\tratio min-max\tCPU s\tCPU ms/write\t"+
-		"machine CPU s\tfloor machine CPU s\tcheck\t")
+		"control plane CPU s\tfloor control plane CPU s\tmachine CPU s\tfloor machine CPU s\tcheck\t")
 	for _, s := range summary {
 		floor, ratio, spread := "-", "-", "-"
 		if s.FloorSeconds != nil {
@@ -224,8 +230,9 @@ func printSummary(out io.Writer, summary []phaseSummary) {
 			ratio = fmt.Sprintf("%.2fx", *s.Ratio)
 			spread = fmt.Sprintf("%.2f-%.2fx", *s.RatioMin, *s.RatioMax)
 		}
-		_, _ = fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t\n", s.Regime, s.Phase, s.Runs,
-			s.Seconds, floor, ratio, spread, s.CPUSeconds, formatMillis(s.CPUSecondsPerWrite), s.MachineCPUSeconds,
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t\n", s.Regime,
+			s.Phase, s.Runs, s.Seconds, floor, ratio, spread, s.CPUSeconds, formatMillis(s.CPUSecondsPerWrite),
+			s.ControlPlaneCPUSeconds, formatSeconds(s.FloorControlPlaneCPUSeconds), s.MachineCPUSeconds,
 			formatSeconds(s.FloorMachineCPUSeconds), s.Check)
 	}
 	_ = w.Flush()

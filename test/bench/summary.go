@@ -19,10 +19,12 @@ type phaseSummary struct {
 	RatioMin     *float64 `json:"ratio_min"`
 	RatioMax     *float64 `json:"ratio_max"`
 
-	CPUSeconds             float64  `json:"cpu_seconds"`
-	CPUSecondsPerWrite     *float64 `json:"cpu_seconds_per_write"`
-	MachineCPUSeconds      float64  `json:"machine_cpu_seconds"`
-	FloorMachineCPUSeconds *float64 `json:"floor_machine_cpu_seconds"`
+	CPUSeconds                  float64  `json:"cpu_seconds"`
+	CPUSecondsPerWrite          *float64 `json:"cpu_seconds_per_write"`
+	ControlPlaneCPUSeconds      float64  `json:"control_plane_cpu_seconds"`
+	FloorControlPlaneCPUSeconds *float64 `json:"floor_control_plane_cpu_seconds"`
+	MachineCPUSeconds           float64  `json:"machine_cpu_seconds"`
+	FloorMachineCPUSeconds      *float64 `json:"floor_machine_cpu_seconds"`
 
 	// Check is "pass" only when every repetition's check passed.
 	Check string `json:"check"`
@@ -51,15 +53,17 @@ func summarize(phases []phaseResult) []phaseSummary {
 // summarizePhase summarizes the repetitions of one phase (at least one).
 func summarizePhase(runs []phaseResult) phaseSummary {
 	s := phaseSummary{Regime: runs[0].Regime, Phase: runs[0].Phase, Runs: len(runs), Check: checkPass}
-	var seconds, cpu, machine []float64
-	var floor, ratios, perWrite, floorMachine []float64
+	var seconds, cpu, controlPlane, machine []float64
+	var floor, ratios, perWrite, floorControlPlane, floorMachine []float64
 	for _, p := range runs {
 		seconds = append(seconds, p.Seconds)
 		cpu = append(cpu, p.CPUSeconds)
+		controlPlane = append(controlPlane, p.ControlPlaneCPUSeconds)
 		machine = append(machine, p.MachineCPUSeconds)
 		floor = appendSet(floor, p.FloorSeconds)
 		ratios = appendSet(ratios, p.Ratio)
 		perWrite = appendSet(perWrite, p.CPUSecondsPerWrite)
+		floorControlPlane = appendSet(floorControlPlane, p.FloorControlPlaneCPUSeconds)
 		floorMachine = appendSet(floorMachine, p.FloorMachineCPUSeconds)
 		if p.Check != checkPass {
 			s.Check = checkFail
@@ -67,7 +71,9 @@ func summarizePhase(runs []phaseResult) phaseSummary {
 	}
 	s.Seconds, s.CPUSeconds, s.MachineCPUSeconds = median(seconds), median(cpu), median(machine)
 	s.FloorSeconds, s.Ratio = medianOrNil(floor), medianOrNil(ratios)
-	s.CPUSecondsPerWrite, s.FloorMachineCPUSeconds = medianOrNil(perWrite), medianOrNil(floorMachine)
+	s.CPUSecondsPerWrite = medianOrNil(perWrite)
+	s.ControlPlaneCPUSeconds, s.FloorControlPlaneCPUSeconds = median(controlPlane), medianOrNil(floorControlPlane)
+	s.FloorMachineCPUSeconds = medianOrNil(floorMachine)
 	if len(ratios) > 0 {
 		low, high := slices.Min(ratios), slices.Max(ratios)
 		s.RatioMin, s.RatioMax = &low, &high

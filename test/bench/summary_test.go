@@ -35,9 +35,9 @@ func TestSummarize(t *testing.T) {
 		p := phaseResult{Regime: r.name, Repetition: rep, Phase: phase, Seconds: seconds, Writes: writes,
 			ExpectedWrites: 100}
 		p.check()
-		p.setCPU(cpu, machine)
+		p.setCPU(cpu, cpuSample{machine: machine, controlPlane: machine / 2})
 		if floor > 0 {
-			p.setFloor(floorFigures{seconds: floor, machineCPUSeconds: floorMachine})
+			p.setFloor(floorFigures{seconds: floor, cpu: cpuSample{machine: floorMachine, controlPlane: floorMachine / 2}})
 		}
 		return p
 	}
@@ -55,7 +55,8 @@ func TestSummarize(t *testing.T) {
 	}
 	cold := got[0]
 	if cold.Runs != 3 || cold.Seconds != 11 || *cold.FloorSeconds != 10 || cold.CPUSeconds != 2.0 ||
-		cold.MachineCPUSeconds != 4 || *cold.FloorMachineCPUSeconds != 5 {
+		cold.MachineCPUSeconds != 4 || *cold.FloorMachineCPUSeconds != 5 || cold.ControlPlaneCPUSeconds != 2 ||
+		*cold.FloorControlPlaneCPUSeconds != 2.5 {
 		t.Errorf("cold medians: %+v", cold)
 	}
 	if *cold.Ratio != 1.1 || *cold.RatioMin != 0.9 || *cold.RatioMax != 1.2 {
@@ -79,12 +80,12 @@ func TestSummarize(t *testing.T) {
 // A phase without writes has no CPU time per write rather than a division by zero.
 func TestCPUSecondsPerWriteWithoutWrites(t *testing.T) {
 	p := phaseResult{Writes: 0}
-	p.setCPU(1.5, 3)
+	p.setCPU(1.5, cpuSample{machine: 3})
 	if p.CPUSecondsPerWrite != nil {
 		t.Errorf("CPU seconds per write %v for no writes", *p.CPUSecondsPerWrite)
 	}
 	p.Writes = 3
-	p.setCPU(1.5, 3)
+	p.setCPU(1.5, cpuSample{machine: 3})
 	if p.CPUSecondsPerWrite == nil || *p.CPUSecondsPerWrite != 0.5 {
 		t.Errorf("CPU seconds per write %v, want 0.5", p.CPUSecondsPerWrite)
 	}
