@@ -9,14 +9,16 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
 
+const unthrottled = "unthrottled"
+
 // BENCH_REGIMES picks regimes by name prefix, unthrottled among them.
 func TestSelectRegimes(t *testing.T) {
 	for spec, want := range map[string][]string{
-		"":                    {"qps30", "defaults", "unthrottled"},
-		"unthrottled":         {"unthrottled"},
-		"qps30, unthrottled":  {"qps30", "unthrottled"},
+		"":                    {"qps30", "defaults", unthrottled},
+		unthrottled:           {unthrottled},
+		"qps30, unthrottled":  {"qps30", unthrottled},
 		"defaults,":           {"defaults"},
-		"unthrottled-8worker": {"unthrottled"},
+		"unthrottled-8worker": {unthrottled},
 	} {
 		got, err := selectRegimes(spec)
 		if err != nil {
@@ -41,7 +43,7 @@ func TestSelectRegimes(t *testing.T) {
 // (a negative --kube-api-qps, no burst) with the manager's default workers,
 // and gives its phases the timeouts of a 100-writes-a-second regime.
 func TestUnthrottledRegime(t *testing.T) {
-	r := regimeNamed("unthrottled")
+	r := regimeNamed(unthrottled)
 	if !r.unthrottled() || r.qps >= 0 {
 		t.Fatalf("%s has QPS %v", r.name, r.qps)
 	}

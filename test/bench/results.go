@@ -196,7 +196,8 @@ func (r *results) print(out io.Writer) {
 		runHeader = "run\t"
 	}
 	_, _ = fmt.Fprintln(w, "regime\t"+runHeader+"phase\tseconds\tfloor s\tratio\twrites\texpected\treconciles\t"+
-		"CPU s\tCPU ms/write\tcontrol plane CPU s\tfloor control plane CPU s\tmachine CPU s\tfloor machine CPU s\trequests\tcheck\t")
+		"CPU s\tCPU ms/write\tcontrol plane CPU s\tfloor control plane CPU s\tmachine CPU s\tfloor machine CPU s\t"+
+		"requests\tcheck\t")
 	for _, p := range r.Phases {
 		floor, ratio := "-", "-"
 		if p.FloorSeconds != nil {

@@ -53,7 +53,9 @@ func summarize(phases []phaseResult) []phaseSummary {
 // summarizePhase summarizes the repetitions of one phase (at least one).
 func summarizePhase(runs []phaseResult) phaseSummary {
 	s := phaseSummary{Regime: runs[0].Regime, Phase: runs[0].Phase, Runs: len(runs), Check: checkPass}
-	var seconds, cpu, controlPlane, machine []float64
+	n := len(runs)
+	seconds, cpu, controlPlane, machine := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n),
+		make([]float64, 0, n)
 	var floor, ratios, perWrite, floorControlPlane, floorMachine []float64
 	for _, p := range runs {
 		seconds = append(seconds, p.Seconds)
