@@ -65,7 +65,7 @@ func (b *bench) prepare(ctx context.Context) error {
 	}
 
 	logf("measuring the manager without nodes")
-	m, err := b.startManager(regimeNamed("defaults"), 0, "empty")
+	m, err := b.startManager(regimeNamed(defaultsRegime), 0, "empty")
 	if err != nil {
 		return err
 	}

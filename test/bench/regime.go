@@ -30,6 +30,9 @@ var regimes = []regime{
 	{name: "unthrottled-8workers", qps: -1, workers: 8},
 }
 
+// defaultsRegime is the prefix of the regime of the manager's defaults.
+const defaultsRegime = "defaults"
+
 // unthrottled says the regime has no client-side rate limit.
 func (r regime) unthrottled() bool { return r.qps < 0 }
 

@@ -17,8 +17,9 @@ type results struct {
 	// Repeat is how many times each regime's phases ran (BENCH_REPEAT).
 	Repeat int `json:"repeat"`
 	// HeapBytesPerNode is the manager's heap in use after convergence (the
-	// last regime's cold phase, after a full GC) above the empty manager's,
-	// per node; LiveHeapBytesPerNode the same for the live heap.
+	// cold phase of the defaults regime when it ran, else of the last
+	// regime; its last repetition; after a full GC) above the empty
+	// manager's, per node; LiveHeapBytesPerNode the same for the live heap.
 	HeapBytesPerNode     float64 `json:"heap_bytes_per_node"`
 	LiveHeapBytesPerNode float64 `json:"live_heap_bytes_per_node"`
 	// RSSBytes is the manager's RSS at the same moment.
@@ -32,6 +33,9 @@ type results struct {
 	// Summary holds, per regime and phase, the medians over the
 	// repetitions and the spread of the ratio to the floor.
 	Summary []phaseSummary `json:"summary"`
+
+	// heapRegime is the regime HeapBytesPerNode comes from.
+	heapRegime string
 }
 
 type memoryFigure struct {
@@ -43,8 +47,15 @@ type memoryFigure struct {
 	LiveHeapBytesPerNode float64 `json:"live_heap_bytes_per_node"`
 }
 
+// setMemory records the memory after cold, and makes it the run's heap
+// figure unless the defaults regime's already is: the sweep's heap plot
+// stays that of the manager's defaults when a regime runs after them.
 func (r *results) setMemory(regime string, rep int, mem memorySample) {
 	f := r.memory(regime, rep, phaseCold, mem)
+	if r.heapRegime != "" && r.heapRegime != regime && strings.HasPrefix(r.heapRegime, defaultsRegime) {
+		return
+	}
+	r.heapRegime = regime
 	r.HeapBytesPerNode, r.LiveHeapBytesPerNode, r.RSSBytes = f.HeapBytesPerNode, f.LiveHeapBytesPerNode, f.RSS
 }
 

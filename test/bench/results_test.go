@@ -49,3 +49,26 @@ func TestResultsPrintAndJSON(t *testing.T) {
 		}
 	}
 }
+
+// The run's heap figure is the defaults regime's when it ran, whatever ran
+// after it, else the last regime's; the last repetition's in each case.
+func TestHeapFigureIsTheDefaultsRegimes(t *testing.T) {
+	mem := func(kib float64) memorySample { return memorySample{HeapInuse: kib * 1024 * 10} }
+	all := &results{Nodes: 10}
+	all.setMemory(regimes[0].name, 1, mem(1))
+	all.setMemory(regimeNamed(defaultsRegime).name, 1, mem(2))
+	all.setMemory(regimeNamed(defaultsRegime).name, 2, mem(3))
+	all.setMemory(regimeNamed("unthrottled").name, 1, mem(4))
+	if got := all.HeapBytesPerNode / 1024; got != 3 {
+		t.Errorf("heap per node %v KiB with every regime, want the defaults regime's last, 3", got)
+	}
+	if len(all.Memory) != 4 {
+		t.Errorf("%d memory figures, want every one of 4", len(all.Memory))
+	}
+	one := &results{Nodes: 10}
+	one.setMemory(regimes[0].name, 1, mem(1))
+	one.setMemory(regimeNamed("unthrottled").name, 1, mem(4))
+	if got := one.HeapBytesPerNode / 1024; got != 4 {
+		t.Errorf("heap per node %v KiB without the defaults regime, want the last one's, 4", got)
+	}
+}
