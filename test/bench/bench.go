@@ -33,6 +33,9 @@ type bench struct {
 	kubeconfig string
 	observer   *observer
 	results    results
+	// controlPlane holds kube-apiserver's and etcd's process IDs, whose
+	// CPU time each phase reports.
+	controlPlane []int
 
 	// The specs each configuration resolves to, and how many nodes the
 	// change-10pct configuration changes.
@@ -62,7 +65,7 @@ func (b *bench) prepare(ctx context.Context) error {
 	}
 
 	logf("measuring the manager without nodes")
-	m, err := b.startManager(regimes[len(regimes)-1], "empty")
+	m, err := b.startManager(regimeNamed(defaultsRegime), 0, "empty")
 	if err != nil {
 		return err
 	}
@@ -115,12 +118,24 @@ func (b *bench) deleteNodeSLOs(ctx context.Context) error {
 // timeout bounds a phase: three times what writing every node at the
 // regime's rate takes, plus a minute.
 func (b *bench) timeout(r regime) time.Duration {
-	return time.Minute + time.Duration(3*float64(b.nodes)/r.qps*float64(time.Second))
+	return time.Minute + time.Duration(3*float64(b.nodes)/r.writesPerSecond()*float64(time.Second))
 }
 
-func (b *bench) startManager(r regime, label string) (*managerProcess, error) {
-	logPath := filepath.Join(b.outDir, fmt.Sprintf("manager-%s-%s.log", r.name, label))
+// startManager starts the manager for a phase of repetition rep (0: not
+// one of the repeated phases), logging to a file named after them.
+func (b *bench) startManager(r regime, rep int, label string) (*managerProcess, error) {
+	logPath := filepath.Join(b.outDir, fmt.Sprintf("manager-%s-%s%s.log", r.name, label, b.repetitionSuffix(rep)))
 	return startManager(b.managerBinary, b.kubeconfig, logPath, r)
+}
+
+// repetitionSuffix tells the files of repetition rep apart when there are
+// several ("-2"), and is empty otherwise, as the files were named before
+// BENCH_REPEAT.
+func (b *bench) repetitionSuffix(rep int) string {
+	if b.repeat <= 1 || rep == 0 {
+		return ""
+	}
+	return fmt.Sprintf("-%d", rep)
 }
 
 // memorySample is the manager's memory at one moment, after a full garbage

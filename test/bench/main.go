@@ -34,6 +34,9 @@ type settings struct {
 	nodes         int
 	statusUpdates int
 	regimes       string
+	// repeat is how many times each regime's phases run, floor and
+	// manager in turn.
+	repeat        int
 	managerBinary string
 	crdDir        string
 	outDir        string
@@ -50,6 +53,8 @@ func main() {
 	flag.IntVar(&s.statusUpdates, "status-updates", 500, "Node status-only updates in the status-updates phase.")
 	flag.StringVar(&s.regimes, "regimes", os.Getenv("BENCH_REGIMES"),
 		"Comma-separated prefixes of the regimes to run, e.g. qps30 or defaults (BENCH_REGIMES; default: all).")
+	flag.IntVar(&s.repeat, "repeat", envInt("BENCH_REPEAT", 1),
+		"Runs of each regime's phases, floor and manager in turn; the summary takes their medians (BENCH_REPEAT).")
 	flag.StringVar(&s.managerBinary, "manager", "bin/manager", "Manager binary to measure.")
 	flag.StringVar(&s.crdDir, "crds", "config/crd/bases", "Directory of the CRD manifests.")
 	flag.StringVar(&s.outDir, "out", "bin/bench", "Directory for results.json, the kubeconfig and the manager's logs.")
@@ -121,6 +126,9 @@ func run(s settings) (*results, error) {
 	if s.nodes < 1 {
 		return nil, fmt.Errorf("BENCH_NODES must be at least 1, not %d", s.nodes)
 	}
+	if s.repeat < 1 {
+		return nil, fmt.Errorf("BENCH_REPEAT must be at least 1, not %d", s.repeat)
+	}
 	if err := os.MkdirAll(s.outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", s.outDir, err)
 	}
@@ -138,6 +146,10 @@ func run(s settings) (*results, error) {
 			logf("error: %v", err)
 		}
 	}()
+	controlPlane, err := childrenNamed(os.Getpid(), controlPlaneCommands)
+	if err != nil {
+		return nil, fmt.Errorf("finding the control plane's processes: %w", err)
+	}
 	kubeconfig, err := filepath.Abs(filepath.Join(s.outDir, "kubeconfig"))
 	if err != nil {
 		return nil, err
@@ -164,15 +176,18 @@ func run(s settings) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs,
-		results: results{Nodes: s.nodes}}
+	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs, controlPlane: controlPlane,
+		results: results{Nodes: s.nodes, Repeat: s.repeat}}
 	if err := b.prepare(ctx); err != nil {
 		return nil, err
 	}
 	for _, r := range rs {
-		if err := b.runRegime(ctx, r); err != nil {
-			return nil, fmt.Errorf("regime %s: %w", r.name, err)
+		for rep := 1; rep <= s.repeat; rep++ {
+			if err := b.runRegime(ctx, r, rep); err != nil {
+				return nil, fmt.Errorf("regime %s, repetition %d: %w", r.name, rep, err)
+			}
 		}
 	}
+	b.results.Summary = summarize(b.results.Phases)
 	return &b.results, nil
 }

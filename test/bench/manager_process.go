@@ -18,10 +18,6 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
-// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat; it is
-// 100 on every Linux architecture Go supports.
-const clockTicks = 100
-
 // managerProcess is bin/manager running as a child, with plain-HTTP metrics
 // and pprof on loopback, so that its CPU and memory are its own.
 type managerProcess struct {
@@ -130,20 +126,7 @@ func (m *managerProcess) saveHeapProfile(ctx context.Context, path string) error
 
 // cpuSeconds is the user and system CPU time the manager used so far.
 func (m *managerProcess) cpuSeconds() (float64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name, in parentheses, may hold spaces: count fields after it.
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-	utime, err1 := strconv.ParseFloat(fields[11], 64)
-	stime, err2 := strconv.ParseFloat(fields[12], 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("reading CPU times from /proc/%d/stat", m.cmd.Process.Pid)
-	}
-	return (utime + stime) / clockTicks, nil
+	return processCPUSeconds(m.cmd.Process.Pid)
 }
 
 // rssBytes is the manager's resident set size.

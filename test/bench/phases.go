@@ -24,31 +24,40 @@ const (
 // (a watch delivers a kind's events in order), matching no selector.
 const sentinelLabel = "bench.nodeslo.dev/sentinel"
 
-// runRegime measures the floor, then the manager, in one regime.
-func (b *bench) runRegime(ctx context.Context, r regime) error {
-	logf("regime %s: floor", r.name)
+// runRegime measures the floor, then the manager, in one regime; rep
+// numbers the repetition (from 1), so that BENCH_REPEAT alternates them.
+func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
+	logf("regime %s: floor%s", r.name, b.repetitionNote(rep))
 	if err := b.setConfig(ctx, configCold); err != nil {
 		return err
 	}
 	if err := b.deleteNodeSLOs(ctx); err != nil {
 		return err
 	}
-	floorSeconds, err := b.runFloor(ctx, r)
+	floorFigures, err := b.runFloor(ctx, r)
 	if err != nil {
 		return err
 	}
 	if err := b.deleteNodeSLOs(ctx); err != nil {
 		return err
 	}
-	logf("regime %s: manager", r.name)
-	phases, err := b.runManager(ctx, r)
+	logf("regime %s: manager%s", r.name, b.repetitionNote(rep))
+	phases, err := b.runManager(ctx, r, rep)
 	for i := range phases {
-		if fs, ok := floorSeconds[phases[i].Phase]; ok {
-			phases[i].setFloor(fs)
+		if f, ok := floorFigures[phases[i].Phase]; ok {
+			phases[i].setFloor(f)
 		}
 		b.results.Phases = append(b.results.Phases, phases[i])
 	}
 	return err
+}
+
+// repetitionNote says which repetition a log line is about, when there are several.
+func (b *bench) repetitionNote(rep int) string {
+	if b.repeat <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (repetition %d of %d)", rep, b.repeat)
 }
 
 // floorStep is a phase the floor has a counterpart for, and its specs.
@@ -61,17 +70,28 @@ func (b *bench) floorSteps() []floorStep {
 	return []floorStep{{phaseCold, b.specsCold}, {phaseChangeAll, b.specsAll}, {phaseChange10pct, b.specs10pct}}
 }
 
+// floorFigures is what one phase of the floor measured.
+type floorFigures struct {
+	seconds float64
+	// cpu is the CPU time the machine and the control plane spent in the phase.
+	cpu cpuSample
+}
+
 // runFloor writes each phase's specs with a plain client and times it as
 // the manager is timed: until the observer sees them all.
-func (b *bench) runFloor(ctx context.Context, r regime) (map[string]float64, error) {
+func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures, error) {
 	f, err := newFloor(ctx, b.admin, r)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]float64{}
+	out := map[string]floorFigures{}
 	for _, step := range b.floorSteps() {
 		names := f.changed(step.want)
 		reached := b.observer.expect(step.want)
+		cpuBefore, err := sampleCPU(b.controlPlane)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		if err := f.write(ctx, names, step.want); err != nil {
 			return nil, err
@@ -79,31 +99,42 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]float64, err
 		if err := b.observer.wait(ctx, reached, b.timeout(r), nil); err != nil {
 			return nil, fmt.Errorf("floor %s: %w", step.phase, err)
 		}
-		out[step.phase] = time.Since(start).Seconds()
-		logf("  floor %-14s %7.2fs, %d writes", step.phase, out[step.phase], len(names))
+		seconds := time.Since(start).Seconds()
+		cpuAfter, err := sampleCPU(b.controlPlane)
+		if err != nil {
+			return nil, err
+		}
+		spent := cpuAfter.since(cpuBefore)
+		out[step.phase] = floorFigures{seconds: seconds, cpu: spent}
+		logf("  floor %-14s %7.2fs, %d writes, control plane %.2f CPU-s, machine %.2f CPU-s", step.phase, seconds,
+			len(names), spent.controlPlane, spent.machine)
 	}
 	return out, nil
 }
 
 // runManager runs every phase against bin/manager and returns what it
 // measured, as far as it got.
-func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error) {
+func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResult, error) {
 	var out []phaseResult
 	add := func(p phaseResult) {
-		logf("  manager %-14s %7.2fs, %d writes (expected %d), %d reconciles, %.2f CPU-s",
-			p.Phase, p.Seconds, p.Writes, p.ExpectedWrites, p.Reconciles, p.CPUSeconds)
+		logf("  manager %-14s %7.2fs, %d writes (expected %d), %d reconciles, %.2f CPU-s, "+
+			"control plane %.2f CPU-s, machine %.2f CPU-s", p.Phase, p.Seconds, p.Writes, p.ExpectedWrites,
+			p.Reconciles, p.CPUSeconds, p.ControlPlaneCPUSeconds, p.MachineCPUSeconds)
 		out = append(out, p)
 	}
 
 	// cold: from the manager's start until every node has its NodeSLO.
 	reached := b.observer.expect(b.specsCold)
-	start := time.Now()
-	m, err := b.startManager(r, phaseCold)
+	start, err := b.begin(ctx, nil)
+	if err != nil {
+		return out, err
+	}
+	m, err := b.startManager(r, rep, phaseCold)
 	if err != nil {
 		return out, err
 	}
 	defer func() { m.stop() }()
-	p, err := b.measure(ctx, m, r, phaseCold, nil, 0, start, reached, b.nodes)
+	p, err := b.measure(ctx, m, r, rep, phaseCold, start, reached, b.nodes)
 	if err != nil {
 		return out, err
 	}
@@ -112,8 +143,8 @@ func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error)
 	if err != nil {
 		return out, err
 	}
-	b.results.setMemory(r.name, mem)
-	profile := filepath.Join(b.outDir, "heap-"+r.name+".pprof")
+	b.results.setMemory(r.name, rep, mem)
+	profile := filepath.Join(b.outDir, "heap-"+r.name+b.repetitionSuffix(rep)+".pprof")
 	if err := m.saveHeapProfile(ctx, profile); err != nil {
 		return out, fmt.Errorf("saving the heap profile: %w", err)
 	}
@@ -128,16 +159,15 @@ func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error)
 		{phaseChangeAll, configChangeAll, b.specsAll, changedNodes(b.specsCold, b.specsAll)},
 		{phaseChange10pct, configChange10pct, b.specs10pct, b.changed10pct},
 	} {
-		before, cpuBefore, err := b.snapshot(ctx, m)
+		reached := b.observer.expect(step.want)
+		start, err := b.begin(ctx, m)
 		if err != nil {
 			return out, err
 		}
-		reached := b.observer.expect(step.want)
-		start := time.Now()
 		if err := b.setConfig(ctx, step.data); err != nil {
 			return out, err
 		}
-		p, err := b.measure(ctx, m, r, step.phase, before, cpuBefore, start, reached, step.changed)
+		p, err := b.measure(ctx, m, r, rep, step.phase, start, reached, step.changed)
 		if err != nil {
 			return out, err
 		}
@@ -146,20 +176,22 @@ func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error)
 
 	// restart: over unchanged inputs, until ready and idle; nothing to write.
 	m.stop()
-	start = time.Now()
-	if m, err = b.startManager(r, phaseRestart); err != nil {
+	if start, err = b.begin(ctx, nil); err != nil {
 		return out, err
 	}
-	if p, err = b.measure(ctx, m, r, phaseRestart, nil, 0, start, nil, 0); err != nil {
+	if m, err = b.startManager(r, rep, phaseRestart); err != nil {
+		return out, err
+	}
+	if p, err = b.measure(ctx, m, r, rep, phaseRestart, start, nil, 0); err != nil {
 		return out, err
 	}
 	add(p)
 	if mem, err := readMemory(ctx, m); err == nil {
-		b.results.setRestartMemory(r.name, mem)
+		b.results.setRestartMemory(r.name, rep, mem)
 	}
 
 	// status-updates: heartbeats must not reach the queue.
-	p, err = b.measureStatusUpdates(ctx, m, r)
+	p, err = b.measureStatusUpdates(ctx, m, r, rep)
 	if err != nil {
 		return out, err
 	}
@@ -167,52 +199,89 @@ func (b *bench) runManager(ctx context.Context, r regime) ([]phaseResult, error)
 	return out, nil
 }
 
-// snapshot scrapes the manager and reads its CPU time.
-func (b *bench) snapshot(ctx context.Context, m *managerProcess) (metrics, float64, error) {
-	ms, err := m.scrape(ctx)
-	if err != nil {
-		return nil, 0, err
+// phaseStart is what a phase's figures are counted from.
+type phaseStart struct {
+	at time.Time
+	// metrics and managerCPU are the running manager's (nil and 0 for a
+	// manager started in the phase).
+	metrics    metrics
+	managerCPU float64
+	cpu        cpuSample
+}
+
+// begin reads the counters a phase starts from; m is nil when the phase
+// starts the manager. The clock starts last.
+func (b *bench) begin(ctx context.Context, m *managerProcess) (phaseStart, error) {
+	var s phaseStart
+	if m != nil {
+		var err error
+		if s.metrics, err = m.scrape(ctx); err != nil {
+			return s, err
+		}
+		if s.managerCPU, err = m.cpuSeconds(); err != nil {
+			return s, err
+		}
 	}
+	cpu, err := sampleCPU(b.controlPlane)
+	if err != nil {
+		return s, err
+	}
+	s.cpu, s.at = cpu, time.Now()
+	return s, nil
+}
+
+// finish puts into p the manager's CPU time from start until now and the
+// machine's and control plane's until end (sampled at the phase's end).
+func (b *bench) finish(m *managerProcess, start phaseStart, end cpuSample, p *phaseResult) error {
 	cpu, err := m.cpuSeconds()
-	return ms, cpu, err
+	if err != nil {
+		return err
+	}
+	p.setCPU(cpu-start.managerCPU, end.since(start.cpu))
+	return nil
 }
 
 // measure waits until the observer reached the wanted NodeSLOs (when reached
 // is not nil) and the manager settled, and returns the phase's figures: its
-// time is until convergence (or, without reached, until settled); its
-// counters include the reconciles that follow convergence. before is nil for
-// a manager started in this phase.
-func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, phase string, before metrics,
-	cpuBefore float64, start time.Time, reached <-chan struct{}, expectedWrites int) (phaseResult, error) {
+// time and the machine's and control plane's CPU time are until convergence, as the floor's (or,
+// without reached, until settled); the manager's counters and CPU time run
+// until settled, so they include the reconciles that follow convergence.
+func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, rep int, phase string, start phaseStart,
+	reached <-chan struct{}, expectedWrites int) (phaseResult, error) {
 	var seconds float64
+	var end cpuSample
 	if reached != nil {
 		if err := b.observer.wait(ctx, reached, b.timeout(r), m.Process); err != nil {
 			return phaseResult{}, fmt.Errorf("manager %s: %w (log in %s)", phase, err, m.log.Name())
 		}
-		seconds = time.Since(start).Seconds()
+		seconds = time.Since(start.at).Seconds()
+		var err error
+		if end, err = sampleCPU(b.controlPlane); err != nil {
+			return phaseResult{}, err
+		}
 	}
 	after, settledAt, err := b.waitSettled(ctx, m, b.nodes, b.timeout(r))
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("manager %s: %w", phase, err)
 	}
 	if reached == nil {
-		seconds = settledAt.Sub(start).Seconds()
+		seconds = settledAt.Sub(start.at).Seconds()
+		if end, err = sampleCPU(b.controlPlane); err != nil {
+			return phaseResult{}, err
+		}
 	}
-	cpu, err := m.cpuSeconds()
-	if err != nil {
-		return phaseResult{}, err
-	}
-	return newPhaseResult(r, phase, seconds, cpu-cpuBefore, before, after, expectedWrites), nil
+	p := newPhaseResult(r, rep, phase, seconds, start.metrics, after, expectedWrites)
+	return p, b.finish(m, start, end, &p)
 }
 
 // measureStatusUpdates sends the status-only updates, then the sentinel
 // label change, and counts the reconciles beyond the sentinel's one.
-func (b *bench) measureStatusUpdates(ctx context.Context, m *managerProcess, r regime) (phaseResult, error) {
-	before, cpuBefore, err := b.snapshot(ctx, m)
+func (b *bench) measureStatusUpdates(ctx context.Context, m *managerProcess, r regime, rep int) (phaseResult, error) {
+	start, err := b.begin(ctx, m)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	start := time.Now()
+	before := start.metrics
 	if err := touchNodeStatuses(ctx, b.client, b.nodes, b.statusUpdates, setupWorkers); err != nil {
 		return phaseResult{}, err
 	}
@@ -240,13 +309,13 @@ func (b *bench) measureStatusUpdates(ctx context.Context, m *managerProcess, r r
 	if err != nil {
 		return phaseResult{}, err
 	}
-	cpu, err := m.cpuSeconds()
+	end, err := sampleCPU(b.controlPlane)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	p := newPhaseResult(r, phaseStatusUpdates, settledAt.Sub(start).Seconds(), cpu-cpuBefore, before, after, 0)
+	p := newPhaseResult(r, rep, phaseStatusUpdates, settledAt.Sub(start.at).Seconds(), before, after, 0)
 	p.Reconciles-- // the sentinel's
 	p.ExpectedReconciles = new(0)
 	p.check()
-	return p, nil
+	return p, b.finish(m, start, end, &p)
 }

@@ -95,7 +95,8 @@ var palette = []color.Color{
 	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
 }
 
-// timePlot has one solid line (manager) and one dashed line (floor) per regime.
+// timePlot has one solid line (manager) and one dashed line (floor) per
+// regime, through the medians of the repetitions.
 func timePlot(all []*results, phase, title string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
@@ -106,7 +107,7 @@ func timePlot(all []*results, phase, title string) (*plot.Plot, error) {
 	for i, r := range regimes {
 		var manager, floor plotter.XYs
 		for _, res := range all {
-			for _, ph := range res.Phases {
+			for _, ph := range summarize(res.Phases) {
 				if ph.Regime == r.name && ph.Phase == phase && ph.FloorSeconds != nil {
 					manager = append(manager, plotter.XY{X: float64(res.Nodes), Y: ph.Seconds})
 					floor = append(floor, plotter.XY{X: float64(res.Nodes), Y: *ph.FloorSeconds})

@@ -19,7 +19,7 @@ func TestPlotScale(t *testing.T) {
 				continue // a regime missing from one run
 			}
 			p := phaseResult{Regime: r.name, Phase: phaseCold, Seconds: float64(n) / 100}
-			p.setFloor(float64(n) / 110)
+			p.setFloor(floorFigures{seconds: float64(n) / 110})
 			res.Phases = append(res.Phases, p)
 		}
 		all = append(all, res)
