@@ -63,8 +63,7 @@ func (r *NodeSLOReconciler) learned(ctx context.Context, change skewChange) {
 	}
 	if len(change.regained) == 0 {
 		if cfg := r.store.Current(); cfg != nil {
-			probe := cfg.ProbeSpec()
-			if dropped, err := crdprobe.Dropped(ctx, r.client, &probe); err != nil {
+			if dropped, err := crdprobe.ConfigDropped(ctx, r.client, cfg); err != nil {
 				logf.FromContext(ctx).Info("Cannot dry-run the whole configuration; reporting the fields seen so far",
 					"error", err.Error())
 			} else if more := r.skew.learnDropped(dropped); more.changed {

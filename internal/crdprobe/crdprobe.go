@@ -9,7 +9,9 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -36,8 +38,25 @@ func Dropped(ctx context.Context, c client.Client, spec *slov1alpha1.NodeSLOSpec
 }
 
 // ConfigDropped returns the fields of cfg, any strategy's, that the
-// installed CRD drops: one dry run of cfg.ProbeSpec.
+// installed CRD drops: one dry run of cfg.ProbeSpec. That union of every
+// strategy can break a cross-field rule of the CRD (a cluster strategy's
+// memoryEvictThresholdPercent beside a node strategy's
+// memoryEvictLowerPercent, as in the samples); the apiserver then refuses
+// it as Invalid, and each strategy is dry-run alone instead
+// (cfg.StrategySpecs), each a spec the controller could write.
 func ConfigDropped(ctx context.Context, c client.Client, cfg *sloconfig.Config) ([]string, error) {
 	probe := cfg.ProbeSpec()
-	return Dropped(ctx, c, &probe)
+	dropped, err := Dropped(ctx, c, &probe)
+	if !apierrors.IsInvalid(err) {
+		return dropped, err
+	}
+	all := sets.New[string]()
+	for _, spec := range cfg.StrategySpecs() {
+		paths, err := Dropped(ctx, c, &spec)
+		if err != nil {
+			return nil, err
+		}
+		all.Insert(paths...)
+	}
+	return sets.List(all), nil
 }

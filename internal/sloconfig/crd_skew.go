@@ -179,6 +179,21 @@ func (c *Config) ProbeSpec() slov1alpha1.NodeSLOSpec {
 	return out
 }
 
+// StrategySpecs returns one spec per strategy of every key (the cluster
+// strategy, then each node strategy), each with only that key's section
+// set: specs the controller could write, which a CRD's cross-field rules
+// accept, where ProbeSpec's union may not be.
+func (c *Config) StrategySpecs() []slov1alpha1.NodeSLOSpec {
+	var out []slov1alpha1.NodeSLOSpec
+	for _, k := range keyTable {
+		for _, spec := range k.variants(c) {
+			spec.Extensions = emptyExtensions // as in every spec written
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
 // unionTree adds to a what only b has, recursively; a's values win.
 func unionTree(a, b any) any {
 	switch av := a.(type) {

@@ -128,3 +128,28 @@ func TestProbeSpecHoldsEveryFieldAnyStrategySets(t *testing.T) {
 		}
 	}
 }
+
+// StrategySpecs is what the CRD probe falls back to when the union of every
+// strategy breaks a cross-field rule: each strategy alone, as the
+// controller could write it.
+func TestStrategySpecsOnePerStrategy(t *testing.T) {
+	cfg := Load(map[string]string{
+		string(KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "memoryEvictThresholdPercent": 70},
+			"nodeStrategies": [{"name": "c", "nodeSelector": {"matchLabels": {"pool": "c"}},
+				"memoryEvictThresholdPercent": 85, "memoryEvictLowerPercent": 75}]}`,
+	}, nil)
+	specs := cfg.StrategySpecs()
+	// Two threshold strategies, and the cluster strategy of each other key.
+	if want := 2 + len(Keys) - 1; len(specs) != want {
+		t.Fatalf("%d specs, want %d", len(specs), want)
+	}
+	for i, s := range specs[:2] {
+		th := s.ResourceUsedThresholdWithBE
+		if th == nil || s.Extensions == nil || s.ResourceQOSStrategy != nil {
+			t.Fatalf("spec %d: %+v", i, s)
+		}
+		if th.MemoryEvictLowerPercent != nil && *th.MemoryEvictLowerPercent >= *th.MemoryEvictThresholdPercent {
+			t.Errorf("spec %d breaks the cross-field rule: %+v", i, th)
+		}
+	}
+}

@@ -199,4 +199,24 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		Expect(stdout).To(ContainSubstring("NodeSLO:   matches the configuration\n"))
 		Expect(stdout).To(ContainSubstring("the installed NodeSLO CRD stores every value configured for this node"))
 	})
+
+	It("checks a configuration whose strategies together break a cross-field rule of the CRD strategy by strategy",
+		func(ctx SpecContext) {
+			// As in the samples: the cluster strategy evicts above 70 %, a node
+			// strategy evicts from 85 % down to 75 %. One spec holding both
+			// would have its lower bound above its threshold, which this
+			// project's CRD refuses.
+			crossed := map[string]string{
+				string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "memoryEvictThresholdPercent": 70},
+					"nodeStrategies": [{"name": "colocation", "nodeSelector": {"matchLabels": {"pool": "colocation"}},
+						"memoryEvictThresholdPercent": 85, "memoryEvictLowerPercent": 75}]}`,
+				string(sloconfig.KeyResourceQOS): data[string(sloconfig.KeyResourceQOS)],
+			}
+			warnings.Take()
+			cm = putConfig(ctx, k8sClient, crossed)
+			Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
+			code, stdout, stderr := runPlugin("validate", "-f", configMapFile(cm), "--server")
+			Expect(code).To(Equal(plugin.ExitOK), stderr)
+			Expect(stdout + stderr).To(BeEmpty())
+		})
 })
