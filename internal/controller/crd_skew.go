@@ -82,14 +82,7 @@ func (s *crdSkew) learn(sent, stored *slov1alpha1.NodeSLOSpec, missing []string)
 	now := sets.New(dropped...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out skewChange
-	for _, p := range dropped {
-		if !s.dropped.Has(p) {
-			s.dropped.Insert(p)
-			s.kept.Delete(p)
-			out.changed = true
-		}
-	}
+	out := skewChange{changed: s.markDropped(dropped)}
 	for _, p := range sets.List(s.dropped) {
 		// sent has p and the answer kept it: the CRD holds it now.
 		if !now.Has(p) && hasPath(sent, p) && hasPath(stored, p) {
@@ -134,19 +127,26 @@ func (s *crdSkew) forget() {
 func (s *crdSkew) learnDropped(paths []string) skewChange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out skewChange
-	for _, p := range paths {
-		if !s.dropped.Has(p) {
-			s.dropped.Insert(p)
-			s.kept.Delete(p)
-			out.changed = true
-		}
-	}
+	out := skewChange{changed: s.markDropped(paths)}
 	if out.changed {
 		s.sorted = sets.List(s.dropped)
 	}
 	out.dropped = s.sorted
 	return out
+}
+
+// markDropped records paths as dropped (no longer kept) and reports whether
+// any was new. The caller holds s.mu.
+func (s *crdSkew) markDropped(paths []string) bool {
+	changed := false
+	for _, p := range paths {
+		if !s.dropped.Has(p) {
+			s.dropped.Insert(p)
+			s.kept.Delete(p)
+			changed = true
+		}
+	}
+	return changed
 }
 
 // firstReport reports whether dropped differs from the set last reported,
