@@ -40,7 +40,7 @@ func (r *ConfigCacheReconciler) keepHistory(
 			return err
 		}
 	}
-	if r.history.name == "" || r.history.outcome != rollout.OutcomeInProgress {
+	if r.history.name == "" || r.history.outcome.Final() {
 		// No revision in force (a frozen key), or its outcome is final.
 		return nil
 	}

@@ -42,6 +42,11 @@ type Input struct {
 	Record Record
 	Nodes  []Node
 	Now    time.Time
+	// RolloutKey is a fingerprint of the rollout key's value: a health
+	// gate's halt is resumed by a change of it (docs/rollout.md#health-gates).
+	RolloutKey string
+	// Health is what the health gate judged of the nodes this rollout reached.
+	Health HealthInput
 }
 
 // Decision is what the controller does now.
@@ -69,6 +74,11 @@ type Decision struct {
 	// Paused reports that a rollout with pending nodes is paused, or held
 	// by an invalid key (RolloutPaused).
 	Started, Stepped, Completed, Paused bool
+	// Halted reports that the health gate holds the rollout (Paused is set
+	// too), HaltedNow that it halted in this decision (RolloutHalted).
+	Halted, HaltedNow bool
+	// MaxUnhealthy is how many unhealthy nodes the gate allowed at the halt.
+	MaxUnhealthy int
 }
 
 // Decide decides which pending nodes are reached now (docs/rollout.md).
@@ -76,7 +86,7 @@ func Decide(in Input) Decision {
 	if !in.Rollout.Present {
 		d := allAtOnce(in.Nodes)
 		// Without the key there is no rollout: the record is removed.
-		d.RecordChanged = in.Record != Record{}
+		d.RecordChanged = !in.Record.IsZero()
 		return d
 	}
 	d := Decision{Record: in.Record}
@@ -95,6 +105,7 @@ func Decide(in Input) Decision {
 		d.Started = true
 	}
 	policy := in.Rollout.Policy // nil when the key is invalid
+	d.Halted, d.HaltedNow, d.MaxUnhealthy = judgeHealth(rec, in)
 	pending, canaries := d.classify(in.Nodes, rec.Canaries > 0 || rec.Steps == 0)
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the
@@ -104,16 +115,18 @@ func Decide(in Input) Decision {
 	if len(pending)+len(canaries) == 0 {
 		d.Completed = !rec.Done && !d.Started
 		d.Started = false // nothing to roll out
-		rec.Done = true
+		if !rec.Done {
+			rec.Done, rec.DoneAt = true, in.Now
+		}
 		d.Reached = rec.Pending
-		d.RecordChanged = d.Record != in.Record
+		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
-	d.Paused = Paused(in.Rollout)
+	d.Paused = Paused(in.Rollout) || d.Halted
 	if policy == nil {
 		d.Held = append(order(canaries, in.Target), order(pending, in.Target)...)
 		d.Reached = max(rec.Pending-len(d.Held), 0)
-		d.RecordChanged = d.Record != in.Record
+		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
 	s := NewSchedule(policy, *rec)
@@ -139,7 +152,7 @@ func Decide(in Input) Decision {
 	if !d.Paused {
 		d.NextStep = d.next(s, complete)
 	}
-	d.RecordChanged = d.Record != in.Record
+	d.RecordChanged = !d.Record.Equal(in.Record)
 	return d
 }
 

@@ -14,6 +14,8 @@ const (
 	ReasonStep      = "RolloutStep"
 	ReasonPaused    = "RolloutPaused"
 	ReasonCompleted = "RolloutCompleted"
+	// ReasonHalted: the health gate halted the rollout (docs/rollout.md#health-gates).
+	ReasonHalted = "RolloutHalted"
 )
 
 // Event is one Event to record on the ConfigMap. Each Event of a rollout
@@ -49,7 +51,19 @@ func decisionEvents(load sloconfig.RolloutLoad, d Decision, pausedReported strin
 			fmt.Sprintf("rollout of configuration %s completed: %d nodes reached in %d steps",
 				target, d.Record.Pending, d.Record.Steps)})
 	}
-	if !d.Paused {
+	if d.HaltedNow {
+		h := d.Record.Health
+		then := "paused: resume with kubectl nodeslo rollout resume, or undo with kubectl nodeslo rollout undo"
+		if h.Revert {
+			then = "reverting: the previous revision is written back and rolled out to the reached nodes"
+		}
+		out = append(out, Event{corev1.EventTypeWarning, ReasonHalted, "Halt " + target,
+			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s halted by its health gate: %d reached nodes unhealthy, "+
+				"more than the %d allowed: %s; %s", target, len(h.Unhealthy)-h.Tolerated, d.MaxUnhealthy, h.Summary(), then),
+				sloconfig.MaxEventNote)})
+	}
+	if !d.Paused || d.Halted {
+		// A halt said so itself, once.
 		return out, ""
 	}
 	eventType, why := corev1.EventTypeNormal, "\"paused\": true"

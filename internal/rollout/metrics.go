@@ -13,6 +13,8 @@ const (
 	MetricStep       = "nodeslo_rollout_step"
 	MetricInProgress = "nodeslo_rollout_in_progress"
 	MetricPaused     = "nodeslo_rollout_paused"
+	MetricHalted     = "nodeslo_rollout_halted"
+	MetricUnhealthy  = "nodeslo_rollout_unhealthy_nodes"
 )
 
 var (
@@ -29,6 +31,12 @@ var (
 	// different actions.
 	pausedGauge = newGauge(MetricPaused,
 		"1 while a staged rollout with pending nodes is paused (\"paused\": true, or its key invalid), else 0.")
+	// haltedGauge is the health gate's verdict on the rollout in progress:
+	// its alert asks for a decision (resume, undo), not for patience.
+	haltedGauge = newGauge(MetricHalted,
+		"1 while the rollout key's health gate holds a rollout halted (resume or undo it), else 0.")
+	unhealthyGauge = newGauge(MetricUnhealthy,
+		"Nodes reached by the rollout in progress that its health gate judged unhealthy.")
 )
 
 // newGauge is a gauge without labels.
@@ -37,14 +45,14 @@ func newGauge(name, help string) prometheus.Gauge {
 }
 
 func init() {
-	metrics.Registry.MustRegister(pendingGauge, reachedGauge, stepGauge, inProgressGauge, pausedGauge)
+	metrics.Registry.MustRegister(pendingGauge, reachedGauge, stepGauge, inProgressGauge, pausedGauge, haltedGauge, unhealthyGauge)
 }
 
 // Figures are the values of the rollout gauges; the zero value is "no
 // rollout".
 type Figures struct {
-	Pending, Reached, Step int
-	InProgress, Paused     bool
+	Pending, Reached, Step, Unhealthy int
+	InProgress, Paused, Halted        bool
 }
 
 // Export sets the rollout gauges to f.
@@ -54,6 +62,8 @@ func (f Figures) Export() {
 	stepGauge.Set(float64(f.Step))
 	inProgressGauge.Set(gaugeBool(f.InProgress))
 	pausedGauge.Set(gaugeBool(f.Paused))
+	haltedGauge.Set(gaugeBool(f.Halted))
+	unhealthyGauge.Set(float64(f.Unhealthy))
 }
 
 // gaugeBool is 1 for true, 0 for false.

@@ -14,6 +14,8 @@ type Observed struct {
 	// Generation that NodeSLO's generation.
 	Stored     *slov1alpha1.NodeSLOSpec
 	Generation int64
+	// WrittenAt is the NodeSLO's SpecWrittenAnnotation (zero: none).
+	WrittenAt time.Time
 }
 
 // PlanInput is everything a plan depends on: the ConfigMap as read past the
@@ -33,6 +35,11 @@ type PlanInput struct {
 	// whose NodeSLO lacks only those has the configuration in force
 	// (docs/behaviour.md#crd-version-skew).
 	Dropped []string
+	// RolloutKey is a fingerprint of the rollout key's value (KeyFingerprint).
+	RolloutKey string
+	// Health has, by node name, the watched conditions and eviction Events
+	// of the nodes, when the rollout key has a health gate (HealthWatched).
+	Health map[string]NodeHealth
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -61,6 +68,10 @@ type Plan struct {
 	NextAt  time.Time
 	Figures *Figures
 	Events  []Event
+	// Revert is set while a rollout the health gate halted under
+	// onUnhealthy "revert" still has its configuration in force: the
+	// controller writes the previous revision back into the ConfigMap.
+	Revert *Revert
 	// RecordProblem is why the record could not be read; the rollout then
 	// starts again, which is safe: it holds every pending node.
 	RecordProblem error
@@ -104,7 +115,11 @@ func (m Memory) Plan(in PlanInput) Plan {
 	}
 	rec, recordProblem := ParseRecord(in.Record)
 	nodes, held := describe(in, m.gate)
-	d := Decide(Input{Rollout: in.Rollout, Target: in.Config.Fingerprint(), Record: rec, Nodes: nodes, Now: in.Now})
+	target := in.Config.Fingerprint()
+	d := Decide(Input{
+		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,
+		RolloutKey: in.RolloutKey, Health: judgeReached(in, rec, target, nodes),
+	})
 
 	gate := &Gate{held: make(map[string]heldWith, len(d.Held))}
 	for _, name := range d.Held {
@@ -114,14 +129,20 @@ func (m Memory) Plan(in PlanInput) Plan {
 	mem.gate, mem.nextAt = gate, d.NextStep
 	var events []Event
 	events, mem.pausedReported = decisionEvents(in.Rollout, d, m.pausedReported)
+	if d.NextStep.IsZero() && d.Record.Done && gateWatches(in.Rollout.Policy, d.Record, in.Now) {
+		// The gate watches the soak after completion; decide again at its end.
+		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
+	}
 	p := Plan{
 		Gate:    gate,
 		Release: d.Write,
-		NextAt:  d.NextStep,
+		NextAt:  mem.nextAt,
 		Figures: &Figures{
 			Pending: len(d.Held), Reached: d.Reached, Step: d.Record.Steps,
 			InProgress: !d.Record.Done, Paused: d.Paused && len(d.Held) > 0,
+			Halted: d.Halted, Unhealthy: len(d.Record.Health.UnhealthyNames()),
 		},
+		Revert:        revertOf(d.Record),
 		Events:        events,
 		RecordProblem: recordProblem,
 		memory:        mem,

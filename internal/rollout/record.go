@@ -30,13 +30,22 @@ type Record struct {
 	// incomplete, when it was last seen so: the wait for the next step
 	// counts from here.
 	StepAt time.Time `json:"stepAt,omitzero"`
-	// Done is set once no node is pending.
-	Done bool `json:"done,omitempty"`
+	// Done is set once no node is pending, at DoneAt.
+	Done   bool      `json:"done,omitempty"`
+	DoneAt time.Time `json:"doneAt,omitzero"`
+	// Health is what the rollout key's health gate judged (nil: nothing).
+	Health *HealthRecord `json:"health,omitempty"`
 }
+
+// Equal reports whether two records are the same record.
+func (r Record) Equal(o Record) bool { return r.Encode() == o.Encode() }
+
+// IsZero reports whether r is no record at all.
+func (r Record) IsZero() bool { return r.Equal(Record{}) }
 
 // Encode renders r as the annotation's value.
 func (r Record) Encode() string {
-	// A struct of strings, ints, times and a bool always marshals.
+	// A struct of strings, ints, times, bools and a map of strings always marshals.
 	b, _ := json.Marshal(r)
 	return string(b)
 }

@@ -42,6 +42,10 @@ const (
 // Outcome is what became of the rollout of a revision.
 type Outcome string
 
+// Final reports whether nothing more can happen to the outcome of a
+// revision in force: only a rollout in progress or halted moves on.
+func (o Outcome) Final() bool { return o != OutcomeInProgress && o != OutcomeHalted }
+
 const (
 	// OutcomeInProgress: the revision is in force and its staged rollout
 	// has pending nodes.
@@ -53,6 +57,10 @@ const (
 	// OutcomeAllAtOnce: put in force without a rollout key, so every node
 	// got it at once.
 	OutcomeAllAtOnce Outcome = "AllAtOnce"
+	// OutcomeHalted: the rollout key's health gate halted the rollout
+	// (docs/rollout.md#health-gates); a resume makes it InProgress again,
+	// a newer revision (an undo, a revert) leaves it Halted.
+	OutcomeHalted Outcome = "Halted"
 )
 
 // Revision is one configuration put in force.
@@ -237,6 +245,9 @@ func KeepHistory(existing []Revision, now InForce, limit int) HistoryChange {
 // Progress is the outcome of the revision in force under a rollout key,
 // from the rollout's figures.
 func Progress(f *Figures) (Outcome, int) {
+	if f.Halted {
+		return OutcomeHalted, f.Reached
+	}
 	if f.InProgress {
 		return OutcomeInProgress, f.Reached
 	}

@@ -46,6 +46,9 @@ type RolloutPolicy struct {
 	// RevisionHistoryLimit is how many configurations put in force the
 	// revision history keeps, the one in force included.
 	RevisionHistoryLimit int
+	// HealthGate halts the rollout when reached nodes turn unhealthy; nil
+	// when the key has none.
+	HealthGate *HealthGate
 }
 
 // RevisionHistoryLimit is the number of revisions to keep under this key:
@@ -121,6 +124,7 @@ type rolloutDocument struct {
 	Canary               *rolloutCanaryDocument `json:"canary,omitempty"`
 	Paused               *bool                  `json:"paused,omitempty"`
 	RevisionHistoryLimit *int64                 `json:"revisionHistoryLimit,omitempty"`
+	HealthGate           *healthGateDocument    `json:"healthGate,omitempty"`
 }
 
 type rolloutCanaryDocument struct {
@@ -175,6 +179,11 @@ func compileRollout(raw string) (*RolloutPolicy, *findings) {
 			policy.CanarySoak = time.Duration(*c.SoakSeconds) * time.Second
 		}
 		policy.Canary = compileCanarySelector(doc.top["canary"], found)
+	}
+	if g := written.HealthGate; g != nil {
+		var errs field.ErrorList
+		policy.HealthGate, errs = compileHealthGate(g)
+		found.fail(errs...)
 	}
 	found.fail(r.errs...)
 	return policy, found

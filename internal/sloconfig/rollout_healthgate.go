@@ -1,0 +1,175 @@
+package sloconfig
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Defaults and bounds of the rollout key's healthGate
+// (docs/rollout.md#health-gates).
+const (
+	// DefaultEvictionReason is the reason koordlet gives the Event it
+	// records on a Pod it evicted.
+	DefaultEvictionReason       = "evictPodSuccess"
+	defaultMaxEvictionsPerNode  = 3
+	maxEvictionsPerNodeBound    = 100000
+	OnUnhealthyPause            = "pause"
+	OnUnhealthyRevert           = "revert"
+	maxHealthGateListLength     = 32
+	defaultMaxUnhealthyNodesPct = "10%"
+)
+
+// defaultGateConditions are the Node conditions a gate watches when the key
+// does not list them.
+var defaultGateConditions = []corev1.NodeConditionType{
+	corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure,
+}
+
+// HealthGate is a compiled healthGate of the rollout key: when more of the
+// nodes a rollout reached turn unhealthy than it allows, the rollout halts.
+type HealthGate struct {
+	// MaxUnhealthyNodes is an int >= 0 or a percent "0%".."100%" of the
+	// nodes reached; MaxUnhealthy resolves it.
+	MaxUnhealthyNodes intstr.IntOrString
+	// Conditions are the Node condition types watched. Ready is bad when
+	// not True; any other is bad when True (the pressure conditions).
+	Conditions []corev1.NodeConditionType
+	// EvictionReasons are the Event reasons counted as evictions, and
+	// MaxEvictionsPerNode how many of them a reached node may report.
+	EvictionReasons     []string
+	MaxEvictionsPerNode int
+	// Revert: on a halt, write the previous revision back (onUnhealthy
+	// "revert"); otherwise only pause.
+	Revert bool
+}
+
+// MaxUnhealthy is how many unhealthy nodes the gate tolerates among
+// reached nodes: a percent is rounded down, so a gate of "10%" over fewer
+// than ten reached nodes halts on the first unhealthy one.
+func (g *HealthGate) MaxUnhealthy(reached int) int {
+	// MaxUnhealthyNodes was validated, so this cannot fail.
+	n, _ := intstr.GetScaledValueFromIntOrPercent(&g.MaxUnhealthyNodes, reached, false)
+	return n
+}
+
+// Watches reports whether the gate watches condition type t.
+func (g *HealthGate) Watches(t corev1.NodeConditionType) bool {
+	return slices.Contains(g.Conditions, t)
+}
+
+// ConditionBad reports whether a watched condition of type t with status s
+// is bad: Ready not True, any other condition True.
+func ConditionBad(t corev1.NodeConditionType, s corev1.ConditionStatus) bool {
+	if t == corev1.NodeReady {
+		return s != corev1.ConditionTrue
+	}
+	return s == corev1.ConditionTrue
+}
+
+// healthGateDocument is healthGate as written; nil means "not set".
+type healthGateDocument struct {
+	MaxUnhealthyNodes *intstr.IntOrString `json:"maxUnhealthyNodes,omitempty"`
+	NodeConditions    []string            `json:"nodeConditions,omitempty"`
+	Evictions         *evictionsDocument  `json:"evictions,omitempty"`
+	OnUnhealthy       *string             `json:"onUnhealthy,omitempty"`
+}
+
+type evictionsDocument struct {
+	Reasons    []string `json:"reasons,omitempty"`
+	MaxPerNode *int64   `json:"maxPerNode,omitempty"`
+}
+
+// compileHealthGate checks healthGate and fills in its defaults. An empty
+// list reads as unset, as in every other key: the defaults apply.
+func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
+	path := field.NewPath("healthGate")
+	gate := &HealthGate{
+		MaxUnhealthyNodes:   intstr.FromString(defaultMaxUnhealthyNodesPct),
+		Conditions:          defaultGateConditions,
+		EvictionReasons:     []string{DefaultEvictionReason},
+		MaxEvictionsPerNode: defaultMaxEvictionsPerNode,
+	}
+	var errs field.ErrorList
+	if v := doc.MaxUnhealthyNodes; v != nil {
+		errs = append(errs, validateMaxUnhealthyNodes(*v, path.Child("maxUnhealthyNodes"))...)
+		gate.MaxUnhealthyNodes = *v
+	}
+	if v := doc.NodeConditions; len(v) > 0 {
+		p := path.Child("nodeConditions")
+		errs = append(errs, validateNames(v, p, "a Node condition type such as Ready or MemoryPressure")...)
+		gate.Conditions = make([]corev1.NodeConditionType, len(v))
+		for i, c := range v {
+			gate.Conditions[i] = corev1.NodeConditionType(c)
+		}
+	}
+	if e := doc.Evictions; e != nil {
+		p := path.Child("evictions")
+		if v := e.Reasons; len(v) > 0 {
+			errs = append(errs, validateNames(v, p.Child("reasons"), "an Event reason such as "+DefaultEvictionReason)...)
+			gate.EvictionReasons = v
+		}
+		if v := e.MaxPerNode; v != nil {
+			if *v < 0 || *v > maxEvictionsPerNodeBound {
+				errs = append(errs, field.Invalid(p.Child("maxPerNode"), *v,
+					validation.InclusiveRangeError(0, maxEvictionsPerNodeBound)))
+			}
+			gate.MaxEvictionsPerNode = int(*v)
+		}
+	}
+	if v := doc.OnUnhealthy; v != nil {
+		switch *v {
+		case OnUnhealthyPause:
+		case OnUnhealthyRevert:
+			gate.Revert = true
+		default:
+			errs = append(errs, field.NotSupported(path.Child("onUnhealthy"), echo(*v),
+				[]string{OnUnhealthyPause, OnUnhealthyRevert}))
+		}
+	}
+	return gate, errs
+}
+
+// validateMaxUnhealthyNodes checks an int >= 0, or a percent "0%".."100%".
+func validateMaxUnhealthyNodes(v intstr.IntOrString, path *field.Path) field.ErrorList {
+	if v.Type == intstr.Int {
+		if v.IntVal < 0 {
+			return field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 0")}
+		}
+		return nil
+	}
+	const want = `must be an integer >= 0 or a percent from "0%" to "100%"`
+	if !strings.HasSuffix(v.StrVal, "%") {
+		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
+	}
+	percent, err := intstr.GetScaledValueFromIntOrPercent(&v, 100, false)
+	if err != nil || percent < 0 || percent > 100 {
+		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
+	}
+	return nil
+}
+
+// validateNames checks a list of condition types or Event reasons: at most
+// a few dozen, each a non-empty name without spaces, none twice.
+func validateNames(names []string, path *field.Path, what string) field.ErrorList {
+	var errs field.ErrorList
+	if len(names) > maxHealthGateListLength {
+		errs = append(errs, field.TooMany(path, len(names), maxHealthGateListLength))
+	}
+	seen := map[string]bool{}
+	for i, n := range names {
+		switch {
+		case n == "" || strings.ContainsAny(n, " \t\n,"):
+			errs = append(errs, field.Invalid(path.Index(i), echo(n), fmt.Sprintf("must be %s: not empty, no spaces or commas", what)))
+		case seen[n]:
+			errs = append(errs, field.Duplicate(path.Index(i), echo(n)))
+		}
+		seen[n] = true
+	}
+	return errs
+}

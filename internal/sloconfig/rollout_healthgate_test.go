@@ -1,0 +1,99 @@
+package sloconfig
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestHealthGateDefaults(t *testing.T) {
+	load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {}}`})
+	if !load.Valid() {
+		t.Fatalf("errors: %v", load.Messages())
+	}
+	g := load.Policy.HealthGate
+	if g == nil {
+		t.Fatal("healthGate {} compiled to no gate")
+	}
+	if g.MaxUnhealthyNodes.String() != "10%" || g.MaxEvictionsPerNode != 3 || g.Revert ||
+		!slices.Equal(g.EvictionReasons, []string{"evictPodSuccess"}) ||
+		!slices.Equal(g.Conditions, []corev1.NodeConditionType{"Ready", "MemoryPressure", "DiskPressure", "PIDPressure"}) {
+		t.Errorf("defaults: %+v", g)
+	}
+	if LoadRollout(map[string]string{string(KeyRollout): `{}`}).Policy.HealthGate != nil {
+		t.Error("a key without healthGate has a gate")
+	}
+}
+
+func TestHealthGateEmptyListsAreDefaults(t *testing.T) {
+	load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"nodeConditions": [], "evictions": {"reasons": []}}}`})
+	if !load.Valid() {
+		t.Fatalf("errors: %v", load.Messages())
+	}
+	if g := load.Policy.HealthGate; len(g.Conditions) != 4 || len(g.EvictionReasons) != 1 {
+		t.Errorf("empty lists did not read as the defaults: %+v", g)
+	}
+}
+
+func TestHealthGateMaxUnhealthy(t *testing.T) {
+	for _, c := range []struct {
+		raw     string
+		reached int
+		want    int
+	}{
+		{`"10%"`, 4, 0}, {`"10%"`, 40, 4}, {`"10%"`, 45, 4}, {`1`, 4, 1}, {`0`, 100, 0}, {`"100%"`, 7, 7},
+	} {
+		load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"maxUnhealthyNodes": ` + c.raw + `}}`})
+		if !load.Valid() {
+			t.Fatalf("%s: %v", c.raw, load.Messages())
+		}
+		if got := load.Policy.HealthGate.MaxUnhealthy(c.reached); got != c.want {
+			t.Errorf("maxUnhealthyNodes %s of %d reached: %d, want %d", c.raw, c.reached, got, c.want)
+		}
+	}
+}
+
+func TestHealthGateErrors(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`{"maxUnhealthyNodes": -1}`, `healthGate.maxUnhealthyNodes: Invalid value: -1: must be greater than or equal to 0`},
+		{`{"maxUnhealthyNodes": "150%"}`, `healthGate.maxUnhealthyNodes: Invalid value: "150%": must be an integer >= 0 or a percent`},
+		{`{"maxUnhealthyNodes": "two"}`, `healthGate.maxUnhealthyNodes: Invalid value: "two"`},
+		{`{"nodeConditions": ["Ready", "Ready"]}`, `healthGate.nodeConditions[1]: Duplicate value: "Ready"`},
+		{`{"nodeConditions": ["Memory Pressure"]}`, `healthGate.nodeConditions[0]: Invalid value: "Memory Pressure"`},
+		{`{"evictions": {"maxPerNode": -2}}`, `healthGate.evictions.maxPerNode: Invalid value: -2: must be between 0 and 100000, inclusive`},
+		{`{"onUnhealthy": "rollback"}`, `healthGate.onUnhealthy: Unsupported value: "rollback": supported values: "pause", "revert"`},
+	} {
+		load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": ` + c.raw + `}`})
+		msgs := strings.Join(load.Messages(), "\n")
+		if load.Valid() || !strings.Contains(msgs, c.want) {
+			t.Errorf("%s: errors %q, want one containing %q", c.raw, msgs, c.want)
+		}
+	}
+}
+
+func TestHealthGateUnknownFieldWarned(t *testing.T) {
+	load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"onUnhealty": "revert", "evictions": {"maxPerNod": 1}}}`})
+	warnings := strings.Join(load.WarningMessages(), "\n")
+	for _, want := range []string{`did you mean "onUnhealthy"`, `did you mean "maxPerNode"`} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings %q lack %q", warnings, want)
+		}
+	}
+}
+
+func TestConditionBad(t *testing.T) {
+	for _, c := range []struct {
+		t    corev1.NodeConditionType
+		s    corev1.ConditionStatus
+		want bool
+	}{
+		{"Ready", "True", false}, {"Ready", "False", true}, {"Ready", "Unknown", true},
+		{"MemoryPressure", "True", true}, {"MemoryPressure", "False", false}, {"MemoryPressure", "Unknown", false},
+	} {
+		if got := ConditionBad(c.t, c.s); got != c.want {
+			t.Errorf("%s=%s bad: %t, want %t", c.t, c.s, got, c.want)
+		}
+	}
+}
