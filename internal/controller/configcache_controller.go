@@ -82,6 +82,11 @@ type ConfigCacheReconciler struct {
 	// skew knows the fields the installed CRD drops; the rollout counts a
 	// node lacking only those as reached.
 	skew *crdSkew
+	// health watches the nodes while a rollout key's health gate judges a
+	// rollout (docs/rollout.md#health-gates); revertReported identifies the
+	// failed revert last reported.
+	health         *healthWatch
+	revertReported string
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.
@@ -147,6 +152,9 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		return ctrl.Result{}, persistErr
 	}
 	if err := r.keepHistory(ctx, read, cfg, plan.Figures); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.revert(ctx, read, plan.Revert); err != nil {
 		return ctrl.Result{}, err
 	}
 	return requeueAt(plan.NextAt), nil
@@ -256,7 +264,7 @@ func (r *ConfigCacheReconciler) planRollout(
 	}
 	in := rollout.PlanInput{
 		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: time.Now().Round(0),
-		Dropped: r.skew.Dropped(),
+		Dropped: r.skew.Dropped(), RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
 	}
 	if rollout.NeedsNodes(in.Rollout) {
 		nodes, err := r.observeNodes(ctx)
@@ -264,6 +272,15 @@ func (r *ConfigCacheReconciler) planRollout(
 			return rollout.Plan{}, err
 		}
 		in.Nodes = nodes
+	}
+	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.Now) {
+		health, err := r.health.observe(ctx, in.Rollout.Policy.HealthGate)
+		if err != nil {
+			return rollout.Plan{}, err
+		}
+		in.Health = health
+	} else {
+		r.health.stop()
 	}
 	plan := r.rolloutMemory.Plan(in)
 	if plan.RecordProblem != nil {

@@ -54,6 +54,7 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context) ([]rollout.Obs
 		o := rollout.Observed{Node: sloconfig.NodeOf(&nodeList.Items[i])}
 		if slo := stored[o.Node.Name]; slo != nil {
 			o.Stored, o.Generation = &slo.Spec, slo.Generation
+			o.WrittenAt = rollout.ParseWrittenAt(slo.Annotations)
 		}
 		out[i] = o
 	}

@@ -140,6 +140,7 @@ func (r *NodeSLOReconciler) sync(
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec:       *res.Spec.DeepCopy(), // the resolved spec shares memory with the Config
 		}
+		stampSpecWritten(&created.ObjectMeta)
 		r.own.writing(name, &res.Spec)
 		if err := r.client.Create(ctx, created); err != nil {
 			r.own.forget(name)
@@ -165,6 +166,7 @@ func (r *NodeSLOReconciler) sync(
 		}
 		op = OpUpdate
 		stored.Spec = *res.Spec.DeepCopy()
+		stampSpecWritten(&stored.ObjectMeta)
 		r.own.writing(name, &res.Spec)
 		if err := r.client.Update(ctx, stored); err != nil {
 			r.own.forget(name)
@@ -310,4 +312,14 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged, re
 		WatchesRawSource(source.Channel(reached, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Complete(r)
+}
+
+// stampSpecWritten sets the time of this spec write on the NodeSLO: the
+// health gate counts only what went wrong on a node after it was reached
+// (docs/rollout.md#health-gates).
+func stampSpecWritten(meta *metav1.ObjectMeta) {
+	if meta.Annotations == nil {
+		meta.Annotations = map[string]string{}
+	}
+	meta.Annotations[rollout.SpecWrittenAnnotation] = rollout.FormatWrittenAt(time.Now())
 }

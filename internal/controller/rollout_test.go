@@ -61,10 +61,15 @@ type fleet struct {
 
 // createFleet creates the nodes and waits until each has a NodeSLO with threshold.
 func createFleet(ctx context.Context, threshold int) fleet {
+	return createFleetWith(ctx, threshold, rolloutCanaries)
+}
+
+// createFleetWith is createFleet with the given number of canaries.
+func createFleetWith(ctx context.Context, threshold, canaries int) fleet {
 	f := fleet{canaries: map[string]bool{}}
 	for i := range rolloutNodes {
 		var labels map[string]string
-		if i < rolloutCanaries {
+		if i < canaries {
 			labels = map[string]string{canaryLabel: "canary"}
 		}
 		n := createNode(ctx, labels, nil)
@@ -184,7 +189,7 @@ func watchRolloutTo(
 			Expect(reached).To(BeEmpty(), "a node changed before the rollout was recorded")
 		} else {
 			if others > 0 {
-				Expect(canaries).To(Equal(rolloutCanaries), "a node changed before every canary did")
+				Expect(canaries).To(Equal(len(f.canaries)), "a node changed before every canary did")
 			}
 			Expect(others).To(BeNumerically("<=", rolloutStep*max(rec.Steps-1, 0)),
 				"more nodes changed than the steps recorded allow (steps %d)", rec.Steps)

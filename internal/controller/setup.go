@@ -1,10 +1,12 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // reachedBuffer is how many nodes reached by a rollout step may wait to be
@@ -22,6 +24,11 @@ const eventRecorderName = "nodeslo-controller"
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// A rollout key's health gate (docs/rollout.md#health-gates) watches, while
+// it judges a rollout, the Nodes' conditions (the nodes rule above) and the
+// Events of its eviction reasons, listed by reason in every namespace.
+// +kubebuilder:rbac:groups="",resources=events,verbs=list;watch
 //
 // The ConfigMap is read in its own namespace only (a Role, not a ClusterRole)
 // and by its name only: the cache lists and watches it with a metadata.name
@@ -59,6 +66,18 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		apiReader:     mgr.GetAPIReader(),
 		client:        mgr.GetClient(),
 		reached:       reached,
+	}
+	health, err := newHealthWatch(mgr.GetConfig(), released)
+	if err != nil {
+		return err
+	}
+	configs.health = health
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		health.stop()
+		return nil
+	})); err != nil {
+		return fmt.Errorf("adding the health gate's shutdown: %w", err)
 	}
 	if err := configs.setupWithManager(mgr, released); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)

@@ -74,10 +74,8 @@ func (h History) Previous() (rollout.Revision, error) {
 	if now == nil {
 		return rollout.Revision{}, fmt.Errorf("ConfigMap %s has no revision history yet", h.ConfigMap)
 	}
-	for i := len(h.Revisions) - 2; i >= 0; i-- {
-		if h.Revisions[i].Fingerprint != now.Fingerprint {
-			return h.Revisions[i], nil
-		}
+	if previous, ok := rollout.PreviousRevision(h.Revisions); ok {
+		return previous, nil
 	}
 	return rollout.Revision{}, fmt.Errorf("ConfigMap %s has no earlier revision than %d to go back to",
 		h.ConfigMap, now.Number)

@@ -97,7 +97,7 @@ func TestUndoDataPutsBackTheKeysTheControllerReadsOnly(t *testing.T) {
 	to := rollout.Revision{Data: map[string]string{threshold: "old", string(sloconfig.KeySystem): "system"}}
 	want := map[string]string{
 		threshold: "old", string(sloconfig.KeySystem): "system", rolloutKey: `{"paused": false}`, "notes": "x"}
-	if got := UndoData(current, to); !reflect.DeepEqual(got, want) {
+	if got := rollout.UndoData(current, to); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	if current[threshold] != "new" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,32 +11,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // undoFieldManager is the field manager of an undo's write, which the
 // revision it makes names as who changed the ConfigMap.
 const undoFieldManager = "kubectl-nodeslo"
-
-// UndoData is the ConfigMap data with revision to's keys put back: each
-// key the controller reads gets the revision's value, or goes when the
-// revision has none (its defaults were in force); every other key of the
-// ConfigMap, the rollout key included, is left as it is, so the undo
-// rolls out under the rollout settings in force like any change.
-func UndoData(current map[string]string, to rollout.Revision) map[string]string {
-	out := maps.Clone(current)
-	if out == nil {
-		out = map[string]string{}
-	}
-	for _, k := range sloconfig.Keys {
-		if v, ok := to.Data[string(k)]; ok {
-			out[string(k)] = v
-		} else {
-			delete(out, string(k))
-		}
-	}
-	return out
-}
 
 // Undo writes revision toRevision's data (0: the one before the
 // configuration in force) back into the ConfigMap, or with dryRun prints
@@ -69,7 +47,7 @@ func Undo(ctx context.Context, c client.Client, ref ConfigMapRef, toRevision int
 		exists = false
 		cm.Namespace, cm.Name = ref.Namespace, ref.Name
 	}
-	data := UndoData(cm.Data, to)
+	data := rollout.UndoData(cm.Data, to)
 	keys := rollout.ChangedKeys(cm.Data, data)
 	if exists && len(keys) == 0 {
 		printLine(out, fmt.Sprintf("ConfigMap %s already holds the data of revision %d: nothing to undo", ref, to.Number))

@@ -87,16 +87,18 @@ type Eviction struct {
 // ("" when healthy): a watched condition that turned bad after the node
 // was reached, or more eviction Events since then than the gate allows.
 // A condition already bad when the node was reached does not count: the
-// change did not cause it.
+// change did not cause it. Times have seconds only; what happened in the
+// second of the write counts as before it, so that a node written again
+// (a revert) is not judged on what it showed when written.
 func Judge(gate *sloconfig.HealthGate, h NodeHealth) string {
 	for _, c := range h.Conditions {
-		if gate.Watches(c.Type) && sloconfig.ConditionBad(c.Type, c.Status) && !c.LastTransitionTime.Time.Before(h.WrittenAt) {
+		if gate.Watches(c.Type) && sloconfig.ConditionBad(c.Type, c.Status) && c.LastTransitionTime.After(h.WrittenAt) {
 			return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, c.LastTransitionTime.UTC().Format(time.TimeOnly))
 		}
 	}
 	counts := map[string]int{}
 	for _, e := range h.Evictions {
-		if slices.Contains(gate.EvictionReasons, e.Reason) && !e.At.Before(h.WrittenAt) {
+		if slices.Contains(gate.EvictionReasons, e.Reason) && e.At.After(h.WrittenAt) {
 			counts[e.Reason] += max(e.Count, 1)
 		}
 	}

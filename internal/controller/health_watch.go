@@ -1,0 +1,258 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// healthSyncTimeout bounds how long one reconcile waits for the health
+// watches to list what they watch; past it the reconcile is retried.
+const healthSyncTimeout = 30 * time.Second
+
+// healthWatch holds the watches a rollout key's health gate needs
+// (docs/rollout.md#health-gates): the Nodes' watched conditions and the
+// Events with an eviction reason. They run only while a gated rollout is
+// judged, and keep little: a Node is cut down to its name and the
+// conditions of the types watched (type, status, last transition), an
+// Event to its reason, host, count and time; Events are filtered by reason
+// on the server. A change of what they see wakes the config-cache
+// controller through wake.
+//
+// Only the config-cache controller's one worker calls it; stop may also
+// come from the manager's shutdown, hence the lock.
+type healthWatch struct {
+	clients kubernetes.Interface
+	wake    chan<- event.GenericEvent
+
+	mu sync.Mutex
+	// running is the watch in progress (nil: none), for the gate settings
+	// it was started with.
+	running *runningHealthWatch
+}
+
+type runningHealthWatch struct {
+	settings string
+	cancel   context.CancelFunc
+	nodes    toolscache.SharedIndexInformer
+	events   []toolscache.SharedIndexInformer
+}
+
+// newHealthWatch makes the clients of the health watches from the
+// manager's rest config. Nodes and Events are built-in kinds, so their
+// watches ask for protobuf, which costs less to decode than JSON.
+func newHealthWatch(cfg *rest.Config, wake chan<- event.GenericEvent) (*healthWatch, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	clients, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("making the health gate's client: %w", err)
+	}
+	return &healthWatch{clients: clients, wake: wake}, nil
+}
+
+// settingsOf identifies what a watch for gate watches.
+func settingsOf(gate *sloconfig.HealthGate) string {
+	conditions := make([]string, len(gate.Conditions))
+	for i, c := range gate.Conditions {
+		conditions[i] = string(c)
+	}
+	return strings.Join(conditions, ",") + "|" + strings.Join(gate.EvictionReasons, ",")
+}
+
+// observe starts the watches for gate when they are not running (or ran
+// for other settings), waits until they listed, and returns what they see
+// of every node that has a watched condition or an eviction Event.
+func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (map[string]rollout.NodeHealth, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	settings := settingsOf(gate)
+	if w.running != nil && w.running.settings != settings {
+		w.stopLocked()
+	}
+	if w.running == nil {
+		w.running = w.start(gate, settings)
+	}
+	synced := []toolscache.InformerSynced{w.running.nodes.HasSynced}
+	for _, e := range w.running.events {
+		synced = append(synced, e.HasSynced)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, healthSyncTimeout)
+	defer cancel()
+	if !toolscache.WaitForCacheSync(waitCtx.Done(), synced...) {
+		return nil, fmt.Errorf("the health gate's watches of Nodes and Events did not list within %s", healthSyncTimeout)
+	}
+	return w.running.snapshot(gate), nil
+}
+
+// stop stops the watches, if any: no gated rollout is judged.
+func (w *healthWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopLocked()
+}
+
+func (w *healthWatch) stopLocked() {
+	if w.running != nil {
+		w.running.cancel()
+		w.running = nil
+	}
+}
+
+// start starts one Node watch and one Event watch per eviction reason.
+func (w *healthWatch) start(gate *sloconfig.HealthGate, settings string) *runningHealthWatch {
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &runningHealthWatch{settings: settings, cancel: cancel}
+
+	core := w.clients.CoreV1().RESTClient()
+	run.nodes = toolscache.NewSharedIndexInformer(
+		toolscache.NewListWatchFromClient(core, "nodes", corev1.NamespaceAll, fields.Everything()),
+		&corev1.Node{}, 0, toolscache.Indexers{})
+	_ = run.nodes.SetTransform(keepWatchedConditions(gate))
+	_, _ = run.nodes.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { w.notify() },
+		UpdateFunc: func(before, after any) { w.notifyIfConditionsChanged(before, after) },
+	})
+	go run.nodes.RunWithContext(ctx)
+
+	for _, reason := range gate.EvictionReasons {
+		informer := toolscache.NewSharedIndexInformer(
+			toolscache.NewListWatchFromClient(core, "events", corev1.NamespaceAll, fields.OneTermEqualSelector("reason", reason)),
+			&corev1.Event{}, 0, toolscache.Indexers{})
+		_ = informer.SetTransform(keepEvictionFacts)
+		_, _ = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { w.notify() },
+			UpdateFunc: func(any, any) { w.notify() },
+		})
+		go informer.RunWithContext(ctx)
+		run.events = append(run.events, informer)
+	}
+	return run
+}
+
+// notify wakes the config-cache controller; a wake already pending covers this one.
+func (w *healthWatch) notify() {
+	select {
+	case w.wake <- event.GenericEvent{Object: &corev1.Node{}}:
+	default:
+	}
+}
+
+// notifyIfConditionsChanged wakes the controller when a watched condition
+// changed status or transition time; heartbeats do not.
+func (w *healthWatch) notifyIfConditionsChanged(before, after any) {
+	b, okB := before.(*corev1.Node)
+	a, okA := after.(*corev1.Node)
+	if !okB || !okA || !slices.EqualFunc(b.Status.Conditions, a.Status.Conditions, sameCondition) {
+		w.notify()
+	}
+}
+
+func sameCondition(a, b corev1.NodeCondition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.LastTransitionTime.Equal(&b.LastTransitionTime)
+}
+
+// snapshot returns what the watches see of the nodes with a watched
+// condition or an eviction Event; a node absent from it is healthy.
+func (run *runningHealthWatch) snapshot(gate *sloconfig.HealthGate) map[string]rollout.NodeHealth {
+	out := map[string]rollout.NodeHealth{}
+	for _, obj := range run.nodes.GetStore().List() {
+		node, ok := obj.(*corev1.Node)
+		if !ok || len(node.Status.Conditions) == 0 {
+			continue
+		}
+		h := out[node.Name]
+		h.Conditions = node.Status.Conditions
+		out[node.Name] = h
+	}
+	for _, informer := range run.events {
+		for _, obj := range informer.GetStore().List() {
+			ev, ok := obj.(*corev1.Event)
+			host := eventHostOf(ev)
+			if !ok || host == "" {
+				continue
+			}
+			h := out[host]
+			h.Evictions = append(h.Evictions, rollout.Eviction{Reason: ev.Reason, At: eventTime(ev), Count: int(ev.Count)})
+			out[host] = h
+		}
+	}
+	return out
+}
+
+// keepWatchedConditions cuts a Node down to its name and the watched
+// conditions' type, status and last transition.
+func keepWatchedConditions(gate *sloconfig.HealthGate) toolscache.TransformFunc {
+	return func(in any) (any, error) {
+		node, ok := in.(*corev1.Node)
+		if !ok {
+			return in, nil // a tombstone
+		}
+		out := &corev1.Node{}
+		out.Name, out.ResourceVersion = node.Name, node.ResourceVersion
+		for _, c := range node.Status.Conditions {
+			if gate.Watches(c.Type) {
+				out.Status.Conditions = append(out.Status.Conditions, corev1.NodeCondition{
+					Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime,
+				})
+			}
+		}
+		return out, nil
+	}
+}
+
+// keepEvictionFacts cuts an Event down to what the gate counts.
+func keepEvictionFacts(in any) (any, error) {
+	ev, ok := in.(*corev1.Event)
+	if !ok {
+		return in, nil // a tombstone
+	}
+	out := &corev1.Event{}
+	out.Namespace, out.Name, out.ResourceVersion = ev.Namespace, ev.Name, ev.ResourceVersion
+	out.Reason, out.Count = ev.Reason, ev.Count
+	out.Source.Host, out.ReportingInstance = ev.Source.Host, ev.ReportingInstance
+	out.LastTimestamp, out.EventTime = ev.LastTimestamp, ev.EventTime
+	if ev.Series != nil {
+		out.Series = &corev1.EventSeries{Count: ev.Series.Count, LastObservedTime: ev.Series.LastObservedTime}
+	}
+	return out, nil
+}
+
+// eventHostOf is the node that reported an Event: its source host, or for
+// an Event written through events.k8s.io its reporting instance.
+func eventHostOf(ev *corev1.Event) string {
+	if ev == nil {
+		return ""
+	}
+	if ev.Source.Host != "" {
+		return ev.Source.Host
+	}
+	return ev.ReportingInstance
+}
+
+// eventTime is when an Event last happened.
+func eventTime(ev *corev1.Event) time.Time {
+	switch {
+	case ev.Series != nil && !ev.Series.LastObservedTime.IsZero():
+		return ev.Series.LastObservedTime.Time
+	case !ev.LastTimestamp.IsZero():
+		return ev.LastTimestamp.Time
+	default:
+		return ev.EventTime.Time
+	}
+}

@@ -1,0 +1,44 @@
+package rollout
+
+import (
+	"maps"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// UndoData is the ConfigMap data with revision to's keys put back: each
+// key the controller reads gets the revision's value, or goes when the
+// revision has none (its defaults were in force); every other key of the
+// ConfigMap, the rollout key included, is left as it is, so the undo
+// rolls out under the rollout settings in force like any change.
+func UndoData(current map[string]string, to Revision) map[string]string {
+	out := maps.Clone(current)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range sloconfig.Keys {
+		if v, ok := to.Data[string(k)]; ok {
+			out[string(k)] = v
+		} else {
+			delete(out, string(k))
+		}
+	}
+	return out
+}
+
+// PreviousRevision is the newest revision older than the newest one
+// (the configuration in force) whose configuration differs from it: what
+// an undo without a number, and a health gate's revert, go back to.
+// revisions are sorted oldest first (SortRevisions).
+func PreviousRevision(revisions []Revision) (Revision, bool) {
+	if len(revisions) == 0 {
+		return Revision{}, false
+	}
+	now := revisions[len(revisions)-1]
+	for i := len(revisions) - 2; i >= 0; i-- {
+		if revisions[i].Fingerprint != now.Fingerprint {
+			return revisions[i], true
+		}
+	}
+	return Revision{}, false
+}
