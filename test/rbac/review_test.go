@@ -36,6 +36,7 @@ var unexercised = map[permission]string{
 	{verbList, "", "nodes", "", ""}:                           listFallback,
 	{verbList, "slo.koordinator.sh", "nodeslos", "", ""}:      listFallback,
 	{verbList, "", "configmaps", configNamespace, configName}: listFallback,
+	{verbList, "", "events", "", ""}:                          listFallback,
 }
 
 const verbList = "list"
@@ -125,6 +126,12 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 			g.Expect(revisions.Items).To(ConsistOf(HaveField("ObjectMeta.Annotations",
 				HaveKeyWithValue("nodeslo.koordinator.sh/outcome", string(rollout.OutcomeCompleted)))))
 		}).Should(Succeed())
+	})
+
+	It("judges a rollout under a health gate: watches the Nodes' conditions and the eviction Events (watch)", func() {
+		setConfig(ctx, configData(300, sloconfig.KeyRollout,
+			`{"maxNodesPerStep": 1, "stepIntervalSeconds": 0, "revisionHistoryLimit": 1, "healthGate": {}}`))
+		waitForCPUBurstPercent(ctx, 300, len(reviewNodes))
 	})
 
 	It("deletes the NodeSLO of a deleted Node (delete)", func() {
