@@ -97,6 +97,7 @@ func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (
 	if !toolscache.WaitForCacheSync(waitCtx.Done(), synced...) {
 		return nil, fmt.Errorf("the health gate's watches of Nodes and Events did not list within %s", healthSyncTimeout)
 	}
+	healthWatchedNodes.Set(float64(len(w.running.nodes.GetStore().ListKeys())))
 	return w.running.snapshot(gate), nil
 }
 
@@ -111,6 +112,7 @@ func (w *healthWatch) stopLocked() {
 	if w.running != nil {
 		w.running.cancel()
 		w.running = nil
+		healthWatchedNodes.Set(0)
 	}
 }
 

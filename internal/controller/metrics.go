@@ -36,6 +36,9 @@ const (
 	MetricConfigGeneration = "nodeslo_config_generation"
 	MetricResolveSeconds   = "nodeslo_resolve_duration_seconds"
 	MetricCRDDroppedFields = "nodeslo_crd_dropped_fields"
+	// MetricHealthWatchedNodes tells whether the health gate's watches run,
+	// and over how many Nodes: make bench waits on it to weigh their memory.
+	MetricHealthWatchedNodes = "nodeslo_rollout_health_watched_nodes"
 )
 
 // labelKey is the label that names a ConfigMap key.
@@ -67,6 +70,11 @@ var (
 		Help: "Number of fields the ConfigMap key sets that the installed NodeSLO CRD drops from every NodeSLO.",
 	}, []string{labelKey})
 
+	healthWatchedNodes = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricHealthWatchedNodes,
+		Help: "Nodes the health gate's watch holds, once listed; 0 while no rollout under a health gate is judged.",
+	})
+
 	resolveSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    MetricResolveSeconds,
 		Help:    "Time taken to resolve the configuration into one node's spec.",
@@ -76,7 +84,7 @@ var (
 
 func init() {
 	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds,
-		crdDroppedFields)
+		crdDroppedFields, healthWatchedNodes)
 	// Start every series at zero so that rates and alerts see them from the start.
 	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet, OpHeld} {
 		for _, res := range []string{ResultSuccess, ResultFailure} {

@@ -196,7 +196,7 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		return out, err
 	}
 	add(p)
-	return out, nil
+	return out, b.measureHealthGateHeap(ctx, m, r, rep, configChange10pct)
 }
 
 // phaseStart is what a phase's figures are counted from.
