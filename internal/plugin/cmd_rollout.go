@@ -156,10 +156,13 @@ func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
 record), the Nodes and the NodeSLOs, and prints how many nodes are still
 pending (their NodeSLO differs from what the configuration resolves for
 them), how many canaries among them, how many the rollout has reached, its
-step, the time of the next step and whether it is paused.
+step, the time of the next step and whether it is paused. With a health gate
+in the rollout key: its settings, the nodes it judged unhealthy with the
+signal for each, and a halt, why, and how to resume or undo it.
 Exit status, like kubectl rollout status: 0 when no node is pending, 1 while
-some are (without --watch), 2 on an error. With --watch it prints the status
-again whenever it changes and exits 0 once no node is pending.`,
+some are or the health gate holds the rollout halted (without --watch), 2 on
+an error. With --watch it prints the status again whenever it changes and
+exits 0 once no node is pending and the rollout is not halted.`,
 		Example: `  kubectl nodeslo rollout status
   kubectl nodeslo rollout status --watch`,
 		Args: cobra.NoArgs,
@@ -174,7 +177,7 @@ again whenever it changes and exits 0 once no node is pending.`,
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "print the status again as it changes, until no node is pending")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "print the status again as it changes, until no node is pending and the rollout is not halted")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the cluster")
 	return cmd
 }
@@ -206,7 +209,7 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, s
 		}
 		select {
 		case <-ctx.Done():
-			return errors.New("interrupted while nodes are still pending")
+			return errors.New("interrupted while nodes are still pending, or the rollout halted")
 		case <-time.After(interval):
 		}
 	}
