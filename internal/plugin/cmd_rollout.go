@@ -177,7 +177,8 @@ exits 0 once no node is pending and the rollout is not halted.`,
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "print the status again as it changes, until no node is pending and the rollout is not halted")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false,
+		"print the status again as it changes, until no node is pending and the rollout is not halted")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the cluster")
 	return cmd
 }

@@ -59,7 +59,8 @@ func (g GateStatus) writeSettings(w io.Writer) {
 	if g.Gate.Revert {
 		onUnhealthy = sloconfig.OnUnhealthyRevert
 	}
-	printLine(w, fmt.Sprintf("health gate: maxUnhealthyNodes %s; nodeConditions %s; evictions %s, maxPerNode %d; onUnhealthy %s",
+	printLine(w, fmt.Sprintf("health gate: maxUnhealthyNodes %s; nodeConditions %s; "+
+		"evictions %s, maxPerNode %d; onUnhealthy %s",
 		g.Gate.MaxUnhealthyNodes.String(), strings.Join(conditions, ", "),
 		strings.Join(g.Gate.EvictionReasons, ", "), g.Gate.MaxEvictionsPerNode, onUnhealthy))
 }
@@ -82,7 +83,8 @@ func (g GateStatus) writeVerdicts(w io.Writer, reached int) {
 		printLine(w, fmt.Sprintf("unhealthy: %s, judged by a health gate the rollout key no longer has",
 			reachedNodes(len(h.Unhealthy))))
 	case h.Tolerated > 0:
-		printLine(w, fmt.Sprintf("unhealthy: %s, %d of them tolerated by a resume; beyond those, the gate halts on more than %s",
+		printLine(w, fmt.Sprintf("unhealthy: %s, %d of them tolerated by a resume; "+
+			"beyond those, the gate halts on more than %s",
 			reachedNodes(len(h.Unhealthy)), h.Tolerated, g.allowed(reached)))
 	default:
 		printLine(w, fmt.Sprintf("unhealthy: %s; the gate halts on more than %s",
@@ -117,7 +119,8 @@ func (g GateStatus) allowed(reached int) string {
 	if g.Gate.MaxUnhealthyNodes.Type == intstr.Int {
 		return fmt.Sprintf("the %d allowed", n)
 	}
-	return fmt.Sprintf("the %d allowed (maxUnhealthyNodes %s of %s)", n, g.Gate.MaxUnhealthyNodes.String(), reachedNodes(reached))
+	return fmt.Sprintf("the %d allowed (maxUnhealthyNodes %s of %s)",
+		n, g.Gate.MaxUnhealthyNodes.String(), reachedNodes(reached))
 }
 
 // reachedNodes is "1 reached node" or "N reached nodes".

@@ -122,7 +122,7 @@ func TestRolloutStatusBeforeTheControllerStarts(t *testing.T) {
 
 func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
 	data := statusData(40, false)
-	data[string(sloconfig.KeyRollout)] = `{"maxNodesPerStep": 0}`
+	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
 	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: time.Now(), Pending: 5}
 	out, err := followStatus(t, statusCluster(t, data, 0, rec), false)
 	if err == nil {
@@ -145,12 +145,15 @@ func gateData(paused bool, gate string) map[string]string {
 	return data
 }
 
+// invalidRolloutKey is a rollout key that fails validation.
+const invalidRolloutKey = `{"maxNodesPerStep": 0}`
+
 // haltedRecord is a record of data's rollout after the canary step and one
 // batch (3 of 5 nodes reached), with the health gate's verdicts and, when
 // halted, its halt under data's rollout key.
-func haltedRecord(data map[string]string, halted bool, tolerated int, unhealthy map[string]string) rollout.Record {
+func haltedRecord(data map[string]string, halted bool, unhealthy map[string]string) rollout.Record {
 	stepAt := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
-	h := &rollout.HealthRecord{Unhealthy: unhealthy, Tolerated: tolerated}
+	h := &rollout.HealthRecord{Unhealthy: unhealthy}
 	if halted {
 		h.HaltedAt, h.HaltedKey = stepAt.Add(30*time.Second), rollout.KeyFingerprint(data[string(sloconfig.KeyRollout)])
 	}
@@ -165,7 +168,7 @@ var twoUnhealthy = map[string]string{
 
 func TestRolloutStatusHaltedByTheGate(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	out, err := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, 0, twoUnhealthy)), false)
+	out, err := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, twoUnhealthy)), false)
 	var exit exitError
 	if !errors.As(err, &exit) || exit.code != ExitPending {
 		t.Errorf("error %v, want exit status %d", err, ExitPending)
@@ -189,7 +192,7 @@ func TestRolloutStatusHaltedByTheGate(t *testing.T) {
 
 func TestRolloutStatusHaltedAndPausedSaysBoth(t *testing.T) {
 	data := gateData(true, `{"maxUnhealthyNodes": 1}`)
-	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, 0, twoUnhealthy)), false)
+	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, twoUnhealthy)), false)
 	expectLines(t, out, "paused: yes (halted by the health gate; paused: true)\n", "halted: yes")
 }
 
@@ -197,7 +200,7 @@ func TestRolloutStatusHaltedAndPausedSaysBoth(t *testing.T) {
 // it over the nodes it judged: 10% of 3 allows none.
 func TestRolloutStatusHaltedUnderAPercent(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": "10%", "onUnhealthy": "revert"}`)
-	rec := haltedRecord(data, true, 0, map[string]string{"worker-1": "MemoryPressure=True since 17:00:20"})
+	rec := haltedRecord(data, true, map[string]string{worker1: "MemoryPressure=True since 17:00:20"})
 	rec.Health.Revert = true
 	out, _ := followStatus(t, statusCluster(t, data, 3, rec), false)
 	expectLines(t, out,
@@ -216,7 +219,7 @@ func TestRolloutStatusHaltedUnderAPercent(t *testing.T) {
 // goes on until a resume lifts the halt.
 func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	halted := haltedRecord(data, true, 0, twoUnhealthy)
+	halted := haltedRecord(data, true, twoUnhealthy)
 	halted.Steps, halted.Done, halted.DoneAt = 3, true, halted.StepAt
 	c := statusCluster(t, data, 5, halted)
 	out, err := followStatus(t, c, false)
@@ -258,7 +261,8 @@ type resumeAfterReads struct {
 	record rollout.Record
 }
 
-func (r *resumeAfterReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+func (r *resumeAfterReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
+	opts ...client.GetOption) error {
 	if _, ok := obj.(*corev1.ConfigMap); ok {
 		if r.reads++; r.reads == r.after {
 			cm := &corev1.ConfigMap{}
@@ -276,7 +280,7 @@ func (r *resumeAfterReads) Get(ctx context.Context, key client.ObjectKey, obj cl
 
 func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	rec := haltedRecord(data, false, 0, map[string]string{"worker-1": "Ready=Unknown since 17:00:05"})
+	rec := haltedRecord(data, false, map[string]string{worker1: "Ready=Unknown since 17:00:05"})
 	out, _ := followStatus(t, statusCluster(t, data, 3, rec), false)
 	expectLines(t, out, "paused: no\n",
 		"unhealthy: 1 reached node; the gate halts on more than the 1 allowed\n",
@@ -296,7 +300,7 @@ func TestRolloutStatusResumeUnderWay(t *testing.T) {
 	halt := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	data[string(sloconfig.KeyRollout)] += "\n"
-	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(halt, true, 0, twoUnhealthy)), false)
+	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(halt, true, twoUnhealthy)), false)
 	expectLines(t, out, "paused: yes (halted by the health gate)", "halted: yes", "resume: under way")
 	if strings.Contains(out, "resume: kubectl") {
 		t.Errorf("a resume under way asks for a resume:\n%s", out)
@@ -307,7 +311,7 @@ func TestRolloutStatusResumeUnderWay(t *testing.T) {
 // no longer has are still listed.
 func TestRolloutStatusGateRemoved(t *testing.T) {
 	data := statusData(40, false)
-	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, false, 0, twoUnhealthy)), false)
+	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, false, twoUnhealthy)), false)
 	expectLines(t, out, "unhealthy: 2 reached nodes, judged by a health gate the rollout key no longer has",
 		"unhealthy node worker-0", "paused: no")
 	if strings.Contains(out, "health gate:") {
