@@ -45,7 +45,11 @@ func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
 		Long: short + `.
 The other fields of the key and the other keys of the ConfigMap are kept (the
 key is written back as indented JSON). A ConfigMap without the key has no
-rollout to pause: that is an error.`,
+rollout to pause: that is an error.
+A rollout the health gate halted resumes on a change of the key that leaves
+it unpaused: resume then writes "paused" so that the key changes (false where
+it was absent or true, removed where it was false), and the unhealthy nodes
+known are tolerated from then on.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := kube.client()
@@ -72,7 +76,7 @@ func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
 in its namespace, at most revisionHistoryLimit of them): number, age, who
 last changed the ConfigMap's data, the keys changed from the revision
 before, the nodes the rollout reached and its outcome (InProgress,
-Completed, Superseded, AllAtOnce). The newest is the configuration in force.
+Completed, Superseded, AllAtOnce, Halted). The newest is the configuration in force.
 With --revision N, prints that revision's data and what putting it back
 would change, field by field, from the configuration in force.`,
 		Example: `  kubectl nodeslo rollout history
