@@ -77,8 +77,12 @@ func (g GateStatus) writeVerdicts(w io.Writer, reached int) {
 	counted := len(h.Unhealthy) - h.Tolerated
 	switch {
 	case h.Halted():
-		printLine(w, fmt.Sprintf("halted: yes, by the health gate at %s: %s unhealthy, more than %s",
-			h.HaltedAt.UTC().Format(time.RFC3339), reachedNodes(counted), g.allowed(reached)))
+		beyond := ""
+		if h.Tolerated > 0 {
+			beyond = fmt.Sprintf(" beyond the %d a resume tolerated", h.Tolerated)
+		}
+		printLine(w, fmt.Sprintf("halted: yes, by the health gate at %s: %s unhealthy%s, more than %s",
+			h.HaltedAt.UTC().Format(time.RFC3339), reachedNodes(counted), beyond, g.allowed(reached)))
 	case g.Gate == nil:
 		printLine(w, fmt.Sprintf("unhealthy: %s, judged by a health gate the rollout key no longer has",
 			reachedNodes(len(h.Unhealthy))))

@@ -192,6 +192,18 @@ func TestRolloutStatusHaltedByTheGate(t *testing.T) {
 	}
 }
 
+// A second halt after a resume counts only the nodes beyond those the
+// resume tolerated, as the controller does, and lists every one.
+func TestRolloutStatusHaltedAgainAfterAResume(t *testing.T) {
+	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
+	rec := haltedRecord(data, true, map[string]string{"worker-0": "Ready=False since 17:00:10",
+		worker1: "Ready=False since 17:20:00", "worker-2": "Ready=False since 17:21:00"})
+	rec.Health.Tolerated = 1
+	out, _ := followStatus(t, statusCluster(t, data, 3, rec), false)
+	expectLines(t, out, "2 reached nodes unhealthy beyond the 1 a resume tolerated, more than the 1 allowed\n",
+		"unhealthy node worker-0:", "unhealthy node worker-1:", "unhealthy node worker-2:")
+}
+
 func TestRolloutStatusHaltedAndPausedSaysBoth(t *testing.T) {
 	data := gateData(true, `{"maxUnhealthyNodes": 1}`)
 	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, twoUnhealthy)), false)
