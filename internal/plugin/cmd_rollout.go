@@ -45,7 +45,11 @@ func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
 		Long: short + `.
 The other fields of the key and the other keys of the ConfigMap are kept (the
 key is written back as indented JSON). A ConfigMap without the key has no
-rollout to pause: that is an error.`,
+rollout to pause: that is an error.
+A rollout the health gate halted resumes on a change of the key that leaves
+it unpaused: resume then writes "paused" so that the key changes (false where
+it was absent or true, removed where it was false), and the unhealthy nodes
+known are tolerated from then on.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := kube.client()
@@ -72,7 +76,7 @@ func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
 in its namespace, at most revisionHistoryLimit of them): number, age, who
 last changed the ConfigMap's data, the keys changed from the revision
 before, the nodes the rollout reached and its outcome (InProgress,
-Completed, Superseded, AllAtOnce). The newest is the configuration in force.
+Completed, Superseded, AllAtOnce, Halted). The newest is the configuration in force.
 With --revision N, prints that revision's data and what putting it back
 would change, field by field, from the configuration in force.`,
 		Example: `  kubectl nodeslo rollout history
@@ -156,10 +160,13 @@ func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
 record), the Nodes and the NodeSLOs, and prints how many nodes are still
 pending (their NodeSLO differs from what the configuration resolves for
 them), how many canaries among them, how many the rollout has reached, its
-step, the time of the next step and whether it is paused.
+step, the time of the next step and whether it is paused. With a health gate
+in the rollout key: its settings, the nodes it judged unhealthy with the
+signal for each, and a halt, why, and how to resume or undo it.
 Exit status, like kubectl rollout status: 0 when no node is pending, 1 while
-some are (without --watch), 2 on an error. With --watch it prints the status
-again whenever it changes and exits 0 once no node is pending.`,
+some are or the health gate holds the rollout halted (without --watch), 2 on
+an error. With --watch it prints the status again whenever it changes and
+exits 0 once no node is pending and the rollout is not halted.`,
 		Example: `  kubectl nodeslo rollout status
   kubectl nodeslo rollout status --watch`,
 		Args: cobra.NoArgs,
@@ -174,7 +181,8 @@ again whenever it changes and exits 0 once no node is pending.`,
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "print the status again as it changes, until no node is pending")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false,
+		"print the status again as it changes, until no node is pending and the rollout is not halted")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the cluster")
 	return cmd
 }
@@ -206,7 +214,7 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, s
 		}
 		select {
 		case <-ctx.Done():
-			return errors.New("interrupted while nodes are still pending")
+			return errors.New("interrupted while nodes are still pending, or the rollout halted")
 		case <-time.After(interval):
 		}
 	}

@@ -148,7 +148,7 @@ func TestDiffOfAnInvalidKeyKeepsTheStoredValue(t *testing.T) {
 
 func TestDiffReportsTheRolloutKey(t *testing.T) {
 	data := newData(t)
-	data[string(sloconfig.KeyRollout)] = `{"maxNodesPerStep": 0}`
+	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
 	result := Diff(DiffInputs{Nodes: diffNodes, Stored: storedSpecs(t, liveData(t)), Data: data})
 	var out, errOut bytes.Buffer
 	if err := result.Write(&out, &errOut); err != nil {

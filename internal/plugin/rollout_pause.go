@@ -19,7 +19,9 @@ import (
 // other field of the key is kept (the key is written back as indented JSON,
 // its fields in alphabetical order), and so is every other key. A ConfigMap
 // without the key has no rollout to pause: that is an error that says so.
-// The write is an update at the resourceVersion read, as for an undo.
+// A resume of a rollout the health gate halted changes the key whatever
+// "paused" was (resumeHalt). The write is an update at the resourceVersion
+// read, as for an undo.
 func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bool, out io.Writer) error {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm); err != nil {
@@ -37,22 +39,39 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 		return fmt.Errorf("ConfigMap %s: %s is not a JSON object, so it pauses every rollout already; "+
 			"fix it first (kubectl nodeslo validate): %v", ref, sloconfig.KeyRollout, err)
 	}
+	if halt := haltInForce(cm); !paused && halt != nil {
+		return resumeHalt(ctx, c, ref, cm, doc, halt, out)
+	}
 	verb := map[bool]string{true: "paused", false: "resumed"}[paused]
 	if was, _ := doc["paused"].(bool); was == paused {
 		printLine(out, fmt.Sprintf("ConfigMap %s: the rollout is %s already (\"paused\": %t)", ref, verb, paused))
 		return nil
 	}
 	doc["paused"] = paused
+	if err := writeRolloutKey(ctx, c, ref, cm, rolloutKeyText(doc)); err != nil {
+		return err
+	}
+	printLine(out, fmt.Sprintf("ConfigMap %s: rollout %s (\"paused\": %t in %s); follow it with: "+
+		"kubectl nodeslo rollout status", ref, verb, paused, sloconfig.KeyRollout))
+	return nil
+}
+
+// rolloutKeyText is the rollout key as SetPaused writes it back.
+func rolloutKeyText(doc map[string]any) string {
 	// A map of JSON values always marshals.
 	b, _ := json.MarshalIndent(doc, "", "  ")
-	cm.Data[string(sloconfig.KeyRollout)] = string(b) + "\n"
+	return string(b) + "\n"
+}
+
+// writeRolloutKey updates the ConfigMap read with the rollout key's new
+// text, at the resourceVersion read.
+func writeRolloutKey(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.ConfigMap, text string) error {
+	cm.Data[string(sloconfig.KeyRollout)] = text
 	switch err := c.Update(ctx, cm, client.FieldOwner(undoFieldManager)); {
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("ConfigMap %s changed meanwhile; nothing was written, run the command again: %w", ref, err)
 	case err != nil:
 		return fmt.Errorf("writing ConfigMap %s: %w", ref, err)
 	}
-	printLine(out, fmt.Sprintf("ConfigMap %s: rollout %s (\"paused\": %t in %s); follow it with: "+
-		"kubectl nodeslo rollout status", ref, verb, paused, sloconfig.KeyRollout))
 	return nil
 }

@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -32,18 +33,22 @@ type RolloutStatus struct {
 	// selector matches; New are nodes with no NodeSLO yet (written at once).
 	Pending, Canaries, New int
 	// Reached is how many of the nodes pending at the start are reached.
-	Reached       int
-	Step, Steps   int
-	StepSize      int
-	Paused        bool
+	Reached     int
+	Step, Steps int
+	StepSize    int
+	Paused      bool
+	// Gate is the health gate's settings and verdicts; a halt holds the
+	// rollout as a pause does.
+	Gate          GateStatus
 	NextStep      time.Time
 	RecordProblem string
 	Nodes         int
 }
 
-// Done reports whether no node is pending: the configuration in force is
-// stored for every node.
-func (s RolloutStatus) Done() bool { return s.Pending == 0 && s.New == 0 }
+// Done reports whether no node is pending, so the configuration in force
+// is stored for every node, and the health gate has not halted its
+// rollout: a halt waits for a resume or an undo, even after the last step.
+func (s RolloutStatus) Done() bool { return s.Pending == 0 && s.New == 0 && !s.Gate.Halted() }
 
 // ComputeRolloutStatus compares every node's stored NodeSLO with what the
 // ConfigMap resolves for it and reads the record, as the controller does.
@@ -78,6 +83,7 @@ func ComputeRolloutStatus(in RolloutStatusInputs) RolloutStatus {
 	}
 	out.Paused = rollout.Paused(out.Rollout)
 	out.Recorded = rec.Target == out.Target
+	out.Gate = gateStatus(out.Rollout, rec, out.Recorded, in.Data[string(sloconfig.KeyRollout)])
 	if !out.Recorded {
 		return out
 	}
@@ -87,7 +93,7 @@ func ComputeRolloutStatus(in RolloutStatusInputs) RolloutStatus {
 	if policy != nil {
 		s := rollout.NewSchedule(policy, rec)
 		out.Steps, out.StepSize = s.Steps(), s.StepSize
-		if !out.Paused && out.Pending > 0 && rec.Steps < out.Steps {
+		if !out.Paused && !out.Gate.Halted() && out.Pending > 0 && rec.Steps < out.Steps {
 			out.NextStep = s.Due(rec)
 		}
 	}
@@ -122,16 +128,12 @@ func (s RolloutStatus) Write(w io.Writer) {
 		printLine(w, fmt.Sprintf("new: %d nodes without a NodeSLO (written at once)", s.New))
 	}
 	if s.Rollout.Present {
-		paused := "no"
-		switch {
-		case s.Rollout.Policy == nil:
-			paused = "yes (the rollout key is invalid)"
-		case s.Paused:
-			paused = "yes (paused: true)"
-		}
-		printLine(w, "paused: "+paused)
+		s.Gate.writeSettings(w)
+		printLine(w, "paused: "+s.pausedBy())
+		s.Gate.writeVerdicts(w, s.Reached)
 	}
 	switch {
+	case s.Gate.Halted():
 	case s.Done():
 		printLine(w, fmt.Sprintf("complete: all %d nodes have the configuration in force", s.Nodes))
 	case !s.NextStep.IsZero():
@@ -139,4 +141,23 @@ func (s RolloutStatus) Write(w io.Writer) {
 	case s.Recorded && !s.Paused && s.Pending > 0:
 		printLine(w, "next step: as soon as the current step's NodeSLOs are written")
 	}
+}
+
+// pausedBy is the value of the "paused:" line: "no", or "yes" and every
+// reason the rollout is held.
+func (s RolloutStatus) pausedBy() string {
+	var why []string
+	if s.Gate.Halted() {
+		why = append(why, "halted by the health gate")
+	}
+	switch {
+	case s.Rollout.Policy == nil:
+		why = append(why, "the rollout key is invalid")
+	case s.Paused:
+		why = append(why, "paused: true")
+	}
+	if len(why) == 0 {
+		return "no"
+	}
+	return "yes (" + strings.Join(why, "; ") + ")"
 }
