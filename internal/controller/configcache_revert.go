@@ -63,9 +63,10 @@ func (r *ConfigCacheReconciler) revert(ctx context.Context, read configMapRead, 
 		return fmt.Errorf("reverting ConfigMap %s to revision %d after the health gate halted %s: %w",
 			r.key, previous.Number, halted, err)
 	}
+	reverts.Inc()
 	logf.FromContext(ctx).Info("Health gate reverted the configuration", "halted", halted, "toRevision", previous.Number)
 	r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
-		"configuration %s halted by its health gate (%s): revision %d written back; it rolls out to the reached nodes in steps",
-		halted, want.Summary, previous.Number)
+		"configuration %s halted by its health gate (%s): revision %d written back; "+
+			"it rolls out to the reached nodes in steps", halted, want.Summary, previous.Number)
 	return nil
 }

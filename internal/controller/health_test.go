@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -72,7 +73,7 @@ func reportEvictions(ctx context.Context, node, reason string, n int) {
 
 // canaryNames lists the fleet's canaries, sorted.
 func (f fleet) canaryNames() []string {
-	var out []string
+	out := make([]string, 0, len(f.canaries))
 	for n := range f.canaries {
 		out = append(out, n)
 	}
@@ -176,6 +177,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			h := history(ctx)
 			Expect(h.InForce().ChangeCause).To(ContainSubstring("health gate"))
 			Expect(h.Revisions[len(h.Revisions)-2].Outcome).To(Equal(rollout.OutcomeHalted))
+			Expect(metric(controller.MetricReverts)()).To(BeNumerically(">=", 1))
 		})
 
 	It("halts on eviction Events above maxPerNode from reached nodes", func(ctx SpecContext) {

@@ -88,7 +88,8 @@ func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (
 	if w.running == nil {
 		w.running = w.start(gate, settings)
 	}
-	synced := []toolscache.InformerSynced{w.running.nodes.HasSynced}
+	synced := make([]toolscache.InformerSynced, 0, 1+len(w.running.events))
+	synced = append(synced, w.running.nodes.HasSynced)
 	for _, e := range w.running.events {
 		synced = append(synced, e.HasSynced)
 	}
@@ -98,7 +99,7 @@ func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (
 		return nil, fmt.Errorf("the health gate's watches of Nodes and Events did not list within %s", healthSyncTimeout)
 	}
 	healthWatchedNodes.Set(float64(len(w.running.nodes.GetStore().ListKeys())))
-	return w.running.snapshot(gate), nil
+	return w.running.snapshot(), nil
 }
 
 // stop stops the watches, if any: no gated rollout is judged.
@@ -133,8 +134,9 @@ func (w *healthWatch) start(gate *sloconfig.HealthGate, settings string) *runnin
 	go run.nodes.RunWithContext(ctx)
 
 	for _, reason := range gate.EvictionReasons {
+		byReason := fields.OneTermEqualSelector("reason", reason)
 		informer := toolscache.NewSharedIndexInformer(
-			toolscache.NewListWatchFromClient(core, "events", corev1.NamespaceAll, fields.OneTermEqualSelector("reason", reason)),
+			toolscache.NewListWatchFromClient(core, "events", corev1.NamespaceAll, byReason),
 			&corev1.Event{}, 0, toolscache.Indexers{})
 		_ = informer.SetTransform(keepEvictionFacts)
 		_, _ = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
@@ -171,7 +173,7 @@ func sameCondition(a, b corev1.NodeCondition) bool {
 
 // snapshot returns what the watches see of the nodes with a watched
 // condition or an eviction Event; a node absent from it is healthy.
-func (run *runningHealthWatch) snapshot(gate *sloconfig.HealthGate) map[string]rollout.NodeHealth {
+func (run *runningHealthWatch) snapshot() map[string]rollout.NodeHealth {
 	out := map[string]rollout.NodeHealth{}
 	for _, obj := range run.nodes.GetStore().List() {
 		node, ok := obj.(*corev1.Node)

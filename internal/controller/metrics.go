@@ -39,6 +39,9 @@ const (
 	// MetricHealthWatchedNodes tells whether the health gate's watches run,
 	// and over how many Nodes: make bench waits on it to weigh their memory.
 	MetricHealthWatchedNodes = "nodeslo_rollout_health_watched_nodes"
+	// MetricReverts counts the health gate's reverts: a revert ends the
+	// halt at once, so the halted gauge alone may never be scraped at 1.
+	MetricReverts = "nodeslo_rollout_reverts_total"
 )
 
 // labelKey is the label that names a ConfigMap key.
@@ -75,6 +78,11 @@ var (
 		Help: "Nodes the health gate's watch holds, once listed; 0 while no rollout under a health gate is judged.",
 	})
 
+	reverts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricReverts,
+		Help: "Configurations the health gate reverted: the previous revision written back into the ConfigMap.",
+	})
+
 	resolveSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    MetricResolveSeconds,
 		Help:    "Time taken to resolve the configuration into one node's spec.",
@@ -84,7 +92,7 @@ var (
 
 func init() {
 	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds,
-		crdDroppedFields, healthWatchedNodes)
+		crdDroppedFields, healthWatchedNodes, reverts)
 	// Start every series at zero so that rates and alerts see them from the start.
 	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet, OpHeld} {
 		for _, res := range []string{ResultSuccess, ResultFailure} {

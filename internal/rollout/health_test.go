@@ -27,30 +27,35 @@ func TestJudge(t *testing.T) {
 		return []corev1.NodeCondition{{Type: t, Status: s, LastTransitionTime: at}}
 	}
 	evictions := func(reason string, at time.Time, counts ...int) []Eviction {
-		var out []Eviction
+		out := make([]Eviction, 0, len(counts))
 		for _, c := range counts {
 			out = append(out, Eviction{Reason: reason, At: at, Count: c})
 		}
 		return out
 	}
 	gate := gateOf(t, `{"evictions": {"maxPerNode": 3}}`)
+	const evicted = "evictPodSuccess"
+	readyFalse := func(at metav1.Time) NodeHealth { return NodeHealth{Conditions: cond("Ready", "False", at)} }
+	evictedAfter := func(counts ...int) NodeHealth {
+		return NodeHealth{Evictions: evictions(evicted, after.Time, counts...)}
+	}
 	for _, c := range []struct {
 		name string
 		h    NodeHealth
 		want string // substring of the signal; "" healthy
 	}{
 		{"no signal", NodeHealth{}, ""},
-		{"Ready turned False after the write", NodeHealth{Conditions: cond("Ready", "False", after)}, "Ready=False since 12:01:00"},
-		{"Ready turned False in the second of the write", NodeHealth{Conditions: cond("Ready", "False", metav1.NewTime(reached))}, ""},
-		{"Ready False before the write: not the change's doing", NodeHealth{Conditions: cond("Ready", "False", before)}, ""},
+		{"Ready turned False after the write", readyFalse(after), "Ready=False since 12:01:00"},
+		{"Ready turned False in the second of the write", readyFalse(metav1.NewTime(reached)), ""},
+		{"Ready False before the write: not the change's doing", readyFalse(before), ""},
 		{"Ready Unknown", NodeHealth{Conditions: cond("Ready", "Unknown", after)}, "Ready=Unknown"},
 		{"MemoryPressure True", NodeHealth{Conditions: cond("MemoryPressure", "True", after)}, "MemoryPressure=True"},
 		{"MemoryPressure False", NodeHealth{Conditions: cond("MemoryPressure", "False", after)}, ""},
 		{"a condition not watched", NodeHealth{Conditions: cond("NetworkUnavailable", "True", after)}, ""},
-		{"3 evictions: at the limit", NodeHealth{Evictions: evictions("evictPodSuccess", after.Time, 1, 1, 1)}, ""},
-		{"4 evictions", NodeHealth{Evictions: evictions("evictPodSuccess", after.Time, 1, 1, 1, 1)}, "4 evictPodSuccess Events, at most 3 allowed"},
-		{"an aggregated Event counts its count", NodeHealth{Evictions: evictions("evictPodSuccess", after.Time, 4)}, "4 evictPodSuccess"},
-		{"evictions before the write", NodeHealth{Evictions: evictions("evictPodSuccess", before.Time, 1, 1, 1, 1)}, ""},
+		{"3 evictions: at the limit", evictedAfter(1, 1, 1), ""},
+		{"4 evictions", evictedAfter(1, 1, 1, 1), "4 evictPodSuccess Events, at most 3 allowed"},
+		{"an aggregated Event counts its count", evictedAfter(4), "4 evictPodSuccess"},
+		{"evictions before the write", NodeHealth{Evictions: evictions(evicted, before.Time, 1, 1, 1, 1)}, ""},
 		{"another reason", NodeHealth{Evictions: evictions("Evicted", after.Time, 1, 1, 1, 1)}, ""},
 	} {
 		c.h.WrittenAt = reached
@@ -104,7 +109,8 @@ func TestDecideHealthGate(t *testing.T) {
 		t.Errorf("halt record %+v", h)
 	}
 	events, _ := decisionEvents(load, d, "")
-	if len(events) != 1 || events[0].Reason != ReasonHalted || !strings.Contains(events[0].Note, "a (Ready=False since 12:00:04)") ||
+	if len(events) != 1 || events[0].Reason != ReasonHalted ||
+		!strings.Contains(events[0].Note, "a (Ready=False since 12:00:04)") ||
 		!strings.Contains(events[0].Note, "more than the 0 allowed") {
 		t.Errorf("events %+v", events)
 	}

@@ -45,7 +45,8 @@ func newGauge(name, help string) prometheus.Gauge {
 }
 
 func init() {
-	metrics.Registry.MustRegister(pendingGauge, reachedGauge, stepGauge, inProgressGauge, pausedGauge, haltedGauge, unhealthyGauge)
+	metrics.Registry.MustRegister(pendingGauge, reachedGauge, stepGauge, inProgressGauge, pausedGauge,
+		haltedGauge, unhealthyGauge)
 }
 
 // Figures are the values of the rollout gauges; the zero value is "no

@@ -165,7 +165,8 @@ func validateNames(names []string, path *field.Path, what string) field.ErrorLis
 	for i, n := range names {
 		switch {
 		case n == "" || strings.ContainsAny(n, " \t\n,"):
-			errs = append(errs, field.Invalid(path.Index(i), echo(n), fmt.Sprintf("must be %s: not empty, no spaces or commas", what)))
+			errs = append(errs, field.Invalid(path.Index(i), echo(n),
+				fmt.Sprintf("must be %s: not empty, no spaces or commas", what)))
 		case seen[n]:
 			errs = append(errs, field.Duplicate(path.Index(i), echo(n)))
 		}

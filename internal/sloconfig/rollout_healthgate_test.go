@@ -19,7 +19,8 @@ func TestHealthGateDefaults(t *testing.T) {
 	}
 	if g.MaxUnhealthyNodes.String() != "10%" || g.MaxEvictionsPerNode != 3 || g.Revert ||
 		!slices.Equal(g.EvictionReasons, []string{"evictPodSuccess"}) ||
-		!slices.Equal(g.Conditions, []corev1.NodeConditionType{"Ready", "MemoryPressure", "DiskPressure", "PIDPressure"}) {
+		!slices.Equal(g.Conditions, []corev1.NodeConditionType{
+			corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}) {
 		t.Errorf("defaults: %+v", g)
 	}
 	if LoadRollout(map[string]string{string(KeyRollout): `{}`}).Policy.HealthGate != nil {
@@ -28,7 +29,8 @@ func TestHealthGateDefaults(t *testing.T) {
 }
 
 func TestHealthGateEmptyListsAreDefaults(t *testing.T) {
-	load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"nodeConditions": [], "evictions": {"reasons": []}}}`})
+	const emptyLists = `{"healthGate": {"nodeConditions": [], "evictions": {"reasons": []}}}`
+	load := LoadRollout(map[string]string{string(KeyRollout): emptyLists})
 	if !load.Valid() {
 		t.Fatalf("errors: %v", load.Messages())
 	}
@@ -37,13 +39,19 @@ func TestHealthGateEmptyListsAreDefaults(t *testing.T) {
 	}
 }
 
+const (
+	tenPercentGate = `"10%"`
+	memoryPressure = "MemoryPressure"
+)
+
 func TestHealthGateMaxUnhealthy(t *testing.T) {
 	for _, c := range []struct {
 		raw     string
 		reached int
 		want    int
 	}{
-		{`"10%"`, 4, 0}, {`"10%"`, 40, 4}, {`"10%"`, 45, 4}, {`1`, 4, 1}, {`0`, 100, 0}, {`"100%"`, 7, 7},
+		{tenPercentGate, 4, 0}, {tenPercentGate, 40, 4}, {tenPercentGate, 45, 4},
+		{`1`, 4, 1}, {`0`, 100, 0}, {`"100%"`, 7, 7},
 	} {
 		load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"maxUnhealthyNodes": ` + c.raw + `}}`})
 		if !load.Valid() {
@@ -58,12 +66,15 @@ func TestHealthGateMaxUnhealthy(t *testing.T) {
 func TestHealthGateErrors(t *testing.T) {
 	for _, c := range []struct{ raw, want string }{
 		{`{"maxUnhealthyNodes": -1}`, `healthGate.maxUnhealthyNodes: Invalid value: -1: must be greater than or equal to 0`},
-		{`{"maxUnhealthyNodes": "150%"}`, `healthGate.maxUnhealthyNodes: Invalid value: "150%": must be an integer >= 0 or a percent`},
+		{`{"maxUnhealthyNodes": "150%"}`,
+			`healthGate.maxUnhealthyNodes: Invalid value: "150%": must be an integer >= 0 or a percent`},
 		{`{"maxUnhealthyNodes": "two"}`, `healthGate.maxUnhealthyNodes: Invalid value: "two"`},
 		{`{"nodeConditions": ["Ready", "Ready"]}`, `healthGate.nodeConditions[1]: Duplicate value: "Ready"`},
 		{`{"nodeConditions": ["Memory Pressure"]}`, `healthGate.nodeConditions[0]: Invalid value: "Memory Pressure"`},
-		{`{"evictions": {"maxPerNode": -2}}`, `healthGate.evictions.maxPerNode: Invalid value: -2: must be between 0 and 100000, inclusive`},
-		{`{"onUnhealthy": "rollback"}`, `healthGate.onUnhealthy: Unsupported value: "rollback": supported values: "pause", "revert"`},
+		{`{"evictions": {"maxPerNode": -2}}`,
+			`healthGate.evictions.maxPerNode: Invalid value: -2: must be between 0 and 100000, inclusive`},
+		{`{"onUnhealthy": "rollback"}`,
+			`healthGate.onUnhealthy: Unsupported value: "rollback": supported values: "pause", "revert"`},
 	} {
 		load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": ` + c.raw + `}`})
 		msgs := strings.Join(load.Messages(), "\n")
@@ -74,7 +85,8 @@ func TestHealthGateErrors(t *testing.T) {
 }
 
 func TestHealthGateUnknownFieldWarned(t *testing.T) {
-	load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"onUnhealty": "revert", "evictions": {"maxPerNod": 1}}}`})
+	const misspelt = `{"healthGate": {"onUnhealty": "revert", "evictions": {"maxPerNod": 1}}}`
+	load := LoadRollout(map[string]string{string(KeyRollout): misspelt})
 	warnings := strings.Join(load.WarningMessages(), "\n")
 	for _, want := range []string{`did you mean "onUnhealthy"`, `did you mean "maxPerNode"`} {
 		if !strings.Contains(warnings, want) {
@@ -89,8 +101,8 @@ func TestConditionBad(t *testing.T) {
 		s    corev1.ConditionStatus
 		want bool
 	}{
-		{"Ready", "True", false}, {"Ready", "False", true}, {"Ready", "Unknown", true},
-		{"MemoryPressure", "True", true}, {"MemoryPressure", "False", false}, {"MemoryPressure", "Unknown", false},
+		{corev1.NodeReady, "True", false}, {corev1.NodeReady, "False", true}, {corev1.NodeReady, "Unknown", true},
+		{memoryPressure, "True", true}, {memoryPressure, "False", false}, {memoryPressure, "Unknown", false},
 	} {
 		if got := ConditionBad(c.t, c.s); got != c.want {
 			t.Errorf("%s=%s bad: %t, want %t", c.t, c.s, got, c.want)

@@ -62,8 +62,9 @@ func (b *bench) measureHealthGateHeap(ctx context.Context, m *managerProcess, r 
 	if n := writes(after) - writes(before); n != 0 {
 		return fmt.Errorf("health gate: %.0f NodeSLO writes while only the rollout key changed", n)
 	}
-	logf("  manager health gate: heap in use %.1f MiB without, %.1f MiB with the gate's watches (%+.0f bytes a node), 0 writes",
-		heap[afterGateOff]/(1<<20), heap[afterGateOn]/(1<<20), (heap[afterGateOn]-heap[afterGateOff])/float64(b.nodes))
+	logf("  manager health gate: heap in use %.1f MiB without, %.1f MiB with the gate's watches "+
+		"(%+.0f bytes a node), 0 writes", heap[afterGateOff]/(1<<20), heap[afterGateOn]/(1<<20),
+		(heap[afterGateOn]-heap[afterGateOff])/float64(b.nodes))
 	return nil
 }
 
