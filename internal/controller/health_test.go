@@ -128,6 +128,10 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			Eventually(metric(rollout.MetricHalted)).Should(Equal(1.0))
 			Expect(metric(rollout.MetricUnhealthy)()).To(Equal(2.0))
 			Eventually(func() rollout.Outcome { return history(ctx).InForce().Outcome }).Should(Equal(rollout.OutcomeHalted))
+			_, gateReads := nodeReadsByHealthGate()
+			Expect(gateReads).NotTo(BeEmpty(), "the gate watched the Nodes' conditions")
+			Expect(gateReads).To(HaveEach(HaveField("Accept", HavePrefix("application/vnd.kubernetes.protobuf"))),
+				"the gate's watch of whole Nodes asks for protobuf")
 
 			// Past the soak and several step intervals, nothing beyond the canaries.
 			Consistently(func() int { _, others := f.split(f.at(ctx, 40)); return others }).

@@ -20,6 +20,11 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// HealthGateUserAgent ends the user agent of the health gate's requests:
+// the only ones of the manager that read Nodes whole, and only while a
+// gated rollout is judged.
+const HealthGateUserAgent = "health-gate"
+
 // healthSyncTimeout bounds how long one reconcile waits for the health
 // watches to list what they watch; past it the reconcile is retried.
 const healthSyncTimeout = 30 * time.Second
@@ -57,6 +62,10 @@ type runningHealthWatch struct {
 // watches ask for protobuf, which costs less to decode than JSON.
 func newHealthWatch(cfg *rest.Config, wake chan<- event.GenericEvent) (*healthWatch, error) {
 	cfg = rest.CopyConfig(cfg)
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	cfg.UserAgent += " " + HealthGateUserAgent
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	clients, err := kubernetes.NewForConfig(cfg)

@@ -77,7 +77,7 @@ type readLog struct {
 }
 
 type readRequest struct {
-	Path, Query, Accept string
+	Path, Query, Accept, UserAgent string
 }
 
 func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
@@ -85,7 +85,7 @@ func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 		if req.Method == http.MethodGet &&
 			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps")) {
 			l.mu.Lock()
-			l.requests = append(l.requests, readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept")})
+			l.requests = append(l.requests, readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
 			l.mu.Unlock()
 		}
 		return rt.RoundTrip(req)
