@@ -85,7 +85,8 @@ func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 		if req.Method == http.MethodGet &&
 			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps")) {
 			l.mu.Lock()
-			l.requests = append(l.requests, readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
+			l.requests = append(l.requests,
+				readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
 			l.mu.Unlock()
 		}
 		return rt.RoundTrip(req)
