@@ -157,7 +157,7 @@ func compileRollout(raw string) (*RolloutPolicy, *findings) {
 	}
 	r := &rules{}
 	if v := written.MaxNodesPerStep; v != nil {
-		found.fail(validateMaxNodesPerStep(*v, field.NewPath("maxNodesPerStep"))...)
+		found.fail(validateCountOrPercent(*v, field.NewPath("maxNodesPerStep"), 1)...)
 		policy.MaxNodesPerStep = *v
 	}
 	if v := written.StepIntervalSeconds; v != nil {
@@ -189,21 +189,22 @@ func compileRollout(raw string) (*RolloutPolicy, *findings) {
 	return policy, found
 }
 
-// validateMaxNodesPerStep checks an int >= 1, or a percent "1%".."100%".
-func validateMaxNodesPerStep(v intstr.IntOrString, path *field.Path) field.ErrorList {
+// validateCountOrPercent checks a count of nodes: an int >= lo, or a
+// percent from lo% to 100%.
+func validateCountOrPercent(v intstr.IntOrString, path *field.Path, lo int) field.ErrorList {
 	if v.Type == intstr.Int {
-		if v.IntVal < 1 {
-			return field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 1")}
+		if int(v.IntVal) < lo {
+			return field.ErrorList{field.Invalid(path, v.IntVal, fmt.Sprintf("must be greater than or equal to %d", lo))}
 		}
 		return nil
 	}
-	const want = `must be an integer >= 1 or a percent from "1%" to "100%"`
+	want := fmt.Sprintf(`must be an integer >= %d or a percent from "%d%%" to "100%%"`, lo, lo)
 	if !strings.HasSuffix(v.StrVal, "%") {
 		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
 	}
 	// Scaled against 100, a percent is its own number.
 	percent, err := intstr.GetScaledValueFromIntOrPercent(&v, 100, true)
-	if err != nil || percent < 1 || percent > 100 {
+	if err != nil || percent < lo || percent > 100 {
 		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
 	}
 	return nil

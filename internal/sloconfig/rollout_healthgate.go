@@ -97,7 +97,7 @@ func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
 	}
 	var errs field.ErrorList
 	if v := doc.MaxUnhealthyNodes; v != nil {
-		errs = append(errs, validateMaxUnhealthyNodes(*v, path.Child("maxUnhealthyNodes"))...)
+		errs = append(errs, validateCountOrPercent(*v, path.Child("maxUnhealthyNodes"), 0)...)
 		gate.MaxUnhealthyNodes = *v
 	}
 	if v := doc.NodeConditions; len(v) > 0 {
@@ -133,25 +133,6 @@ func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
 		}
 	}
 	return gate, errs
-}
-
-// validateMaxUnhealthyNodes checks an int >= 0, or a percent "0%".."100%".
-func validateMaxUnhealthyNodes(v intstr.IntOrString, path *field.Path) field.ErrorList {
-	if v.Type == intstr.Int {
-		if v.IntVal < 0 {
-			return field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 0")}
-		}
-		return nil
-	}
-	const want = `must be an integer >= 0 or a percent from "0%" to "100%"`
-	if !strings.HasSuffix(v.StrVal, "%") {
-		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
-	}
-	percent, err := intstr.GetScaledValueFromIntOrPercent(&v, 100, false)
-	if err != nil || percent < 0 || percent > 100 {
-		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
-	}
-	return nil
 }
 
 // validateNames checks a list of condition types or Event reasons: at most
