@@ -11,10 +11,10 @@ import (
 // from /proc/<pid>/status: its resident set then (VmRSS) and the most it
 // ever held (VmHWM), which at 50,000 nodes says what the machine must have.
 type processMemory struct {
-	Command  string  `json:"command"`
-	RSS      float64 `json:"rss_bytes"`
-	PeakRSS  float64 `json:"peak_rss_bytes"`
-	PID      int     `json:"pid"`
+	Command string  `json:"command"`
+	RSS     float64 `json:"rss_bytes"`
+	PeakRSS float64 `json:"peak_rss_bytes"`
+	PID     int     `json:"pid"`
 }
 
 // readControlPlaneMemory reads the memory of each of pids.
