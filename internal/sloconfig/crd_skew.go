@@ -55,9 +55,9 @@ func differingSections(sent, stored *slov1alpha1.NodeSLOSpec) (*slov1alpha1.Node
 	}
 	a, b := *sent, *stored
 	differ := false
-	drop := func(equal bool, clear func()) {
+	drop := func(equal bool, unset func()) {
 		if equal {
-			clear()
+			unset()
 		} else {
 			differ = true
 		}
