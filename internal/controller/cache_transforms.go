@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -49,6 +50,7 @@ func shareNodeSLOSections() toolscache.TransformFunc {
 			return in, nil // a tombstone
 		}
 		slo.ManagedFields = nil
+		shareTypeMeta(&slo.TypeMeta)
 		s := &slo.Spec
 		s.ResourceUsedThresholdWithBE = internSection(&thresholds, s.ResourceUsedThresholdWithBE)
 		s.ResourceQOSStrategy = internSection(&qos, s.ResourceQOSStrategy)
@@ -59,6 +61,25 @@ func shareNodeSLOSections() toolscache.TransformFunc {
 			s.HostApplications = internSection(&hostApps, s.HostApplications)
 		}
 		return in, nil
+	}
+}
+
+// nodeSLOAPIVersion and nodeSLOKind are the one copy of the TypeMeta strings
+// every cached NodeSLO points to.
+var (
+	nodeSLOAPIVersion = slov1alpha1.GroupVersion.String()
+	nodeSLOKind       = "NodeSLO"
+)
+
+// shareTypeMeta points a decoded NodeSLO's apiVersion and kind at one shared
+// copy: the decoder allocates both strings for every object, about 40 bytes
+// a node in the cache.
+func shareTypeMeta(t *metav1.TypeMeta) {
+	if t.APIVersion == nodeSLOAPIVersion {
+		t.APIVersion = nodeSLOAPIVersion
+	}
+	if t.Kind == nodeSLOKind {
+		t.Kind = nodeSLOKind
 	}
 }
 

@@ -150,3 +150,23 @@ func TestShareNodeSLOSections(t *testing.T) {
 		t.Error("different sections are shared")
 	}
 }
+
+// The apiVersion and kind a decoder allocates for every NodeSLO are
+// replaced by one shared copy, with their values unchanged.
+func TestShareNodeSLOSectionsSharesTypeMeta(t *testing.T) {
+	transform := shareNodeSLOSections()
+	slo := sloWithSpec("a", 60)
+	// Built from pieces, as a decoder builds them: a string of its own.
+	slo.APIVersion = strings.Join([]string{slov1alpha1.GroupVersion.Group, slov1alpha1.GroupVersion.Version}, "/")
+	slo.Kind = strings.Clone("NodeSLO")
+	if _, err := transform(slo); err != nil {
+		t.Fatal(err)
+	}
+	if slo.APIVersion != "slo.koordinator.sh/v1alpha1" || slo.Kind != "NodeSLO" {
+		t.Fatalf("TypeMeta changed to %q %q", slo.APIVersion, slo.Kind)
+	}
+	if unsafe.StringData(slo.APIVersion) != unsafe.StringData(nodeSLOAPIVersion) ||
+		unsafe.StringData(slo.Kind) != unsafe.StringData(nodeSLOKind) {
+		t.Error("apiVersion and kind are not the shared copies")
+	}
+}

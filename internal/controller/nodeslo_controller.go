@@ -146,6 +146,7 @@ func (r *NodeSLOReconciler) sync(
 			r.own.forget(name)
 			return op, fmt.Errorf("creating NodeSLO: %w", err)
 		}
+		r.own.wrote(name, created.ResourceVersion)
 		log.Info("Created NodeSLO")
 		// The answer is what was stored: it shows the fields the CRD drops.
 		r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
@@ -172,6 +173,7 @@ func (r *NodeSLOReconciler) sync(
 			r.own.forget(name)
 			return op, fmt.Errorf("updating NodeSLO: %w", err)
 		}
+		r.own.wrote(name, stored.ResourceVersion)
 		log.Info("Updated NodeSLO", "generation", stored.Generation)
 		r.learned(ctx, r.skew.learn(&res.Spec, &stored.Spec, missing))
 	}

@@ -58,3 +58,41 @@ func TestOwnWritesDropsOnlyTheEcho(t *testing.T) {
 		t.Error("a delete forgets our write: a create afterwards must pass")
 	}
 }
+
+// Once the write returned, the event of the resourceVersion it was stored
+// as is its echo whatever its spec says (no specs compared); an event of
+// another resourceVersion is still judged by its spec.
+func TestOwnWritesKnowsTheEchoByResourceVersion(t *testing.T) {
+	spec := func(percent int64) *slov1alpha1.NodeSLOSpec {
+		return &slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{
+			CPUBurstConfig: slov1alpha1.CPUBurstConfig{CPUBurstPercent: new(percent)},
+		}}
+	}
+	updateOf := func(rv string, s *slov1alpha1.NodeSLOSpec) event.UpdateEvent {
+		return event.UpdateEvent{
+			ObjectOld: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: "1"}},
+			ObjectNew: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: rv}, Spec: *s},
+		}
+	}
+	w := newOwnWrites(newCRDSkew(time.Minute))
+	p := w.notEcho()
+
+	w.writing("n", spec(5))
+	w.wrote("n", "42")
+	if p.Update(updateOf("42", &slov1alpha1.NodeSLOSpec{})) {
+		t.Error("the event of the resourceVersion our write was stored as must be dropped, whatever its spec")
+	}
+	w.writing("n", spec(5))
+	w.wrote("n", "43")
+	if !p.Update(updateOf("44", spec(6))) {
+		t.Error("another resourceVersion with another spec is someone else's edit and must pass")
+	}
+	w.writing("n", spec(5))
+	if p.Update(updateOf("45", spec(5))) {
+		t.Error("an echo that comes before the write returned is still known by its spec")
+	}
+	w.wrote("n", "45")
+	if !p.Update(updateOf("45", spec(5))) {
+		t.Error("a write whose echo came first is forgotten: its resourceVersion noted late must not revive it")
+	}
+}

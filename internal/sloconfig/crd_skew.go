@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -30,10 +31,50 @@ const listElement = "[]"
 // lacks: what the apiserver pruned when it stored sent as stored. A field
 // that is present with another value (a quantity written canonically) is
 // not dropped. Only the outermost missing field of a subtree is named.
+//
+// Only the sections that differ are turned into JSON trees: an equal
+// section cannot have lost a field, and the reconciler calls this for every
+// NodeSLO it writes, where usually one section changed.
 func DroppedPaths(sent, stored *slov1alpha1.NodeSLOSpec) []string {
 	out := sets.New[string]()
-	droppedIn(specTree(sent), specTree(stored), "", out)
+	if sent != nil {
+		sent, stored = differingSections(sent, stored)
+		if sent != nil {
+			droppedIn(specTree(sent), specTree(stored), "", out)
+		}
+	}
 	return sets.List(out)
+}
+
+// differingSections returns copies of sent and stored without the sections
+// the two hold equal (nil sent when all are); stored nil stays nil, as then
+// every field of sent is missing.
+func differingSections(sent, stored *slov1alpha1.NodeSLOSpec) (*slov1alpha1.NodeSLOSpec, *slov1alpha1.NodeSLOSpec) {
+	if stored == nil {
+		return sent, nil
+	}
+	a, b := *sent, *stored
+	differ := false
+	drop := func(equal bool, unset func()) {
+		if equal {
+			unset()
+		} else {
+			differ = true
+		}
+	}
+	eq := equality.Semantic.DeepEqual
+	drop(eq(a.ResourceUsedThresholdWithBE, b.ResourceUsedThresholdWithBE),
+		func() { a.ResourceUsedThresholdWithBE, b.ResourceUsedThresholdWithBE = nil, nil })
+	drop(eq(a.ResourceQOSStrategy, b.ResourceQOSStrategy),
+		func() { a.ResourceQOSStrategy, b.ResourceQOSStrategy = nil, nil })
+	drop(eq(a.CPUBurstStrategy, b.CPUBurstStrategy), func() { a.CPUBurstStrategy, b.CPUBurstStrategy = nil, nil })
+	drop(eq(a.SystemStrategy, b.SystemStrategy), func() { a.SystemStrategy, b.SystemStrategy = nil, nil })
+	drop(eq(a.Extensions, b.Extensions), func() { a.Extensions, b.Extensions = nil, nil })
+	drop(eq(a.HostApplications, b.HostApplications), func() { a.HostApplications, b.HostApplications = nil, nil })
+	if !differ && specEqual(&a, &b) {
+		return nil, nil
+	}
+	return &a, &b
 }
 
 func droppedIn(sent, stored any, prefix string, out sets.Set[string]) {

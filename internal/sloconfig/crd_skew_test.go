@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
@@ -151,5 +153,55 @@ func TestStrategySpecsOnePerStrategy(t *testing.T) {
 		if th.MemoryEvictLowerPercent != nil && *th.MemoryEvictLowerPercent >= *th.MemoryEvictThresholdPercent {
 			t.Errorf("spec %d breaks the cross-field rule: %+v", i, th)
 		}
+	}
+}
+
+// DroppedPaths walks only the sections that differ; the answer must be the
+// one a walk of the whole specs gives, whichever sections are equal.
+func TestDroppedPathsSkipsEqualSectionsOnly(t *testing.T) {
+	sent := specOf(t, `{
+		"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 65},
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}}},
+		"cpuBurstStrategy": {"policy": "auto", "cfsQuotaBurstPeriodSeconds": 60},
+		"systemStrategy": {"minFreeKbytesFactor": 100, "totalNetworkBandwidth": "1000M"},
+		"extensions": {"plugin": {"a": 1}},
+		"hostApplications": [{"name": "a", "cgroupPath": {"base": "KubepodsBesteffort", "relativePath": "x"}}]}`)
+	stored := specOf(t, `{
+		"resourceUsedThresholdWithBE": {"enable": true},
+		"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true}}},
+		"cpuBurstStrategy": {"policy": "auto"},
+		"systemStrategy": {"totalNetworkBandwidth": "1G"},
+		"hostApplications": [{"name": "a", "cgroupPath": {"base": "KubepodsBesteffort"}}]}`)
+	whole := func(a, b *slov1alpha1.NodeSLOSpec) []string {
+		set := sets.New[string]()
+		droppedIn(specTree(a), specTree(b), "", set)
+		return sets.List(set)
+	}
+	copySection := []func(to, from *slov1alpha1.NodeSLOSpec){
+		func(to, from *slov1alpha1.NodeSLOSpec) {
+			to.ResourceUsedThresholdWithBE = from.ResourceUsedThresholdWithBE
+		},
+		func(to, from *slov1alpha1.NodeSLOSpec) { to.ResourceQOSStrategy = from.ResourceQOSStrategy },
+		func(to, from *slov1alpha1.NodeSLOSpec) { to.CPUBurstStrategy = from.CPUBurstStrategy },
+		func(to, from *slov1alpha1.NodeSLOSpec) { to.SystemStrategy = from.SystemStrategy },
+		func(to, from *slov1alpha1.NodeSLOSpec) { to.Extensions = from.Extensions },
+		func(to, from *slov1alpha1.NodeSLOSpec) { to.HostApplications = from.HostApplications },
+	}
+	for mask := range 1 << len(copySection) {
+		partly := *stored
+		for i, copyOne := range copySection {
+			if mask&(1<<i) != 0 {
+				copyOne(&partly, sent) // this section stored whole
+			}
+		}
+		if got, want := DroppedPaths(sent, &partly), whole(sent, &partly); !slices.Equal(got, want) {
+			t.Errorf("sections %06b stored whole: DroppedPaths = %q, a walk of the whole specs = %q", mask, got, want)
+		}
+	}
+	if got, want := DroppedPaths(sent, nil), whole(sent, nil); !slices.Equal(got, want) || len(got) != 6 {
+		t.Errorf("nothing stored: DroppedPaths = %q, want every section %q", got, want)
+	}
+	if got := DroppedPaths(nil, stored); len(got) != 0 {
+		t.Errorf("nothing sent: DroppedPaths = %q, want none", got)
 	}
 }

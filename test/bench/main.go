@@ -42,7 +42,22 @@ type settings struct {
 	outDir        string
 	// sweep lists node counts to run one after the other, then plot.
 	sweep string
+	// cpuProfileSeconds, when positive, has each change-all phase take a
+	// CPU profile of the manager for that long, from the ConfigMap change.
+	cpuProfileSeconds int
 }
+
+// etcdFlags raise etcd's limits for the largest runs. Its default backend
+// quota, 2 GiB, is near what 50,000 Nodes of about 9 KB and every phase's
+// NodeSLO writes (floor and manager, each repetition) add up to between two
+// of the apiserver's compactions; once full, etcd refuses every write.
+var etcdFlags = map[string]string{"quota-backend-bytes": strconv.Itoa(8 << 30)}
+
+// apiServerFlags let the bench delete every NodeSLO between the floor and
+// the manager with one collection delete at 50,000 nodes: the apiserver
+// deletes the items one by one within the request's timeout (1 minute by
+// default, which 50,000 items exceed), here with 4 workers instead of 1.
+var apiServerFlags = map[string]string{"request-timeout": "10m", "delete-collection-workers": "4"}
 
 // defaultSweep is what BENCH_SWEEP=1 runs.
 const defaultSweep = "1000,2000,5000,10000"
@@ -60,6 +75,9 @@ func main() {
 	flag.StringVar(&s.outDir, "out", "bin/bench", "Directory for results.json, the kubeconfig and the manager's logs.")
 	flag.StringVar(&s.sweep, "sweep", sweepFromEnv(),
 		"Comma-separated node counts to run in turn, then plot scale.png (BENCH_SWEEP=1 means "+defaultSweep+").")
+	flag.IntVar(&s.cpuProfileSeconds, "cpu-profile-seconds", envInt("BENCH_CPU_PROFILE", 0),
+		"Seconds of CPU profile of the manager to take from the start of each change-all phase, into "+
+			"cpu-<regime>-change-all.pprof (BENCH_CPU_PROFILE; 0: none).")
 	flag.Parse()
 	// The bench's own informer logs nothing worth reading.
 	ctrllog.SetLogger(logr.Discard())
@@ -136,7 +154,10 @@ func run(s settings) (*results, error) {
 	defer stop()
 
 	logf("starting kube-apiserver and etcd")
-	cluster, err := localcluster.Start(localcluster.Options{AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir})
+	cluster, err := localcluster.Start(localcluster.Options{
+		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir, EtcdFlags: etcdFlags,
+		APIServerFlags: apiServerFlags,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -189,5 +210,8 @@ func run(s settings) (*results, error) {
 		}
 	}
 	b.results.Summary = summarize(b.results.Phases)
+	if b.results.ControlPlaneMemory, err = readControlPlaneMemory(controlPlane); err != nil {
+		return nil, fmt.Errorf("reading the control plane's memory: %w", err)
+	}
 	return &b.results, nil
 }

@@ -124,6 +124,21 @@ func (m *managerProcess) saveHeapProfile(ctx context.Context, path string) error
 	return os.WriteFile(path, profile, 0o644)
 }
 
+// profileCPU takes a CPU profile of the manager over the next seconds and
+// writes it to path, for `go tool pprof -top path`; the returned channel
+// gets the outcome when the profile is written.
+func (m *managerProcess) profileCPU(ctx context.Context, seconds int, path string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		profile, err := m.get(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", m.pprofAddr, seconds))
+		if err == nil {
+			err = os.WriteFile(path, profile, 0o644)
+		}
+		done <- err
+	}()
+	return done
+}
+
 // cpuSeconds is the user and system CPU time the manager used so far.
 func (m *managerProcess) cpuSeconds() (float64, error) {
 	return processCPUSeconds(m.cmd.Process.Pid)

@@ -164,6 +164,11 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		if err != nil {
 			return out, err
 		}
+		var profiled <-chan error
+		if step.phase == phaseChangeAll && b.cpuProfileSeconds > 0 {
+			path := filepath.Join(b.outDir, "cpu-"+r.name+"-"+step.phase+b.repetitionSuffix(rep)+".pprof")
+			profiled = m.profileCPU(ctx, b.cpuProfileSeconds, path)
+		}
 		if err := b.setConfig(ctx, step.data); err != nil {
 			return out, err
 		}
@@ -172,6 +177,12 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 			return out, err
 		}
 		add(p)
+		if profiled != nil {
+			// The next phase starts after the profile, so that it holds this one only.
+			if err := <-profiled; err != nil {
+				return out, fmt.Errorf("taking the CPU profile: %w", err)
+			}
+		}
 	}
 
 	// restart: over unchanged inputs, until ready and idle; nothing to write.

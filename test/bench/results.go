@@ -33,6 +33,9 @@ type results struct {
 	// Summary holds, per regime and phase, the medians over the
 	// repetitions and the spread of the ratio to the floor.
 	Summary []phaseSummary `json:"summary"`
+	// ControlPlaneMemory is kube-apiserver's and etcd's memory at the end
+	// of the run: resident then, and at its peak.
+	ControlPlaneMemory []processMemory `json:"control_plane_memory"`
 
 	// heapRegime is the regime HeapBytesPerNode comes from.
 	heapRegime string
@@ -199,6 +202,9 @@ func (r *results) print(out io.Writer) {
 		_, _ = fmt.Fprintf(out, "  %s%s, after %s: heap in use %.1f MiB (%.2f KiB/node above empty), "+
 			"live heap %.1f MiB (%.2f KiB/node), RSS %.1f MiB\n", m.Regime, run, m.After, m.HeapInuse/mib,
 			m.HeapBytesPerNode/kib, m.HeapLive/mib, m.LiveHeapBytesPerNode/kib, m.RSS/mib)
+	}
+	for _, m := range r.ControlPlaneMemory {
+		_, _ = fmt.Fprintf(out, "  %s: RSS %.0f MiB at the end, %.0f MiB at its peak\n", m.Command, m.RSS/mib, m.PeakRSS/mib)
 	}
 	_, _ = fmt.Fprintln(out)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)

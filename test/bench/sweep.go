@@ -15,24 +15,51 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
+// sweepPoint is one run of a sweep: a node count and, when given, the
+// regimes it runs instead of BENCH_REGIMES.
+type sweepPoint struct {
+	nodes   int
+	regimes string
+}
+
+// parseSweep reads BENCH_SWEEP's list of node counts; a count may name its
+// regimes after a colon, with "+" between them, so that a large point runs
+// only the regimes that finish in reasonable time, e.g.
+// 1000,2000,5000,10000,50000:unthrottled.
+func parseSweep(list string) ([]sweepPoint, error) {
+	var points []sweepPoint
+	for f := range strings.SplitSeq(list, ",") {
+		count, regimes, _ := strings.Cut(strings.TrimSpace(f), ":")
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("BENCH_SWEEP: %q is not a node count (optionally with :regime+regime)", f)
+		}
+		regimes = strings.ReplaceAll(regimes, "+", ",")
+		if _, err := selectRegimes(regimes); err != nil {
+			return nil, fmt.Errorf("BENCH_SWEEP: %q: %w", f, err)
+		}
+		points = append(points, sweepPoint{nodes: n, regimes: regimes})
+	}
+	return points, nil
+}
+
 // runSweep runs the bench at each node count of s.sweep, one control plane
 // each, writes results-N.json per run and plots scale.png from them all.
 func runSweep(s settings) error {
-	var sizes []int
-	for f := range strings.SplitSeq(s.sweep, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return fmt.Errorf("BENCH_SWEEP: %q is not a node count", f)
-		}
-		sizes = append(sizes, n)
+	points, err := parseSweep(s.sweep)
+	if err != nil {
+		return err
 	}
 	var all []*results
 	var failed []string
-	for _, n := range sizes {
+	for _, pt := range points {
 		one := s
-		one.nodes = n
-		logf("sweep: %d nodes", n)
-		res, err := runOnce(one, filepath.Join(s.outDir, fmt.Sprintf("results-%d.json", n)))
+		one.nodes = pt.nodes
+		if pt.regimes != "" {
+			one.regimes = pt.regimes
+		}
+		logf("sweep: %d nodes", pt.nodes)
+		res, err := runOnce(one, filepath.Join(s.outDir, fmt.Sprintf("results-%d.json", pt.nodes)))
 		if res == nil {
 			return err
 		}

@@ -28,6 +28,8 @@ type Options struct {
 	// APIServerFlags are added to kube-apiserver's command line (an audit
 	// policy, say); they stay across StopAPIServer and StartAPIServer.
 	APIServerFlags map[string]string
+	// EtcdFlags are added to etcd's command line (a larger backend quota, say).
+	EtcdFlags map[string]string
 }
 
 // Cluster is a running control plane and an administrator's access to it.
@@ -76,6 +78,12 @@ func Start(opts Options) (*Cluster, error) {
 	}
 	if opts.EtcdDataDir != "" {
 		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: opts.EtcdDataDir}
+	}
+	if len(opts.EtcdFlags) > 0 && env.ControlPlane.Etcd == nil {
+		env.ControlPlane.Etcd = &envtest.Etcd{}
+	}
+	for name, value := range opts.EtcdFlags {
+		env.ControlPlane.Etcd.Configure().Set(name, value)
 	}
 	c := &Cluster{env: env, certDir: certDir}
 	if _, err := env.Start(); err != nil {
