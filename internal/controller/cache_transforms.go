@@ -2,6 +2,9 @@ package controller
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +37,10 @@ func keepNodeResolveInputs() toolscache.TransformFunc {
 // are interned: most nodes share a handful of distinct sections, so the cache
 // holds one decoded copy of each instead of one per node. Sections are
 // equal when their JSON is; reads from the cache are deep copies, so no
-// reconcile writes into a shared section.
+// reconcile writes into a shared section. Its annotations are shared the
+// same way: most hold only the time of the controller's write
+// (docs/behaviour.md#one-nodeslo-reconcile), the same for the nodes of one
+// step, and a map of one entry costs about 300 bytes a node.
 func shareNodeSLOSections() toolscache.TransformFunc {
 	var (
 		thresholds internPool[string, *slov1alpha1.ResourceThresholdStrategy]
@@ -43,6 +49,7 @@ func shareNodeSLOSections() toolscache.TransformFunc {
 		systems    internPool[string, *slov1alpha1.SystemStrategy]
 		extensions internPool[string, *slov1alpha1.ExtensionsMap]
 		hostApps   internPool[string, []slov1alpha1.HostApplicationSpec]
+		annots     internPool[string, map[string]string]
 	)
 	return func(in any) (any, error) {
 		slo, ok := in.(*slov1alpha1.NodeSLO)
@@ -51,6 +58,9 @@ func shareNodeSLOSections() toolscache.TransformFunc {
 		}
 		slo.ManagedFields = nil
 		shareTypeMeta(&slo.TypeMeta)
+		if len(slo.Annotations) > 0 {
+			slo.Annotations = annots.intern(annotationsKey(slo.Annotations), slo.Annotations)
+		}
 		s := &slo.Spec
 		s.ResourceUsedThresholdWithBE = internSection(&thresholds, s.ResourceUsedThresholdWithBE)
 		s.ResourceQOSStrategy = internSection(&qos, s.ResourceQOSStrategy)
@@ -90,4 +100,16 @@ func internSection[V any](pool *internPool[string, V], section V) V {
 		return section
 	}
 	return pool.intern(string(key), section)
+}
+
+// annotationsKey is a map of annotations as one comparable value.
+func annotationsKey(annotations map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(annotations[k])
+		b.WriteByte(0)
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"maps"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -168,5 +169,33 @@ func TestShareNodeSLOSectionsSharesTypeMeta(t *testing.T) {
 	if unsafe.StringData(slo.APIVersion) != unsafe.StringData(nodeSLOAPIVersion) ||
 		unsafe.StringData(slo.Kind) != unsafe.StringData(nodeSLOKind) {
 		t.Error("apiVersion and kind are not the shared copies")
+	}
+}
+
+// Equal annotations (the time of the controller's write, the same for the
+// nodes of one step) are one shared map; different ones are not.
+func TestShareNodeSLOSectionsSharesAnnotations(t *testing.T) {
+	transform := shareNodeSLOSections()
+	stamp := func(name, at string) *slov1alpha1.NodeSLO {
+		slo := sloWithSpec(name, 60)
+		slo.Annotations = map[string]string{"nodeslo.koordinator.sh/spec-written-at": at}
+		if _, err := transform(slo); err != nil {
+			t.Fatal(err)
+		}
+		return slo
+	}
+	const second, next = "2026-12-01T14:00:00Z", "2026-12-01T14:00:01Z"
+	a, b, c := stamp("a", second), stamp("b", second), stamp("c", next)
+	if !maps.Equal(a.Annotations, map[string]string{"nodeslo.koordinator.sh/spec-written-at": second}) {
+		t.Fatalf("annotations changed: %v", a.Annotations)
+	}
+	same := func(x, y map[string]string) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	if !same(a.Annotations, b.Annotations) {
+		t.Error("equal annotations are not one map")
+	}
+	if same(a.Annotations, c.Annotations) || c.Annotations["nodeslo.koordinator.sh/spec-written-at"] != next {
+		t.Error("different annotations are shared")
 	}
 }
