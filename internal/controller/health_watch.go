@@ -77,11 +77,7 @@ func newHealthWatch(cfg *rest.Config, wake chan<- event.GenericEvent) (*healthWa
 
 // settingsOf identifies what a watch for gate watches.
 func settingsOf(gate *sloconfig.HealthGate) string {
-	conditions := make([]string, len(gate.Conditions))
-	for i, c := range gate.Conditions {
-		conditions[i] = string(c)
-	}
-	return strings.Join(conditions, ",") + "|" + strings.Join(gate.EvictionReasons, ",")
+	return strings.Join(gate.ConditionNames(), ",") + "|" + strings.Join(gate.EvictionReasons, ",")
 }
 
 // observe starts the watches for gate when they are not running (or ran
@@ -107,7 +103,6 @@ func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (
 	if !toolscache.WaitForCacheSync(waitCtx.Done(), synced...) {
 		return nil, fmt.Errorf("the health gate's watches of Nodes and Events did not list within %s", healthSyncTimeout)
 	}
-	healthWatchedNodes.Set(float64(len(w.running.nodes.GetStore().ListKeys())))
 	return w.running.snapshot(), nil
 }
 
@@ -184,7 +179,9 @@ func sameCondition(a, b corev1.NodeCondition) bool {
 // condition or an eviction Event; a node absent from it is healthy.
 func (run *runningHealthWatch) snapshot() map[string]rollout.NodeHealth {
 	out := map[string]rollout.NodeHealth{}
-	for _, obj := range run.nodes.GetStore().List() {
+	nodes := run.nodes.GetStore().List()
+	healthWatchedNodes.Set(float64(len(nodes)))
+	for _, obj := range nodes {
 		node, ok := obj.(*corev1.Node)
 		if !ok || len(node.Status.Conditions) == 0 {
 			continue

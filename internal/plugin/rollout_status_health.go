@@ -37,8 +37,7 @@ func gateStatus(load sloconfig.RolloutLoad, rec rollout.Record, recorded bool, k
 		return g
 	}
 	g.Health = rec.Health
-	g.Resuming = g.Health.Halted() && load.Policy != nil && !load.Policy.Paused &&
-		rollout.KeyFingerprint(keyValue) != g.Health.HaltedKey
+	g.Resuming = g.Health.ResumedBy(load.Policy, rollout.KeyFingerprint(keyValue))
 	return g
 }
 
@@ -51,18 +50,10 @@ func (g GateStatus) writeSettings(w io.Writer) {
 	if g.Gate == nil {
 		return
 	}
-	conditions := make([]string, len(g.Gate.Conditions))
-	for i, c := range g.Gate.Conditions {
-		conditions[i] = string(c)
-	}
-	onUnhealthy := sloconfig.OnUnhealthyPause
-	if g.Gate.Revert {
-		onUnhealthy = sloconfig.OnUnhealthyRevert
-	}
 	printLine(w, fmt.Sprintf("health gate: maxUnhealthyNodes %s; nodeConditions %s; "+
 		"evictions %s, maxPerNode %d; onUnhealthy %s",
-		g.Gate.MaxUnhealthyNodes.String(), strings.Join(conditions, ", "),
-		strings.Join(g.Gate.EvictionReasons, ", "), g.Gate.MaxEvictionsPerNode, onUnhealthy))
+		g.Gate.MaxUnhealthyNodes.String(), strings.Join(g.Gate.ConditionNames(), ", "),
+		strings.Join(g.Gate.EvictionReasons, ", "), g.Gate.MaxEvictionsPerNode, g.Gate.OnUnhealthy()))
 }
 
 // writeVerdicts prints the halt and what to do about it, or, without a
@@ -71,7 +62,7 @@ func (g GateStatus) writeSettings(w io.Writer) {
 // percent maxUnhealthyNodes.
 func (g GateStatus) writeVerdicts(w io.Writer, reached int) {
 	h := g.Health
-	if len(h.UnhealthyNames()) == 0 && !h.Halted() {
+	if h.UnhealthyCount() == 0 && !h.Halted() {
 		return
 	}
 	counted := len(h.Unhealthy) - h.Tolerated

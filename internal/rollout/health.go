@@ -45,6 +45,22 @@ type HealthRecord struct {
 // Halted reports whether the gate halted the rollout.
 func (h *HealthRecord) Halted() bool { return h != nil && !h.HaltedAt.IsZero() }
 
+// ResumedBy reports whether the rollout key, under policy (nil: invalid)
+// with a value of fingerprint keyFingerprint (KeyFingerprint), resumes
+// the halt: a change of the key's value since the halt that leaves it
+// unpaused (docs/rollout.md#health-gates).
+func (h *HealthRecord) ResumedBy(policy *sloconfig.RolloutPolicy, keyFingerprint string) bool {
+	return h.Halted() && policy != nil && !policy.Paused && keyFingerprint != h.HaltedKey
+}
+
+// UnhealthyCount is how many nodes were judged unhealthy.
+func (h *HealthRecord) UnhealthyCount() int {
+	if h == nil {
+		return 0
+	}
+	return len(h.Unhealthy)
+}
+
 // UnhealthyNames lists the nodes judged unhealthy, sorted.
 func (h *HealthRecord) UnhealthyNames() []string {
 	if h == nil {
@@ -150,7 +166,7 @@ func GateWatches(load sloconfig.RolloutLoad, record string, target string, now t
 func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 	policy := in.Rollout.Policy
 	h := rec.Health
-	if h.Halted() && policy != nil && in.RolloutKey != h.HaltedKey && !policy.Paused {
+	if h.ResumedBy(policy, in.RolloutKey) {
 		// Resumed: the verdicts known stay, and are tolerated.
 		next := *h
 		next.HaltedAt, next.HaltedKey, next.Revert, next.Tolerated = time.Time{}, "", false, len(h.Unhealthy)

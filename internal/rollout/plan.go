@@ -140,7 +140,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		Figures: &Figures{
 			Pending: len(d.Held), Reached: d.Reached, Step: d.Record.Steps,
 			InProgress: !d.Record.Done, Paused: d.Paused && len(d.Held) > 0,
-			Halted: d.Halted, Unhealthy: len(d.Record.Health.UnhealthyNames()),
+			Halted: d.Halted, Unhealthy: d.Record.Health.UnhealthyCount(),
 		},
 		Revert:        revertOf(d.Record),
 		Events:        events,

@@ -58,6 +58,23 @@ func (g *HealthGate) MaxUnhealthy(reached int) int {
 	return n
 }
 
+// ConditionNames lists the condition types watched, as written in the key.
+func (g *HealthGate) ConditionNames() []string {
+	names := make([]string, len(g.Conditions))
+	for i, c := range g.Conditions {
+		names[i] = string(c)
+	}
+	return names
+}
+
+// OnUnhealthy is the gate's onUnhealthy, as written in the key.
+func (g *HealthGate) OnUnhealthy() string {
+	if g.Revert {
+		return OnUnhealthyRevert
+	}
+	return OnUnhealthyPause
+}
+
 // Watches reports whether the gate watches condition type t.
 func (g *HealthGate) Watches(t corev1.NodeConditionType) bool {
 	return slices.Contains(g.Conditions, t)
