@@ -93,22 +93,7 @@ type phaseResult struct {
 	ExpectedWrites     int      `json:"expected_writes"`
 	Reconciles         int      `json:"reconciles"`
 	ExpectedReconciles *int     `json:"expected_reconciles,omitempty"`
-	// CPUSeconds is the manager process's user and system time
-	// (/proc/<pid>/stat) from the phase's start until it settled;
-	// CPUSecondsPerWrite divides it by the writes (null without writes).
-	CPUSeconds         float64  `json:"cpu_seconds"`
-	CPUSecondsPerWrite *float64 `json:"cpu_seconds_per_write"`
-	// MachineCPUSeconds is the busy time of every core of the machine
-	// (/proc/stat: the manager, the control plane, the bench and anything
-	// else running) over the span Seconds measures: until convergence, or
-	// for restart and status-updates until settled. ControlPlaneCPUSeconds
-	// is kube-apiserver's and etcd's user and system time over the same
-	// span: what the apiserver pays. The Floor ones are the same over the
-	// floor's phase.
-	MachineCPUSeconds           float64  `json:"machine_cpu_seconds"`
-	FloorMachineCPUSeconds      *float64 `json:"floor_machine_cpu_seconds"`
-	ControlPlaneCPUSeconds      float64  `json:"control_plane_cpu_seconds"`
-	FloorControlPlaneCPUSeconds *float64 `json:"floor_control_plane_cpu_seconds"`
+	cpuFigures
 	// Requests are the manager's API requests by verb during the phase.
 	Requests map[string]int `json:"requests"`
 	// Check is "pass" when the writes (and, where given, the reconciles)
@@ -146,6 +131,27 @@ func (p *phaseResult) check() {
 	if p.Writes != p.ExpectedWrites || (p.ExpectedReconciles != nil && p.Reconciles != *p.ExpectedReconciles) {
 		p.Check = checkFail
 	}
+}
+
+// cpuFigures are the CPU times of one phase, of one repetition or their
+// medians: what the manager, the control plane and the machine spent.
+type cpuFigures struct {
+	// CPUSeconds is the manager process's user and system time
+	// (/proc/<pid>/stat) from the phase's start until it settled;
+	// CPUSecondsPerWrite divides it by the writes (null without writes).
+	CPUSeconds         float64  `json:"cpu_seconds"`
+	CPUSecondsPerWrite *float64 `json:"cpu_seconds_per_write"`
+	// MachineCPUSeconds is the busy time of every core of the machine
+	// (/proc/stat: the manager, the control plane, the bench and anything
+	// else running) over the span Seconds measures: until convergence, or
+	// for restart and status-updates until settled. ControlPlaneCPUSeconds
+	// is kube-apiserver's and etcd's user and system time over the same
+	// span: what the apiserver pays. The Floor ones are the same over the
+	// floor's phase.
+	MachineCPUSeconds           float64  `json:"machine_cpu_seconds"`
+	FloorMachineCPUSeconds      *float64 `json:"floor_machine_cpu_seconds"`
+	ControlPlaneCPUSeconds      float64  `json:"control_plane_cpu_seconds"`
+	FloorControlPlaneCPUSeconds *float64 `json:"floor_control_plane_cpu_seconds"`
 }
 
 // failedChecks names the phases whose counts are not as they must be.

@@ -19,12 +19,7 @@ type phaseSummary struct {
 	RatioMin     *float64 `json:"ratio_min"`
 	RatioMax     *float64 `json:"ratio_max"`
 
-	CPUSeconds                  float64  `json:"cpu_seconds"`
-	CPUSecondsPerWrite          *float64 `json:"cpu_seconds_per_write"`
-	ControlPlaneCPUSeconds      float64  `json:"control_plane_cpu_seconds"`
-	FloorControlPlaneCPUSeconds *float64 `json:"floor_control_plane_cpu_seconds"`
-	MachineCPUSeconds           float64  `json:"machine_cpu_seconds"`
-	FloorMachineCPUSeconds      *float64 `json:"floor_machine_cpu_seconds"`
+	cpuFigures
 
 	// Check is "pass" only when every repetition's check passed.
 	Check string `json:"check"`
@@ -53,29 +48,37 @@ func summarize(phases []phaseResult) []phaseSummary {
 // summarizePhase summarizes the repetitions of one phase (at least one).
 func summarizePhase(runs []phaseResult) phaseSummary {
 	s := phaseSummary{Regime: runs[0].Regime, Phase: runs[0].Phase, Runs: len(runs), Check: checkPass}
-	n := len(runs)
-	seconds, cpu, controlPlane, machine := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n),
-		make([]float64, 0, n)
-	var floor, ratios, perWrite, floorControlPlane, floorMachine []float64
 	for _, p := range runs {
-		seconds = append(seconds, p.Seconds)
-		cpu = append(cpu, p.CPUSeconds)
-		controlPlane = append(controlPlane, p.ControlPlaneCPUSeconds)
-		machine = append(machine, p.MachineCPUSeconds)
-		floor = appendSet(floor, p.FloorSeconds)
-		ratios = appendSet(ratios, p.Ratio)
-		perWrite = appendSet(perWrite, p.CPUSecondsPerWrite)
-		floorControlPlane = appendSet(floorControlPlane, p.FloorControlPlaneCPUSeconds)
-		floorMachine = appendSet(floorMachine, p.FloorMachineCPUSeconds)
 		if p.Check != checkPass {
 			s.Check = checkFail
 		}
 	}
-	s.Seconds, s.CPUSeconds, s.MachineCPUSeconds = median(seconds), median(cpu), median(machine)
-	s.FloorSeconds, s.Ratio = medianOrNil(floor), medianOrNil(ratios)
-	s.CPUSecondsPerWrite = medianOrNil(perWrite)
-	s.ControlPlaneCPUSeconds, s.FloorControlPlaneCPUSeconds = median(controlPlane), medianOrNil(floorControlPlane)
-	s.FloorMachineCPUSeconds = medianOrNil(floorMachine)
+	all := func(figure func(p phaseResult) float64) float64 {
+		xs := make([]float64, 0, len(runs))
+		for _, p := range runs {
+			xs = append(xs, figure(p))
+		}
+		return median(xs)
+	}
+	set := func(figure func(p phaseResult) *float64) []float64 {
+		var xs []float64
+		for _, p := range runs {
+			xs = appendSet(xs, figure(p))
+		}
+		return xs
+	}
+	s.Seconds = all(func(p phaseResult) float64 { return p.Seconds })
+	s.CPUSeconds = all(func(p phaseResult) float64 { return p.CPUSeconds })
+	s.MachineCPUSeconds = all(func(p phaseResult) float64 { return p.MachineCPUSeconds })
+	s.ControlPlaneCPUSeconds = all(func(p phaseResult) float64 { return p.ControlPlaneCPUSeconds })
+	s.FloorSeconds = medianOrNil(set(func(p phaseResult) *float64 { return p.FloorSeconds }))
+	s.CPUSecondsPerWrite = medianOrNil(set(func(p phaseResult) *float64 { return p.CPUSecondsPerWrite }))
+	s.FloorMachineCPUSeconds = medianOrNil(set(func(p phaseResult) *float64 { return p.FloorMachineCPUSeconds }))
+	s.FloorControlPlaneCPUSeconds = medianOrNil(set(func(p phaseResult) *float64 {
+		return p.FloorControlPlaneCPUSeconds
+	}))
+	ratios := set(func(p phaseResult) *float64 { return p.Ratio })
+	s.Ratio = medianOrNil(ratios)
 	if len(ratios) > 0 {
 		low, high := slices.Min(ratios), slices.Max(ratios)
 		s.RatioMin, s.RatioMax = &low, &high
