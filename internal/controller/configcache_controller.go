@@ -83,10 +83,10 @@ type ConfigCacheReconciler struct {
 	// node lacking only those as reached.
 	skew *crdSkew
 	// health watches the nodes while a rollout key's health gate judges a
-	// rollout (docs/rollout.md#health-gates); revertReported identifies the
-	// failed revert last reported.
-	health         *healthWatch
-	revertReported string
+	// rollout (docs/rollout.md#health-gates); revertRefused is the
+	// configuration whose revert was refused (and said so) last.
+	health        *healthWatch
+	revertRefused string
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.

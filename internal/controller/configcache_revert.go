@@ -24,7 +24,8 @@ const revertFieldManager = "nodeslo-health-gate"
 // so; so does a revert that halts in turn: it is not reverted again, so
 // that two configurations that both hurt never take turns on the nodes.
 func (r *ConfigCacheReconciler) revert(ctx context.Context, read configMapRead, want *rollout.Revert) error {
-	if want == nil || !read.exists {
+	if want == nil || !read.exists || r.revertRefused == want.Target {
+		// A refusal stands for as long as the configuration is in force.
 		return nil
 	}
 	revisions, err := r.listRevisions(ctx)
@@ -32,21 +33,12 @@ func (r *ConfigCacheReconciler) revert(ctx context.Context, read configMapRead, 
 		return err
 	}
 	halted := rollout.ShortTarget(want.Target)
-	previous, ok := rollout.PreviousRevision(revisions)
-	why := ""
-	switch {
-	case !ok || revisions[len(revisions)-1].Fingerprint != want.Target:
-		why = "the revision history has no earlier configuration"
-	case revisions[len(revisions)-1].ChangedBy == revertFieldManager:
-		why = "it is itself a revert by the health gate, which is never reverted again"
-	}
+	previous, why := rollout.RevertTo(revisions, want.Target, revertFieldManager)
 	if why != "" {
-		if r.revertReported != want.Target {
-			r.revertReported = want.Target
-			r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
-				"configuration %s is not reverted: %s; the rollout stays halted (resume it, or change the ConfigMap)",
-				halted, why)
-		}
+		r.revertRefused = want.Target
+		r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
+			"configuration %s is not reverted: %s; the rollout stays halted (resume it, or change the ConfigMap)",
+			halted, why)
 		return nil
 	}
 	cm := read.cm

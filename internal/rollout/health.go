@@ -188,11 +188,11 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 		}
 		h = &next
 		gate := policy.HealthGate
-		if !h.Halted() && len(h.Unhealthy)-h.Tolerated > gate.MaxUnhealthy(in.Health.Judged) {
+		allowed = gate.MaxUnhealthy(in.Health.Judged)
+		if !h.Halted() && len(h.Unhealthy)-h.Tolerated > allowed {
 			h.HaltedAt, h.HaltedKey, h.Revert = in.Now, in.RolloutKey, gate.Revert
 			haltedNow = true
 		}
-		allowed = gate.MaxUnhealthy(in.Health.Judged)
 	}
 	rec.Health = h
 	return h.Halted(), haltedNow, allowed

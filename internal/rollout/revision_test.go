@@ -149,3 +149,21 @@ func TestLastWriter(t *testing.T) {
 		t.Errorf("no managedFields: got %q", got)
 	}
 }
+
+func TestRevertTo(t *testing.T) {
+	r1 := Revision{Number: 1, Fingerprint: "A", ChangedBy: "kubectl"}
+	r2 := Revision{Number: 2, Fingerprint: "B", ChangedBy: "kubectl"}
+	reverted := Revision{Number: 3, Fingerprint: "A", ChangedBy: "gate"}
+	if to, why := RevertTo([]Revision{r1, r2}, "B", "gate"); why != "" || to.Number != 1 {
+		t.Errorf("revert of B: revision %d, %q", to.Number, why)
+	}
+	if _, why := RevertTo([]Revision{r2}, "B", "gate"); why == "" {
+		t.Error("a revert without an earlier configuration")
+	}
+	if _, why := RevertTo([]Revision{r1, r2}, "C", "gate"); why == "" {
+		t.Error("a revert of a configuration that is not the revision in force")
+	}
+	if _, why := RevertTo([]Revision{r1, r2, reverted}, "A", "gate"); why == "" {
+		t.Error("a revert of a revert")
+	}
+}

@@ -26,6 +26,22 @@ func UndoData(current map[string]string, to Revision) map[string]string {
 	return out
 }
 
+// RevertTo is the revision a health gate's revert of configuration target
+// writes back (docs/rollout.md#health-gates), or why there is none: the
+// revision in force must be target's and have an earlier configuration,
+// and must not itself be a revert (written by revertManager), so that two
+// configurations that both hurt never take turns on the nodes.
+func RevertTo(revisions []Revision, target, revertManager string) (Revision, string) {
+	previous, ok := PreviousRevision(revisions)
+	switch {
+	case !ok || revisions[len(revisions)-1].Fingerprint != target:
+		return Revision{}, "the revision history has no earlier configuration"
+	case revisions[len(revisions)-1].ChangedBy == revertManager:
+		return Revision{}, "it is itself a revert by the health gate, which is never reverted again"
+	}
+	return previous, ""
+}
+
 // PreviousRevision is the newest revision older than the newest one
 // (the configuration in force) whose configuration differs from it: what
 // an undo without a number, and a health gate's revert, go back to.
