@@ -7,7 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // The manager's cache must not hold what it does not need: a full Node
@@ -24,6 +26,32 @@ var _ = Describe("The manager's cache", Serial, func() {
 		Expect(cached).To(HaveEach(HaveField("Accept", ContainSubstring("as=PartialObjectMetadata"))))
 	})
 
+	It("lists and watches NodeSLOs as metadata only, and reads one whole only when its digest cannot vouch for it",
+		func(ctx SpecContext) {
+			node := createNode(ctx, nil, nil)
+			Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
+			Expect(listsAndWatches(reads.Of("nodeslos"))).
+				To(HaveEach(HaveField("Accept", ContainSubstring("as=PartialObjectMetadata"))))
+
+			// A configuration change is decided on the digests alone.
+			before := len(wholeReads())
+			setConfig(ctx, map[string]string{string(sloconfig.KeyResourceThreshold): suppressAt55})
+			Eventually(specOf(ctx, node.Name)).Should(haveField(55.0,
+				"resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+			waitUntilQuiet()
+			Expect(wholeReads()[before:]).To(BeEmpty())
+
+			// A hand edit moves the generation past the one the digest names:
+			// that NodeSLO is read whole, and put back.
+			slo := &slov1alpha1.NodeSLO{}
+			Expect(getNodeSLO(ctx, node.Name, slo)).To(Succeed())
+			slo.Spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = new(int64(90))
+			Expect(k8sClient.Update(ctx, slo)).To(Succeed())
+			Eventually(specOf(ctx, node.Name)).Should(haveField(55.0,
+				"resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+			Expect(wholeReads()[before:]).To(ConsistOf(HaveField("Path", nodeSLOPath+"/"+node.Name)))
+		})
+
 	It("reads the one configured ConfigMap only", func() {
 		cmReads := reads.Of("configmaps")
 		Expect(cmReads).NotTo(BeEmpty())
@@ -39,6 +67,29 @@ var _ = Describe("The manager's cache", Serial, func() {
 		}
 	})
 })
+
+// listsAndWatches are the reads of a collection among reads.
+func listsAndWatches(reads []readRequest) []readRequest {
+	var out []readRequest
+	for _, r := range reads {
+		if r.Path == nodeSLOPath || r.Path == "/api/v1/nodes" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// wholeReads are the manager's reads of NodeSLOs that asked for the whole
+// object rather than its metadata.
+func wholeReads() []readRequest {
+	var out []readRequest
+	for _, r := range reads.Of("nodeslos") {
+		if !strings.Contains(r.Accept, "as=PartialObjectMetadata") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // nodeReadsByHealthGate splits the Node reads so far into the cache's and
 // those of a health gate's watch (docs/rollout.md#health-gates), told

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -32,43 +31,25 @@ func keepNodeResolveInputs() toolscache.TransformFunc {
 	}
 }
 
-// shareNodeSLOSections returns the NodeSLO cache's transform. The controller
-// reads all of a NodeSLO but its managedFields, which go. Its spec's sections
-// are interned: most nodes share a handful of distinct sections, so the cache
-// holds one decoded copy of each instead of one per node. Sections are
-// equal when their JSON is; reads from the cache are deep copies, so no
-// reconcile writes into a shared section. Its annotations are shared the
-// same way: most hold only the time of the controller's write
-// (docs/behaviour.md#one-nodeslo-reconcile), the same for the nodes of one
-// step, and a map of one entry costs about 300 bytes a node.
-func shareNodeSLOSections() toolscache.TransformFunc {
-	var (
-		thresholds internPool[string, *slov1alpha1.ResourceThresholdStrategy]
-		qos        internPool[string, *slov1alpha1.ResourceQOSStrategy]
-		bursts     internPool[string, *slov1alpha1.CPUBurstStrategy]
-		systems    internPool[string, *slov1alpha1.SystemStrategy]
-		extensions internPool[string, *slov1alpha1.ExtensionsMap]
-		hostApps   internPool[string, []slov1alpha1.HostApplicationSpec]
-		annots     internPool[string, map[string]string]
-	)
+// shareNodeSLOMetadata returns the NodeSLO cache's transform. NodeSLOs are
+// cached as metadata only (docs/behaviour.md#what-the-controller-caches);
+// of that the controller reads all but managedFields, which go. The
+// annotations are shared: most hold only the time of the controller's write
+// (the same for the nodes of one step) and the digest of the spec written
+// (the same for the nodes of one strategy), and a map costs about 300 bytes
+// a node. Reads from the cache are deep copies, so nothing writes into a
+// shared map.
+func shareNodeSLOMetadata() toolscache.TransformFunc {
+	var annotations internPool[string, map[string]string]
 	return func(in any) (any, error) {
-		slo, ok := in.(*slov1alpha1.NodeSLO)
+		slo, ok := in.(*metav1.PartialObjectMetadata)
 		if !ok {
 			return in, nil // a tombstone
 		}
 		slo.ManagedFields = nil
 		shareTypeMeta(&slo.TypeMeta)
 		if len(slo.Annotations) > 0 {
-			slo.Annotations = annots.intern(annotationsKey(slo.Annotations), slo.Annotations)
-		}
-		s := &slo.Spec
-		s.ResourceUsedThresholdWithBE = internSection(&thresholds, s.ResourceUsedThresholdWithBE)
-		s.ResourceQOSStrategy = internSection(&qos, s.ResourceQOSStrategy)
-		s.CPUBurstStrategy = internSection(&bursts, s.CPUBurstStrategy)
-		s.SystemStrategy = internSection(&systems, s.SystemStrategy)
-		s.Extensions = internSection(&extensions, s.Extensions)
-		if s.HostApplications != nil {
-			s.HostApplications = internSection(&hostApps, s.HostApplications)
+			slo.Annotations = annotations.intern(annotationsKey(slo.Annotations), slo.Annotations)
 		}
 		return in, nil
 	}
@@ -91,15 +72,6 @@ func shareTypeMeta(t *metav1.TypeMeta) {
 	if t.Kind == nodeSLOKind {
 		t.Kind = nodeSLOKind
 	}
-}
-
-// internSection returns the shared copy of section, keyed by its JSON.
-func internSection[V any](pool *internPool[string, V], section V) V {
-	key, err := json.Marshal(section)
-	if err != nil {
-		return section
-	}
-	return pool.intern(string(key), section)
 }
 
 // annotationsKey is a map of annotations as one comparable value.

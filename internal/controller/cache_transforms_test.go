@@ -71,7 +71,7 @@ func TestKeepNodeResolveInputs(t *testing.T) {
 func TestKeepNodeResolveInputsLeavesTombstonesAlone(t *testing.T) {
 	tomb := toolscache.DeletedFinalStateUnknown{Key: "n1"}
 	for name, transform := range map[string]toolscache.TransformFunc{
-		"Node": keepNodeResolveInputs(), "NodeSLO": shareNodeSLOSections(),
+		"Node": keepNodeResolveInputs(), "NodeSLO": shareNodeSLOMetadata(),
 	} {
 		out, err := transform(tomb)
 		if err != nil || out != tomb {
@@ -113,50 +113,19 @@ func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
 	}
 }
 
-func sloWithSpec(name string, suppress int64) *slov1alpha1.NodeSLO {
-	return &slov1alpha1.NodeSLO{
-		ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
-		Spec: slov1alpha1.NodeSLOSpec{
-			ResourceUsedThresholdWithBE: &slov1alpha1.ResourceThresholdStrategy{
-				Enable: new(true), CPUSuppressThresholdPercent: new(suppress)},
-			HostApplications: []slov1alpha1.HostApplicationSpec{{Name: "nginx"}},
-		},
-	}
-}
-
-// NodeSLOs with equal sections share one copy of each; a different
-// section stays apart; nothing the controller compares changes.
-func TestShareNodeSLOSections(t *testing.T) {
-	transform := shareNodeSLOSections()
-	a, b, c := sloWithSpec("a", 60), sloWithSpec("b", 60), sloWithSpec("c", 80)
-	for _, slo := range []*slov1alpha1.NodeSLO{a, b, c} {
-		want := slo.Spec.DeepCopy()
-		if _, err := transform(slo); err != nil {
-			t.Fatal(err)
-		}
-		if !sloconfig.SpecEqual(want, &slo.Spec) {
-			t.Errorf("%s: spec changed", slo.Name)
-		}
-		if slo.ManagedFields != nil {
-			t.Errorf("%s: managedFields kept", slo.Name)
-		}
-	}
-	if a.Spec.ResourceUsedThresholdWithBE != b.Spec.ResourceUsedThresholdWithBE {
-		t.Error("equal sections are not shared")
-	}
-	if &a.Spec.HostApplications[0] != &b.Spec.HostApplications[0] {
-		t.Error("equal host application lists are not shared")
-	}
-	if a.Spec.ResourceUsedThresholdWithBE == c.Spec.ResourceUsedThresholdWithBE {
-		t.Error("different sections are shared")
-	}
+// sloMetadata is a NodeSLO as the metadata-only watch decodes it.
+func sloMetadata(name string) *metav1.PartialObjectMetadata {
+	slo := sloconfig.NodeSLOMetadata()
+	slo.Name = name
+	slo.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
+	return slo
 }
 
 // The apiVersion and kind a decoder allocates for every NodeSLO are
-// replaced by one shared copy, with their values unchanged.
-func TestShareNodeSLOSectionsSharesTypeMeta(t *testing.T) {
-	transform := shareNodeSLOSections()
-	slo := sloWithSpec("a", 60)
+// replaced by one shared copy, with their values unchanged; managedFields go.
+func TestShareNodeSLOMetadataSharesTypeMeta(t *testing.T) {
+	transform := shareNodeSLOMetadata()
+	slo := sloMetadata("a")
 	// Built from pieces, as a decoder builds them: a string of its own.
 	slo.APIVersion = strings.Join([]string{slov1alpha1.GroupVersion.Group, slov1alpha1.GroupVersion.Version}, "/")
 	slo.Kind = strings.Clone("NodeSLO")
@@ -170,15 +139,20 @@ func TestShareNodeSLOSectionsSharesTypeMeta(t *testing.T) {
 		unsafe.StringData(slo.Kind) != unsafe.StringData(nodeSLOKind) {
 		t.Error("apiVersion and kind are not the shared copies")
 	}
+	if slo.ManagedFields != nil {
+		t.Error("managedFields kept")
+	}
 }
 
 // Equal annotations (the time of the controller's write, the same for the
-// nodes of one step) are one shared map; different ones are not.
-func TestShareNodeSLOSectionsSharesAnnotations(t *testing.T) {
-	transform := shareNodeSLOSections()
-	stamp := func(name, at string) *slov1alpha1.NodeSLO {
-		slo := sloWithSpec(name, 60)
-		slo.Annotations = map[string]string{"nodeslo.koordinator.sh/spec-written-at": at}
+// nodes of one step, and the digest of the spec written) are one shared
+// map; different ones are not.
+func TestShareNodeSLOMetadataSharesAnnotations(t *testing.T) {
+	transform := shareNodeSLOMetadata()
+	stamp := func(name, at string) *metav1.PartialObjectMetadata {
+		slo := sloMetadata(name)
+		slo.Annotations = map[string]string{
+			"nodeslo.koordinator.sh/spec-written-at": at, sloconfig.SpecDigestAnnotation: "1/d"}
 		if _, err := transform(slo); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +160,8 @@ func TestShareNodeSLOSectionsSharesAnnotations(t *testing.T) {
 	}
 	const second, next = "2026-12-01T14:00:00Z", "2026-12-01T14:00:01Z"
 	a, b, c := stamp("a", second), stamp("b", second), stamp("c", next)
-	if !maps.Equal(a.Annotations, map[string]string{"nodeslo.koordinator.sh/spec-written-at": second}) {
+	if !maps.Equal(a.Annotations, map[string]string{
+		"nodeslo.koordinator.sh/spec-written-at": second, sloconfig.SpecDigestAnnotation: "1/d"}) {
 		t.Fatalf("annotations changed: %v", a.Annotations)
 	}
 	same := func(x, y map[string]string) bool {

@@ -267,7 +267,7 @@ func (r *ConfigCacheReconciler) planRollout(
 		Dropped: r.skew.Dropped(), RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
 	}
 	if rollout.NeedsNodes(in.Rollout) {
-		nodes, err := r.observeNodes(ctx)
+		nodes, err := r.observeNodes(ctx, cfg)
 		if err != nil {
 			return rollout.Plan{}, err
 		}

@@ -35,30 +35,62 @@ func requeueAt(t time.Time) ctrl.Result {
 	return ctrl.Result{RequeueAfter: max(time.Until(t), minRequeue)}
 }
 
-// observeNodes lists every Node and its NodeSLO from the manager's caches.
-func (r *ConfigCacheReconciler) observeNodes(ctx context.Context) ([]rollout.Observed, error) {
+// observeNodes lists every Node and its NodeSLO from the manager's caches,
+// where NodeSLOs are metadata only: each stands for its spec by the digest
+// its SpecDigestAnnotation vouches for. When a decision needs stored specs
+// themselves (a key of cfg is Frozen, the CRD drops fields, or some NodeSLO's
+// spec is not vouched for, e.g. edited by hand), NodeSLOs are listed whole
+// from the apiserver.
+func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig.Config) ([]rollout.Observed, error) {
 	nodeList := sloconfig.NodeMetadataList()
 	if err := r.client.List(ctx, nodeList, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing Nodes for the rollout: %w", err)
 	}
-	sloList := &slov1alpha1.NodeSLOList{}
+	sloList := sloconfig.NodeSLOMetadataList()
 	if err := r.client.List(ctx, sloList, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
 	}
-	stored := make(map[string]*slov1alpha1.NodeSLO, len(sloList.Items))
+	stored := make(map[string]*metav1.PartialObjectMetadata, len(sloList.Items))
+	whole := cfg.ReadsStoredSpec() || len(r.skew.Dropped()) > 0
 	for i := range sloList.Items {
 		stored[sloList.Items[i].Name] = &sloList.Items[i]
+		whole = whole || sloconfig.StoredSpecDigest(&sloList.Items[i]) == ""
+	}
+	var specs map[string]*slov1alpha1.NodeSLOSpec
+	if whole {
+		var err error
+		if specs, err = r.storedSpecs(ctx); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]rollout.Observed, len(nodeList.Items))
 	for i := range nodeList.Items {
 		o := rollout.Observed{Node: sloconfig.NodeOf(&nodeList.Items[i])}
 		if slo := stored[o.Node.Name]; slo != nil {
-			o.Stored, o.Generation = &slo.Spec, slo.Generation
+			o.Generation = slo.Generation
 			o.WrittenAt = rollout.ParseWrittenAt(slo.Annotations)
+			if whole {
+				o.Stored = specs[o.Node.Name]
+			} else {
+				o.StoredDigest = sloconfig.StoredSpecDigest(slo)
+			}
 		}
 		out[i] = o
 	}
 	return out, nil
+}
+
+// storedSpecs lists every NodeSLO whole from the apiserver: their specs by name.
+func (r *ConfigCacheReconciler) storedSpecs(ctx context.Context) (map[string]*slov1alpha1.NodeSLOSpec, error) {
+	list := &slov1alpha1.NodeSLOList{}
+	if err := r.apiReader.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
+	}
+	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(list.Items))
+	for i := range list.Items {
+		specs[list.Items[i].Name] = &list.Items[i].Spec
+	}
+	return specs, nil
 }
 
 // persistRecord writes the plan's record change on the ConfigMap, with an

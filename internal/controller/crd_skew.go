@@ -29,11 +29,13 @@ type crdSkew struct {
 	// kept are the paths a write or dry run showed stored: a stored spec
 	// that lacks one differs for another reason (a hand edit).
 	kept sets.Set[string]
-	// regained are the paths once dropped that the CRD was then seen to
-	// store (it was upgraded). For a while the apiserver may still send the
-	// controller's watch objects pruned by the old schema (a watch opened
-	// before the upgrade keeps it), so the echo of a write may lack them.
-	regained sets.Set[string]
+	// probedFor is the fingerprint of the configuration whose every field
+	// was dry-run since the memory was last forgotten: only then does an
+	// empty dropped mean the CRD stores all the configuration sets, and a
+	// NodeSLO's digest can stand for its spec. probing lets one worker
+	// dry-run at a time.
+	probedFor string
+	probing   sync.Mutex
 	// recheckEvery bounds how often a decision that leans on dropped is
 	// checked again with a dry run, so that an upgraded CRD is noticed.
 	recheckEvery time.Duration
@@ -47,7 +49,7 @@ type crdSkew struct {
 
 func newCRDSkew(recheckEvery time.Duration) *crdSkew {
 	return &crdSkew{
-		dropped: sets.New[string](), kept: sets.New[string](), regained: sets.New[string](),
+		dropped: sets.New[string](), kept: sets.New[string](),
 		recheckEvery: recheckEvery,
 	}
 }
@@ -88,7 +90,6 @@ func (s *crdSkew) learn(sent, stored *slov1alpha1.NodeSLOSpec, missing []string)
 		if !now.Has(p) && hasPath(sent, p) && hasPath(stored, p) {
 			s.dropped.Delete(p)
 			s.kept.Insert(p)
-			s.regained.Insert(p)
 			out.regained = append(out.regained, p)
 			out.changed = true
 		}
@@ -119,7 +120,7 @@ func (s *crdSkew) forget() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropped, s.kept, s.regained, s.sorted = sets.New[string](), sets.New[string](), sets.New[string](), nil
+	s.dropped, s.kept, s.sorted, s.probedFor = sets.New[string](), sets.New[string](), nil, ""
 	setDroppedFields(nil)
 }
 
@@ -133,6 +134,24 @@ func (s *crdSkew) learnDropped(paths []string) skewChange {
 	}
 	out.dropped = s.sorted
 	return out
+}
+
+// probed reports whether the configuration of fingerprint was dry-run whole
+// since the memory was last forgotten.
+func (s *crdSkew) probed(fingerprint string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.probedFor == fingerprint
+}
+
+// learnProbe records what the dry run of the whole configuration of
+// fingerprint showed dropped.
+func (s *crdSkew) learnProbe(fingerprint string, dropped []string) skewChange {
+	change := s.learnDropped(dropped)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.probedFor = fingerprint
+	return change
 }
 
 // markDropped records paths as dropped (no longer kept) and reports whether
@@ -195,23 +214,6 @@ func (s *crdSkew) holds(stored, resolved *slov1alpha1.NodeSLOSpec) (holds, leane
 	}
 	without := sloconfig.WithoutPaths(resolved, dropped)
 	return sloconfig.SpecEqual(stored, &without), true
-}
-
-// isEcho reports whether stored is what the apiserver stored for a write
-// of written: equal to it without the dropped fields, and without the
-// regained ones, which a watch opened before a CRD upgrade still prunes.
-func (s *crdSkew) isEcho(stored, written *slov1alpha1.NodeSLOSpec) bool {
-	if holds, _ := s.holds(stored, written); holds {
-		return true
-	}
-	s.mu.Lock()
-	ignore := sets.List(s.dropped.Union(s.regained))
-	s.mu.Unlock()
-	if len(ignore) == 0 {
-		return false
-	}
-	without := sloconfig.WithoutPaths(written, ignore)
-	return sloconfig.SpecEqual(stored, &without)
 }
 
 // recheckDue reports, at most once per recheckEvery, that a decision leaning

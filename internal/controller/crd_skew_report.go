@@ -74,6 +74,33 @@ func (r *NodeSLOReconciler) learned(ctx context.Context, change skewChange) {
 	r.reportSkew(ctx, change)
 }
 
+// probeConfig makes sure the whole configuration cfg was dry-run since what
+// was learned about the CRD was last forgotten (at the start, and at each
+// configuration change): one dry run, by one worker while the others wait.
+// It reports false when the dry run failed; decisions then read stored
+// specs whole.
+func (r *NodeSLOReconciler) probeConfig(ctx context.Context, cfg *sloconfig.Config) bool {
+	fingerprint := cfg.Fingerprint()
+	if r.skew.probed(fingerprint) {
+		return true
+	}
+	r.skew.probing.Lock()
+	defer r.skew.probing.Unlock()
+	if r.skew.probed(fingerprint) {
+		return true
+	}
+	dropped, err := crdprobe.ConfigDropped(ctx, r.client, cfg)
+	if err != nil {
+		logf.FromContext(ctx).Info("Cannot dry-run the whole configuration; reading stored NodeSLOs whole",
+			"error", err.Error())
+		return false
+	}
+	if change := r.skew.learnProbe(fingerprint, dropped); change.changed {
+		r.reportSkew(ctx, change)
+	}
+	return true
+}
+
 // reportSkew sets the gauge, logs, and records one Event on the ConfigMap
 // for the set of dropped fields (or for the fields the CRD now stores).
 func (r *NodeSLOReconciler) reportSkew(ctx context.Context, change skewChange) {
@@ -128,7 +155,7 @@ func recheckCRD(c client.Client, skew *crdSkew, reconcileOne chan<- event.Generi
 			if len(skew.Dropped()) == 0 {
 				continue
 			}
-			list := &slov1alpha1.NodeSLOList{}
+			list := sloconfig.NodeSLOMetadataList()
 			if err := c.List(ctx, list, client.Limit(1), client.UnsafeDisableDeepCopy); err != nil || len(list.Items) == 0 {
 				continue
 			}

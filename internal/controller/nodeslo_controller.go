@@ -2,7 +2,9 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,105 +88,187 @@ func (r *NodeSLOReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	return ctrl.Result{}, err
 }
 
+// errNodeSLOGone: the NodeSLO the cache holds was deleted before it could be
+// read whole; the next round, reading the apiserver, creates it.
+var errNodeSLOGone = errors.New("the NodeSLO was deleted while being read")
+
 // isWriteRace reports errors that mean "the world changed under us": retried
 // with fresh reads, never reported as failures.
 func isWriteRace(err error) bool {
-	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
+	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || errors.Is(err, errNodeSLOGone)
 }
 
 // sync does one read-decide-write round for node name and returns the
-// operation it ended with.
+// operation it ended with. NodeSLOs are cached as metadata only
+// (docs/behaviour.md#what-the-controller-caches): a NodeSLO whose
+// SpecDigestAnnotation vouches for its spec is decided on the digest alone,
+// and only the rest (a spec edited by hand or written by another
+// controller, a configuration with a Frozen key, a CRD that drops fields)
+// is read whole from the apiserver.
 func (r *NodeSLOReconciler) sync(
 	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, gate *rollout.Gate, name string,
 ) (string, error) {
-	log := logf.FromContext(ctx)
-
-	node, err := getNodeMetadata(ctx, reader, name)
+	node, err := getMetadata(ctx, reader, sloconfig.NodeMetadata(), name)
 	if err != nil {
 		return OpGet, err
 	}
-	stored := &slov1alpha1.NodeSLO{}
-	if err := reader.Get(ctx, client.ObjectKey{Name: name}, stored); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return OpGet, fmt.Errorf("reading NodeSLO: %w", err)
-		}
-		stored = nil
+	stored, err := getMetadata(ctx, reader, sloconfig.NodeSLOMetadata(), name)
+	if err != nil {
+		return OpGet, err
 	}
-
 	if node == nil {
 		r.warned.forget(name)
-		if stored == nil {
-			return OpNoop, nil
-		}
-		// The UID precondition keeps a NodeSLO recreated meanwhile (for a new
-		// node of the same name) from being deleted by this stale decision.
-		err := r.client.Delete(ctx, stored, client.Preconditions{UID: &stored.UID})
-		if client.IgnoreNotFound(err) != nil {
-			return OpDelete, fmt.Errorf("deleting NodeSLO of a node that is gone: %w", err)
-		}
-		log.Info("Deleted the NodeSLO of a node that is gone")
-		return OpDelete, nil
-	}
-
-	var current *slov1alpha1.NodeSLOSpec
-	if stored != nil {
-		current = &stored.Spec
+		return r.deleteOrphan(ctx, stored)
 	}
 	inputs := sloconfig.NodeOf(node)
-	res := r.resolve(cfg, inputs, current)
-
-	var op string
 	if stored == nil {
-		op = OpCreate
-		created := &slov1alpha1.NodeSLO{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       *res.Spec.DeepCopy(), // the resolved spec shares memory with the Config
-		}
-		stampSpecWritten(&created.ObjectMeta)
-		r.own.writing(name, &res.Spec)
-		if err := r.client.Create(ctx, created); err != nil {
-			r.own.forget(name)
-			return op, fmt.Errorf("creating NodeSLO: %w", err)
-		}
-		r.own.wrote(name, created.ResourceVersion)
-		log.Info("Created NodeSLO")
-		// The answer is what was stored: it shows the fields the CRD drops.
-		r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
-	} else {
-		upToDate, missing, err := r.upToDate(ctx, stored, &res.Spec)
-		if err != nil {
-			return OpUpdate, err
-		}
-		if upToDate {
-			log.V(1).Info("NodeSLO is up to date")
+		return r.create(ctx, cfg, gate, node, inputs)
+	}
+	if known := sloconfig.StoredSpecDigest(stored); known != "" && r.digestDecides(ctx, cfg) {
+		res := r.resolve(cfg, inputs, nil)
+		digest := sloconfig.SpecDigest(&res.Spec)
+		if digest == known {
+			logf.FromContext(ctx).V(1).Info("NodeSLO is up to date")
 			r.warnNode(node, res.Warnings, false)
 			return OpNoop, nil
 		}
-		if gate.Holds(inputs, stored.Generation) {
-			// A staged rollout has not reached this node yet (docs/rollout.md).
-			log.V(1).Info("NodeSLO held by the rollout in progress")
-			return OpHeld, nil
-		}
-		op = OpUpdate
-		stored.Spec = *res.Spec.DeepCopy()
-		stampSpecWritten(&stored.ObjectMeta)
-		r.own.writing(name, &res.Spec)
-		if err := r.client.Update(ctx, stored); err != nil {
-			r.own.forget(name)
-			return op, fmt.Errorf("updating NodeSLO: %w", err)
-		}
-		r.own.wrote(name, stored.ResourceVersion)
-		log.Info("Updated NodeSLO", "generation", stored.Generation)
-		r.learned(ctx, r.skew.learn(&res.Spec, &stored.Spec, missing))
+		// The stored spec is the one written with digest known, so this
+		// write changes it and moves the generation on by one.
+		update := &slov1alpha1.NodeSLO{ObjectMeta: stored.ObjectMeta}
+		return r.update(ctx, gate, node, inputs, update, res, digest, stored.Generation+1, nil)
 	}
-	if gate.Has(name) {
+	whole := &slov1alpha1.NodeSLO{}
+	if err := r.apiReader.Get(ctx, client.ObjectKey{Name: name}, whole); err != nil {
+		if apierrors.IsNotFound(err) {
+			return OpGet, errNodeSLOGone
+		}
+		return OpGet, fmt.Errorf("reading NodeSLO: %w", err)
+	}
+	res := r.resolve(cfg, inputs, &whole.Spec)
+	upToDate, missing, err := r.upToDate(ctx, whole, &res.Spec)
+	if err != nil {
+		return OpUpdate, err
+	}
+	if upToDate {
+		logf.FromContext(ctx).V(1).Info("NodeSLO is up to date")
+		r.warnNode(node, res.Warnings, false)
+		return OpNoop, nil
+	}
+	stores, digest := r.storedForm(&res.Spec)
+	generation := whole.Generation
+	if !sloconfig.SpecEqual(&whole.Spec, stores) {
+		generation++
+	}
+	return r.update(ctx, gate, node, inputs, whole, res, digest, generation, missing)
+}
+
+// storedForm returns what the apiserver stores when spec is written (spec
+// without the fields the installed CRD is known to drop) and its digest,
+// which the write's SpecDigestAnnotation names: once the CRD is upgraded
+// and stores those fields, the digest no longer matches, and the node is
+// written again to get them.
+func (r *NodeSLOReconciler) storedForm(spec *slov1alpha1.NodeSLOSpec) (*slov1alpha1.NodeSLOSpec, string) {
+	if dropped := r.skew.Dropped(); len(dropped) > 0 {
+		without := sloconfig.WithoutPaths(spec, dropped)
+		spec = &without
+	}
+	return spec, sloconfig.SpecDigest(spec)
+}
+
+// digestDecides reports whether a NodeSLO's digest can stand for its spec
+// under cfg: no key is Frozen (resolving would read the stored spec), and
+// the whole configuration was dry-run and the installed CRD drops none of
+// its fields (docs/behaviour.md#crd-version-skew), so that the spec stored
+// is the spec sent.
+func (r *NodeSLOReconciler) digestDecides(ctx context.Context, cfg *sloconfig.Config) bool {
+	return !cfg.ReadsStoredSpec() && r.probeConfig(ctx, cfg) && len(r.skew.Dropped()) == 0
+}
+
+// deleteOrphan deletes the NodeSLO of a node that is gone, if there is one.
+func (r *NodeSLOReconciler) deleteOrphan(ctx context.Context, stored *metav1.PartialObjectMetadata) (string, error) {
+	if stored == nil {
+		return OpNoop, nil
+	}
+	// The UID precondition keeps a NodeSLO recreated meanwhile (for a new
+	// node of the same name) from being deleted by this stale decision.
+	err := r.client.Delete(ctx, stored, client.Preconditions{UID: &stored.UID})
+	if client.IgnoreNotFound(err) != nil {
+		return OpDelete, fmt.Errorf("deleting NodeSLO of a node that is gone: %w", err)
+	}
+	logf.FromContext(ctx).Info("Deleted the NodeSLO of a node that is gone")
+	return OpDelete, nil
+}
+
+// create creates the NodeSLO of a node that has none.
+func (r *NodeSLOReconciler) create(ctx context.Context, cfg *sloconfig.Config, gate *rollout.Gate,
+	node *metav1.PartialObjectMetadata, inputs sloconfig.Node,
+) (string, error) {
+	res := r.resolve(cfg, inputs, nil)
+	created := &slov1alpha1.NodeSLO{
+		ObjectMeta: metav1.ObjectMeta{Name: node.Name},
+		Spec:       *res.Spec.DeepCopy(), // the resolved spec shares memory with the Config
+	}
+	r.probeConfig(ctx, cfg) // so that the digest leaves out what the CRD drops
+	_, digest := r.storedForm(&res.Spec)
+	sent := stampSpecWritten(&created.ObjectMeta, 1, digest)
+	r.own.writing(node.Name, sent)
+	if err := r.client.Create(ctx, created); err != nil {
+		r.own.forget(node.Name)
+		return OpCreate, fmt.Errorf("creating NodeSLO: %w", err)
+	}
+	r.own.wrote(node.Name, created.ResourceVersion)
+	logf.FromContext(ctx).Info("Created NodeSLO")
+	// The answer is what was stored: it shows the fields the CRD drops.
+	r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
+	r.afterWrite(gate, node, res)
+	return OpCreate, nil
+}
+
+// update writes res's spec over the NodeSLO obj (its metadata as read,
+// resourceVersion included, so that a write over a newer NodeSLO
+// conflicts), unless a staged rollout holds the node. generation is the
+// generation the write gives the NodeSLO, digest that of the spec sent;
+// missing are the fields the stored spec lacked, when it was read.
+func (r *NodeSLOReconciler) update(
+	ctx context.Context, gate *rollout.Gate, node *metav1.PartialObjectMetadata, inputs sloconfig.Node,
+	obj *slov1alpha1.NodeSLO, res sloconfig.Resolution, digest string, generation int64, missing []string,
+) (string, error) {
+	if gate.Holds(inputs, obj.Generation) {
+		// A staged rollout has not reached this node yet (docs/rollout.md).
+		logf.FromContext(ctx).V(1).Info("NodeSLO held by the rollout in progress")
+		return OpHeld, nil
+	}
+	obj.Spec = *res.Spec.DeepCopy()
+	sent := stampSpecWritten(&obj.ObjectMeta, generation, digest)
+	r.own.writing(node.Name, sent)
+	if err := r.client.Update(ctx, obj); err != nil {
+		r.own.forget(node.Name)
+		return OpUpdate, fmt.Errorf("updating NodeSLO: %w", err)
+	}
+	r.own.wrote(node.Name, obj.ResourceVersion)
+	logf.FromContext(ctx).Info("Updated NodeSLO", "generation", obj.Generation)
+	if obj.Generation != generation {
+		// The digest does not vouch for this spec: the next decision reads it whole.
+		logf.FromContext(ctx).V(1).Info("NodeSLO stored at another generation than its digest names",
+			"expected", generation)
+	}
+	r.learned(ctx, r.skew.learn(&res.Spec, &obj.Spec, missing))
+	r.afterWrite(gate, node, res)
+	return OpUpdate, nil
+}
+
+// afterWrite tells the rollout that a node it holds was written, and
+// records the node's warnings.
+func (r *NodeSLOReconciler) afterWrite(
+	gate *rollout.Gate, node *metav1.PartialObjectMetadata, res sloconfig.Resolution,
+) {
+	if gate.Has(node.Name) {
 		select {
-		case r.released <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
+		case r.released <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}}:
 		default: // a signal is pending; the decision it causes sees this write too
 		}
 	}
 	r.warnNode(node, res.Warnings, true)
-	return op, nil
 }
 
 // upToDate reports whether stored holds all of resolved that the installed
@@ -257,16 +341,18 @@ func (r *NodeSLOReconciler) warnNode(node *metav1.PartialObjectMetadata, warning
 	}
 }
 
-// getNodeMetadata reads a Node's metadata; nil when the Node does not exist.
-func getNodeMetadata(ctx context.Context, reader client.Reader, name string) (*metav1.PartialObjectMetadata, error) {
-	node := sloconfig.NodeMetadata()
-	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+// getMetadata reads the metadata of the object of name into empty (a
+// PartialObjectMetadata of the kind wanted); nil when there is none.
+func getMetadata(
+	ctx context.Context, reader client.Reader, empty *metav1.PartialObjectMetadata, name string,
+) (*metav1.PartialObjectMetadata, error) {
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, empty); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("reading Node: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", empty.Kind, err)
 	}
-	return node, nil
+	return empty, nil
 }
 
 // everyNode maps a configuration change to one request per Node, plus one
@@ -281,7 +367,7 @@ func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []re
 	if err := r.client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		log.Error(err, "Cannot list Nodes to reconcile after a configuration change")
 	}
-	slos := &slov1alpha1.NodeSLOList{}
+	slos := sloconfig.NodeSLOMetadataList()
 	if err := r.client.List(ctx, slos, client.UnsafeDisableDeepCopy); err != nil {
 		log.Error(err, "Cannot list NodeSLOs to reconcile after a configuration change")
 	}
@@ -306,7 +392,7 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged, re
 	maxConcurrent int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeslo").
-		For(&slov1alpha1.NodeSLO{},
+		For(&slov1alpha1.NodeSLO{}, builder.OnlyMetadata,
 			builder.WithPredicates(configurationLoaded(r.store), nodeSLOSpecChanged(), r.own.notEcho())).
 		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},
 			builder.OnlyMetadata, builder.WithPredicates(configurationLoaded(r.store), nodeInputsChanged())).
@@ -316,12 +402,17 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, configChanged, re
 		Complete(r)
 }
 
-// stampSpecWritten sets the time of this spec write on the NodeSLO: the
-// health gate counts only what went wrong on a node after it was reached
-// (docs/rollout.md#health-gates).
-func stampSpecWritten(meta *metav1.ObjectMeta) {
-	if meta.Annotations == nil {
-		meta.Annotations = map[string]string{}
-	}
-	meta.Annotations[rollout.SpecWrittenAnnotation] = rollout.FormatWrittenAt(time.Now())
+// stampSpecWritten sets on a NodeSLO about to be written the time of the
+// write (the health gate counts only what went wrong on a node after it was
+// reached, docs/rollout.md#health-gates) and the digest of the spec sent
+// with the generation the write gives it (sloconfig.SpecDigestAnnotation).
+// It returns the digest annotation's value, by which the write's echo is known.
+func stampSpecWritten(meta *metav1.ObjectMeta, generation int64, digest string) string {
+	annotations := make(map[string]string, len(meta.Annotations)+2)
+	maps.Copy(annotations, meta.Annotations) // the cache shares equal maps: never write into one
+	annotations[rollout.SpecWrittenAnnotation] = rollout.FormatWrittenAt(time.Now())
+	sent := sloconfig.FormatSpecDigest(generation, digest)
+	annotations[sloconfig.SpecDigestAnnotation] = sent
+	meta.Annotations = annotations
+	return sent
 }

@@ -46,7 +46,7 @@ func newTestReconciler(t *testing.T, funcs interceptor.Funcs) (*NodeSLOReconcile
 	live := &countingReader{Reader: c}
 	skew := newCRDSkew(time.Minute)
 	return &NodeSLOReconciler{
-		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(skew), skew: skew,
+		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(), skew: skew,
 	}, c, live
 }
 

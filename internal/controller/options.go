@@ -77,7 +77,7 @@ func (o *Options) configKey() types.NamespacedName {
 // holds tens of thousands of them and RBAC only lets the controller read its
 // own namespace. Nodes (watched as metadata only; the entry applies to that
 // informer too, as the cache picks entries by kind): the inputs of
-// resolving, see keepNodeResolveInputs. NodeSLOs: see shareNodeSLOSections.
+// resolving, see keepNodeResolveInputs. NodeSLOs (watched as metadata only): see shareNodeSLOMetadata.
 // The manager's cache must also strip managedFields from every other object
 // (cache.TransformStripManagedFields as its DefaultTransform): nothing here
 // reads them.
@@ -88,6 +88,6 @@ func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
 		},
 		&corev1.Node{}:         {Transform: keepNodeResolveInputs()},
-		&slov1alpha1.NodeSLO{}: {Transform: shareNodeSLOSections()},
+		&slov1alpha1.NodeSLO{}: {Transform: shareNodeSLOMetadata()},
 	}
 }

@@ -2,97 +2,95 @@ package controller
 
 import (
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
+
+// sloAt is a NodeSLO as the metadata-only watch brings it: at generation,
+// with the digest annotation digest ("" for none).
+func sloAt(name, resourceVersion string, generation int64, digest string) *metav1.PartialObjectMetadata {
+	slo := sloconfig.NodeSLOMetadata()
+	slo.Name, slo.ResourceVersion, slo.Generation = name, resourceVersion, generation
+	if digest != "" {
+		slo.Annotations = map[string]string{sloconfig.SpecDigestAnnotation: digest}
+	}
+	return slo
+}
 
 // The envtest suite counts reconciles per configuration change; this pins
 // which events count as the echo of our own write.
 func TestOwnWritesDropsOnlyTheEcho(t *testing.T) {
-	spec := func(percent int64) *slov1alpha1.NodeSLOSpec {
-		return &slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{
-			CPUBurstConfig: slov1alpha1.CPUBurstConfig{CPUBurstPercent: new(percent)},
-		}}
+	update := func(generation int64, digest string) event.UpdateEvent {
+		return event.UpdateEvent{ObjectOld: sloAt("n", "1", 1, ""), ObjectNew: sloAt("n", "", generation, digest)}
 	}
-	slo := func(name string, s *slov1alpha1.NodeSLOSpec) *slov1alpha1.NodeSLO {
-		return &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: *s.DeepCopy()}
-	}
-	update := func(s *slov1alpha1.NodeSLOSpec) event.UpdateEvent {
-		return event.UpdateEvent{ObjectOld: slo("n", spec(1)), ObjectNew: slo("n", s)}
-	}
-	w := newOwnWrites(newCRDSkew(time.Minute))
+	w := newOwnWrites()
 	p := w.notEcho()
 
-	if !p.Update(update(spec(5))) {
+	if !p.Update(update(2, "2/five")) {
 		t.Error("an update with nothing written must pass")
 	}
-	w.writing("n", spec(5))
-	if p.Update(update(spec(5))) {
+	w.writing("n", "2/five")
+	if p.Update(update(2, "2/five")) {
 		t.Error("the echo of our write must be dropped")
 	}
-	if !p.Update(update(spec(5))) {
-		t.Error("a write is forgotten after its echo: the same spec again must pass")
+	if !p.Update(update(2, "2/five")) {
+		t.Error("a write is forgotten after its echo: the same event again must pass")
 	}
-	w.writing("n", spec(6))
-	if !p.Update(update(spec(7))) {
-		t.Error("another spec than the one written is someone else's edit and must pass")
+	w.writing("n", "3/six")
+	if !p.Update(update(3, "3/seven")) {
+		t.Error("another digest than the one written is someone else's edit and must pass")
 	}
-	w.writing("n", spec(6))
+	w.writing("n", "3/six")
+	if !p.Update(update(4, "3/six")) {
+		t.Error("our annotation at a later generation is a hand edit of the spec and must pass")
+	}
+	w.writing("n", "3/six")
 	w.forget("n")
-	if !p.Update(update(spec(6))) {
-		t.Error("a failed write is forgotten: its spec must pass")
+	if !p.Update(update(3, "3/six")) {
+		t.Error("a failed write is forgotten: its echo must pass")
 	}
-	w.writing("m", spec(8))
-	if p.Create(event.CreateEvent{Object: slo("m", spec(8))}) {
+	w.writing("m", "1/eight")
+	if p.Create(event.CreateEvent{Object: sloAt("m", "", 1, "1/eight")}) {
 		t.Error("the echo of our create must be dropped")
 	}
-	w.writing("m", spec(9))
-	if !p.Delete(event.DeleteEvent{Object: slo("m", spec(9))}) {
+	w.writing("m", "1/nine")
+	if !p.Delete(event.DeleteEvent{Object: sloAt("m", "", 1, "1/nine")}) {
 		t.Error("a delete must always pass")
 	}
-	if !p.Create(event.CreateEvent{Object: slo("m", spec(9))}) {
+	if !p.Create(event.CreateEvent{Object: sloAt("m", "", 1, "1/nine")}) {
 		t.Error("a delete forgets our write: a create afterwards must pass")
 	}
 }
 
 // Once the write returned, the event of the resourceVersion it was stored
-// as is its echo whatever its spec says (no specs compared); an event of
-// another resourceVersion is still judged by its spec.
+// as is its echo whatever it says; an event of another resourceVersion is
+// still judged by its digest and generation.
 func TestOwnWritesKnowsTheEchoByResourceVersion(t *testing.T) {
-	spec := func(percent int64) *slov1alpha1.NodeSLOSpec {
-		return &slov1alpha1.NodeSLOSpec{CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{
-			CPUBurstConfig: slov1alpha1.CPUBurstConfig{CPUBurstPercent: new(percent)},
-		}}
+	updateOf := func(rv string, generation int64, digest string) event.UpdateEvent {
+		return event.UpdateEvent{ObjectOld: sloAt("n", "1", 1, ""), ObjectNew: sloAt("n", rv, generation, digest)}
 	}
-	updateOf := func(rv string, s *slov1alpha1.NodeSLOSpec) event.UpdateEvent {
-		return event.UpdateEvent{
-			ObjectOld: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: "1"}},
-			ObjectNew: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: rv}, Spec: *s},
-		}
-	}
-	w := newOwnWrites(newCRDSkew(time.Minute))
+	w := newOwnWrites()
 	p := w.notEcho()
 
-	w.writing("n", spec(5))
+	w.writing("n", "2/five")
 	w.wrote("n", "42")
-	if p.Update(updateOf("42", &slov1alpha1.NodeSLOSpec{})) {
-		t.Error("the event of the resourceVersion our write was stored as must be dropped, whatever its spec")
+	if p.Update(updateOf("42", 7, "")) {
+		t.Error("the event of the resourceVersion our write was stored as must be dropped, whatever it says")
 	}
-	w.writing("n", spec(5))
+	w.writing("n", "2/five")
 	w.wrote("n", "43")
-	if !p.Update(updateOf("44", spec(6))) {
-		t.Error("another resourceVersion with another spec is someone else's edit and must pass")
+	if !p.Update(updateOf("44", 3, "3/six")) {
+		t.Error("another resourceVersion with another digest is someone else's edit and must pass")
 	}
-	w.writing("n", spec(5))
-	if p.Update(updateOf("45", spec(5))) {
-		t.Error("an echo that comes before the write returned is still known by its spec")
+	w.writing("n", "4/five")
+	if p.Update(updateOf("45", 4, "4/five")) {
+		t.Error("an echo that comes before the write returned is still known by its digest")
 	}
 	w.wrote("n", "45")
-	if !p.Update(updateOf("45", spec(5))) {
+	if !p.Update(updateOf("45", 4, "4/five")) {
 		t.Error("a write whose echo came first is forgotten: its resourceVersion noted late must not revive it")
 	}
 }

@@ -88,7 +88,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		store:        store,
 		recorder:     recorder,
 		released:     released,
-		own:          newOwnWrites(skew),
+		own:          newOwnWrites(),
 		skew:         skew,
 		configKey:    opts.configKey(),
 		reconcileAll: configChanged,

@@ -69,12 +69,15 @@ func startManager() func() {
 	}
 }
 
-// readLog records the manager's reads of Nodes and ConfigMaps, to show what
+// readLog records the manager's reads of Nodes, ConfigMaps and NodeSLOs, to show what
 // its cache asks the apiserver for.
 type readLog struct {
 	mu       sync.Mutex
 	requests []readRequest
 }
+
+// nodeSLOPath is where the apiserver serves NodeSLOs.
+const nodeSLOPath = "/apis/slo.koordinator.sh/v1alpha1/nodeslos"
 
 type readRequest struct {
 	Path, Query, Accept, UserAgent string
@@ -83,7 +86,8 @@ type readRequest struct {
 func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return localcluster.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		if req.Method == http.MethodGet &&
-			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps")) {
+			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps") ||
+				strings.HasPrefix(req.URL.Path, nodeSLOPath)) {
 			l.mu.Lock()
 			l.requests = append(l.requests,
 				readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
@@ -93,14 +97,15 @@ func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// Of returns the recorded reads of kind "nodes" or "configmaps".
+// Of returns the recorded reads of kind "nodes", "configmaps" or "nodeslos".
 func (l *readLog) Of(kind string) []readRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []readRequest
 	for _, r := range l.requests {
 		if (kind == "nodes" && strings.HasPrefix(r.Path, "/api/v1/nodes")) ||
-			(kind == "configmaps" && strings.Contains(r.Path, "/configmaps")) {
+			(kind == "configmaps" && strings.Contains(r.Path, "/configmaps")) ||
+			(kind == "nodeslos" && strings.HasPrefix(r.Path, nodeSLOPath)) {
 			out = append(out, r)
 		}
 	}

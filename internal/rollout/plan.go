@@ -10,10 +10,16 @@ import (
 // Observed is one node as the controller's caches show it.
 type Observed struct {
 	Node sloconfig.Node
-	// Stored is the spec of the node's NodeSLO (nil: it has none), and
-	// Generation that NodeSLO's generation.
+	// Stored is the spec of the node's NodeSLO (nil: it has none, or only
+	// its digest was read), and Generation that NodeSLO's generation.
 	Stored     *slov1alpha1.NodeSLOSpec
 	Generation int64
+	// StoredDigest stands for Stored when the NodeSLO was read as metadata
+	// only: the digest (sloconfig.SpecDigest) its SpecDigestAnnotation
+	// vouches for. Only for a configuration that does not read stored specs
+	// (no key Frozen) and with no field dropped by the CRD, where the spec
+	// stored is the spec resolved and sent.
+	StoredDigest string
 	// WrittenAt is the NodeSLO's SpecWrittenAnnotation (zero: none).
 	WrittenAt time.Time
 }
@@ -165,7 +171,7 @@ func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
 	nodes := nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
-		if o.Stored == nil {
+		if !o.hasNodeSLO() {
 			continue
 		}
 		with := heldWithOf(o.Node, o.Generation)
@@ -188,18 +194,35 @@ func nodesOf(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []
 	nodes := make([]Node, len(observed))
 	for i, o := range observed {
 		n := Node{Name: o.Node.Name, Canary: policy != nil && policy.IsCanary(o.Node.Labels)}
-		if o.Stored != nil {
+		if o.hasNodeSLO() {
 			n.Stored = true
-			res := cfg.Resolve(o.Node, o.Stored)
-			n.Differs = !sloconfig.SpecEqual(o.Stored, &res.Spec)
-			if n.Differs && len(dropped) > 0 {
-				without := sloconfig.WithoutPaths(&res.Spec, dropped)
-				n.Differs = !sloconfig.SpecEqual(o.Stored, &without)
-			}
+			n.Differs = o.differs(cfg, dropped)
 		}
 		nodes[i] = n
 	}
 	return nodes
+}
+
+// hasNodeSLO reports whether the node has a NodeSLO.
+func (o Observed) hasNodeSLO() bool { return o.Stored != nil || o.StoredDigest != "" }
+
+// differs reports whether the node's NodeSLO differs from what cfg
+// resolves for the node; a stored spec lacking only the dropped fields
+// does not.
+func (o Observed) differs(cfg *sloconfig.Config, dropped []string) bool {
+	if o.Stored == nil {
+		res := cfg.Resolve(o.Node, nil)
+		return sloconfig.SpecDigest(&res.Spec) != o.StoredDigest
+	}
+	res := cfg.Resolve(o.Node, o.Stored)
+	if sloconfig.SpecEqual(o.Stored, &res.Spec) {
+		return false
+	}
+	if len(dropped) == 0 {
+		return true
+	}
+	without := sloconfig.WithoutPaths(&res.Spec, dropped)
+	return !sloconfig.SpecEqual(o.Stored, &without)
 }
 
 // holdAll is the gate used when the record could not be written: every

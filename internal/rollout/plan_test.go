@@ -117,3 +117,30 @@ func TestPlanCountsANodeLackingOnlyDroppedFieldsAsReached(t *testing.T) {
 		t.Errorf("lacking only a dropped field, the node is reached: figures %+v, gate %d", p.Figures, p.Gate.Len())
 	}
 }
+
+// A NodeSLO read as metadata only stands for its spec by digest: the node
+// is at the target when the digest is that of what the configuration
+// resolves, pending otherwise, exactly as when the spec itself is read.
+func TestNodesCompareAStoredDigestAsTheSpecItStandsFor(t *testing.T) {
+	cfg := sloconfig.Load(nil, nil)
+	node := sloconfig.Node{Name: "a", Labels: map[string]string{poolLabel: "web"}}
+	target := cfg.Resolve(node, nil).Spec
+	other := sloconfig.SpecDigest(&slov1alpha1.NodeSLOSpec{})
+	for name, tt := range map[string]struct {
+		observed Observed
+		stored   bool
+		differs  bool
+	}{
+		"digest of the target":   {Observed{Node: node, StoredDigest: sloconfig.SpecDigest(&target)}, true, false},
+		"digest of another spec": {Observed{Node: node, StoredDigest: other}, true, true},
+		"spec of the target":     {Observed{Node: node, Stored: &target}, true, false},
+		"no NodeSLO":             {Observed{Node: node}, false, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := Nodes(cfg, nil, []Observed{tt.observed})[0]
+			if got.Stored != tt.stored || got.Differs != tt.differs {
+				t.Errorf("stored %v differs %v, want %v %v", got.Stored, got.Differs, tt.stored, tt.differs)
+			}
+		})
+	}
+}

@@ -95,16 +95,26 @@ func Load(data map[string]string, previous *Config) *Config {
 // The revision history keeps this data, so that an undo writes back
 // exactly what was in force (docs/rollout.md#revision-history-and-undo).
 func (c *Config) DataInForce() (data map[string]string, ok bool) {
-	for _, r := range c.reports {
-		if r.State == StateFrozen {
-			return nil, false
-		}
+	if c.ReadsStoredSpec() {
+		return nil, false
 	}
 	data = make(map[string]string, len(c.source))
 	for k, v := range c.source {
 		data[string(k)] = v
 	}
 	return data, true
+}
+
+// ReadsStoredSpec reports whether resolving reads the node's stored spec:
+// a key is Frozen, and keeps each node's own value. A decision then needs
+// the stored spec itself, not only its digest (SpecDigestAnnotation).
+func (c *Config) ReadsStoredSpec() bool {
+	for _, r := range c.reports {
+		if r.State == StateFrozen {
+			return true
+		}
+	}
+	return false
 }
 
 // Reports returns one report per key, in Keys order.

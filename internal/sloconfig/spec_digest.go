@@ -1,0 +1,69 @@
+package sloconfig
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+)
+
+// SpecDigestAnnotation is set on a NodeSLO in the same request that writes
+// its spec: the generation that write gives the NodeSLO and the digest of
+// the spec it sends, as "<generation>/<digest>". While the NodeSLO is at
+// that generation its spec is the one written, so the controller can cache
+// and watch NodeSLOs as metadata only and still tell whether a node is up
+// to date (docs/behaviour.md#what-the-controller-caches). Any later spec
+// change (a hand edit) bumps the generation and voids the claim.
+const SpecDigestAnnotation = "nodeslo.koordinator.sh/spec-digest"
+
+// SpecDigest is a digest of spec: equal for equal specs as this package
+// resolves them (encoding/json writes struct fields in a fixed order, map
+// keys sorted and quantities canonically). 128 bits of SHA-256 in hex.
+func SpecDigest(spec *slov1alpha1.NodeSLOSpec) string {
+	if spec == nil {
+		spec = &slov1alpha1.NodeSLOSpec{}
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "" // a spec of known types always encodes
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// FormatSpecDigest is the value of SpecDigestAnnotation for a write that
+// gives the NodeSLO generation and sends a spec of digest.
+func FormatSpecDigest(generation int64, digest string) string {
+	return strconv.FormatInt(generation, 10) + "/" + digest
+}
+
+// StoredSpecDigest returns the digest of the spec obj holds when its
+// SpecDigestAnnotation vouches for it: the annotation is there, well
+// formed, and names obj's generation. "" otherwise: the spec was never
+// written with the annotation, or changed since.
+func StoredSpecDigest(obj metav1.Object) string {
+	generation, digest, ok := strings.Cut(obj.GetAnnotations()[SpecDigestAnnotation], "/")
+	if !ok || digest == "" || generation != strconv.FormatInt(obj.GetGeneration(), 10) {
+		return ""
+	}
+	return digest
+}
+
+// NodeSLOMetadata is an empty NodeSLO read as metadata only.
+func NodeSLOMetadata() *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(slov1alpha1.GroupVersion.WithKind("NodeSLO"))
+	return m
+}
+
+// NodeSLOMetadataList is an empty list of NodeSLOs read as metadata only.
+func NodeSLOMetadataList() *metav1.PartialObjectMetadataList {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(slov1alpha1.GroupVersion.WithKind("NodeSLOList"))
+	return l
+}
