@@ -17,9 +17,12 @@ import (
 // to what the controller reads: name, UID and resourceVersion (for Events)
 // and what the node contributes to its NodeSLO (sloconfig.TrimToInputs,
 // which also interns the labels). ManagedFields and the other annotations,
-// which on a real node are larger than all of that, are dropped. Nodes are
-// cached as metadata only, so there is no status to drop.
+// which on a real node are larger than all of that, are dropped; what is
+// left of them (the bandwidth annotation, of a few values cluster-wide) is
+// one shared map per value, as a map of one entry costs about 100 bytes a
+// node. Nodes are cached as metadata only, so there is no status to drop.
 func keepNodeResolveInputs() toolscache.TransformFunc {
+	var annotations internPool[string, map[string]string]
 	return func(in any) (any, error) {
 		obj, err := meta.Accessor(in)
 		if err != nil {
@@ -27,6 +30,9 @@ func keepNodeResolveInputs() toolscache.TransformFunc {
 		}
 		obj.SetManagedFields(nil)
 		sloconfig.TrimToInputs(obj)
+		if kept := obj.GetAnnotations(); len(kept) > 0 {
+			obj.SetAnnotations(annotations.intern(annotationsKey(kept), kept))
+		}
 		return in, nil
 	}
 }

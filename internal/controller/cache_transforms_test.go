@@ -80,6 +80,29 @@ func TestKeepNodeResolveInputsLeavesTombstonesAlone(t *testing.T) {
 	}
 }
 
+// Nodes with the same bandwidth annotation share one map of it; another
+// value has its own.
+func TestKeepNodeResolveInputsSharesAnnotations(t *testing.T) {
+	transform := keepNodeResolveInputs()
+	of := func(bandwidth string) map[string]string {
+		out, err := transform(nodeMetadata(map[string]string{"a": "1", sloconfig.NetworkBandwidthAnnotation: bandwidth}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*metav1.PartialObjectMetadata).Annotations
+	}
+	a, b, c := of("25G"), of("25G"), of("10G")
+	same := func(x, y map[string]string) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	if !same(a, b) {
+		t.Error("equal annotations are not one map")
+	}
+	if same(a, c) || c[sloconfig.NetworkBandwidthAnnotation] != "10G" {
+		t.Errorf("different annotations are shared: %v", c)
+	}
+}
+
 // Two nodes with the same labels hold one copy of each label string.
 func TestKeepNodeResolveInputsSharesLabelStrings(t *testing.T) {
 	transform := keepNodeResolveInputs()

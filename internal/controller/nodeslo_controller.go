@@ -48,6 +48,9 @@ type NodeSLOReconciler struct {
 	// held was written (its inputs changed), so that the rollout's counts
 	// follow; its buffer of one coalesces such signals.
 	released chan<- event.GenericEvent
+	// writer writes the NodeSLOs whose digest decides, taking the answer
+	// as metadata only; nil: the typed client writes every NodeSLO.
+	writer *specWriter
 	// own remembers this controller's writes so that their echoes are dropped.
 	own *ownWrites
 	// skew is what the writes taught about the fields the installed CRD
@@ -135,7 +138,7 @@ func (r *NodeSLOReconciler) sync(
 		// The stored spec is the one written with digest known, so this
 		// write changes it and moves the generation on by one.
 		update := &slov1alpha1.NodeSLO{ObjectMeta: stored.ObjectMeta}
-		return r.update(ctx, gate, node, inputs, update, res, digest, stored.Generation+1, nil)
+		return r.update(ctx, gate, node, inputs, update, res, digest, stored.Generation+1, true, nil)
 	}
 	whole := &slov1alpha1.NodeSLO{}
 	if err := r.apiReader.Get(ctx, client.ObjectKey{Name: name}, whole); err != nil {
@@ -159,7 +162,7 @@ func (r *NodeSLOReconciler) sync(
 	if !sloconfig.SpecEqual(&whole.Spec, stores) {
 		generation++
 	}
-	return r.update(ctx, gate, node, inputs, whole, res, digest, generation, missing)
+	return r.update(ctx, gate, node, inputs, whole, res, digest, generation, false, missing)
 }
 
 // storedForm returns what the apiserver stores when spec is written (spec
@@ -204,22 +207,17 @@ func (r *NodeSLOReconciler) create(ctx context.Context, cfg *sloconfig.Config, g
 	node *metav1.PartialObjectMetadata, inputs sloconfig.Node,
 ) (string, error) {
 	res := r.resolve(cfg, inputs, nil)
-	created := &slov1alpha1.NodeSLO{
-		ObjectMeta: metav1.ObjectMeta{Name: node.Name},
-		Spec:       *res.Spec.DeepCopy(), // the resolved spec shares memory with the Config
-	}
-	r.probeConfig(ctx, cfg) // so that the digest leaves out what the CRD drops
+	created := &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
+	vouched := r.digestDecides(ctx, cfg) // and the digest leaves out what the CRD drops
 	_, digest := r.storedForm(&res.Spec)
 	sent := stampSpecWritten(&created.ObjectMeta, 1, digest)
 	r.own.writing(node.Name, sent)
-	if err := r.client.Create(ctx, created); err != nil {
+	if err := r.write(ctx, created, res, true, vouched, nil); err != nil {
 		r.own.forget(node.Name)
 		return OpCreate, fmt.Errorf("creating NodeSLO: %w", err)
 	}
 	r.own.wrote(node.Name, created.ResourceVersion)
 	logf.FromContext(ctx).Info("Created NodeSLO")
-	// The answer is what was stored: it shows the fields the CRD drops.
-	r.learned(ctx, r.skew.learn(&res.Spec, &created.Spec, nil))
 	r.afterWrite(gate, node, res)
 	return OpCreate, nil
 }
@@ -228,20 +226,21 @@ func (r *NodeSLOReconciler) create(ctx context.Context, cfg *sloconfig.Config, g
 // resourceVersion included, so that a write over a newer NodeSLO
 // conflicts), unless a staged rollout holds the node. generation is the
 // generation the write gives the NodeSLO, digest that of the spec sent;
-// missing are the fields the stored spec lacked, when it was read.
+// vouched says the digest decided; missing are the fields the stored spec
+// lacked, when it was read.
 func (r *NodeSLOReconciler) update(
 	ctx context.Context, gate *rollout.Gate, node *metav1.PartialObjectMetadata, inputs sloconfig.Node,
-	obj *slov1alpha1.NodeSLO, res sloconfig.Resolution, digest string, generation int64, missing []string,
+	obj *slov1alpha1.NodeSLO, res sloconfig.Resolution, digest string, generation int64, vouched bool,
+	missing []string,
 ) (string, error) {
 	if gate.Holds(inputs, obj.Generation) {
 		// A staged rollout has not reached this node yet (docs/rollout.md).
 		logf.FromContext(ctx).V(1).Info("NodeSLO held by the rollout in progress")
 		return OpHeld, nil
 	}
-	obj.Spec = *res.Spec.DeepCopy()
 	sent := stampSpecWritten(&obj.ObjectMeta, generation, digest)
 	r.own.writing(node.Name, sent)
-	if err := r.client.Update(ctx, obj); err != nil {
+	if err := r.write(ctx, obj, res, false, vouched, missing); err != nil {
 		r.own.forget(node.Name)
 		return OpUpdate, fmt.Errorf("updating NodeSLO: %w", err)
 	}
@@ -252,9 +251,43 @@ func (r *NodeSLOReconciler) update(
 		logf.FromContext(ctx).V(1).Info("NodeSLO stored at another generation than its digest names",
 			"expected", generation)
 	}
-	r.learned(ctx, r.skew.learn(&res.Spec, &obj.Spec, missing))
 	r.afterWrite(gate, node, res)
 	return OpUpdate, nil
+}
+
+// write creates (create) or updates obj with res's spec. When the digest
+// decides (vouched), the answer is taken as metadata only (specWriter): the
+// configuration's dry run already showed the CRD stores all of it.
+// Otherwise the typed client decodes the stored object, and what it lacks
+// of the spec sent teaches which fields the CRD drops.
+func (r *NodeSLOReconciler) write(ctx context.Context, obj *slov1alpha1.NodeSLO, res sloconfig.Resolution,
+	create, vouched bool, missing []string,
+) error {
+	if vouched && r.writer != nil {
+		obj.Spec = res.Spec // only encoded: nothing writes into the Config's memory
+		send := r.writer.update
+		if create {
+			send = r.writer.create
+		}
+		stored, err := send(ctx, obj)
+		if err != nil {
+			return err
+		}
+		obj.ResourceVersion, obj.Generation = stored.ResourceVersion, stored.Generation
+		return nil
+	}
+	obj.Spec = *res.Spec.DeepCopy() // the client decodes the answer into it
+	var err error
+	if create {
+		err = r.client.Create(ctx, obj)
+	} else {
+		err = r.client.Update(ctx, obj)
+	}
+	if err != nil {
+		return err
+	}
+	r.learned(ctx, r.skew.learn(&res.Spec, &obj.Spec, missing))
+	return nil
 }
 
 // afterWrite tells the rollout that a node it holds was written, and

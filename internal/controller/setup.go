@@ -82,8 +82,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := configs.setupWithManager(mgr, released); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)
 	}
+	writer, err := newSpecWriter(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return err
+	}
 	nodeSLOs := &NodeSLOReconciler{
 		client:       mgr.GetClient(),
+		writer:       writer,
 		apiReader:    mgr.GetAPIReader(),
 		store:        store,
 		recorder:     recorder,

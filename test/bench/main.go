@@ -77,7 +77,8 @@ func main() {
 		"Comma-separated node counts to run in turn, then plot scale.png (BENCH_SWEEP=1 means "+defaultSweep+").")
 	flag.IntVar(&s.cpuProfileSeconds, "cpu-profile-seconds", envInt("BENCH_CPU_PROFILE", 0),
 		"Seconds of CPU profile of the manager to take from the start of each change-all phase, into "+
-			"cpu-<regime>-change-all.pprof (BENCH_CPU_PROFILE; 0: none).")
+			"cpu-<regime>-change-all.pprof, and of kube-apiserver under the floor's and the manager's "+
+			"change-all, into apiserver-<regime>-change-all-{floor,manager}.pprof (BENCH_CPU_PROFILE; 0: none).")
 	flag.Parse()
 	// The bench's own informer logs nothing worth reading.
 	ctrllog.SetLogger(logr.Discard())

@@ -93,11 +93,21 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 			return nil, err
 		}
 		start := time.Now()
+		var profiled <-chan error
+		if step.phase == phaseChangeAll && b.cpuProfileSeconds > 0 {
+			profiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
+				filepath.Join(b.outDir, "apiserver-"+r.name+"-"+step.phase+"-floor.pprof"))
+		}
 		if err := f.write(ctx, names, step.want); err != nil {
 			return nil, err
 		}
 		if err := b.observer.wait(ctx, reached, b.timeout(r), nil); err != nil {
 			return nil, fmt.Errorf("floor %s: %w", step.phase, err)
+		}
+		if profiled != nil {
+			if err := <-profiled; err != nil {
+				return nil, fmt.Errorf("taking the apiserver's CPU profile: %w", err)
+			}
 		}
 		seconds := time.Since(start).Seconds()
 		cpuAfter, err := sampleCPU(b.controlPlane)
@@ -164,10 +174,12 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		if err != nil {
 			return out, err
 		}
-		var profiled <-chan error
+		var profiled, apiserverProfiled <-chan error
 		if step.phase == phaseChangeAll && b.cpuProfileSeconds > 0 {
 			path := filepath.Join(b.outDir, "cpu-"+r.name+"-"+step.phase+b.repetitionSuffix(rep)+".pprof")
 			profiled = m.profileCPU(ctx, b.cpuProfileSeconds, path)
+			apiserverProfiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
+				filepath.Join(b.outDir, "apiserver-"+r.name+"-"+step.phase+"-manager"+b.repetitionSuffix(rep)+".pprof"))
 		}
 		if err := b.setConfig(ctx, step.data); err != nil {
 			return out, err
@@ -181,6 +193,9 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 			// The next phase starts after the profile, so that it holds this one only.
 			if err := <-profiled; err != nil {
 				return out, fmt.Errorf("taking the CPU profile: %w", err)
+			}
+			if err := <-apiserverProfiled; err != nil {
+				return out, fmt.Errorf("taking the apiserver's CPU profile: %w", err)
 			}
 		}
 	}
