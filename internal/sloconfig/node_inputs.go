@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // A Node contributes to its NodeSLO through Node (name, labels and the
@@ -117,14 +118,24 @@ func InternLabels(labels map[string]string) {
 // NodeMetadata is an empty Node read as metadata only: the controllers and
 // the webhook read Nodes only for what NodeOf keeps.
 func NodeMetadata() *metav1.PartialObjectMetadata {
-	n := &metav1.PartialObjectMetadata{}
-	n.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
-	return n
+	return metadataOf(corev1.SchemeGroupVersion.WithKind("Node"))
 }
 
 // NodeMetadataList is an empty list of Nodes read as metadata only.
 func NodeMetadataList() *metav1.PartialObjectMetadataList {
+	return metadataListOf(corev1.SchemeGroupVersion.WithKind("NodeList"))
+}
+
+// metadataOf is an empty object of kind gvk read as metadata only.
+func metadataOf(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(gvk)
+	return m
+}
+
+// metadataListOf is an empty list of kind gvk read as metadata only.
+func metadataListOf(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadataList {
 	l := &metav1.PartialObjectMetadataList{}
-	l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	l.SetGroupVersionKind(gvk)
 	return l
 }

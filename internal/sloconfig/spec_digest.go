@@ -56,14 +56,10 @@ func StoredSpecDigest(obj metav1.Object) string {
 
 // NodeSLOMetadata is an empty NodeSLO read as metadata only.
 func NodeSLOMetadata() *metav1.PartialObjectMetadata {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(slov1alpha1.GroupVersion.WithKind("NodeSLO"))
-	return m
+	return metadataOf(slov1alpha1.GroupVersion.WithKind("NodeSLO"))
 }
 
 // NodeSLOMetadataList is an empty list of NodeSLOs read as metadata only.
 func NodeSLOMetadataList() *metav1.PartialObjectMetadataList {
-	l := &metav1.PartialObjectMetadataList{}
-	l.SetGroupVersionKind(slov1alpha1.GroupVersion.WithKind("NodeSLOList"))
-	return l
+	return metadataListOf(slov1alpha1.GroupVersion.WithKind("NodeSLOList"))
 }
