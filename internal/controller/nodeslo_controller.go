@@ -129,7 +129,7 @@ func (r *NodeSLOReconciler) sync(
 	}
 	if known := sloconfig.StoredSpecDigest(stored); known != "" && r.digestDecides(ctx, cfg) {
 		res := r.resolve(cfg, inputs, nil)
-		digest := sloconfig.SpecDigest(&res.Spec)
+		digest := cfg.SpecDigest(&res)
 		if digest == known {
 			logf.FromContext(ctx).V(1).Info("NodeSLO is up to date")
 			r.warnNode(node, res.Warnings, false)
@@ -157,7 +157,7 @@ func (r *NodeSLOReconciler) sync(
 		r.warnNode(node, res.Warnings, false)
 		return OpNoop, nil
 	}
-	stores, digest := r.storedForm(&res.Spec)
+	stores, digest := r.storedForm(cfg, &res)
 	generation := whole.Generation
 	if !sloconfig.SpecEqual(&whole.Spec, stores) {
 		generation++
@@ -165,17 +165,19 @@ func (r *NodeSLOReconciler) sync(
 	return r.update(ctx, gate, node, inputs, whole, res, digest, generation, false, missing)
 }
 
-// storedForm returns what the apiserver stores when spec is written (spec
+// storedForm returns what the apiserver stores when res is written (its spec
 // without the fields the installed CRD is known to drop) and its digest,
 // which the write's SpecDigestAnnotation names: once the CRD is upgraded
 // and stores those fields, the digest no longer matches, and the node is
 // written again to get them.
-func (r *NodeSLOReconciler) storedForm(spec *slov1alpha1.NodeSLOSpec) (*slov1alpha1.NodeSLOSpec, string) {
+func (r *NodeSLOReconciler) storedForm(
+	cfg *sloconfig.Config, res *sloconfig.Resolution,
+) (*slov1alpha1.NodeSLOSpec, string) {
 	if dropped := r.skew.Dropped(); len(dropped) > 0 {
-		without := sloconfig.WithoutPaths(spec, dropped)
-		spec = &without
+		without := sloconfig.WithoutPaths(&res.Spec, dropped)
+		return &without, sloconfig.SpecDigest(&without)
 	}
-	return spec, sloconfig.SpecDigest(spec)
+	return &res.Spec, cfg.SpecDigest(res)
 }
 
 // digestDecides reports whether a NodeSLO's digest can stand for its spec
@@ -209,7 +211,7 @@ func (r *NodeSLOReconciler) create(ctx context.Context, cfg *sloconfig.Config, g
 	res := r.resolve(cfg, inputs, nil)
 	created := &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
 	vouched := r.digestDecides(ctx, cfg) // and the digest leaves out what the CRD drops
-	_, digest := r.storedForm(&res.Spec)
+	_, digest := r.storedForm(cfg, &res)
 	sent := stampSpecWritten(&created.ObjectMeta, 1, digest)
 	r.own.writing(node.Name, sent)
 	if err := r.write(ctx, created, res, true, vouched, nil); err != nil {

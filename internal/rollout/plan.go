@@ -212,7 +212,7 @@ func (o Observed) hasNodeSLO() bool { return o.Stored != nil || o.StoredDigest !
 func (o Observed) differs(cfg *sloconfig.Config, dropped []string) bool {
 	if o.Stored == nil {
 		res := cfg.Resolve(o.Node, nil)
-		return sloconfig.SpecDigest(&res.Spec) != o.StoredDigest
+		return cfg.SpecDigest(&res) != o.StoredDigest
 	}
 	res := cfg.Resolve(o.Node, o.Stored)
 	if sloconfig.SpecEqual(o.Stored, &res.Spec) {

@@ -6,6 +6,7 @@ package sloconfig
 
 import (
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -77,6 +78,10 @@ type Config struct {
 	burst     section[*slov1alpha1.CPUBurstStrategy]
 	system    section[*slov1alpha1.SystemStrategy]
 	hostApps  section[hostAppList]
+
+	// digests remembers the digest of each combination of this Config's
+	// sections that resolving has produced (see Config.SpecDigest).
+	digests sync.Map // sectionsOf -> string
 }
 
 // Load parses, validates and compiles a ConfigMap's data. data is nil when
@@ -158,6 +163,10 @@ type Resolution struct {
 	Spec     slov1alpha1.NodeSLOSpec
 	Matches  []SectionMatch // one per key, in Keys order
 	Warnings []NodeWarning
+	// ownSections says that every section of Spec is the Config's own
+	// (none was read from current, none copied for an annotation), so
+	// that the Config may remember Spec's digest by its sections.
+	ownSections bool
 }
 
 // Resolve computes the spec for node. current is the spec of the node's

@@ -12,7 +12,9 @@ func (c *Config) resolve(node Node, current *slov1alpha1.NodeSLOSpec) Resolution
 	for i, k := range keyTable {
 		k.resolve(c, c.reports[i], node, current, &r)
 	}
-	r.Spec.SystemStrategy = applyBandwidthAnnotation(r.Spec.SystemStrategy, node, &r)
+	system := r.Spec.SystemStrategy
+	r.Spec.SystemStrategy = applyBandwidthAnnotation(system, node, &r)
 	r.Spec.Extensions = emptyExtensions
+	r.ownSections = !c.ReadsStoredSpec() && r.Spec.SystemStrategy == system
 	return r
 }

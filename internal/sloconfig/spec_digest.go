@@ -36,6 +36,41 @@ func SpecDigest(spec *slov1alpha1.NodeSLOSpec) string {
 	return hex.EncodeToString(sum[:16])
 }
 
+// sectionsOf identifies a resolved spec by the sections it is built of:
+// Resolve shares them with the Config, so equal keys mean equal specs.
+type sectionsOf struct {
+	threshold *slov1alpha1.ResourceThresholdStrategy
+	qos       *slov1alpha1.ResourceQOSStrategy
+	burst     *slov1alpha1.CPUBurstStrategy
+	system    *slov1alpha1.SystemStrategy
+	hostApps  *slov1alpha1.HostApplicationSpec
+	hostAppsN int
+}
+
+// SpecDigest is SpecDigest of r.Spec, computed once per combination of
+// this Config's sections: thousands of nodes resolve to a handful of
+// them, and the digest is asked for on every reconcile and for every node
+// of a rollout decision. A spec holding a section of its own (read from
+// the stored spec, or changed by the node's bandwidth annotation) is
+// digested each time, so that the Config keeps nothing of one node.
+func (c *Config) SpecDigest(r *Resolution) string {
+	if !r.ownSections {
+		return SpecDigest(&r.Spec)
+	}
+	s := &r.Spec
+	key := sectionsOf{s.ResourceUsedThresholdWithBE, s.ResourceQOSStrategy, s.CPUBurstStrategy, s.SystemStrategy,
+		nil, len(s.HostApplications)}
+	if key.hostAppsN > 0 {
+		key.hostApps = &s.HostApplications[0]
+	}
+	if d, ok := c.digests.Load(key); ok {
+		return d.(string)
+	}
+	d := SpecDigest(s)
+	c.digests.Store(key, d)
+	return d
+}
+
 // FormatSpecDigest is the value of SpecDigestAnnotation for a write that
 // gives the NodeSLO generation and sends a spec of digest.
 func FormatSpecDigest(generation int64, digest string) string {

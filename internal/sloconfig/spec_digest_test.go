@@ -52,3 +52,49 @@ func TestStoredSpecDigest(t *testing.T) {
 		})
 	}
 }
+
+// memoized counts the digests cfg remembers.
+func memoized(cfg *Config) int {
+	n := 0
+	cfg.digests.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// The Config's digest is the spec's, remembered once per combination of
+// its own sections; a spec with a section of one node's (its bandwidth
+// annotation, or a Frozen key's stored value) is digested, not remembered.
+func TestConfigSpecDigestRemembersOnlyTheConfigsSections(t *testing.T) {
+	cfg := Load(map[string]string{
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"},
+		  "nodeStrategies": [{"name": "gpu", "nodeSelector": {"matchLabels": {"class": "gpu"}}, "minFreeKbytesFactor": 20}]}`,
+		string(KeyHostApplication): `{"applications": [{"name": "sshd"}]}`,
+	}, nil)
+	gpu := map[string]string{"class": "gpu"}
+	nodes := []Node{
+		{Name: "a"}, {Name: "b"}, {Name: "gpu-1", Labels: gpu}, {Name: "gpu-2", Labels: gpu},
+		{Name: "fast", Annotations: map[string]string{NetworkBandwidthAnnotation: "30G"}},
+		{Name: "faster", Annotations: map[string]string{NetworkBandwidthAnnotation: "100G"}},
+	}
+	for range 2 {
+		for _, n := range nodes {
+			res := cfg.Resolve(n, nil)
+			copied := *res.Spec.DeepCopy()
+			if got, want := cfg.SpecDigest(&res), SpecDigest(&copied); got != want {
+				t.Fatalf("%s: digest %q, want the spec's %q", n.Name, got, want)
+			}
+		}
+	}
+	if got := memoized(cfg); got != 2 {
+		t.Errorf("%d digests remembered, want 2 (the cluster strategy and \"gpu\"; none for the annotated nodes)", got)
+	}
+
+	frozen := Load(map[string]string{string(KeyCPUBurst): `{`}, nil)
+	stored := cfg.Resolve(Node{Name: "a"}, nil).Spec
+	res := frozen.Resolve(Node{Name: "a"}, &stored)
+	if got, want := frozen.SpecDigest(&res), SpecDigest(&res.Spec); got != want {
+		t.Errorf("frozen: digest %q, want the spec's %q", got, want)
+	}
+	if got := memoized(frozen); got != 0 {
+		t.Errorf("a configuration with a Frozen key remembered %d digests, want 0", got)
+	}
+}
