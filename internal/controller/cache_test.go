@@ -50,7 +50,7 @@ var _ = Describe("The manager's cache", Serial, func() {
 			Expect(k8sClient.Update(ctx, slo)).To(Succeed())
 			Eventually(specOf(ctx, node.Name)).Should(haveField(55.0,
 				"resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
-			Expect(wholeReads()[before:]).To(ConsistOf(HaveField("Path", nodeSLOPath+"/"+node.Name)))
+			Expect(wholeReads()[before:]).To(ConsistOf(HaveField("Path", controller.NodeSLOsPath+"/"+node.Name)))
 		})
 
 	It("reads the one configured ConfigMap only", func() {

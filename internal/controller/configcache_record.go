@@ -35,12 +35,18 @@ func requeueAt(t time.Time) ctrl.Result {
 	return ctrl.Result{RequeueAfter: max(time.Until(t), minRequeue)}
 }
 
+// maxSpecGets is how many NodeSLOs not vouched for by their digest a
+// rollout decision reads one by one; past it, one LIST of every NodeSLO
+// whole costs the apiserver less.
+const maxSpecGets = 100
+
 // observeNodes lists every Node and its NodeSLO from the manager's caches,
 // where NodeSLOs are metadata only: each stands for its spec by the digest
-// its SpecDigestAnnotation vouches for. When a decision needs stored specs
-// themselves (a key of cfg is Frozen, the CRD drops fields, or some NodeSLO's
-// spec is not vouched for, e.g. edited by hand), NodeSLOs are listed whole
-// from the apiserver.
+// its SpecDigestAnnotation vouches for. A decision that needs stored specs
+// themselves (a key of cfg is Frozen, or the CRD drops fields) lists
+// NodeSLOs whole from the apiserver; NodeSLOs whose spec is not vouched for
+// (edited by hand, or written by another controller) are read whole one by
+// one while they are few, listed whole when they are many.
 func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig.Config) ([]rollout.Observed, error) {
 	nodeList := sloconfig.NodeMetadataList()
 	if err := r.client.List(ctx, nodeList, client.UnsafeDisableDeepCopy); err != nil {
@@ -51,17 +57,25 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig
 		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
 	}
 	stored := make(map[string]*metav1.PartialObjectMetadata, len(sloList.Items))
-	whole := cfg.ReadsStoredSpec() || len(r.skew.Dropped()) > 0
+	var unvouched []string
 	for i := range sloList.Items {
 		stored[sloList.Items[i].Name] = &sloList.Items[i]
-		whole = whole || sloconfig.StoredSpecDigest(&sloList.Items[i]) == ""
-	}
-	var specs map[string]*slov1alpha1.NodeSLOSpec
-	if whole {
-		var err error
-		if specs, err = r.storedSpecs(ctx); err != nil {
-			return nil, err
+		if sloconfig.StoredSpecDigest(&sloList.Items[i]) == "" {
+			unvouched = append(unvouched, sloList.Items[i].Name)
 		}
+	}
+	// specs holds the stored specs read whole: every one (all), or the
+	// unvouched ones only.
+	var specs map[string]*slov1alpha1.NodeSLOSpec
+	var err error
+	all := cfg.ReadsStoredSpec() || len(r.skew.Dropped()) > 0 || len(unvouched) > maxSpecGets
+	if all {
+		specs, err = r.storedSpecs(ctx)
+	} else if len(unvouched) > 0 {
+		specs, err = r.storedSpecsOf(ctx, unvouched)
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make([]rollout.Observed, len(nodeList.Items))
 	for i := range nodeList.Items {
@@ -69,9 +83,8 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig
 		if slo := stored[o.Node.Name]; slo != nil {
 			o.Generation = slo.Generation
 			o.WrittenAt = rollout.ParseWrittenAt(slo.Annotations)
-			if whole {
-				o.Stored = specs[o.Node.Name]
-			} else {
+			// A NodeSLO deleted since it was listed has neither: the node has none.
+			if o.Stored = specs[o.Node.Name]; o.Stored == nil && !all {
 				o.StoredDigest = sloconfig.StoredSpecDigest(slo)
 			}
 		}
@@ -89,6 +102,23 @@ func (r *ConfigCacheReconciler) storedSpecs(ctx context.Context) (map[string]*sl
 	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(list.Items))
 	for i := range list.Items {
 		specs[list.Items[i].Name] = &list.Items[i].Spec
+	}
+	return specs, nil
+}
+
+// storedSpecsOf reads the NodeSLOs of names whole from the apiserver: their
+// specs by name, leaving out those deleted since they were listed.
+func (r *ConfigCacheReconciler) storedSpecsOf(
+	ctx context.Context, names []string,
+) (map[string]*slov1alpha1.NodeSLOSpec, error) {
+	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(names))
+	for _, name := range names {
+		slo := &slov1alpha1.NodeSLO{}
+		if err := r.apiReader.Get(ctx, client.ObjectKey{Name: name}, slo); client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("reading NodeSLO %s for the rollout: %w", name, err)
+		} else if err == nil {
+			specs[name] = &slo.Spec
+		}
 	}
 	return specs, nil
 }

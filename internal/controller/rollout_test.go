@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
@@ -251,6 +252,27 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(metric(rollout.MetricPending)()).To(BeZero())
 		Expect(metric(rollout.MetricReached)()).To(Equal(float64(rolloutNodes)))
 		Expect(metric(rollout.MetricStep)()).To(Equal(float64(rolloutSteps)))
+	})
+
+	It("reads whole only the NodeSLOs whose digest cannot vouch for their spec", func(ctx SpecContext) {
+		// Without its digest annotation (as an older version, or another
+		// controller, leaves it) a NodeSLO's spec is known only whole.
+		edited := f.names[rolloutCanaries]
+		slo := &slov1alpha1.NodeSLO{}
+		Expect(getNodeSLO(ctx, edited, slo)).To(Succeed())
+		delete(slo.Annotations, sloconfig.SpecDigestAnnotation)
+		Expect(k8sClient.Update(ctx, slo)).To(Succeed())
+		waitUntilQuiet()
+		before := len(wholeReads())
+
+		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, nil)
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "the unvouched node counted as pending too")
+		read := wholeReads()[before:]
+		Expect(read).NotTo(BeEmpty())
+		Expect(read).To(HaveEach(HaveField("Path", controller.NodeSLOsPath+"/"+edited)),
+			"that NodeSLO read by name, no LIST of every NodeSLO whole")
 	})
 
 	It("writes nothing while paused, and resumes where it stopped", func(ctx SpecContext) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
@@ -76,9 +77,6 @@ type readLog struct {
 	requests []readRequest
 }
 
-// nodeSLOPath is where the apiserver serves NodeSLOs.
-const nodeSLOPath = "/apis/slo.koordinator.sh/v1alpha1/nodeslos"
-
 type readRequest struct {
 	Path, Query, Accept, UserAgent string
 }
@@ -87,7 +85,7 @@ func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return localcluster.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		if req.Method == http.MethodGet &&
 			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps") ||
-				strings.HasPrefix(req.URL.Path, nodeSLOPath)) {
+				strings.HasPrefix(req.URL.Path, controller.NodeSLOsPath)) {
 			l.mu.Lock()
 			l.requests = append(l.requests,
 				readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
@@ -105,7 +103,7 @@ func (l *readLog) Of(kind string) []readRequest {
 	for _, r := range l.requests {
 		if (kind == "nodes" && strings.HasPrefix(r.Path, "/api/v1/nodes")) ||
 			(kind == "configmaps" && strings.Contains(r.Path, "/configmaps")) ||
-			(kind == "nodeslos" && strings.HasPrefix(r.Path, nodeSLOPath)) {
+			(kind == "nodeslos" && strings.HasPrefix(r.Path, controller.NodeSLOsPath)) {
 			out = append(out, r)
 		}
 	}
