@@ -3,16 +3,16 @@ package controller
 import "sync"
 
 // internPoolSize bounds an intern pool: when it is full it starts afresh,
-// so that values no cached object uses any more (an old configuration's
-// section) are held for a while only.
+// so that values no cached object uses any more are held for a while only.
 const internPoolSize = 4096
 
 // internPool hands out one shared copy of equal values, so that the many
-// cached NodeSLOs that carry the same section hold one copy of it instead of
-// one each. (Strings are interned with the standard library's unique
-// package, see sloconfig.InternLabels; a section holds maps and slices, so
-// it is not comparable and unique cannot serve.) Values given out must never be written
-// to; the manager's cache hands out deep copies, so nothing does.
+// cached Nodes and NodeSLOs that carry the same annotations hold one map
+// of them instead of one each (see cache_transforms.go). Strings are
+// interned with the standard library's unique package instead (see
+// sloconfig.InternLabels); a map is not comparable, so unique cannot serve
+// it. Values given out must never be written to; the manager's cache hands
+// out deep copies, so nothing does.
 type internPool[K comparable, V any] struct {
 	mu     sync.Mutex
 	shared map[K]V
