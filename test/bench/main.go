@@ -43,7 +43,8 @@ type settings struct {
 	// sweep lists node counts to run one after the other, then plot.
 	sweep string
 	// cpuProfileSeconds, when positive, has each change-all phase take a
-	// CPU profile of the manager for that long, from the ConfigMap change.
+	// CPU profile of the manager for that long, from the ConfigMap change,
+	// and cold and change-all one of kube-apiserver, for the floor too.
 	cpuProfileSeconds int
 }
 

@@ -47,9 +47,13 @@ func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess
 	}, r.managerFlags()...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
-	// GODEBUG passes through, e.g. memprofilerate=4096 for a finer heap profile.
-	if v, ok := os.LookupEnv("GODEBUG"); ok {
-		cmd.Env = append(cmd.Env, "GODEBUG="+v)
+	// GODEBUG passes through (e.g. memprofilerate=4096 for a finer heap
+	// profile), and client-go's feature gates (e.g.
+	// KUBE_FEATURE_WatchListClient=false), to measure their effect.
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GODEBUG=") || strings.HasPrefix(kv, "KUBE_FEATURE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
 	}
 	cmd.Stdout, cmd.Stderr = log, log
 	p, err := localcluster.StartProcess(cmd)
@@ -137,6 +141,20 @@ func (m *managerProcess) profileCPU(ctx context.Context, seconds int, path strin
 		done <- err
 	}()
 	return done
+}
+
+// profileCPUFromStart is profileCPU for a manager just started: it waits
+// for the pprof server to answer (a few milliseconds of the start go
+// unprofiled).
+func (m *managerProcess) profileCPUFromStart(ctx context.Context, seconds int, path string) <-chan error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := m.get(ctx, fmt.Sprintf("http://%s/debug/pprof/", m.pprofAddr)); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return m.profileCPU(ctx, seconds, path)
 }
 
 // cpuSeconds is the user and system CPU time the manager used so far.

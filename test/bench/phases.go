@@ -70,6 +70,13 @@ func (b *bench) floorSteps() []floorStep {
 	return []floorStep{{phaseCold, b.specsCold}, {phaseChangeAll, b.specsAll}, {phaseChange10pct, b.specs10pct}}
 }
 
+// profilesAPIServer reports whether phase takes kube-apiserver's CPU
+// profile (BENCH_CPU_PROFILE): cold and change-all, the two phases held
+// against the floor at 10,000 nodes.
+func (b *bench) profilesAPIServer(phase string) bool {
+	return b.cpuProfileSeconds > 0 && (phase == phaseCold || phase == phaseChangeAll)
+}
+
 // floorFigures is what one phase of the floor measured.
 type floorFigures struct {
 	seconds float64
@@ -94,7 +101,7 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 		}
 		start := time.Now()
 		var profiled <-chan error
-		if step.phase == phaseChangeAll && b.cpuProfileSeconds > 0 {
+		if b.profilesAPIServer(step.phase) {
 			profiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
 				filepath.Join(b.outDir, "apiserver-"+r.name+"-"+step.phase+"-floor.pprof"))
 		}
@@ -139,6 +146,11 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 	if err != nil {
 		return out, err
 	}
+	var coldProfiled <-chan error
+	if b.profilesAPIServer(phaseCold) {
+		coldProfiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
+			filepath.Join(b.outDir, "apiserver-"+r.name+"-"+phaseCold+"-manager"+b.repetitionSuffix(rep)+".pprof"))
+	}
 	m, err := b.startManager(r, rep, phaseCold)
 	if err != nil {
 		return out, err
@@ -149,6 +161,11 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		return out, err
 	}
 	add(p)
+	if coldProfiled != nil {
+		if err := <-coldProfiled; err != nil {
+			return out, fmt.Errorf("taking the apiserver's CPU profile: %w", err)
+		}
+	}
 	mem, err := readMemory(ctx, m)
 	if err != nil {
 		return out, err
@@ -205,13 +222,29 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 	if start, err = b.begin(ctx, nil); err != nil {
 		return out, err
 	}
+	var restartProfiled, restartAPIServerProfiled <-chan error
+	if b.cpuProfileSeconds > 0 {
+		restartAPIServerProfiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
+			filepath.Join(b.outDir, "apiserver-"+r.name+"-"+phaseRestart+"-manager"+b.repetitionSuffix(rep)+".pprof"))
+	}
 	if m, err = b.startManager(r, rep, phaseRestart); err != nil {
 		return out, err
+	}
+	if b.cpuProfileSeconds > 0 {
+		restartProfiled = m.profileCPUFromStart(ctx, b.cpuProfileSeconds,
+			filepath.Join(b.outDir, "cpu-"+r.name+"-"+phaseRestart+b.repetitionSuffix(rep)+".pprof"))
 	}
 	if p, err = b.measure(ctx, m, r, rep, phaseRestart, start, nil, 0); err != nil {
 		return out, err
 	}
 	add(p)
+	for _, profiled := range []<-chan error{restartProfiled, restartAPIServerProfiled} {
+		if profiled != nil {
+			if err := <-profiled; err != nil {
+				return out, fmt.Errorf("taking a CPU profile of the restart: %w", err)
+			}
+		}
+	}
 	if mem, err := readMemory(ctx, m); err == nil {
 		b.results.setRestartMemory(r.name, rep, mem)
 	}
