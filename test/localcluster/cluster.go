@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -48,6 +49,9 @@ type Cluster struct {
 // system:masters passes every authorization check, as kind's admin does.
 var adminUser = envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}
 
+// apiServerStopTimeout bounds the wait for kube-apiserver to exit on Stop.
+const apiServerStopTimeout = time.Minute
+
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once the
 // apiserver serves them. Stop must be called even when the caller fails later.
 func Start(opts Options) (*Cluster, error) {
@@ -69,7 +73,10 @@ func Start(opts Options) (*Cluster, error) {
 		Scheme:                   scheme.New(),
 		AttachControlPlaneOutput: opts.AttachOutput,
 	}
-	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
+	// kube-apiserver may take longer than envtest's 20 s to stop on a busy
+	// machine (once, after a suite whose specs had all passed); a teardown
+	// must not fail the suite for that.
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir, StopTimeout: apiServerStopTimeout}
 	for name, value := range opts.APIServerFlags {
 		env.ControlPlane.APIServer.Configure().Set(name, value)
 	}
