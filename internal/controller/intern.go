@@ -8,11 +8,11 @@ const internPoolSize = 4096
 
 // internPool hands out one shared copy of equal values, so that the many
 // cached Nodes and NodeSLOs that carry the same annotations hold one map
-// of them instead of one each (see cache_transforms.go). Strings are
-// interned with the standard library's unique package instead (see
-// sloconfig.InternLabels); a map is not comparable, so unique cannot serve
-// it. Values given out must never be written to; the manager's cache hands
-// out deep copies, so nothing does.
+// of them instead of one each (see cache_transforms.go). Label strings
+// have a table of their own, bounded per key (sloconfig.InternLabels).
+// Values given out must never be written to; the manager's cache hands
+// out deep copies, but to readers only (the reconciler's Node, the
+// metric's list) uncopied ones, so nothing does.
 type internPool[K comparable, V any] struct {
 	mu     sync.Mutex
 	shared map[K]V

@@ -4,7 +4,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"slices"
-	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,17 +101,6 @@ func (n Node) InputsHash() uint64 {
 		}
 	}
 	return h.Sum64()
-}
-
-// InternLabels replaces, in place, every key and value of labels with its
-// canonical copy: across a cluster's nodes labels are mostly the same few
-// strings (zone, instance type, pool), which a decoder allocates once per
-// node. Assigning to a key present stores the new key too, so no second
-// map is allocated.
-func InternLabels(labels map[string]string) {
-	for k, v := range labels {
-		labels[unique.Make(k).Value()] = unique.Make(v).Value()
-	}
 }
 
 // NodeMetadata is an empty Node read as metadata only: the controllers and
