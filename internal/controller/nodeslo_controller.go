@@ -111,7 +111,8 @@ func isWriteRace(err error) bool {
 func (r *NodeSLOReconciler) sync(
 	ctx context.Context, reader client.Reader, cfg *sloconfig.Config, gate *rollout.Gate, name string,
 ) (string, error) {
-	node, err := getMetadata(ctx, reader, sloconfig.NodeMetadata(), name)
+	// The Node is only read, so the cache's copy is shared, not copied.
+	node, err := getMetadata(ctx, reader, sloconfig.NodeMetadata(), name, client.UnsafeDisableDeepCopy)
 	if err != nil {
 		return OpGet, err
 	}
@@ -380,8 +381,9 @@ func (r *NodeSLOReconciler) warnNode(node *metav1.PartialObjectMetadata, warning
 // PartialObjectMetadata of the kind wanted); nil when there is none.
 func getMetadata(
 	ctx context.Context, reader client.Reader, empty *metav1.PartialObjectMetadata, name string,
+	opts ...client.GetOption,
 ) (*metav1.PartialObjectMetadata, error) {
-	if err := reader.Get(ctx, client.ObjectKey{Name: name}, empty); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, empty, opts...); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
