@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,15 +23,30 @@ const MetricStrategyNodes = "nodeslo_strategy_nodes"
 // scrape; a scrape that waits longer reports the metric as failed.
 const strategyNodesListTimeout = 5 * time.Second
 
+// strategyRecountInterval is how long one count serves the scrapes that
+// follow it under the same configuration: several Prometheus replicas (or
+// a poll as tight as make bench's) then cost one count between them.
+const strategyRecountInterval = time.Second
+
 // strategyNodes computes nodeslo_strategy_nodes when it is scraped, from
 // the configuration in force and the Node cache, so that it costs nothing
-// between scrapes and is never stale: keeping the counts up to date on
-// every Node event would cost more at 10,000 nodes than counting once per
-// scrape (sloconfig's BenchmarkReach10000Nodes: milliseconds).
+// between scrapes and is never more than strategyRecountInterval stale:
+// keeping the counts up to date on every Node event would cost more at
+// 10,000 nodes than counting once per scrape (sloconfig's
+// BenchmarkReach10000Nodes: milliseconds).
 type strategyNodes struct {
 	store *Store
 	nodes client.Reader
 	desc  *prometheus.Desc
+
+	mu sync.Mutex
+	// last is the most recent count: the configuration, the time and the
+	// series it gave.
+	last struct {
+		cfg    *sloconfig.Config
+		at     time.Time
+		series []prometheus.Metric
+	}
 }
 
 func newStrategyNodes(store *Store, nodes client.Reader) *strategyNodes {
@@ -44,20 +60,37 @@ func newStrategyNodes(store *Store, nodes client.Reader) *strategyNodes {
 // Describe sends the one descriptor.
 func (s *strategyNodes) Describe(ch chan<- *prometheus.Desc) { ch <- s.desc }
 
-// Collect counts the nodes of every entry in force; before the first load
-// there is nothing to count.
+// Collect sends the counts of the nodes of every entry in force, counted
+// again unless the last count is recent and of the same configuration;
+// before the first load there is nothing to count.
 func (s *strategyNodes) Collect(ch chan<- prometheus.Metric) {
 	cfg := s.store.Current()
 	if cfg == nil {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last.cfg != cfg || time.Since(s.last.at) >= strategyRecountInterval {
+		series, err := s.count(cfg)
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(s.desc, err)
+			return
+		}
+		s.last.cfg, s.last.at, s.last.series = cfg, time.Now(), series
+	}
+	for _, m := range s.last.series {
+		ch <- m
+	}
+}
+
+// count counts the nodes of every entry of cfg in the Node cache.
+func (s *strategyNodes) count(cfg *sloconfig.Config) ([]prometheus.Metric, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), strategyNodesListTimeout)
 	defer cancel()
 	list := sloconfig.NodeMetadataList()
 	// Read-only: the cache's objects are not copied.
 	if err := s.nodes.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		ch <- prometheus.NewInvalidMetric(s.desc, fmt.Errorf("listing Nodes from the cache: %w", err))
-		return
+		return nil, fmt.Errorf("listing Nodes from the cache: %w", err)
 	}
 	reach, _ := cfg.Reach(func(yield func(map[string]string) bool) {
 		for i := range list.Items {
@@ -66,9 +99,12 @@ func (s *strategyNodes) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	})
+	series := make([]prometheus.Metric, 0, len(reach))
 	for _, r := range reach {
-		ch <- prometheus.MustNewConstMetric(s.desc, prometheus.GaugeValue, float64(r.Applied), string(r.Key), r.Label)
+		series = append(series,
+			prometheus.MustNewConstMetric(s.desc, prometheus.GaugeValue, float64(r.Applied), string(r.Key), r.Label))
 	}
+	return series, nil
 }
 
 // addStrategyNodesMetric registers the metric while this replica leads:
