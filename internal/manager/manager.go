@@ -25,6 +25,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := opts.LeaderElectionTimings.validate(); err != nil {
 		return nil, fmt.Errorf("leader election: %w", err)
 	}
+	setWatchList(opts.WatchListClient)
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst

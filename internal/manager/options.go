@@ -43,6 +43,12 @@ type Options struct {
 	KubeAPIQPS   float64
 	KubeAPIBurst int
 
+	// WatchListClient has the caches start from a stream of watch events
+	// (client-go's WatchListClient) rather than a list; off by default,
+	// since listing costs the apiserver and the manager less here
+	// (watch_list.go). It is set for the whole process.
+	WatchListClient bool
+
 	// Controllers are the settings of the two controllers.
 	Controllers controller.Options
 
@@ -98,6 +104,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Requests per second the manager may send to the apiserver.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
 		"Requests the manager may send to the apiserver in a burst above --kube-api-qps.")
+	fs.BoolVar(&o.WatchListClient, "watch-list-client", o.WatchListClient,
+		"Start the caches from a stream of watch events (client-go's WatchListClient) instead of a list; "+
+			"overrides KUBE_FEATURE_WatchListClient.")
 	o.Controllers.BindFlags(fs)
 	o.Webhook.bindFlags(fs)
 }
