@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,7 +126,7 @@ func (b *bench) timeout(r regime) time.Duration {
 // one of the repeated phases), logging to a file named after them.
 func (b *bench) startManager(r regime, rep int, label string) (*managerProcess, error) {
 	logPath := filepath.Join(b.outDir, fmt.Sprintf("manager-%s-%s%s.log", r.name, label, b.repetitionSuffix(rep)))
-	return startManager(b.managerBinary, b.kubeconfig, logPath, r)
+	return startManager(b.managerBinary, b.kubeconfig, logPath, r, strings.Fields(b.managerFlags))
 }
 
 // repetitionSuffix tells the files of repetition rep apart when there are

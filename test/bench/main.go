@@ -38,13 +38,17 @@ type settings struct {
 	// manager in turn.
 	repeat        int
 	managerBinary string
-	crdDir        string
-	outDir        string
+	// managerFlags are more flags for every manager started, after the
+	// regime's, e.g. --watch-list-client to measure its effect.
+	managerFlags string
+	crdDir       string
+	outDir       string
 	// sweep lists node counts to run one after the other, then plot.
 	sweep string
-	// cpuProfileSeconds, when positive, has each change-all phase take a
-	// CPU profile of the manager for that long, from the ConfigMap change,
-	// and cold and change-all one of kube-apiserver, for the floor too.
+	// cpuProfileSeconds, when positive, has change-all and restart take a
+	// CPU profile of the manager for that long, from the phase's start,
+	// and cold, change-all and restart one of kube-apiserver (the first
+	// two for the floor too).
 	cpuProfileSeconds int
 }
 
@@ -80,14 +84,17 @@ func main() {
 	flag.IntVar(&s.repeat, "repeat", envInt("BENCH_REPEAT", 1),
 		"Runs of each regime's phases, floor and manager in turn; the summary takes their medians (BENCH_REPEAT).")
 	flag.StringVar(&s.managerBinary, "manager", "bin/manager", "Manager binary to measure.")
+	flag.StringVar(&s.managerFlags, "manager-flags", os.Getenv("BENCH_MANAGER_FLAGS"),
+		"More flags for the manager, space-separated, after the regime's (BENCH_MANAGER_FLAGS).")
 	flag.StringVar(&s.crdDir, "crds", "config/crd/bases", "Directory of the CRD manifests.")
 	flag.StringVar(&s.outDir, "out", "bin/bench", "Directory for results.json, the kubeconfig and the manager's logs.")
 	flag.StringVar(&s.sweep, "sweep", sweepFromEnv(),
 		"Comma-separated node counts to run in turn, then plot scale.png (BENCH_SWEEP=1 means "+defaultSweep+").")
 	flag.IntVar(&s.cpuProfileSeconds, "cpu-profile-seconds", envInt("BENCH_CPU_PROFILE", 0),
-		"Seconds of CPU profile of the manager to take from the start of each change-all phase, into "+
-			"cpu-<regime>-change-all.pprof, and of kube-apiserver under the floor's and the manager's "+
-			"change-all, into apiserver-<regime>-change-all-{floor,manager}.pprof (BENCH_CPU_PROFILE; 0: none).")
+		"Seconds of CPU profile of the manager to take from the start of change-all and restart, into "+
+			"cpu-<regime>-<phase>.pprof, and of kube-apiserver under the floor's and the manager's cold and "+
+			"change-all and the manager's restart, into apiserver-<regime>-<phase>-{floor,manager}.pprof "+
+			"(BENCH_CPU_PROFILE; 0: none).")
 	flag.Parse()
 	// The bench's own informer logs nothing worth reading.
 	ctrllog.SetLogger(logr.Discard())

@@ -29,8 +29,9 @@ type managerProcess struct {
 	log         *os.File
 }
 
-// startManager runs binary with the regime's rate limit and workers.
-func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess, error) {
+// startManager runs binary with the regime's rate limit and workers, then
+// extraFlags.
+func startManager(binary, kubeconfig, logPath string, r regime, extraFlags []string) (*managerProcess, error) {
 	addrs, err := localcluster.FreeLocalAddresses(3)
 	if err != nil {
 		return nil, err
@@ -45,11 +46,11 @@ func startManager(binary, kubeconfig, logPath string, r regime) (*managerProcess
 		"--metrics-secure=false",
 		"--pprof-bind-address=" + addrs[2],
 	}, r.managerFlags()...)
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(binary, append(args, extraFlags...)...)
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
 	// GODEBUG passes through (e.g. memprofilerate=4096 for a finer heap
-	// profile), and client-go's feature gates (e.g.
-	// KUBE_FEATURE_WatchListClient=false), to measure their effect.
+	// profile), and client-go's feature gates (KUBE_FEATURE_*), to measure
+	// their effect; the manager's --watch-list-client decides that gate.
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GODEBUG=") || strings.HasPrefix(kv, "KUBE_FEATURE_") {
 			cmd.Env = append(cmd.Env, kv)

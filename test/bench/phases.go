@@ -70,13 +70,6 @@ func (b *bench) floorSteps() []floorStep {
 	return []floorStep{{phaseCold, b.specsCold}, {phaseChangeAll, b.specsAll}, {phaseChange10pct, b.specs10pct}}
 }
 
-// profilesAPIServer reports whether phase takes kube-apiserver's CPU
-// profile (BENCH_CPU_PROFILE): cold and change-all, the two phases held
-// against the floor at 10,000 nodes.
-func (b *bench) profilesAPIServer(phase string) bool {
-	return b.cpuProfileSeconds > 0 && (phase == phaseCold || phase == phaseChangeAll)
-}
-
 // floorFigures is what one phase of the floor measured.
 type floorFigures struct {
 	seconds float64
@@ -100,21 +93,15 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 			return nil, err
 		}
 		start := time.Now()
-		var profiled <-chan error
-		if b.profilesAPIServer(step.phase) {
-			profiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
-				filepath.Join(b.outDir, "apiserver-"+r.name+"-"+step.phase+"-floor.pprof"))
-		}
+		profiled := b.profileAPIServerFor(ctx, r, 0, step.phase, writerFloor)
 		if err := f.write(ctx, names, step.want); err != nil {
 			return nil, err
 		}
 		if err := b.observer.wait(ctx, reached, b.timeout(r), nil); err != nil {
 			return nil, fmt.Errorf("floor %s: %w", step.phase, err)
 		}
-		if profiled != nil {
-			if err := <-profiled; err != nil {
-				return nil, fmt.Errorf("taking the apiserver's CPU profile: %w", err)
-			}
+		if err := awaitProfiles(step.phase, profiled); err != nil {
+			return nil, err
 		}
 		seconds := time.Since(start).Seconds()
 		cpuAfter, err := sampleCPU(b.controlPlane)
@@ -146,11 +133,7 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 	if err != nil {
 		return out, err
 	}
-	var coldProfiled <-chan error
-	if b.profilesAPIServer(phaseCold) {
-		coldProfiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
-			filepath.Join(b.outDir, "apiserver-"+r.name+"-"+phaseCold+"-manager"+b.repetitionSuffix(rep)+".pprof"))
-	}
+	coldProfiled := b.profileAPIServerFor(ctx, r, rep, phaseCold, writerManager)
 	m, err := b.startManager(r, rep, phaseCold)
 	if err != nil {
 		return out, err
@@ -161,10 +144,8 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		return out, err
 	}
 	add(p)
-	if coldProfiled != nil {
-		if err := <-coldProfiled; err != nil {
-			return out, fmt.Errorf("taking the apiserver's CPU profile: %w", err)
-		}
+	if err := awaitProfiles(phaseCold, coldProfiled); err != nil {
+		return out, err
 	}
 	mem, err := readMemory(ctx, m)
 	if err != nil {
@@ -191,13 +172,8 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		if err != nil {
 			return out, err
 		}
-		var profiled, apiserverProfiled <-chan error
-		if step.phase == phaseChangeAll && b.cpuProfileSeconds > 0 {
-			path := filepath.Join(b.outDir, "cpu-"+r.name+"-"+step.phase+b.repetitionSuffix(rep)+".pprof")
-			profiled = m.profileCPU(ctx, b.cpuProfileSeconds, path)
-			apiserverProfiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
-				filepath.Join(b.outDir, "apiserver-"+r.name+"-"+step.phase+"-manager"+b.repetitionSuffix(rep)+".pprof"))
-		}
+		profiled := b.profileManagerFor(ctx, m, r, rep, step.phase, false)
+		apiserverProfiled := b.profileAPIServerFor(ctx, r, rep, step.phase, writerManager)
 		if err := b.setConfig(ctx, step.data); err != nil {
 			return out, err
 		}
@@ -206,14 +182,9 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 			return out, err
 		}
 		add(p)
-		if profiled != nil {
-			// The next phase starts after the profile, so that it holds this one only.
-			if err := <-profiled; err != nil {
-				return out, fmt.Errorf("taking the CPU profile: %w", err)
-			}
-			if err := <-apiserverProfiled; err != nil {
-				return out, fmt.Errorf("taking the apiserver's CPU profile: %w", err)
-			}
+		// The next phase starts after the profiles, so that they hold this one only.
+		if err := awaitProfiles(step.phase, profiled, apiserverProfiled); err != nil {
+			return out, err
 		}
 	}
 
@@ -222,28 +193,17 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 	if start, err = b.begin(ctx, nil); err != nil {
 		return out, err
 	}
-	var restartProfiled, restartAPIServerProfiled <-chan error
-	if b.cpuProfileSeconds > 0 {
-		restartAPIServerProfiled = profileAPIServer(ctx, b.admin, b.cpuProfileSeconds,
-			filepath.Join(b.outDir, "apiserver-"+r.name+"-"+phaseRestart+"-manager"+b.repetitionSuffix(rep)+".pprof"))
-	}
+	restartAPIServerProfiled := b.profileAPIServerFor(ctx, r, rep, phaseRestart, writerManager)
 	if m, err = b.startManager(r, rep, phaseRestart); err != nil {
 		return out, err
 	}
-	if b.cpuProfileSeconds > 0 {
-		restartProfiled = m.profileCPUFromStart(ctx, b.cpuProfileSeconds,
-			filepath.Join(b.outDir, "cpu-"+r.name+"-"+phaseRestart+b.repetitionSuffix(rep)+".pprof"))
-	}
+	restartProfiled := b.profileManagerFor(ctx, m, r, rep, phaseRestart, true)
 	if p, err = b.measure(ctx, m, r, rep, phaseRestart, start, nil, 0); err != nil {
 		return out, err
 	}
 	add(p)
-	for _, profiled := range []<-chan error{restartProfiled, restartAPIServerProfiled} {
-		if profiled != nil {
-			if err := <-profiled; err != nil {
-				return out, fmt.Errorf("taking a CPU profile of the restart: %w", err)
-			}
-		}
+	if err := awaitProfiles(phaseRestart, restartProfiled, restartAPIServerProfiled); err != nil {
+		return out, err
 	}
 	if mem, err := readMemory(ctx, m); err == nil {
 		b.results.setRestartMemory(r.name, rep, mem)

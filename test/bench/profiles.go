@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+)
+
+// Who wrote while kube-apiserver was profiled, in its profiles' names.
+const (
+	writerFloor   = "floor"
+	writerManager = "manager"
+)
+
+// profilesAPIServer reports whether phase takes kube-apiserver's CPU
+// profile (BENCH_CPU_PROFILE): cold and change-all, the two phases held
+// against the floor at 10,000 nodes, and restart.
+func (b *bench) profilesAPIServer(phase string) bool {
+	return b.cpuProfileSeconds > 0 && (phase == phaseCold || phase == phaseChangeAll || phase == phaseRestart)
+}
+
+// profilesManager reports whether phase takes the manager's CPU profile:
+// change-all, the steady work per write, and restart.
+func (b *bench) profilesManager(phase string) bool {
+	return b.cpuProfileSeconds > 0 && (phase == phaseChangeAll || phase == phaseRestart)
+}
+
+// profileAPIServerFor starts kube-apiserver's CPU profile of phase while
+// writer writes, into apiserver-<regime>-<phase>-<writer>.pprof (the
+// manager's with the repetition); nil when the phase takes none.
+func (b *bench) profileAPIServerFor(ctx context.Context, r regime, rep int, phase, writer string) <-chan error {
+	if !b.profilesAPIServer(phase) {
+		return nil
+	}
+	name := "apiserver-" + r.name + "-" + phase + "-" + writer
+	if writer == writerManager {
+		name += b.repetitionSuffix(rep)
+	}
+	return profileAPIServer(ctx, b.admin, b.cpuProfileSeconds, filepath.Join(b.outDir, name+".pprof"))
+}
+
+// profileManagerFor starts the manager's CPU profile of phase into
+// cpu-<regime>-<phase>.pprof; fromStart for a manager just started. nil
+// when the phase takes none.
+func (b *bench) profileManagerFor(ctx context.Context, m *managerProcess, r regime, rep int, phase string,
+	fromStart bool) <-chan error {
+	if !b.profilesManager(phase) {
+		return nil
+	}
+	path := filepath.Join(b.outDir, "cpu-"+r.name+"-"+phase+b.repetitionSuffix(rep)+".pprof")
+	if fromStart {
+		return m.profileCPUFromStart(ctx, b.cpuProfileSeconds, path)
+	}
+	return m.profileCPU(ctx, b.cpuProfileSeconds, path)
+}
+
+// awaitProfiles waits until every profile started is written; nil
+// channels are profiles not taken.
+func awaitProfiles(phase string, profiles ...<-chan error) error {
+	for _, done := range profiles {
+		if done == nil {
+			continue
+		}
+		if err := <-done; err != nil {
+			return fmt.Errorf("taking a CPU profile of %s: %w", phase, err)
+		}
+	}
+	return nil
+}
