@@ -286,7 +286,7 @@ var notValues = map[string]string{
 	"--version":                   "it prints the version and exits",
 	"--kubeconfig":                "in a pod the manager uses the in-cluster configuration",
 	"--enable-http2":              "off, the safe default (HTTP/2 rapid-reset); manager.extraArgs turns it on",
-	"--watch-list-client":         "off, the default measured cheaper (docs/performance.md); manager.extraArgs turns it on",
+	"--watch-list-client":         "off, measured cheaper (docs/performance.md); manager.extraArgs turns it on",
 	"--leader-election-id":        "the alert and the chart's leader-election Role name the default Lease",
 	"--leader-election-namespace": "the pod's namespace, where the chart's leader-election Role is",
 	"--zap-devel":                 viaExtraArgs,
