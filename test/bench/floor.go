@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
@@ -20,13 +21,15 @@ import (
 type floor struct {
 	client  client.Client
 	workers int
+	// stopWatch ends the floor's watch of NodeSLOs, when it has one.
+	stopWatch context.CancelFunc
 	// written holds what the floor last wrote, with its resourceVersion,
 	// so that updates need no read.
 	mu      sync.Mutex
 	written map[string]*slov1alpha1.NodeSLO
 }
 
-func newFloor(ctx context.Context, cfg *rest.Config, r regime) (*floor, error) {
+func newFloor(ctx context.Context, cfg *rest.Config, r regime, watch bool) (*floor, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(r.qps), r.burst
 	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
@@ -38,7 +41,38 @@ func newFloor(ctx context.Context, cfg *rest.Config, r regime) (*floor, error) {
 	if err := c.Get(ctx, client.ObjectKey{Name: "warm-up"}, &slov1alpha1.NodeSLO{}); client.IgnoreNotFound(err) != nil {
 		return nil, fmt.Errorf("floor: warming up its client: %w", err)
 	}
-	return &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}}, nil
+	f := &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}, stopWatch: func() {}}
+	if watch {
+		if f.stopWatch, err = watchNodeSLOMetadata(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// watchNodeSLOMetadata has the floor watch NodeSLOs as the manager does,
+// as metadata only (protobuf) and without managedFields, so that the
+// floor also pays, and has kube-apiserver pay, for the echo of its own
+// writes (BENCH_FLOOR_WATCHES); the returned function stops the watch.
+func watchNodeSLOMetadata(ctx context.Context, cfg *rest.Config) (context.CancelFunc, error) {
+	c, err := cache.New(cfg, cache.Options{
+		Scheme:           scheme.New(),
+		DefaultTransform: cache.TransformStripManagedFields(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the floor's cache: %w", err)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	if _, err := c.GetInformer(ctx, sloconfig.NodeSLOMetadata()); err != nil {
+		stop()
+		return nil, fmt.Errorf("creating the floor's NodeSLO metadata informer: %w", err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		stop()
+		return nil, fmt.Errorf("the floor's NodeSLO metadata cache did not sync")
+	}
+	return stop, nil
 }
 
 // changed names the nodes whose spec in want differs from what the floor

@@ -27,7 +27,11 @@ const sentinelLabel = "bench.nodeslo.dev/sentinel"
 // runRegime measures the floor, then the manager, in one regime; rep
 // numbers the repetition (from 1), so that BENCH_REPEAT alternates them.
 func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
-	logf("regime %s: floor%s", r.name, b.repetitionNote(rep))
+	watching := ""
+	if b.floorWatches {
+		watching = ", watching NodeSLOs as metadata"
+	}
+	logf("regime %s: floor%s%s", r.name, watching, b.repetitionNote(rep))
 	if err := b.setConfig(ctx, configCold); err != nil {
 		return err
 	}
@@ -80,10 +84,11 @@ type floorFigures struct {
 // runFloor writes each phase's specs with a plain client and times it as
 // the manager is timed: until the observer sees them all.
 func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures, error) {
-	f, err := newFloor(ctx, b.admin, r)
+	f, err := newFloor(ctx, b.admin, r, b.floorWatches)
 	if err != nil {
 		return nil, err
 	}
+	defer f.stopWatch()
 	out := map[string]floorFigures{}
 	for _, step := range b.floorSteps() {
 		names := f.changed(step.want)

@@ -16,6 +16,9 @@ type results struct {
 	Nodes int `json:"nodes"`
 	// Repeat is how many times each regime's phases ran (BENCH_REPEAT).
 	Repeat int `json:"repeat"`
+	// FloorWatches: the floor watched NodeSLOs as metadata, as the manager
+	// does (BENCH_FLOOR_WATCHES).
+	FloorWatches bool `json:"floor_watches,omitempty"`
 	// HeapBytesPerNode is the manager's heap in use after convergence (the
 	// cold phase of the defaults regime when it ran, else of the last
 	// regime; its last repetition; after a full GC) above the empty
