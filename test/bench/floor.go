@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
@@ -55,22 +54,10 @@ func newFloor(ctx context.Context, cfg *rest.Config, r regime, watch bool) (*flo
 // floor also pays, and has kube-apiserver pay, for the echo of its own
 // writes (BENCH_FLOOR_WATCHES); the returned function stops the watch.
 func watchNodeSLOMetadata(ctx context.Context, cfg *rest.Config) (context.CancelFunc, error) {
-	c, err := cache.New(cfg, cache.Options{
-		Scheme:           scheme.New(),
-		DefaultTransform: cache.TransformStripManagedFields(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("creating the floor's cache: %w", err)
-	}
 	ctx, stop := context.WithCancel(ctx)
-	if _, err := c.GetInformer(ctx, sloconfig.NodeSLOMetadata()); err != nil {
+	if err := watch(ctx, cfg, "floor", sloconfig.NodeSLOMetadata(), nil); err != nil {
 		stop()
-		return nil, fmt.Errorf("creating the floor's NodeSLO metadata informer: %w", err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		stop()
-		return nil, fmt.Errorf("the floor's NodeSLO metadata cache did not sync")
+		return nil, err
 	}
 	return stop, nil
 }

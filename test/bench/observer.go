@@ -8,9 +8,7 @@ import (
 
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
@@ -29,28 +27,14 @@ type observer struct {
 
 // startObserver runs the informer until ctx ends and returns once it synced.
 func startObserver(ctx context.Context, cfg *rest.Config) (*observer, error) {
-	c, err := cache.New(cfg, cache.Options{
-		Scheme:           scheme.New(),
-		DefaultTransform: cache.TransformStripManagedFields(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("creating the observer's cache: %w", err)
-	}
-	informer, err := c.GetInformer(ctx, &slov1alpha1.NodeSLO{})
-	if err != nil {
-		return nil, fmt.Errorf("creating the observer's NodeSLO informer: %w", err)
-	}
 	o := &observer{stored: map[string]*slov1alpha1.NodeSLOSpec{}, want: specSet{}}
-	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+	err := watch(ctx, cfg, "observer", &slov1alpha1.NodeSLO{}, toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { o.set(obj) },
 		UpdateFunc: func(_, obj any) { o.set(obj) },
 		DeleteFunc: o.remove,
-	}); err != nil {
-		return nil, fmt.Errorf("watching NodeSLOs: %w", err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return nil, fmt.Errorf("the observer's NodeSLO cache did not sync")
+	})
+	if err != nil {
+		return nil, err
 	}
 	return o, nil
 }
