@@ -49,8 +49,11 @@ type Cluster struct {
 // system:masters passes every authorization check, as kind's admin does.
 var adminUser = envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}
 
-// apiServerStopTimeout bounds the wait for kube-apiserver to exit on Stop.
-const apiServerStopTimeout = time.Minute
+// controlPlaneStopTimeout bounds the wait for kube-apiserver, then etcd, to
+// exit on Stop before envtest kills them. kube-apiserver drains the requests
+// in flight before it exits, and each may last its 60 s request timeout: the
+// bound is longer than that.
+const controlPlaneStopTimeout = 2 * time.Minute
 
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once the
 // apiserver serves them. Stop must be called even when the caller fails later.
@@ -72,11 +75,14 @@ func Start(opts Options) (*Cluster, error) {
 		ErrorIfCRDPathMissing:    true,
 		Scheme:                   scheme.New(),
 		AttachControlPlaneOutput: opts.AttachOutput,
+		// kube-apiserver may take longer than envtest's 20 s to stop on a
+		// busy machine (twice in CI, after suites whose specs had all
+		// passed); a teardown must not fail the suite for that. It is set
+		// here because envtest's Start overwrites each component's own
+		// StopTimeout with this one.
+		ControlPlaneStopTimeout: controlPlaneStopTimeout,
 	}
-	// kube-apiserver may take longer than envtest's 20 s to stop on a busy
-	// machine (once, after a suite whose specs had all passed); a teardown
-	// must not fail the suite for that.
-	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir, StopTimeout: apiServerStopTimeout}
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
 	for name, value := range opts.APIServerFlags {
 		env.ControlPlane.APIServer.Configure().Set(name, value)
 	}
