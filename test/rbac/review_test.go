@@ -31,21 +31,11 @@ import (
 
 // unexercised lists the grants the review accepts without a request in the
 // audit log, each with why the code needs it although no test reaches it.
-// Keep it short: every entry is a permission nobody saw used.
-var unexercised = map[permission]string{
-	{verbList, "", "nodes", "", ""}:                           listFallback,
-	{verbList, "slo.koordinator.sh", "nodeslos", "", ""}:      listFallback,
-	{verbList, "", "configmaps", configNamespace, configName}: listFallback,
-	{verbList, "", "events", "", ""}:                          listFallback,
-}
-
-const verbList = "list"
-
-// listFallback is why the informers' list grants are kept: against this
-// apiserver they fill the cache with a streaming watch (sendInitialEvents,
-// client-go's WatchListClient), which needs only watch; against an apiserver
-// that does not serve streaming lists they fall back to a LIST.
-const listFallback = "the informers' LIST when the apiserver serves no streaming list"
+// Keep it short: every entry is a permission nobody saw used, and an entry
+// that a request did use fails the review as stale. It is empty: the
+// informers list before they watch (--watch-list-client is off by default,
+// docs/deploy.md#flags), so even their list grants are seen in use.
+var unexercised = map[permission]string{}
 
 // The nodes of the review: review-warned carries an invalid bandwidth
 // annotation, so that the NodeSLO controller records Warning Events on it.
@@ -179,7 +169,12 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 				ungranted = append(ungranted, fmt.Sprintf("%s (%s)", p, e))
 			}
 		}
-		var unused []string
+		var unused, stale []string
+		for p, why := range unexercised {
+			if usedGrant(used, p) {
+				stale = append(stale, fmt.Sprintf("%s (%s)", p, why))
+			}
+		}
 		for _, g := range grants {
 			if _, ok := unexercised[g.permission]; !ok && !usedGrant(used, g.permission) {
 				unused = append(unused, fmt.Sprintf("%s (%s)", g.permission, g.Role))
@@ -190,6 +185,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		Expect(ungranted).To(BeEmpty(), "requests config/rbac does not grant (allowed by a default role?)")
 		Expect(unused).To(BeEmpty(), "grants no request used: remove them from the rbac markers or "+
 			"config/rbac, or list them in `unexercised` with the reason")
+		Expect(stale).To(BeEmpty(), "`unexercised` lists grants a request used: remove them from it")
 		Expect(secrets).To(BeEmpty(), "requests about Secrets")
 		for _, g := range grants {
 			Expect(g.Resource).NotTo(HavePrefix("secrets"), "%s grants access to Secrets", g.Role)
