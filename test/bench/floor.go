@@ -20,15 +20,17 @@ import (
 type floor struct {
 	client  client.Client
 	workers int
-	// stopWatch ends the floor's watch of NodeSLOs, when it has one.
-	stopWatch context.CancelFunc
 	// written holds what the floor last wrote, with its resourceVersion,
 	// so that updates need no read.
 	mu      sync.Mutex
 	written map[string]*slov1alpha1.NodeSLO
 }
 
-func newFloor(ctx context.Context, cfg *rest.Config, r regime, watch bool) (*floor, error) {
+// newFloor makes the floor's client. With watchNodeSLOs the floor also
+// watches NodeSLOs as the manager does, as metadata only, until ctx ends,
+// so that it pays, and has kube-apiserver pay, for the echo of its own
+// writes (BENCH_FLOOR_WATCHES).
+func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs bool) (*floor, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(r.qps), r.burst
 	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
@@ -40,26 +42,12 @@ func newFloor(ctx context.Context, cfg *rest.Config, r regime, watch bool) (*flo
 	if err := c.Get(ctx, client.ObjectKey{Name: "warm-up"}, &slov1alpha1.NodeSLO{}); client.IgnoreNotFound(err) != nil {
 		return nil, fmt.Errorf("floor: warming up its client: %w", err)
 	}
-	f := &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}, stopWatch: func() {}}
-	if watch {
-		if f.stopWatch, err = watchNodeSLOMetadata(ctx, cfg); err != nil {
+	if watchNodeSLOs {
+		if err := watch(ctx, cfg, "floor", sloconfig.NodeSLOMetadata(), nil); err != nil {
 			return nil, err
 		}
 	}
-	return f, nil
-}
-
-// watchNodeSLOMetadata has the floor watch NodeSLOs as the manager does,
-// as metadata only (protobuf) and without managedFields, so that the
-// floor also pays, and has kube-apiserver pay, for the echo of its own
-// writes (BENCH_FLOOR_WATCHES); the returned function stops the watch.
-func watchNodeSLOMetadata(ctx context.Context, cfg *rest.Config) (context.CancelFunc, error) {
-	ctx, stop := context.WithCancel(ctx)
-	if err := watch(ctx, cfg, "floor", sloconfig.NodeSLOMetadata(), nil); err != nil {
-		stop()
-		return nil, err
-	}
-	return stop, nil
+	return &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}}, nil
 }
 
 // changed names the nodes whose spec in want differs from what the floor

@@ -84,11 +84,12 @@ type floorFigures struct {
 // runFloor writes each phase's specs with a plain client and times it as
 // the manager is timed: until the observer sees them all.
 func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures, error) {
+	ctx, stop := context.WithCancel(ctx) // ends the floor's watch, if any
+	defer stop()
 	f, err := newFloor(ctx, b.admin, r, b.floorWatches)
 	if err != nil {
 		return nil, err
 	}
-	defer f.stopWatch()
 	out := map[string]floorFigures{}
 	for _, step := range b.floorSteps() {
 		names := f.changed(step.want)

@@ -50,9 +50,10 @@ type Cluster struct {
 var adminUser = envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}
 
 // controlPlaneStopTimeout bounds the wait for kube-apiserver, then etcd, to
-// exit on Stop before envtest kills them. kube-apiserver drains the requests
-// in flight before it exits, and each may last its 60 s request timeout: the
-// bound is longer than that.
+// exit on Stop before envtest kills them and fails the teardown (envtest's
+// own 20 s did so twice in CI, after suites whose specs had all passed).
+// kube-apiserver drains the requests in flight before it exits, and each may
+// last its 60 s request timeout: the bound is longer than that.
 const controlPlaneStopTimeout = 2 * time.Minute
 
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once the
@@ -75,11 +76,8 @@ func Start(opts Options) (*Cluster, error) {
 		ErrorIfCRDPathMissing:    true,
 		Scheme:                   scheme.New(),
 		AttachControlPlaneOutput: opts.AttachOutput,
-		// kube-apiserver may take longer than envtest's 20 s to stop on a
-		// busy machine (twice in CI, after suites whose specs had all
-		// passed); a teardown must not fail the suite for that. It is set
-		// here because envtest's Start overwrites each component's own
-		// StopTimeout with this one.
+		// Set here, not on the components: envtest's Start overwrites
+		// each component's own StopTimeout with this one.
 		ControlPlaneStopTimeout: controlPlaneStopTimeout,
 	}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}

@@ -29,14 +29,6 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
-// unexercised lists the grants the review accepts without a request in the
-// audit log, each with why the code needs it although no test reaches it.
-// Keep it short: every entry is a permission nobody saw used, and an entry
-// that a request did use fails the review as stale. It is empty: the
-// informers list before they watch (--watch-list-client is off by default,
-// docs/deploy.md#flags), so even their list grants are seen in use.
-var unexercised = map[permission]string{}
-
 // The nodes of the review: review-warned carries an invalid bandwidth
 // annotation, so that the NodeSLO controller records Warning Events on it.
 var reviewNodes = []*corev1.Node{
@@ -169,14 +161,12 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 				ungranted = append(ungranted, fmt.Sprintf("%s (%s)", p, e))
 			}
 		}
-		var unused, stale []string
-		for p, why := range unexercised {
-			if usedGrant(used, p) {
-				stale = append(stale, fmt.Sprintf("%s (%s)", p, why))
-			}
-		}
+		// Every grant must be seen in use, the informers' list grants too:
+		// they list before they watch (--watch-list-client is off by
+		// default, docs/deploy.md#flags).
+		var unused []string
 		for _, g := range grants {
-			if _, ok := unexercised[g.permission]; !ok && !usedGrant(used, g.permission) {
+			if !usedGrant(used, g.permission) {
 				unused = append(unused, fmt.Sprintf("%s (%s)", g.permission, g.Role))
 			}
 		}
@@ -184,8 +174,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		Expect(denied).To(BeEmpty(), "requests denied (403): a permission is missing from config/rbac")
 		Expect(ungranted).To(BeEmpty(), "requests config/rbac does not grant (allowed by a default role?)")
 		Expect(unused).To(BeEmpty(), "grants no request used: remove them from the rbac markers or "+
-			"config/rbac, or list them in `unexercised` with the reason")
-		Expect(stale).To(BeEmpty(), "`unexercised` lists grants a request used: remove them from it")
+			"config/rbac, or add a request that uses them to the review")
 		Expect(secrets).To(BeEmpty(), "requests about Secrets")
 		for _, g := range grants {
 			Expect(g.Resource).NotTo(HavePrefix("secrets"), "%s grants access to Secrets", g.Role)
