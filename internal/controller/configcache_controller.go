@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,20 +38,26 @@ const (
 )
 
 // ConfigCacheReconciler is the config-cache controller: it loads the
-// slo-controller-config ConfigMap, publishes the result in the Store and,
-// when the effective configuration changed, signals the NodeSLO controller
-// to reconcile every node. When the ConfigMap asks for a staged rollout it
-// publishes, with the configuration, the gate internal/rollout plans.
+// slo-controller-config ConfigMap and publishes what the NodeSLO
+// controller needs as one Snapshot: the configuration, the fields of it the
+// installed CRD drops, and, when the ConfigMap asks for a staged rollout,
+// the gate of the rollout it drives. Driving the rollout (plan, record,
+// history, revert) lives in the configcache_*.go files beside this one.
 //
-// It runs with one worker and reconciles one name, so its fields need no lock.
+// It runs with one worker and reconciles one name, so its fields need no
+// lock, except the wake-up causes set by the sources.
 type ConfigCacheReconciler struct {
-	reader   client.Reader
-	key      types.NamespacedName
-	store    *Store
-	recorder events.EventRecorder
-	// configChanged carries one event per change of the effective
-	// configuration; its buffer of one coalesces changes not yet consumed.
-	configChanged chan<- event.GenericEvent
+	// reader reads the ConfigMap from the cache; apiReader past it when it
+	// carries a rollout; client lists Nodes and NodeSLOs from the cache and
+	// writes the record and the history.
+	reader    client.Reader
+	apiReader client.Reader
+	client    client.Client
+	key       types.NamespacedName
+	snapshots *snapshots
+	recorder  events.EventRecorder
+	clock     clock.Clock
+	signals   signals
 
 	// loadedVersion is the resourceVersion of the ConfigMap last loaded ("" = absent),
 	// so that a periodic resync of an unchanged ConfigMap does no work.
@@ -58,20 +65,15 @@ type ConfigCacheReconciler struct {
 	// reported identifies the Events last emitted, so that none is repeated
 	// until what there is to say changes.
 	reported string
+	// skew finds the fields of the configuration the installed CRD drops.
+	skew *crdSkew
 
-	// apiReader reads the ConfigMap past the cache when it carries a rollout;
-	// client lists Nodes and NodeSLOs from the cache and writes the record.
-	apiReader client.Reader
-	client    client.Client
-	// reached carries the nodes a rollout step reached to the NodeSLO controller.
-	reached chan<- event.GenericEvent
 	// rolloutMemory is what the last rollout plan left for the next.
 	rolloutMemory rollout.Memory
-	// released is set when the NodeSLO controller wrote a node the gate
-	// held (its inputs changed); every reconcile that read the ConfigMap
-	// takes it, and one that took it plans the rollout again even on the
-	// echo of its own record write.
-	released atomic.Bool
+	// heldNodeWritten and healthChanged say what woke this reconcile
+	// besides the ConfigMap: either has it plan the rollout again, even on
+	// the echo of its own record write.
+	heldNodeWritten, healthChanged atomic.Bool
 	// history is the revision in force as last written; a configuration
 	// not yet recorded (a failed write) is never skipped.
 	history revisionInForce
@@ -79,9 +81,6 @@ type ConfigCacheReconciler struct {
 	// (docs/rollout.md#the-configmap-deleted): the rollout key it had, and
 	// the record that has no ConfigMap to live on.
 	orphan orphanRollout
-	// skew knows the fields the installed CRD drops; the rollout counts a
-	// node lacking only those as reached.
-	skew *crdSkew
 	// health watches the nodes while a rollout key's health gate judges a
 	// rollout (docs/rollout.md#health-gates); revertRefused is the
 	// configuration whose revert was refused (and said so) last.
@@ -121,33 +120,39 @@ const (
 	// to release (a periodic resync).
 	skipUnchanged skip = "unchanged ConfigMap"
 	// skipOwnRecordWrite: the watch event of our own record write, with no
-	// step due yet and no held node written since.
+	// step due yet, and no held node written nor health change since.
 	skipOwnRecordWrite skip = "own rollout record write"
 )
 
-// Reconcile reads the ConfigMap, loads it (absent = all defaults), plans the
-// rollout, persists the rollout's record, publishes the configuration
-// with the rollout's gate, and keeps the revision history.
+// Reconcile reads the ConfigMap, loads it (absent = all defaults), finds
+// the fields the CRD drops, plans the rollout, persists the rollout's
+// record, publishes the Snapshot, and keeps the revision history.
 func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	read, err := r.read(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	heldNodeWritten := r.released.Swap(false)
-	switch r.skipReason(read, heldNodeWritten, time.Now()) {
+	now := r.clock.Now()
+	woken := r.heldNodeWritten.Swap(false) || r.healthChanged.Swap(false)
+	switch r.skipReason(read, woken, now) {
 	case skipUnchanged:
 		return ctrl.Result{}, nil
 	case skipOwnRecordWrite:
-		return requeueAt(r.rolloutMemory.NextAt()), nil
+		return r.requeueAt(earliest(r.rolloutMemory.NextAt(), r.skew.nextAt())), nil
 	}
 	cfg := r.load(ctx, read)
-	plan, err := r.planRollout(ctx, read, cfg.cfg)
+	dropped, probeErr := r.skew.droppedFor(ctx, cfg.cfg, reportOn(read), now)
+	if probeErr != nil {
+		// Published with what is known; digests still decide (storedslo).
+		logf.FromContext(ctx).Info("Cannot dry-run the configuration; trying again later", "error", probeErr.Error())
+	}
+	plan, err := r.planRollout(ctx, read, cfg.cfg, dropped, now)
 	if err != nil {
-		r.publish(ctx, read, cfg, r.rolloutMemory.Ungated())
+		r.publish(ctx, read, cfg, dropped, r.rolloutMemory.Ungated())
 		return ctrl.Result{}, err
 	}
 	plan, persistErr := r.persistRecord(ctx, read.cm, plan)
-	r.publish(ctx, read, cfg, plan)
+	r.publish(ctx, read, cfg, dropped, plan)
 	if persistErr != nil {
 		return ctrl.Result{}, persistErr
 	}
@@ -157,7 +162,23 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if err := r.revert(ctx, read, plan.Revert); err != nil {
 		return ctrl.Result{}, err
 	}
-	return requeueAt(plan.NextAt), nil
+	return r.requeueAt(earliest(plan.NextAt, r.skew.nextAt())), nil
+}
+
+// reportOn is the ConfigMap read, to record Events on; nil when it does not exist.
+func reportOn(read configMapRead) *corev1.ConfigMap {
+	if !read.exists {
+		return nil
+	}
+	return read.cm
+}
+
+// earliest is the earlier of two times, zero standing for "never".
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // read reads the ConfigMap from the cache or, when it carries a rollout,
@@ -207,14 +228,16 @@ func (r *ConfigCacheReconciler) readConfigMap(
 }
 
 // skipReason says why this reconcile has nothing to do, if it has not.
-// Before the first load there is always work.
-func (r *ConfigCacheReconciler) skipReason(read configMapRead, heldNodeWritten bool, now time.Time) skip {
+// Before the first load, and when a dry run of the configuration is due,
+// there is always work.
+func (r *ConfigCacheReconciler) skipReason(read configMapRead, woken bool, now time.Time) skip {
+	cfg := r.snapshots.config()
 	switch {
-	case r.store.Current() == nil, r.history.fingerprint != r.store.Current().Fingerprint():
+	case cfg == nil, r.history.fingerprint != cfg.Fingerprint(), r.skew.due(cfg, now):
 		return ""
 	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rolloutMemory.HoldsNodes():
 		return skipUnchanged
-	case read.rolloutRelevant && !heldNodeWritten && r.rolloutMemory.Echo(read.version, now):
+	case read.rolloutRelevant && !woken && r.rolloutMemory.Echo(read.version, now):
 		return skipOwnRecordWrite
 	}
 	return ""
@@ -225,7 +248,7 @@ func (r *ConfigCacheReconciler) skipReason(read configMapRead, heldNodeWritten b
 // A deleted ConfigMap means defaults, whatever was in force before: the
 // result depends on the cluster as it is, not on history.
 func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) loaded {
-	old := r.store.Current()
+	old := r.snapshots.config()
 	if old != nil && read.version == r.loadedVersion {
 		return loaded{cfg: old}
 	}
@@ -242,7 +265,6 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 	cfg := sloconfig.Load(data, base)
 	r.loadedVersion = read.version
 	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
-	recordConfig(cfg, changed)
 	if read.exists {
 		r.report(ctx, read.cm, cfg, read.rollout)
 	} else {
@@ -255,7 +277,7 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 // from the manager's caches, when the ConfigMap asks for one; the one place
 // where a rollout decision is taken (docs/rollout.md#where-the-decision-runs).
 func (r *ConfigCacheReconciler) planRollout(
-	ctx context.Context, read configMapRead, cfg *sloconfig.Config,
+	ctx context.Context, read configMapRead, cfg *sloconfig.Config, dropped []string, now time.Time,
 ) (rollout.Plan, error) {
 	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
 	if !hasRecord && r.orphan.record != "" {
@@ -263,8 +285,8 @@ func (r *ConfigCacheReconciler) planRollout(
 		record, hasRecord = r.orphan.record, true
 	}
 	in := rollout.PlanInput{
-		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: time.Now().Round(0),
-		Dropped: r.skew.Dropped(), RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
+		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: now.Round(0),
+		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
 	}
 	if rollout.NeedsNodes(in.Rollout) {
 		nodes, err := r.observeNodes(ctx, cfg)
@@ -290,25 +312,30 @@ func (r *ConfigCacheReconciler) planRollout(
 	return plan, nil
 }
 
-// publish makes cfg the configuration in force with the plan's gate, says
-// what the plan did, and has the NodeSLO controller reconcile what changed:
-// every node when the configuration changed, else the nodes the plan released.
-func (r *ConfigCacheReconciler) publish(ctx context.Context, read configMapRead, cfg loaded, plan rollout.Plan) {
+// publish makes cfg, with the fields the CRD drops and the plan's gate,
+// the Snapshot in force, says what the plan did, and has the NodeSLO
+// controller reconcile what changed: every node when the Snapshot changes
+// what nodes should hold, else the nodes the plan released.
+func (r *ConfigCacheReconciler) publish(
+	ctx context.Context, read configMapRead, cfg loaded, dropped []string, plan rollout.Plan,
+) {
 	r.rolloutMemory = plan.Memory()
-	r.store.Publish(cfg.cfg, plan.Gate)
+	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped}
+	before := r.snapshots.load()
+	r.snapshots.publish(snap)
+	recordConfig(cfg.cfg, cfg.changed)
 	if plan.Figures != nil {
-		plan.Figures.Export()
+		exportRollout(*plan.Figures)
 	}
 	for _, e := range plan.Events {
 		r.recorder.Eventf(read.cm, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
 	}
-	if cfg.changed {
-		// What the installed CRD drops is learned again for the new configuration.
-		r.skew.forget()
+	if !snap.sameFor(before) {
 		logf.FromContext(ctx).Info("Configuration in force changed; reconciling every node",
-			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "nodesHeld", plan.Gate.Len())
+			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "droppedByCRD", dropped,
+			"nodesHeld", plan.Gate.Len())
 		select {
-		case r.configChanged <- event.GenericEvent{Object: read.cm}:
+		case r.signals.everyNode <- event.GenericEvent{Object: read.cm}:
 		default: // a signal is already pending; it will reconcile every node too
 		}
 		return
@@ -383,9 +410,9 @@ func (r *ConfigCacheReconciler) report(
 
 // setupWithManager registers the controller; it watches the one ConfigMap and
 // is also started once at start-up, so that an absent ConfigMap is loaded (as
-// defaults) too. released wakes it when a node a rollout held was written
-// because its inputs changed.
-func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager, released <-chan event.GenericEvent) error {
+// defaults) too. It is woken, too, when a node the rollout held was written
+// because its inputs changed, and when the health watch saw a change.
+func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
 	})
@@ -397,11 +424,16 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager, released <-ch
 		Named("config-cache").
 		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
 		WatchesRawSource(loadAtStart).
-		WatchesRawSource(source.Channel(released, handler.EnqueueRequestsFromMapFunc(
-			func(context.Context, client.Object) []reconcile.Request {
-				r.released.Store(true)
-				return []reconcile.Request{{NamespacedName: r.key}}
-			}))).
+		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, r.wokenBy(&r.heldNodeWritten))).
+		WatchesRawSource(source.Channel(r.signals.healthChanged, r.wokenBy(&r.healthChanged))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Complete(r)
+}
+
+// wokenBy maps a signal to the one request, noting its cause in cause.
+func (r *ConfigCacheReconciler) wokenBy(cause *atomic.Bool) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		cause.Store(true)
+		return []reconcile.Request{{NamespacedName: r.key}}
+	})
 }

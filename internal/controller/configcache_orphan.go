@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"time"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -44,7 +43,7 @@ func (r *ConfigCacheReconciler) orphanRolloutKey(ctx context.Context) (string, e
 	}
 	key := revisions[len(revisions)-1].RolloutKey
 	if key != "" && r.orphan.record == "" {
-		r.orphan.record = rollout.Record{StepAt: time.Now()}.Encode()
+		r.orphan.record = rollout.Record{StepAt: r.clock.Now()}.Encode()
 	}
 	return key, nil
 }

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -28,11 +27,11 @@ const recordFieldManager = "nodeslo-controller"
 const minRequeue = 100 * time.Millisecond
 
 // requeueAt asks to reconcile again at t (zero: no timed reconcile).
-func requeueAt(t time.Time) ctrl.Result {
+func (r *ConfigCacheReconciler) requeueAt(t time.Time) ctrl.Result {
 	if t.IsZero() {
 		return ctrl.Result{}
 	}
-	return ctrl.Result{RequeueAfter: max(time.Until(t), minRequeue)}
+	return ctrl.Result{RequeueAfter: max(t.Sub(r.clock.Now()), minRequeue)}
 }
 
 // maxSpecGets is how many NodeSLOs not vouched for by their digest a
@@ -42,11 +41,12 @@ const maxSpecGets = 100
 
 // observeNodes lists every Node and its NodeSLO from the manager's caches,
 // where NodeSLOs are metadata only: each stands for its spec by the digest
-// its SpecDigestAnnotation vouches for. A decision that needs stored specs
-// themselves (a key of cfg is Frozen, or the CRD drops fields) lists
-// NodeSLOs whole from the apiserver; NodeSLOs whose spec is not vouched for
-// (edited by hand, or written by another controller) are read whole one by
-// one while they are few, listed whole when they are many.
+// its SpecDigestAnnotation vouches for, as for the NodeSLO reconciler
+// (storedslo). A decision that needs stored specs themselves (a key of cfg
+// is Frozen) lists NodeSLOs whole from the apiserver; NodeSLOs whose spec
+// is not vouched for (edited by hand, or written by another controller)
+// are read whole one by one while they are few, listed whole when they are
+// many.
 func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig.Config) ([]rollout.Observed, error) {
 	nodeList := sloconfig.NodeMetadataList()
 	if err := r.client.List(ctx, nodeList, client.UnsafeDisableDeepCopy); err != nil {
@@ -68,7 +68,7 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig
 	// unvouched ones only.
 	var specs map[string]*slov1alpha1.NodeSLOSpec
 	var err error
-	all := cfg.ReadsStoredSpec() || len(r.skew.Dropped()) > 0 || len(unvouched) > maxSpecGets
+	all := cfg.ReadsStoredSpec() || len(unvouched) > maxSpecGets
 	if all {
 		specs, err = r.storedSpecs(ctx)
 	} else if len(unvouched) > 0 {
@@ -84,7 +84,7 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig
 			o.Generation = slo.Generation
 			o.WrittenAt = rollout.ParseWrittenAt(slo.Annotations)
 			// A NodeSLO deleted since it was listed has neither: the node has none.
-			if o.Stored = specs[o.Node.Name]; o.Stored == nil && !all {
+			if o.Stored = specs[o.Node.Name]; o.Stored != nil || !all {
 				o.StoredDigest = sloconfig.StoredSpecDigest(slo)
 			}
 		}
@@ -167,7 +167,7 @@ func (r *ConfigCacheReconciler) persistRecord(
 func (r *ConfigCacheReconciler) enqueueReleased(ctx context.Context, names []string) {
 	for _, name := range names {
 		select {
-		case r.reached <- event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
+		case r.signals.releasedNodes <- nodeEvent(name):
 		case <-ctx.Done():
 			return
 		}

@@ -1,229 +1,152 @@
 package controller
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/sets"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/crdprobe"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// crdSkew is what the NodeSLO controller has learned about the installed
-// NodeSLO CRD (docs/behaviour.md#crd-version-skew): the field paths it
-// drops, learned from the answers to the controller's own writes and dry
-// runs, since the apiserver answers a write with the object it stored.
-// Nothing here asks the apiserver: the CRD itself is not read (that would
-// need a permission on CustomResourceDefinitions), the writes show it.
-//
-// A stored spec that differs from the resolved one only in dropped fields
-// holds all the CRD can carry: writing it again would only be pruned again.
-// The memory starts empty with the process and is learned again from the
-// first differing NodeSLO, by one dry run (dryRun=All writes nothing).
+// Event reasons on the ConfigMap about CRD version skew
+// (docs/behaviour.md#crd-version-skew).
+const (
+	// ReasonFieldsDroppedByCRD: the installed NodeSLO CRD drops fields the
+	// configuration sets; the note names the key, the paths and the fix.
+	ReasonFieldsDroppedByCRD = "FieldsDroppedByCRD"
+	// ReasonFieldsStoredByCRD: the CRD was upgraded and now stores fields it
+	// dropped; every node is written once to get them.
+	ReasonFieldsStoredByCRD = "FieldsStoredByCRD"
+)
+
+// DefaultCRDRecheckInterval is how often, while the installed CRD drops
+// fields, the configuration is dry-run again, so that an upgraded CRD is
+// noticed without a watch on CRDs (which would need a permission the
+// manager does not have) and without a write.
+const DefaultCRDRecheckInterval = time.Minute
+
+// crdSkew is what the config-cache controller knows of the fields of the
+// configuration in force that the installed NodeSLO CRD drops
+// (docs/behaviour.md#crd-version-skew). It finds them by one server-side
+// dry run of the whole configuration (crdprobe.ConfigDropped, which stores
+// nothing) per configuration, and again every recheck interval while any
+// are dropped; the answer is published in the Snapshot, so that no NodeSLO
+// reconcile ever waits for a dry run. Only the config-cache controller's
+// one worker uses it, so it needs no lock.
 type crdSkew struct {
-	mu sync.Mutex
-	// dropped are the paths the installed CRD was seen to drop.
-	dropped sets.Set[string]
-	// kept are the paths a write or dry run showed stored: a stored spec
-	// that lacks one differs for another reason (a hand edit).
-	kept sets.Set[string]
-	// probedFor is the fingerprint of the configuration whose every field
-	// was dry-run since the memory was last forgotten: only then does an
-	// empty dropped mean the CRD stores all the configuration sets, and a
-	// NodeSLO's digest can stand for its spec. probing lets one worker
-	// dry-run at a time.
-	probedFor string
-	probing   sync.Mutex
-	// recheckEvery bounds how often a decision that leans on dropped is
-	// checked again with a dry run, so that an upgraded CRD is noticed.
+	client       client.Client
+	recorder     events.EventRecorder
 	recheckEvery time.Duration
-	lastCheck    time.Time
-	// reported is the set last reported by an Event ("\x00"-joined).
+
+	// fingerprint is the configuration last dry-run ("": none yet), at
+	// probedAt; dropped is what that showed.
+	fingerprint string
+	probedAt    time.Time
+	dropped     []string
+	// retryAt is when a dry run that failed is tried again (zero: none failed).
+	retryAt time.Time
+	// reported is the set last reported by an Event ("\x00"-joined), so
+	// that the same set found again (a restart of the rollout, a change
+	// back) is not reported twice.
 	reported string
-	// sorted is dropped as a sorted list, rebuilt when dropped changes;
-	// callers may keep it, it is never written after.
-	sorted []string
 }
 
-func newCRDSkew(recheckEvery time.Duration) *crdSkew {
-	return &crdSkew{
-		dropped: sets.New[string](), kept: sets.New[string](),
-		recheckEvery: recheckEvery,
+func newCRDSkew(c client.Client, recorder events.EventRecorder, recheckEvery time.Duration) *crdSkew {
+	return &crdSkew{client: c, recorder: recorder, recheckEvery: recheckEvery}
+}
+
+// due reports whether cfg must be dry-run now: it was not yet (and no
+// failed dry run waits to be tried again), or the recheck of the fields
+// found dropped is due.
+func (s *crdSkew) due(cfg *sloconfig.Config, now time.Time) bool {
+	if now.Before(s.retryAt) {
+		return false
 	}
+	next := s.nextAt()
+	return s.fingerprint != cfg.Fingerprint() || (!next.IsZero() && !now.Before(next))
 }
 
-// Dropped returns the paths the installed CRD drops, sorted (nil: none
-// known). The list is shared: do not write into it.
-func (s *crdSkew) Dropped() []string {
-	if s == nil {
-		return nil
+// nextAt is when the next dry run is due without a configuration change:
+// the retry of one that failed, or the recheck of dropped fields (zero: none).
+func (s *crdSkew) nextAt() time.Time {
+	switch {
+	case !s.retryAt.IsZero():
+		return s.retryAt
+	case len(s.dropped) > 0:
+		return s.probedAt.Add(s.recheckEvery)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sorted
+	return time.Time{}
 }
 
-// skewChange is what one lesson changed.
-type skewChange struct {
-	// dropped is the set after the lesson, when it changed.
-	changed bool
-	dropped []string
-	// regained are paths once dropped that the CRD now stores: it was upgraded.
-	regained []string
-}
-
-// learn records what the apiserver stored (stored) when sent was written
-// or dry-run: each field of sent that stored lacks is dropped, each field
-// learned as dropped before that stored has is regained. missing are the
-// fields a stored NodeSLO lacked before the write; those not dropped are
-// kept.
-func (s *crdSkew) learn(sent, stored *slov1alpha1.NodeSLOSpec, missing []string) skewChange {
-	dropped := sloconfig.DroppedPaths(sent, stored)
-	now := sets.New(dropped...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := skewChange{changed: s.markDropped(dropped)}
-	for _, p := range sets.List(s.dropped) {
-		// sent has p and the answer kept it: the CRD holds it now.
-		if !now.Has(p) && hasPath(sent, p) && hasPath(stored, p) {
-			s.dropped.Delete(p)
-			s.kept.Insert(p)
-			out.regained = append(out.regained, p)
-			out.changed = true
+// droppedFor returns the fields of cfg the installed CRD drops, dry-running
+// cfg when due, and reports what changed on cm (nil: no ConfigMap to
+// report on). When the dry run fails, it returns what it knew (nothing,
+// for a configuration it never dry-ran) and the error; the caller
+// publishes that and tries again later.
+func (s *crdSkew) droppedFor(
+	ctx context.Context, cfg *sloconfig.Config, cm *corev1.ConfigMap, now time.Time,
+) ([]string, error) {
+	if !s.due(cfg, now) {
+		return s.dropped, nil
+	}
+	sameConfig := s.fingerprint == cfg.Fingerprint()
+	dropped, err := crdprobe.ConfigDropped(ctx, s.client, cfg)
+	if err != nil {
+		s.retryAt = now.Add(s.recheckEvery)
+		if !sameConfig {
+			s.dropped = nil
+		}
+		return s.dropped, fmt.Errorf("dry-running the configuration to find the fields the NodeSLO CRD drops: %w", err)
+	}
+	if len(dropped) == 0 {
+		dropped = nil
+	}
+	var regained []string
+	if sameConfig {
+		for _, p := range s.dropped {
+			if !slices.Contains(dropped, p) {
+				regained = append(regained, p)
+			}
 		}
 	}
-	for _, p := range missing {
-		if !now.Has(p) {
-			s.kept.Insert(p)
-		}
-	}
-	if out.changed {
-		s.sorted = sets.List(s.dropped)
-		if len(s.sorted) == 0 {
-			s.sorted = nil
-		}
-	}
-	out.dropped = s.sorted
-	return out
+	s.fingerprint, s.probedAt, s.dropped, s.retryAt = cfg.Fingerprint(), now, dropped, time.Time{}
+	s.report(ctx, cm, regained)
+	return dropped, nil
 }
 
-// forget drops what was learned when the configuration in force changed:
-// a field the new configuration no longer sets must stop being reported,
-// and the writes and dry runs the change causes teach the rest again. The
-// set last reported stays, so that learning the same set again records no
-// second Event.
-func (s *crdSkew) forget() {
-	if s == nil {
+// report sets the gauge, and logs and records an Event on cm when the CRD
+// now stores fields it dropped (regained) or drops a set not reported yet.
+func (s *crdSkew) report(ctx context.Context, cm *corev1.ConfigMap, regained []string) {
+	setDroppedFields(s.dropped)
+	log := logf.FromContext(ctx)
+	if len(regained) > 0 {
+		log.Info("The installed NodeSLO CRD now stores fields it dropped; writing every node once", "fields", regained)
+		if cm != nil {
+			s.recorder.Eventf(cm, nil, corev1.EventTypeNormal, ReasonFieldsStoredByCRD, "Write NodeSLOs", "%s",
+				sloconfig.EventNote(regained,
+					"the installed NodeSLO CRD now stores these fields: every node is written once to get them"))
+		}
+	}
+	key := strings.Join(s.dropped, "\x00")
+	if len(s.dropped) == 0 || key == s.reported {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dropped, s.kept, s.sorted, s.probedFor = sets.New[string](), sets.New[string](), nil, ""
-	setDroppedFields(nil)
-}
-
-// learnDropped records paths a dry run of the whole configuration showed dropped.
-func (s *crdSkew) learnDropped(paths []string) skewChange {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := skewChange{changed: s.markDropped(paths)}
-	if out.changed {
-		s.sorted = sets.List(s.dropped)
-	}
-	out.dropped = s.sorted
-	return out
-}
-
-// probed reports whether the configuration of fingerprint was dry-run whole
-// since the memory was last forgotten.
-func (s *crdSkew) probed(fingerprint string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.probedFor == fingerprint
-}
-
-// learnProbe records what the dry run of the whole configuration of
-// fingerprint showed dropped.
-func (s *crdSkew) learnProbe(fingerprint string, dropped []string) skewChange {
-	change := s.learnDropped(dropped)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.probedFor = fingerprint
-	return change
-}
-
-// markDropped records paths as dropped (no longer kept) and reports whether
-// any was new. The caller holds s.mu.
-func (s *crdSkew) markDropped(paths []string) bool {
-	changed := false
-	for _, p := range paths {
-		if !s.dropped.Has(p) {
-			s.dropped.Insert(p)
-			s.kept.Delete(p)
-			changed = true
-		}
-	}
-	return changed
-}
-
-// firstReport reports whether dropped differs from the set last reported,
-// and marks it reported: concurrent lessons of one set give one Event.
-func (s *crdSkew) firstReport(dropped []string) bool {
-	key := strings.Join(dropped, "\x00")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if key == s.reported {
-		return false
-	}
 	s.reported = key
-	return true
-}
-
-// hasPath reports whether spec holds a value at path.
-func hasPath(spec *slov1alpha1.NodeSLOSpec, path string) bool {
-	without := sloconfig.WithoutPaths(spec, []string{path})
-	return len(sloconfig.DroppedPaths(spec, &without)) > 0
-}
-
-// unknown returns the paths of missing that were never seen dropped or kept:
-// only a dry run can tell why a stored NodeSLO lacks them.
-func (s *crdSkew) unknown(missing []string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, p := range missing {
-		if !s.dropped.Has(p) && !s.kept.Has(p) {
-			out = append(out, p)
-		}
+	log.Info("The installed NodeSLO CRD drops fields the configuration sets: no node gets them",
+		"fields", s.dropped, "fix", sloconfig.CRDUpgradeAdvice)
+	if cm != nil {
+		// The action counts the fields: the recorder folds Events of one
+		// object, reason and action into a series that keeps the first note.
+		action := fmt.Sprintf("Write NodeSLOs (%d fields dropped)", len(s.dropped))
+		s.recorder.Eventf(cm, nil, corev1.EventTypeWarning, ReasonFieldsDroppedByCRD, action, "%s",
+			sloconfig.DroppedFieldsNote(s.dropped))
 	}
-	return out
-}
-
-// holds reports whether stored holds all of resolved the installed CRD can
-// carry: it equals resolved without the dropped fields. leaned is true
-// when that took dropping fields, i.e. stored and resolved differ.
-func (s *crdSkew) holds(stored, resolved *slov1alpha1.NodeSLOSpec) (holds, leaned bool) {
-	if sloconfig.SpecEqual(stored, resolved) {
-		return true, false
-	}
-	dropped := s.Dropped()
-	if len(dropped) == 0 {
-		return false, false
-	}
-	without := sloconfig.WithoutPaths(resolved, dropped)
-	return sloconfig.SpecEqual(stored, &without), true
-}
-
-// recheckDue reports, at most once per recheckEvery, that a decision leaning
-// on the dropped fields should be checked again by a dry run.
-func (s *crdSkew) recheckDue(now time.Time) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if now.Sub(s.lastCheck) < s.recheckEvery {
-		return false
-	}
-	s.lastCheck = now
-	return true
 }

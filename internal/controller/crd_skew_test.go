@@ -1,87 +1,84 @@
 package controller
 
 import (
-	"encoding/json"
+	"context"
 	"testing"
 	"time"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-)
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-func skewSpec(t *testing.T, s string) *slov1alpha1.NodeSLOSpec {
-	t.Helper()
-	spec := &slov1alpha1.NodeSLOSpec{}
-	if err := json.Unmarshal([]byte(s), spec); err != nil {
-		t.Fatal(err)
-	}
-	return spec
-}
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
 
 const skewPath = "resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPercent"
 
-func TestCRDSkewLearnsHoldsAndNoticesAnUpgrade(t *testing.T) {
-	resolved := skewSpec(t,
-		`{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}}}}`)
-	pruned := skewSpec(t, `{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"enable": true}}}}`)
-	s := newCRDSkew(time.Minute)
-
-	if holds, _ := s.holds(pruned, resolved); holds {
-		t.Fatal("before anything is learned, a spec lacking a field differs")
+// pruningCRD is a fake apiserver whose NodeSLO CRD drops pageCacheLimitPercent
+// while *drops is true, as Koordinator v1.8.0's does; it counts the dry runs.
+func pruningCRD(t *testing.T, drops *bool, dryRuns *int) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
 	}
-	if got := s.unknown([]string{skewPath}); len(got) != 1 {
-		t.Fatalf("an unlearned path is unknown; got %q", got)
+	if err := slov1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
 	}
-	change := s.learn(resolved, pruned, []string{skewPath})
-	if !change.changed || len(change.dropped) != 1 || change.dropped[0] != skewPath || change.regained != nil {
-		t.Fatalf("learning a pruned write: %+v", change)
-	}
-	if holds, leaned := s.holds(pruned, resolved); !holds || !leaned {
-		t.Errorf("a spec lacking only the dropped field holds (leaning on it): holds=%v leaned=%v", holds, leaned)
-	}
-	if again := s.learn(resolved, pruned, nil); again.changed {
-		t.Errorf("the same lesson twice changes nothing: %+v", again)
-	}
-	if !s.firstReport(change.dropped) || s.firstReport(change.dropped) {
-		t.Error("a set is reported once")
-	}
-
-	handEdited := skewSpec(t, `{"resourceQOSStrategy": {"lsClass": {}}}`)
-	if holds, _ := s.holds(handEdited, resolved); holds {
-		t.Error("a spec missing more than the dropped field differs")
-	}
-
-	upgraded := s.learn(resolved, resolved, nil)
-	if !upgraded.changed || len(upgraded.regained) != 1 || upgraded.dropped != nil {
-		t.Fatalf("a write whose answer keeps the field shows the CRD upgraded: %+v", upgraded)
-	}
-	if got := s.unknown([]string{skewPath}); len(got) != 0 {
-		t.Errorf("a regained path is known kept; unknown = %q", got)
-	}
-	if holds, _ := s.holds(pruned, resolved); holds {
-		t.Error("after the upgrade, a spec lacking the field differs again")
-	}
+	return fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			*dryRuns++
+			if err := c.Create(ctx, obj, opts...); err != nil {
+				return err
+			}
+			if slo, ok := obj.(*slov1alpha1.NodeSLO); ok && *drops {
+				if q := slo.Spec.ResourceQOSStrategy; q != nil && q.LSClass != nil && q.LSClass.MemoryQOS != nil {
+					q.LSClass.MemoryQOS.PageCacheLimitPercent = nil
+				}
+			}
+			return nil
+		},
+	}).Build()
 }
 
-func TestCRDSkewForgetsOnAConfigurationChange(t *testing.T) {
-	resolved := skewSpec(t, `{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {"pageCacheLimitPercent": 50}}}}`)
-	pruned := skewSpec(t, `{"resourceQOSStrategy": {"lsClass": {"memoryQOS": {}}}}`)
-	s := newCRDSkew(time.Minute)
-	s.learn(resolved, pruned, nil)
-	s.firstReport(s.Dropped())
-	s.forget()
-	if s.Dropped() != nil {
-		t.Errorf("forget empties the set; got %q", s.Dropped())
-	}
-	relearned := s.learn(resolved, pruned, nil)
-	if !relearned.changed || s.firstReport(relearned.dropped) {
-		t.Error("the same set learned again after forget is not reported a second time")
-	}
-}
+// The dry run is made once per configuration, again every recheck interval
+// while a field is dropped, and not at all between; an upgraded CRD ends
+// the rechecks.
+func TestCRDSkewDryRunsOncePerConfigurationAndRechecks(t *testing.T) {
+	drops, dryRuns := true, 0
+	s := newCRDSkew(pruningCRD(t, &drops, &dryRuns), events.NewFakeRecorder(10), time.Minute)
+	cfg := sloconfig.Load(map[string]string{string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": ` +
+		`{"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}}}}`}, nil)
+	start := time.Now()
 
-func TestCRDSkewRecheckIsRateLimited(t *testing.T) {
-	s := newCRDSkew(time.Minute)
-	now := time.Now()
-	if !s.recheckDue(now) || s.recheckDue(now.Add(30*time.Second)) || !s.recheckDue(now.Add(61*time.Second)) {
-		t.Error("one recheck per interval")
+	dropped, err := s.droppedFor(t.Context(), cfg, nil, start)
+	if err != nil || len(dropped) != 1 || dropped[0] != skewPath || dryRuns != 1 {
+		t.Fatalf("first look: %q, %v after %d dry runs; want [%s] after 1", dropped, err, dryRuns, skewPath)
+	}
+	if s.due(cfg, start.Add(30*time.Second)) {
+		t.Error("a dry run is due before the recheck interval")
+	}
+	if got := s.nextAt(); !got.Equal(start.Add(time.Minute)) {
+		t.Errorf("next dry run at %v, want one interval after the first", got)
+	}
+	if again, _ := s.droppedFor(t.Context(), cfg, nil, start.Add(30*time.Second)); len(again) != 1 || dryRuns != 1 {
+		t.Errorf("before the interval: %q after %d dry runs; want the known field and no dry run", again, dryRuns)
+	}
+
+	drops = false // the CRD is upgraded
+	upgraded, err := s.droppedFor(t.Context(), cfg, nil, start.Add(time.Minute))
+	if err != nil || upgraded != nil || dryRuns != 2 {
+		t.Fatalf("after the upgrade: %q, %v after %d dry runs; want none dropped after 2", upgraded, err, dryRuns)
+	}
+	if s.due(cfg, start.Add(time.Hour)) || !s.nextAt().IsZero() {
+		t.Error("with no field dropped, no recheck is due")
+	}
+	other := sloconfig.Load(nil, nil)
+	if !s.due(other, start.Add(time.Minute)) {
+		t.Error("another configuration is dry-run at once")
 	}
 }

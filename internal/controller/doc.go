@@ -1,17 +1,20 @@
 // Package controller holds the two controllers of nodeslo-controller and
-// wires them into a manager:
+// wires them into a manager (setup.go):
 //
-//   - the config-cache controller loads the slo-controller-config ConfigMap
-//     through the sloconfig engine, publishes the result in a Store and, when
-//     the effective configuration changed, has every node reconciled again.
-//     One reconcile reads the ConfigMap, loads it, plans the staged rollout
-//     (internal/rollout, docs/rollout.md), persists the rollout's record
-//     (configcache_record.go: the plan's only client writes) and publishes
-//     the configuration with the rollout's Gate;
-//   - the NodeSLO reconciler keeps one NodeSLO per Node, with the spec the
-//     configuration in force resolves for that node, except for the nodes
-//     a rollout's Gate holds.
+//   - the config-cache controller (configcache_controller.go) loads the
+//     slo-controller-config ConfigMap through the sloconfig engine, finds
+//     the fields of it the installed CRD drops (crd_skew.go), drives the
+//     staged rollout the ConfigMap asks for (configcache_record.go: plan
+//     and record; configcache_history.go: revisions; configcache_revert.go:
+//     the health gate's revert; decisions in internal/rollout), and
+//     publishes all of it as one Snapshot (snapshot.go);
+//   - the NodeSLO reconciler (nodeslo_controller.go) keeps one NodeSLO per
+//     Node with what the Snapshot resolves for that node, except for the
+//     nodes a rollout's gate holds; what is stored, and how it is read and
+//     written, is internal/storedslo's.
 //
-// Both are thin: every decision about what a spec should be lives in
-// internal/sloconfig, and when it reaches a node in internal/rollout.
+// They signal each other over named channels (signals in setup.go); the
+// health gate's watch (health_watch.go) is a Runnable of the manager.
+// Both controllers are thin: every decision about what a spec should be
+// lives in internal/sloconfig, and when it reaches a node in internal/rollout.
 package controller

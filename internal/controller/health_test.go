@@ -125,8 +125,8 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
 				ContainSubstring("2 reached nodes unhealthy, more than the 1 allowed"),
 				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
-			Eventually(metric(rollout.MetricHalted)).Should(Equal(1.0))
-			Expect(metric(rollout.MetricUnhealthy)()).To(Equal(2.0))
+			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			Expect(metric(controller.MetricRolloutUnhealthy)()).To(Equal(2.0))
 			Eventually(func() rollout.Outcome { return history(ctx).InForce().Outcome }).Should(Equal(rollout.OutcomeHalted))
 			_, gateReads := nodeReadsByHealthGate()
 			Expect(gateReads).NotTo(BeEmpty(), "the gate watched the Nodes' conditions")
@@ -149,14 +149,14 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			rec := record(ctx)
 			Expect(rec.Health.Halted()).To(BeTrue())
 			Expect(rec.Health.UnhealthyNames()).To(ConsistOf(sick))
-			Expect(metric(rollout.MetricHalted)()).To(Equal(1.0))
+			Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0))
 
 			// A change of the key that leaves it unpaused resumes, the verdicts tolerated.
 			updateConfig(ctx, rolloutData(40, gatePolicy(sloconfig.OnUnhealthyPause)+"\n"))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			waitUntilQuiet()
 			Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
-			Expect(metric(rollout.MetricHalted)()).To(BeZero())
+			Expect(metric(controller.MetricRolloutHalted)()).To(BeZero())
 		})
 
 	It("with onUnhealthy revert, writes the previous revision back to the canaries and to no other node",

@@ -35,19 +35,26 @@ const healthSyncTimeout = 30 * time.Second
 // judged, and keep little: a Node is cut down to its name and the
 // conditions of the types watched (type, status, last transition), an
 // Event to its reason, host, count and time; Events are filtered by reason
-// on the server. A change of what they see wakes the config-cache
-// controller through wake.
+// on the server. A change of what they see is sent on changed.
 //
-// Only the config-cache controller's one worker calls it; stop may also
-// come from the manager's shutdown, hence the lock.
+// It is a Runnable of the manager: its watches run under the context the
+// manager starts it with (on the leader, like the config-cache controller
+// that asks for them), and Start returns only once every watch has
+// stopped, so that no goroutine outlives the manager. The config-cache
+// controller's one worker calls observe and stop; the lock is for Start.
 type healthWatch struct {
 	clients kubernetes.Interface
-	wake    chan<- event.GenericEvent
+	changed chan<- event.GenericEvent
+
+	// started is closed once Start has set ctx, the manager's context.
+	started chan struct{}
+	ctx     context.Context //nolint:containedctx // the manager's, for the watches it starts later
 
 	mu sync.Mutex
 	// running is the watch in progress (nil: none), for the gate settings
-	// it was started with.
-	running *runningHealthWatch
+	// it was started with; informers counts its goroutines.
+	running   *runningHealthWatch
+	informers sync.WaitGroup
 }
 
 type runningHealthWatch struct {
@@ -60,7 +67,7 @@ type runningHealthWatch struct {
 // newHealthWatch makes the clients of the health watches from the
 // manager's rest config. Nodes and Events are built-in kinds, so their
 // watches ask for protobuf, which costs less to decode than JSON.
-func newHealthWatch(cfg *rest.Config, wake chan<- event.GenericEvent) (*healthWatch, error) {
+func newHealthWatch(cfg *rest.Config, changed chan<- event.GenericEvent) (*healthWatch, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
@@ -72,7 +79,20 @@ func newHealthWatch(cfg *rest.Config, wake chan<- event.GenericEvent) (*healthWa
 	if err != nil {
 		return nil, fmt.Errorf("making the health gate's client: %w", err)
 	}
-	return &healthWatch{clients: clients, wake: wake}, nil
+	return &healthWatch{clients: clients, changed: changed, started: make(chan struct{})}, nil
+}
+
+// Start keeps the watches' context until the manager stops, then stops
+// them and waits for their goroutines.
+func (w *healthWatch) Start(ctx context.Context) error {
+	w.mu.Lock()
+	w.ctx = ctx
+	close(w.started)
+	w.mu.Unlock()
+	<-ctx.Done()
+	w.stop()
+	w.informers.Wait()
+	return nil
 }
 
 // settingsOf identifies what a watch for gate watches.
@@ -84,6 +104,11 @@ func settingsOf(gate *sloconfig.HealthGate) string {
 // for other settings), waits until they listed, and returns what they see
 // of every node that has a watched condition or an eviction Event.
 func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (map[string]rollout.NodeHealth, error) {
+	select {
+	case <-w.started:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	settings := settingsOf(gate)
@@ -123,7 +148,7 @@ func (w *healthWatch) stopLocked() {
 
 // start starts one Node watch and one Event watch per eviction reason.
 func (w *healthWatch) start(gate *sloconfig.HealthGate, settings string) *runningHealthWatch {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(w.ctx)
 	run := &runningHealthWatch{settings: settings, cancel: cancel}
 
 	core := w.clients.CoreV1().RESTClient()
@@ -135,7 +160,7 @@ func (w *healthWatch) start(gate *sloconfig.HealthGate, settings string) *runnin
 		AddFunc:    func(any) { w.notify() },
 		UpdateFunc: func(before, after any) { w.notifyIfConditionsChanged(before, after) },
 	})
-	go run.nodes.RunWithContext(ctx)
+	w.run(ctx, run.nodes)
 
 	for _, reason := range gate.EvictionReasons {
 		byReason := fields.OneTermEqualSelector("reason", reason)
@@ -147,16 +172,22 @@ func (w *healthWatch) start(gate *sloconfig.HealthGate, settings string) *runnin
 			AddFunc:    func(any) { w.notify() },
 			UpdateFunc: func(any, any) { w.notify() },
 		})
-		go informer.RunWithContext(ctx)
+		w.run(ctx, informer)
 		run.events = append(run.events, informer)
 	}
 	return run
 }
 
-// notify wakes the config-cache controller; a wake already pending covers this one.
+// run runs informer until ctx ends, counted so that Start can wait for it.
+func (w *healthWatch) run(ctx context.Context, informer toolscache.SharedIndexInformer) {
+	w.informers.Go(func() { informer.RunWithContext(ctx) })
+}
+
+// notify tells the config-cache controller that what the gate judges
+// changed; a signal already pending covers this one.
 func (w *healthWatch) notify() {
 	select {
-	case w.wake <- event.GenericEvent{Object: &corev1.Node{}}:
+	case w.changed <- event.GenericEvent{Object: &corev1.Node{}}:
 	default:
 	}
 }

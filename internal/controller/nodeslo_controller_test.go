@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -21,6 +22,7 @@ import (
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // These narrow tests drive the write-race and read-failure paths, which a
@@ -41,12 +43,12 @@ func newTestReconciler(t *testing.T, funcs interceptor.Funcs) (*NodeSLOReconcile
 		WithObjects(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
 			&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}).
 		WithInterceptorFuncs(funcs).Build()
-	store := &Store{}
-	store.Publish(sloconfig.Load(nil, nil), nil)
+	published := &snapshots{}
+	published.publish(&Snapshot{Config: sloconfig.Load(nil, nil)})
 	live := &countingReader{Reader: c}
-	skew := newCRDSkew(time.Minute)
+	stored := storedslo.New(live, c, storedslo.ClientWriter{Client: c}, clocktesting.NewFakePassiveClock(time.Now()))
 	return &NodeSLOReconciler{
-		client: c, apiReader: live, store: store, recorder: events.NewFakeRecorder(10), own: newOwnWrites(), skew: skew,
+		cache: c, live: live, snapshots: published, stored: stored, recorder: events.NewFakeRecorder(10),
 	}, c, live
 }
 
@@ -133,7 +135,7 @@ func TestReconcileReturnsAFailedRead(t *testing.T) {
 
 func TestReconcileDoesNothingBeforeTheFirstLoad(t *testing.T) {
 	r, c, _ := newTestReconciler(t, interceptor.Funcs{})
-	r.store = &Store{}
+	r.snapshots = &snapshots{}
 
 	if res, err := r.Reconcile(t.Context(), request); err != nil || !res.IsZero() {
 		t.Fatalf("Reconcile = %+v, %v; want nothing done", res, err)

@@ -7,11 +7,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // Options are the controllers' settings; the manager binds them to flags.
@@ -39,6 +41,10 @@ type Options struct {
 	// upgraded CRD is noticed (0: DefaultCRDRecheckInterval). Not a flag:
 	// tests shorten it.
 	CRDRecheckInterval time.Duration
+
+	// Clock is what the controllers read the time from (nil: the real
+	// clock). Not a flag: tests step a fake clock instead of waiting.
+	Clock clock.Clock
 }
 
 func (o *Options) crdRecheckInterval() time.Duration {
@@ -77,7 +83,7 @@ func (o *Options) configKey() types.NamespacedName {
 // holds tens of thousands of them and RBAC only lets the controller read its
 // own namespace. Nodes (watched as metadata only; the entry applies to that
 // informer too, as the cache picks entries by kind): the inputs of
-// resolving, see keepNodeResolveInputs. NodeSLOs (watched as metadata only): see shareNodeSLOMetadata.
+// resolving, see keepNodeResolveInputs. NodeSLOs (watched as metadata only): see storedslo.CacheTransform.
 // The manager's cache must also strip managedFields from every other object
 // (cache.TransformStripManagedFields as its DefaultTransform): nothing here
 // reads them.
@@ -88,6 +94,6 @@ func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
 		},
 		&corev1.Node{}:         {Transform: keepNodeResolveInputs()},
-		&slov1alpha1.NodeSLO{}: {Transform: shareNodeSLOMetadata()},
+		&slov1alpha1.NodeSLO{}: {Transform: storedslo.CacheTransform()},
 	}
 }

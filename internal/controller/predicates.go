@@ -37,6 +37,6 @@ func nodeSLOSpecChanged() predicate.Predicate {
 // has been loaded: such a reconcile could only skip, and the first load
 // asks for every Node and every orphaned NodeSLO anyway (everyNode), so
 // that a start-up costs one reconcile per node, not two.
-func configurationLoaded(store *Store) predicate.Predicate {
-	return predicate.NewPredicateFuncs(func(client.Object) bool { return store.Current() != nil })
+func configurationLoaded(published *snapshots) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(client.Object) bool { return published.config() != nil })
 }

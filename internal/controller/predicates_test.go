@@ -50,13 +50,13 @@ func TestNodeInputsChangedOnUpdate(t *testing.T) {
 // Before the first load a reconcile could only skip; the load itself asks
 // for every node (the bench's restart phase counts one reconcile per node).
 func TestConfigurationLoadedGatesEvents(t *testing.T) {
-	store := &Store{}
-	p := configurationLoaded(store)
+	published := &snapshots{}
+	p := configurationLoaded(published)
 	node := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
 	if p.Create(event.CreateEvent{Object: node}) {
 		t.Error("an event before the first load must be dropped")
 	}
-	store.Publish(sloconfig.Load(nil, nil), nil)
+	published.publish(&Snapshot{Config: sloconfig.Load(nil, nil)})
 	if !p.Create(event.CreateEvent{Object: node}) ||
 		!p.Update(event.UpdateEvent{ObjectOld: node, ObjectNew: node}) ||
 		!p.Delete(event.DeleteEvent{Object: node}) {

@@ -223,8 +223,8 @@ var _ = Describe("A staged rollout", Serial, func() {
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func([]string) bool {
 			// Mid-rollout, the metrics show it.
-			return metric(rollout.MetricInProgress)() == 1 &&
-				metric(rollout.MetricPending)() > 0
+			return metric(controller.MetricRolloutInProgress)() == 1 &&
+				metric(controller.MetricRolloutPending)() > 0
 		})
 		watchRollout(ctx, f, target, 40, nil)
 
@@ -248,10 +248,10 @@ var _ = Describe("A staged rollout", Serial, func() {
 				ContainSubstring("step 5 of 5: 40 of 40 nodes reached")))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonCompleted)).
 			ShouldNot(BeEmpty())
-		Eventually(metric(rollout.MetricInProgress)).Should(BeZero())
-		Expect(metric(rollout.MetricPending)()).To(BeZero())
-		Expect(metric(rollout.MetricReached)()).To(Equal(float64(rolloutNodes)))
-		Expect(metric(rollout.MetricStep)()).To(Equal(float64(rolloutSteps)))
+		Eventually(metric(controller.MetricRolloutInProgress)).Should(BeZero())
+		Expect(metric(controller.MetricRolloutPending)()).To(BeZero())
+		Expect(metric(controller.MetricRolloutReached)()).To(Equal(float64(rolloutNodes)))
+		Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
 	})
 
 	It("reads whole only the NodeSLOs whose digest cannot vouch for their spec", func(ctx SpecContext) {
@@ -283,8 +283,8 @@ var _ = Describe("A staged rollout", Serial, func() {
 		waitUntilQuiet()
 		held := rolloutNodes - len(f.at(ctx, 40))
 		Expect(held).To(BeNumerically(">", 0))
-		Expect(metric(rollout.MetricPending)()).To(Equal(float64(held)))
-		Expect(metric(rollout.MetricPaused)()).To(Equal(1.0))
+		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
+		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0))
 		writes.Reset()
 
 		// Longer than the default: a paused rollout must skip several 2 s step intervals.
@@ -294,7 +294,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		watchRollout(ctx, f, target, 40, nil)
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
-		Expect(metric(rollout.MetricPaused)()).To(BeZero())
+		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
 	})
 
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
@@ -369,7 +369,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 			deadline := time.Now().Add(rolloutWait)
 			for {
 				reset := f.matching(ctx, nil)
-				steps := int(metric(rollout.MetricStep)())
+				steps := int(metric(controller.MetricRolloutStep)())
 				canaries, others := f.split(reset)
 				if others > 0 {
 					Expect(canaries).To(Equal(rolloutCanaries), "a node was reset before every canary")
@@ -382,8 +382,8 @@ var _ = Describe("A staged rollout", Serial, func() {
 				Expect(time.Now().Before(deadline)).To(BeTrue(), "the reset did not end: %d of %d", len(reset), rolloutNodes)
 				time.Sleep(envtestharness.PollingInterval)
 			}
-			Eventually(metric(rollout.MetricInProgress)).Should(BeZero())
-			Expect(metric(rollout.MetricStep)()).To(Equal(float64(rolloutSteps)))
+			Eventually(metric(controller.MetricRolloutInProgress)).Should(BeZero())
+			Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
 			waitUntilQuiet()
 			for _, n := range f.names {
 				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
@@ -399,8 +399,8 @@ var _ = Describe("A staged rollout", Serial, func() {
 				And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
 		Consistently(writes.Total).Should(BeZero())
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
-		Expect(metric(rollout.MetricPending)()).To(Equal(float64(rolloutNodes)))
-		Expect(metric(rollout.MetricPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
+		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
+		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
 
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
@@ -434,6 +434,6 @@ var _ = Describe("A staged rollout", Serial, func() {
 			waitUntilQuiet()
 			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
 			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
-			Eventually(metric(rollout.MetricPending)).Should(Equal(float64(rolloutNodes - 2)))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes - 2)))
 		})
 })

@@ -1,20 +1,56 @@
 package controller
 
 import (
-	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
-// reachedBuffer is how many nodes reached by a rollout step may wait to be
-// queued before the config-cache controller waits for the NodeSLO controller.
-const reachedBuffer = 1024
+// releasedBuffer is how many nodes released by a rollout step may wait to
+// be queued before the config-cache controller waits for the NodeSLO controller.
+const releasedBuffer = 1024
 
 // eventRecorderName is the reporting controller on the Events it records.
 const eventRecorderName = "nodeslo-controller"
+
+// signals are the channels between the two controllers and the health
+// watch, each named for what it carries and with one sender. Buffers of
+// one coalesce signals that mean "look again": a pending one covers the next.
+type signals struct {
+	// everyNode: the config-cache controller published a Snapshot that
+	// changes what nodes should hold; the NodeSLO controller reconciles
+	// every node.
+	everyNode chan event.GenericEvent
+	// releasedNodes: the nodes a rollout step released, one event each,
+	// from the config-cache controller to the NodeSLO controller.
+	releasedNodes chan event.GenericEvent
+	// heldNodeWritten: the NodeSLO controller wrote a node the rollout's
+	// gate held (its inputs changed); the config-cache controller decides again.
+	heldNodeWritten chan event.GenericEvent
+	// healthChanged: the health watch saw a watched condition or an
+	// eviction change; the config-cache controller judges again.
+	healthChanged chan event.GenericEvent
+}
+
+// nodeEvent is a signal about the node (and NodeSLO) name.
+func nodeEvent(name string) event.GenericEvent {
+	return event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+}
+
+func newSignals() signals {
+	return signals{
+		everyNode:       make(chan event.GenericEvent, 1),
+		releasedNodes:   make(chan event.GenericEvent, releasedBuffer),
+		heldNodeWritten: make(chan event.GenericEvent, 1),
+		healthChanged:   make(chan event.GenericEvent, 1),
+	}
+}
 
 // The permissions below are all the controllers need; leader election has its
 // own Role (config/rbac/leader_election_role.yaml).
@@ -46,66 +82,62 @@ const eventRecorderName = "nodeslo-controller"
 // oldest deleted. Never watched, so never cached.
 // +kubebuilder:rbac:groups=apps,namespace=koordinator-system,resources=controllerrevisions,verbs=list;create;patch;delete
 
-// SetupWithManager adds both controllers to mgr. mgr's cache must have been
-// built with opts.CacheByObject() so that it holds the one ConfigMap only.
+// SetupWithManager adds both controllers, the health watch and the
+// strategy metric to mgr. mgr's cache must have been built with
+// opts.CacheByObject() so that it holds the one ConfigMap only.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	store := &Store{}
-	configChanged := make(chan event.GenericEvent, 1)
-	reached := make(chan event.GenericEvent, reachedBuffer)
-	released := make(chan event.GenericEvent, 1)
+	clk := opts.clock()
+	published := &snapshots{}
+	sig := newSignals()
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 
-	skew := newCRDSkew(opts.crdRecheckInterval())
-	configs := &ConfigCacheReconciler{
-		skew:          skew,
-		reader:        mgr.GetClient(),
-		key:           opts.configKey(),
-		store:         store,
-		recorder:      recorder,
-		configChanged: configChanged,
-		apiReader:     mgr.GetAPIReader(),
-		client:        mgr.GetClient(),
-		reached:       reached,
-	}
-	health, err := newHealthWatch(mgr.GetConfig(), released)
+	health, err := newHealthWatch(mgr.GetConfig(), sig.healthChanged)
 	if err != nil {
 		return err
 	}
-	configs.health = health
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		<-ctx.Done()
-		health.stop()
-		return nil
-	})); err != nil {
-		return fmt.Errorf("adding the health gate's shutdown: %w", err)
+	if err := mgr.Add(health); err != nil {
+		return fmt.Errorf("adding the health gate's watch: %w", err)
 	}
-	if err := configs.setupWithManager(mgr, released); err != nil {
+	configs := &ConfigCacheReconciler{
+		reader:    mgr.GetClient(),
+		apiReader: mgr.GetAPIReader(),
+		client:    mgr.GetClient(),
+		key:       opts.configKey(),
+		snapshots: published,
+		recorder:  recorder,
+		clock:     clk,
+		signals:   sig,
+		skew:      newCRDSkew(mgr.GetClient(), recorder, opts.crdRecheckInterval()),
+		health:    health,
+	}
+	if err := configs.setupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)
 	}
-	writer, err := newSpecWriter(mgr.GetConfig(), mgr.GetHTTPClient())
+	writer, err := storedslo.NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return err
 	}
 	nodeSLOs := &NodeSLOReconciler{
-		client:       mgr.GetClient(),
-		writer:       writer,
-		apiReader:    mgr.GetAPIReader(),
-		store:        store,
-		recorder:     recorder,
-		released:     released,
-		own:          newOwnWrites(),
-		skew:         skew,
-		configKey:    opts.configKey(),
-		reconcileAll: configChanged,
+		cache:           mgr.GetClient(),
+		live:            mgr.GetAPIReader(),
+		snapshots:       published,
+		stored:          storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk),
+		recorder:        recorder,
+		heldNodeWritten: sig.heldNodeWritten,
 	}
-	if err := nodeSLOs.setupWithManager(mgr, configChanged, reached, opts.MaxConcurrentReconciles); err != nil {
+	if err := nodeSLOs.setupWithManager(mgr, sig, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
 	}
-	if err := addStrategyNodesMetric(mgr, store); err != nil {
+	if err := addStrategyNodesMetric(mgr, published); err != nil {
 		return fmt.Errorf("adding the %s metric: %w", MetricStrategyNodes, err)
 	}
-	if err := mgr.Add(recheckCRD(mgr.GetClient(), skew, reached)); err != nil {
-		return fmt.Errorf("adding the CRD recheck: %w", err)
-	}
 	return nil
+}
+
+// clock is the options' clock, the real one unless a test set another.
+func (o *Options) clock() clock.Clock {
+	if o.Clock == nil {
+		return clock.RealClock{}
+	}
+	return o.Clock
 }

@@ -64,9 +64,9 @@ func BenchmarkStrategyNodesCollect10000Nodes(b *testing.B) {
 			"pool": fmt.Sprintf("pool-%d", i%25), "zone": string(rune('a' + i%3)),
 		}
 	}
-	store := &Store{}
-	store.Publish(cfg, nil)
-	collector := newStrategyNodes(store, cachedNodes{items: items})
+	published := &snapshots{}
+	published.publish(&Snapshot{Config: cfg})
+	collector := newStrategyNodes(published, cachedNodes{items: items})
 	b.ReportAllocs()
 	for b.Loop() {
 		series, err := collector.count(cfg)

@@ -35,9 +35,9 @@ const strategyRecountInterval = time.Second
 // 10,000 nodes than counting once per scrape (sloconfig's
 // BenchmarkReach10000Nodes: milliseconds).
 type strategyNodes struct {
-	store *Store
-	nodes client.Reader
-	desc  *prometheus.Desc
+	published *snapshots
+	nodes     client.Reader
+	desc      *prometheus.Desc
 
 	mu sync.Mutex
 	// last is the most recent count: the configuration, the time and the
@@ -49,8 +49,8 @@ type strategyNodes struct {
 	}
 }
 
-func newStrategyNodes(store *Store, nodes client.Reader) *strategyNodes {
-	return &strategyNodes{store: store, nodes: nodes, desc: prometheus.NewDesc(MetricStrategyNodes,
+func newStrategyNodes(published *snapshots, nodes client.Reader) *strategyNodes {
+	return &strategyNodes{published: published, nodes: nodes, desc: prometheus.NewDesc(MetricStrategyNodes,
 		"Nodes each node strategy (or host-application node config) of each key applies to: "+
 			"those it matches and no earlier entry of the key matched; strategy is its name, "+
 			"or its index when it has none.",
@@ -64,7 +64,7 @@ func (s *strategyNodes) Describe(ch chan<- *prometheus.Desc) { ch <- s.desc }
 // again unless the last count is recent and of the same configuration;
 // before the first load there is nothing to count.
 func (s *strategyNodes) Collect(ch chan<- prometheus.Metric) {
-	cfg := s.store.Current()
+	cfg := s.published.config()
 	if cfg == nil {
 		return
 	}
@@ -111,8 +111,8 @@ func (s *strategyNodes) count(cfg *sloconfig.Config) ([]prometheus.Metric, error
 // only the leader loads the configuration, so a standby would have none to
 // report. It is unregistered when the manager stops, so that a process
 // that builds several managers (the tests do) registers each one's in turn.
-func addStrategyNodesMetric(mgr ctrl.Manager, store *Store) error {
-	collector := newStrategyNodes(store, mgr.GetClient())
+func addStrategyNodesMetric(mgr ctrl.Manager, published *snapshots) error {
+	collector := newStrategyNodes(published, mgr.GetClient())
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		err := metrics.Registry.Register(collector)
 		if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); already {

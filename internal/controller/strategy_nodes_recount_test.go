@@ -45,9 +45,9 @@ func TestStrategyNodesRecountsOnlyWhenStaleOrReconfigured(t *testing.T) {
 	nodes := &listCounter{cachedNodes: cachedNodes{items: []metav1.PartialObjectMetadata{
 		{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"pool": "a"}}},
 	}}}
-	store := &Store{}
-	store.Publish(load("50"), nil)
-	s := newStrategyNodes(store, nodes)
+	published := &snapshots{}
+	published.publish(&Snapshot{Config: load("50")})
+	s := newStrategyNodes(published, nodes)
 
 	for range 3 {
 		if got := collect(s); got != 1 {
@@ -57,7 +57,7 @@ func TestStrategyNodesRecountsOnlyWhenStaleOrReconfigured(t *testing.T) {
 	if nodes.lists != 1 {
 		t.Errorf("three scrapes in a row listed the Nodes %d times, want once", nodes.lists)
 	}
-	store.Publish(load("40"), nil)
+	published.publish(&Snapshot{Config: load("40")})
 	collect(s)
 	if nodes.lists != 2 {
 		t.Errorf("a new configuration was not counted again: %d lists, want 2", nodes.lists)

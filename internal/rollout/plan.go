@@ -14,11 +14,10 @@ type Observed struct {
 	// its digest was read), and Generation that NodeSLO's generation.
 	Stored     *slov1alpha1.NodeSLOSpec
 	Generation int64
-	// StoredDigest stands for Stored when the NodeSLO was read as metadata
-	// only: the digest (sloconfig.SpecDigest) its SpecDigestAnnotation
-	// vouches for. Only for a configuration that does not read stored specs
-	// (no key Frozen) and with no field dropped by the CRD, where the spec
-	// stored is the spec resolved and sent.
+	// StoredDigest is the digest (sloconfig.SpecDigest) the NodeSLO's
+	// SpecDigestAnnotation vouches for ("": none); when set it decides
+	// whether the node differs, whether or not Stored was read
+	// (sloconfig.StoredForm.HeldBy).
 	StoredDigest string
 	// WrittenAt is the NodeSLO's SpecWrittenAnnotation (zero: none).
 	WrittenAt time.Time
@@ -207,22 +206,12 @@ func nodesOf(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []
 func (o Observed) hasNodeSLO() bool { return o.Stored != nil || o.StoredDigest != "" }
 
 // differs reports whether the node's NodeSLO differs from what cfg
-// resolves for the node; a stored spec lacking only the dropped fields
+// resolves for the node, as the NodeSLO reconciler tells it
+// (sloconfig.StoredForm): a stored spec lacking only the dropped fields
 // does not.
 func (o Observed) differs(cfg *sloconfig.Config, dropped []string) bool {
-	if o.Stored == nil {
-		res := cfg.Resolve(o.Node, nil)
-		return cfg.SpecDigest(&res) != o.StoredDigest
-	}
 	res := cfg.Resolve(o.Node, o.Stored)
-	if sloconfig.SpecEqual(o.Stored, &res.Spec) {
-		return false
-	}
-	if len(dropped) == 0 {
-		return true
-	}
-	without := sloconfig.WithoutPaths(&res.Spec, dropped)
-	return !sloconfig.SpecEqual(o.Stored, &without)
+	return !cfg.StoredFormOf(&res, dropped).HeldBy(o.StoredDigest, o.Stored)
 }
 
 // holdAll is the gate used when the record could not be written: every

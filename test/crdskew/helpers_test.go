@@ -34,7 +34,9 @@ func deleteConfig(ctx SpecContext, c client.Client, cm *corev1.ConfigMap) {
 	Expect(client.IgnoreNotFound(c.Delete(ctx, cm))).To(Succeed())
 }
 
-// putConfig creates or replaces the ConfigMap's data through c and returns it.
+// putConfig creates or replaces the ConfigMap's data through c, waits until
+// the manager has put it in force, and returns it: nodes created afterwards
+// are written once, under it.
 func putConfig(ctx context.Context, c client.Client, data map[string]string) *corev1.ConfigMap {
 	cm := &corev1.ConfigMap{}
 	err := c.Get(ctx, configKey, cm)
@@ -44,11 +46,14 @@ func putConfig(ctx context.Context, c client.Client, data map[string]string) *co
 		}
 		Expect(c.Create(ctx, cm)).To(Succeed())
 		DeferCleanup(deleteConfig, c, cm)
-		return cm
+	} else {
+		Expect(err).NotTo(HaveOccurred())
+		cm.Data = data
+		Expect(c.Update(ctx, cm)).To(Succeed())
 	}
-	Expect(err).NotTo(HaveOccurred())
-	cm.Data = data
-	Expect(c.Update(ctx, cm)).To(Succeed())
+	inForce := sloconfig.Load(data, nil).Fingerprint()
+	Eventually(func() map[string]float64 { return gauge(controller.MetricConfigInfo, "fingerprint") }).
+		Should(HaveKeyWithValue(inForce, 1.0), "the configuration put in force")
 	return cm
 }
 

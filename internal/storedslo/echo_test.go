@@ -1,4 +1,4 @@
-package controller
+package storedslo
 
 import (
 	"testing"
@@ -22,12 +22,12 @@ func sloAt(name, resourceVersion string, generation int64, digest string) *metav
 
 // The envtest suite counts reconciles per configuration change; this pins
 // which events count as the echo of our own write.
-func TestOwnWritesDropsOnlyTheEcho(t *testing.T) {
+func TestEchoesDropsOnlyTheEcho(t *testing.T) {
 	update := func(generation int64, digest string) event.UpdateEvent {
 		return event.UpdateEvent{ObjectOld: sloAt("n", "1", 1, ""), ObjectNew: sloAt("n", "", generation, digest)}
 	}
-	w := newOwnWrites()
-	p := w.notEcho()
+	w := newEchoes()
+	p := (&Store{echoes: w}).NotEcho()
 
 	if !p.Update(update(2, "2/five")) {
 		t.Error("an update with nothing written must pass")
@@ -68,12 +68,12 @@ func TestOwnWritesDropsOnlyTheEcho(t *testing.T) {
 // Once the write returned, the event of the resourceVersion it was stored
 // as is its echo whatever it says; an event of another resourceVersion is
 // still judged by its digest and generation.
-func TestOwnWritesKnowsTheEchoByResourceVersion(t *testing.T) {
+func TestEchoesKnowsTheEchoByResourceVersion(t *testing.T) {
 	updateOf := func(rv string, generation int64, digest string) event.UpdateEvent {
 		return event.UpdateEvent{ObjectOld: sloAt("n", "1", 1, ""), ObjectNew: sloAt("n", rv, generation, digest)}
 	}
-	w := newOwnWrites()
-	p := w.notEcho()
+	w := newEchoes()
+	p := (&Store{echoes: w}).NotEcho()
 
 	w.writing("n", "2/five")
 	w.wrote("n", "42")

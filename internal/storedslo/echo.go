@@ -1,0 +1,94 @@
+package storedslo
+
+import (
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// echoes remembers the NodeSLO write the controller has in flight or just
+// made for each node, until the watch brings it back, so that the echo of
+// its own write costs no second reconcile: a configuration change then
+// costs one reconcile per node, not two (docs/behaviour.md#triggers).
+//
+// The write is recorded before it is sent, because the watch may deliver it
+// before the client returns: by the value of its SpecDigestAnnotation, which
+// names the generation the write gives the NodeSLO and the digest of its
+// spec. An event of a NodeSLO at that generation with that annotation holds
+// the spec written, whoever caused it, and needs no reconcile; any other is
+// someone else's edit and still gets the NodeSLO put back. Once the write
+// has returned, its resourceVersion is known too, and an event of that
+// resourceVersion is the stored write itself. An entry lives from the write
+// to the next event of that NodeSLO, or is dropped when the write fails.
+type echoes struct {
+	mu      sync.Mutex
+	written map[string]echo // NodeSLO name -> write in flight or made
+}
+
+// echo is one write of a NodeSLO: the SpecDigestAnnotation sent and, once
+// the apiserver answered, the resourceVersion it stored the write as.
+type echo struct {
+	digest          string
+	resourceVersion string
+}
+
+func newEchoes() *echoes { return &echoes{written: map[string]echo{}} }
+
+// writing notes that a write with the SpecDigestAnnotation value digest is
+// about to be sent to the NodeSLO name.
+func (e *echoes) writing(name, digest string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.written[name] = echo{digest: digest}
+}
+
+// wrote notes the resourceVersion the write to name was stored as, unless
+// its echo came first and the write is already forgotten.
+func (e *echoes) wrote(name, resourceVersion string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if w, ok := e.written[name]; ok {
+		w.resourceVersion = resourceVersion
+		e.written[name] = w
+	}
+}
+
+// forget drops the memory of a write that failed or of a NodeSLO that is gone.
+func (e *echoes) forget(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.written, name)
+}
+
+// isEcho reports whether obj holds the spec last written to it, and
+// forgets that write either way: any later event of the object is news.
+func (e *echoes) isEcho(obj client.Object) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w, ok := e.written[obj.GetName()]
+	if !ok {
+		return false
+	}
+	delete(e.written, obj.GetName())
+	if w.resourceVersion != "" && w.resourceVersion == obj.GetResourceVersion() {
+		return true
+	}
+	return obj.GetAnnotations()[sloconfig.SpecDigestAnnotation] == w.digest && sloconfig.StoredSpecDigest(obj) != ""
+}
+
+// NotEcho drops the NodeSLO create and update events that only bring back
+// the Store's own writes.
+func (s *Store) NotEcho() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool { return !s.echoes.isEcho(e.Object) },
+		UpdateFunc: func(e event.UpdateEvent) bool { return !s.echoes.isEcho(e.ObjectNew) },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			s.echoes.forget(e.Object.GetName())
+			return true
+		},
+	}
+}
