@@ -56,6 +56,12 @@ var adminUser = envtest.User{Name: "local-admin", Groups: []string{"system:maste
 // last its 60 s request timeout: the bound is longer than that.
 const controlPlaneStopTimeout = 2 * time.Minute
 
+// controlPlaneStartTimeout bounds the wait for etcd, then kube-apiserver, to
+// serve. envtest's own 20 s is too short on a busy 2-core machine: the first
+// start after a build (a cold page cache for a 120 MB binary), beside suites
+// compiling in parallel, timed out five times in a row.
+const controlPlaneStartTimeout = 2 * time.Minute
+
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once the
 // apiserver serves them. Stop must be called even when the caller fails later.
 func Start(opts Options) (*Cluster, error) {
@@ -78,7 +84,8 @@ func Start(opts Options) (*Cluster, error) {
 		AttachControlPlaneOutput: opts.AttachOutput,
 		// Set here, not on the components: envtest's Start overwrites
 		// each component's own StopTimeout with this one.
-		ControlPlaneStopTimeout: controlPlaneStopTimeout,
+		ControlPlaneStopTimeout:  controlPlaneStopTimeout,
+		ControlPlaneStartTimeout: controlPlaneStartTimeout,
 	}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
 	for name, value := range opts.APIServerFlags {
