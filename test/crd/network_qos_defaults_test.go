@@ -206,7 +206,8 @@ var _ = Describe("A spec resolved from a ConfigMap whose networkQOS leaves value
 		Expect(sloconfig.SpecEqual(&obj.Spec, &complete)).To(BeTrue())
 	})
 
-	It("sent again over the stored NodeSLO changes no spec: the generation stamped as next is never reached", func() {
+	It("sent again over the stored NodeSLO changes no spec: its digest then names a generation ahead, "+
+		"which a hand edit reaches", func() {
 		resolved := resolve(partialQOS)
 		obj := &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "network-qos-resent"}}
 		write(obj, resolved, 1)
@@ -223,6 +224,13 @@ var _ = Describe("A spec resolved from a ConfigMap whose networkQOS leaves value
 		write(obj, resolved, obj.Generation+1)
 		Expect(obj.ResourceVersion).To(Equal(resourceVersion))
 		Expect(sloconfig.SpecEqual(&obj.Spec, &resolved)).To(BeFalse(), "and the stored spec still differs")
+
+		By("a hand edit of the spec then reaches the generation the annotation names: it vouches for a spec never sent")
+		obj.Spec.CPUBurstStrategy = &slov1alpha1.CPUBurstStrategy{}
+		Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+		Expect(obj.Generation).To(Equal(int64(2)))
+		Expect(sloconfig.StoredSpecDigest(obj)).To(Equal(sloconfig.SpecDigest(&resolved)))
+		Expect(sloconfig.SpecEqual(&obj.Spec, &resolved)).To(BeFalse())
 	})
 
 	It("and a ConfigMap that spells out one default has another digest but stores the same spec", func() {
