@@ -292,13 +292,26 @@ type NetworkQOSCfg struct {
 
 // NetworkQOS sets guaranteed and maximum bandwidth of a class. An integer is
 // a percentage of the node's total bandwidth, a string a quantity such as 50M.
+//
+// The defaults are schema defaults, as in Koordinator's CRD since v1.4.0:
+// the apiserver fills a field left out of a networkQOS object that is
+// present, when the object is written and when it is read from storage.
+// It adds no networkQOS object where there is none.
 type NetworkQOS struct {
+	// IngressRequest is the bandwidth guaranteed to the class on ingress.
+	// +kubebuilder:default=0
 	// +optional
 	IngressRequest *intstr.IntOrString `json:"ingressRequest,omitempty"`
+	// IngressLimit is the most bandwidth the class may use on ingress.
+	// +kubebuilder:default=100
 	// +optional
 	IngressLimit *intstr.IntOrString `json:"ingressLimit,omitempty"`
+	// EgressRequest is the bandwidth guaranteed to the class on egress.
+	// +kubebuilder:default=0
 	// +optional
 	EgressRequest *intstr.IntOrString `json:"egressRequest,omitempty"`
+	// EgressLimit is the most bandwidth the class may use on egress.
+	// +kubebuilder:default=100
 	// +optional
 	EgressLimit *intstr.IntOrString `json:"egressLimit,omitempty"`
 }
