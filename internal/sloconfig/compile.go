@@ -32,15 +32,21 @@ func (out *compiled[V]) done() compiled[V] {
 type strategyKind[T any] struct {
 	defaults func() *T
 	validate func(*T, *rules) field.ErrorList
+	// schemaDefaults fills in what the CRD's schema defaults would fill in
+	// when the value is stored (nil: nothing), so that the spec resolved is
+	// the spec stored (docs/nodeslo-api.md#resourceqos).
+	schemaDefaults func(*T)
 }
 
 var (
 	thresholdKind = strategyKind[slov1alpha1.ResourceThresholdStrategy]{
-		DefaultResourceThresholdStrategy, validateResourceThreshold,
+		defaults: DefaultResourceThresholdStrategy, validate: validateResourceThreshold,
 	}
-	qosKind    = strategyKind[slov1alpha1.ResourceQOSStrategy]{DefaultResourceQOSStrategy, validateResourceQOS}
-	burstKind  = strategyKind[slov1alpha1.CPUBurstStrategy]{DefaultCPUBurstStrategy, validateCPUBurst}
-	systemKind = strategyKind[slov1alpha1.SystemStrategy]{DefaultSystemStrategy, validateSystem}
+	qosKind = strategyKind[slov1alpha1.ResourceQOSStrategy]{
+		defaults: DefaultResourceQOSStrategy, validate: validateResourceQOS, schemaDefaults: fillNetworkQOSDefaults,
+	}
+	burstKind  = strategyKind[slov1alpha1.CPUBurstStrategy]{defaults: DefaultCPUBurstStrategy, validate: validateCPUBurst}
+	systemKind = strategyKind[slov1alpha1.SystemStrategy]{defaults: DefaultSystemStrategy, validate: validateSystem}
 )
 
 func (k strategyKind[T]) shape() documentShape {
@@ -102,6 +108,9 @@ func (k strategyKind[T]) decode(tree any, path *field.Path, patch any) (*T, fiel
 	value := new(T)
 	if err := fromTree(tree, value); err != nil {
 		return value, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
+	}
+	if k.schemaDefaults != nil {
+		k.schemaDefaults(value)
 	}
 	return value, k.validate(value, &rules{path: path, written: writtenIn(patch, path)})
 }

@@ -2,6 +2,7 @@ package sloconfig
 
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
@@ -47,3 +48,37 @@ func DefaultSystemStrategy() *slov1alpha1.SystemStrategy {
 // emptyExtensions is written into every spec: agents expect {"Object":{}}.
 // Shared and read-only, like every other part of a resolved spec.
 var emptyExtensions = &slov1alpha1.ExtensionsMap{Object: map[string]any{}}
+
+// Schema defaults of the NodeSLO CRD (docs/nodeslo-api.md#resourceqos):
+// the apiserver fills in a networkQOS object's bandwidths left out, as
+// Koordinator's CRD does since its v1.4.0. The engine fills them in too, so
+// that a resolved spec is what the apiserver stores: otherwise every stored
+// spec would differ from the resolved one, and a NodeSLO read whole would
+// be written again and again.
+var (
+	defaultBandwidthRequest = intstr.FromInt32(0)
+	defaultBandwidthLimit   = intstr.FromInt32(100)
+)
+
+// fillNetworkQOSDefaults fills in the schema defaults of every class's
+// networkQOS that is present.
+func fillNetworkQOSDefaults(q *slov1alpha1.ResourceQOSStrategy) {
+	for _, class := range []*slov1alpha1.ResourceQOS{q.LSRClass, q.LSClass, q.BEClass, q.SystemClass, q.CgroupRoot} {
+		if class == nil || class.NetworkQOS == nil {
+			continue
+		}
+		n := &class.NetworkQOS.NetworkQOS
+		for _, f := range []struct {
+			value **intstr.IntOrString
+			def   intstr.IntOrString
+		}{
+			{&n.IngressRequest, defaultBandwidthRequest}, {&n.IngressLimit, defaultBandwidthLimit},
+			{&n.EgressRequest, defaultBandwidthRequest}, {&n.EgressLimit, defaultBandwidthLimit},
+		} {
+			if *f.value == nil {
+				def := f.def
+				*f.value = &def
+			}
+		}
+	}
+}

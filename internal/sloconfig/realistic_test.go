@@ -53,7 +53,8 @@ func TestRealisticConfigMap(t *testing.T) {
 			t.Fatalf("%s: state %s, errors %v, warnings %v", r.Key, r.State, r.Messages(), r.Warnings)
 		}
 	}
-	// The sections the nodes share, as the controller writes them.
+	// The sections the nodes share, as the controller writes them: the
+	// bandwidths networkQOS leaves out filled in as the CRD's schema does.
 	const (
 		clusterThreshold = `"resourceUsedThresholdWithBE": {"enable": true, "cpuSuppressThresholdPercent": 60,
 		  "cpuSuppressPolicy": "cfsQuota", "memoryEvictThresholdPercent": 75, "memoryEvictLowerPercent": 70,
@@ -63,7 +64,8 @@ func TestRealisticConfigMap(t *testing.T) {
 		    "resctrlQOS": {"enable": true, "catRangeEndPercent": 100}},
 		  "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": true, "wmarkRatio": 95}},
 		  "beClass": {"cpuQOS": {"enable": true, "groupIdentity": -1}, "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
-		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}}`
+		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50,
+		      "ingressRequest": 0, "egressRequest": 0}}}`
 		burst = `"cpuBurstStrategy": {"policy": "auto", "cpuBurstPercent": 1000, "cfsQuotaBurstPercent": 300,
 		  "cfsQuotaBurstPeriodSeconds": 60, "sharePoolThresholdPercent": 50}`
 		clusterSystem = `"systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "memcgReapBackGround": 0,
@@ -90,7 +92,8 @@ func TestRealisticConfigMap(t *testing.T) {
 		  "lsClass": {"cpuQOS": {"enable": true, "groupIdentity": 2}, "memoryQOS": {"enable": false, "wmarkRatio": 95}},
 		  "beClass": {"cpuQOS": {"enable": false, "groupIdentity": -1},
 		    "memoryQOS": {"enable": true, "wmarkMinAdj": 50},
-		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50}}}`,
+		    "networkQOS": {"enable": true, "ingressLimit": "500M", "egressLimit": 50,
+		      "ingressRequest": 0, "egressRequest": 0}}}`,
 			burst, `"systemStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 300, "memcgReapBackGround": 0,
 		  "totalNetworkBandwidth": "25G"}`, extensions},
 	}, {

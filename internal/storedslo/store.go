@@ -130,9 +130,35 @@ func (s *Store) Write(ctx context.Context, n *NodeSLO, spec *slov1alpha1.NodeSLO
 	}
 	log.Info("Updated NodeSLO", "generation", stored.Generation)
 	if stored.Generation != generation {
-		log.V(1).Info("NodeSLO stored at another generation than its digest names", "expected", generation)
+		s.restamp(ctx, obj, stored, want.Digest)
 	}
 	return nil
+}
+
+// restamp fixes the digest annotation of a write whose generation was not
+// the one guessed: the apiserver stored what was sent, but it normalised
+// to the spec stored before, so the generation did not move. Left alone,
+// the annotation would name a generation ahead, which a hand edit of the
+// spec would then reach, and it would vouch for a spec never sent. The
+// engine resolves what the apiserver stores (the CRD's schema defaults
+// included), so this is rare. A failed restamp is only logged: the
+// annotation vouches for nothing meanwhile, and the next decision reads
+// the NodeSLO whole.
+func (s *Store) restamp(ctx context.Context, obj *slov1alpha1.NodeSLO, stored *metav1.ObjectMeta, digest string) {
+	log := logf.FromContext(ctx)
+	log.V(1).Info("NodeSLO stored at another generation than its digest names; stamping it again",
+		"generation", stored.Generation)
+	annotations := maps.Clone(obj.Annotations)
+	annotations[sloconfig.SpecDigestAnnotation] = sloconfig.FormatSpecDigest(stored.Generation, digest)
+	obj.Annotations, obj.ResourceVersion = annotations, stored.ResourceVersion
+	s.echoes.writing(obj.Name, annotations[sloconfig.SpecDigestAnnotation])
+	again, err := s.send.update(ctx, obj)
+	if err != nil {
+		s.echoes.forget(obj.Name)
+		log.Info("Cannot stamp the NodeSLO's digest again; it is read whole next time", "error", err.Error())
+		return
+	}
+	s.echoes.wrote(obj.Name, again.ResourceVersion)
 }
 
 // Delete deletes n, the NodeSLO of a node that is gone, and reports
