@@ -53,7 +53,8 @@ func TestWriteStampsTheGenerationTheWriteGives(t *testing.T) {
 	if err := s.Write(t.Context(), stored, want.Spec, want); err != nil {
 		t.Fatal(err)
 	}
-	wantSent := []string{"1/d", "2/d", "2/d", "1/d"}
+	const first, second = "1/d", "2/d"
+	wantSent := []string{first, second, second, first}
 	if len(stub.sent) != len(wantSent) {
 		t.Fatalf("sent %q, want %q", stub.sent, wantSent)
 	}
