@@ -63,8 +63,9 @@ type RecordChange struct {
 // Plan is what the config-cache controller does about the rollout in one
 // reconcile: persist RecordChange (when not nil), then publish Gate with the
 // configuration, enqueue Release, report Figures (when not nil) and Events,
-// and decide again at NextAt (zero: only on a ConfigMap change). When the
-// record cannot be persisted, Unpersisted is what to do instead.
+// set Status (when not nil) on the revision in force, and decide again at
+// NextAt (zero: only on a ConfigMap change). When the record cannot be
+// persisted, Unpersisted is what to do instead.
 type Plan struct {
 	RecordChange *RecordChange
 	Gate         *Gate
@@ -74,6 +75,9 @@ type Plan struct {
 	NextAt  time.Time
 	Figures *Figures
 	Events  []Event
+	// Status is where the rollout stands, for the StatusAnnotation of the
+	// revision in force; nil when this plan decided nothing.
+	Status *Status
 	// Revert is set while a rollout the health gate halted under
 	// onUnhealthy "revert" still has its configuration in force: the
 	// controller writes the previous revision back into the ConfigMap.
@@ -111,13 +115,14 @@ func (m Memory) Plan(in PlanInput) Plan {
 	case !in.Rollout.Present && !in.HasRecord:
 		// No rollout: a gate left from one that ended goes, its nodes released.
 		if m.gate == nil {
-			return Plan{memory: m}
+			return Plan{memory: m, Status: allAtOnceStatus(in.Config, in.Now)}
 		}
-		return Plan{Release: m.gate.names(), Figures: &Figures{}}
+		return Plan{Release: m.gate.names(), Figures: &Figures{}, Status: allAtOnceStatus(in.Config, in.Now)}
 	case !in.Rollout.Present:
 		// The key is gone: every change reaches every node at once, and the
 		// record of a rollout that no longer exists is removed.
-		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{}}
+		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{},
+			Status: allAtOnceStatus(in.Config, in.Now)}
 	}
 	rec, recordProblem := ParseRecord(in.Record)
 	nodes, held := describe(in, m.gate)
@@ -150,6 +155,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		},
 		Revert:        revertOf(d.Record),
 		Events:        events,
+		Status:        statusOf(in.Rollout, d, in.RolloutKey, in.Now),
 		RecordProblem: recordProblem,
 		memory:        mem,
 		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
