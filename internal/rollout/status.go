@@ -241,7 +241,8 @@ func healthStatus(policy *sloconfig.RolloutPolicy, h *HealthRecord, reached int)
 	out.Unhealthy, out.Tolerated = len(h.Unhealthy), h.Tolerated
 	names := h.UnhealthyNames()
 	for _, name := range names[:min(len(names), maxStatusNodes)] {
-		out.Nodes = append(out.Nodes, UnhealthyNode{Name: name, Signal: sloconfig.Shorten(h.Unhealthy[name], maxStatusSignal)})
+		signal := sloconfig.Shorten(h.Unhealthy[name], maxStatusSignal)
+		out.Nodes = append(out.Nodes, UnhealthyNode{Name: name, Signal: signal})
 	}
 	out.Omitted = len(names) - len(out.Nodes)
 	return out

@@ -158,14 +158,15 @@ func TestStatusOfAHalt(t *testing.T) {
 		nodes[i].Differs = false
 	}
 	in.Record, in.Now = d.Record, t0.Add(5*time.Second)
-	in.Health = HealthInput{Judged: 2, Unhealthy: map[string]string{"a": "Ready=False since 12:00:04"}}
+	const signal = "Ready=False since 12:00:04"
+	in.Health = HealthInput{Judged: 2, Unhealthy: map[string]string{"a": signal}}
 	d = Decide(in)
 	s := statusOf(load, d, "k1", in.Now)
 	want := &StatusHealth{
 		Gate: "maxUnhealthyNodes 0; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
 			"evictions evictPodSuccess, maxPerNode 3; onUnhealthy pause",
 		MaxUnhealthyNodes: "0", Allowed: 0, AllowedOf: 2, Unhealthy: 1,
-		Nodes:    []UnhealthyNode{{Name: "a", Signal: "Ready=False since 12:00:04"}},
+		Nodes:    []UnhealthyNode{{Name: "a", Signal: signal}},
 		HaltedAt: in.Now, HaltedKey: "k1",
 	}
 	if s.Phase != PhaseHalted || s.Pending != 8 || !s.NextStep.IsZero() || fmt.Sprint(s.Health) != fmt.Sprint(want) {
@@ -251,7 +252,7 @@ func TestDecodeStatus(t *testing.T) {
 	full := Status{Fingerprint: "f", RolloutKey: "k", Phase: PhaseHalted, Started: at(0), Step: 2, Steps: 5,
 		StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27, Updated: at(9),
 		Health: &StatusHealth{Gate: "g", Allowed: 1, AllowedOf: 13, Unhealthy: 2, Omitted: 1,
-			Nodes: []UnhealthyNode{{Name: "a", Signal: "Ready=False since 12:00:04"}}, HaltedAt: at(8)}}
+			Nodes: []UnhealthyNode{{Name: "a", Signal: "Ready=False since 12:00:08"}}, HaltedAt: at(8)}}
 	tests := []struct {
 		name, value string
 		want        *Status // nil: an error
