@@ -10,7 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ExitPending is the exit status of `rollout status` while nodes are pending.
+// ExitPending is the exit status of `rollout status` while the rollout has not
+// completed, or is halted.
 const ExitPending = 1
 
 // newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
