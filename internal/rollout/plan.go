@@ -187,15 +187,10 @@ func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
 	return nodes, held
 }
 
-// Nodes describes observed nodes as Decide sees them, none Immediate:
+// nodesOf describes observed nodes as Decide sees them, none Immediate:
 // whether each has a NodeSLO, whether it differs from what cfg resolves
-// for the node, and whether policy (nil: none) takes it for a canary.
-func Nodes(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed) []Node {
-	return nodesOf(cfg, policy, observed, nil)
-}
-
-// nodesOf is Nodes where a stored spec lacking only the dropped fields
-// does not differ.
+// for the node (a stored spec lacking only the dropped fields does not),
+// and whether policy (nil: none) takes it for a canary.
 func nodesOf(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed, dropped []string) []Node {
 	nodes := make([]Node, len(observed))
 	for i, o := range observed {
