@@ -156,7 +156,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if persistErr != nil {
 		return ctrl.Result{}, persistErr
 	}
-	if err := r.keepHistory(ctx, read, cfg, plan.Figures); err != nil {
+	if err := r.keepHistory(ctx, read, cfg, plan.Figures, plan.Status); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.revert(ctx, read, plan.Revert); err != nil {

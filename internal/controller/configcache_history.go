@@ -26,46 +26,60 @@ type revisionInForce struct {
 	fingerprint, name string
 	outcome           rollout.Outcome
 	reached           int
+	// status is its rollout.StatusAnnotation as last written ("": none).
+	status string
 }
 
 // keepHistory records cfg in the history when it is not the newest
 // revision there yet, and keeps the outcome of the revision in force in
-// step with the rollout's figures (nil: no rollout key).
+// step with the rollout's figures (nil: no rollout key), and its status
+// annotation with the plan's status (nil: nothing decided), both in one
+// patch, written only when one of them changed.
 func (r *ConfigCacheReconciler) keepHistory(
-	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, status *rollout.Status,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
 	if r.history.fingerprint != fingerprint {
-		if err := r.recordRevision(ctx, read, cfg); err != nil {
+		if err := r.recordRevision(ctx, read, cfg, status); err != nil {
 			return err
 		}
 	}
-	if r.history.name == "" || r.history.outcome.Final() {
-		// No revision in force (a frozen key), or its outcome is final.
-		return nil
+	if r.history.name == "" {
+		return nil // No revision in force (a frozen key).
 	}
-	outcome, reached := rollout.OutcomeCompleted, r.history.reached
+	outcome, reached := r.history.outcome, r.history.reached
 	switch {
-	case read.rollout.Present && figures == nil:
-		return nil // no plan this reconcile: nothing new to say
+	case outcome.Final(): // nothing more can happen to it
+	case read.rollout.Present && figures == nil: // no plan this reconcile: nothing new to say
 	case read.rollout.Present:
 		outcome, reached = rollout.Progress(figures)
-	}
-	// Without the key any more, the rest of the rollout went at once: done.
-	if outcome == r.history.outcome && reached == r.history.reached {
-		return nil
+	default:
+		// Without the key any more, the rest of the rollout went at once: done.
+		outcome = rollout.OutcomeCompleted
 	}
 	change := rollout.OutcomeChange{Name: r.history.name, Outcome: outcome, Reached: reached}
+	if status != nil && status.Differs(r.history.status) {
+		change.Status = status.Encode()
+	}
+	if outcome == r.history.outcome && reached == r.history.reached && change.Status == "" {
+		return nil
+	}
 	if err := r.setOutcome(ctx, change); err != nil {
 		return err
 	}
 	r.history.outcome, r.history.reached = outcome, reached
+	if change.Status != "" {
+		r.history.status = change.Status
+	}
 	return nil
 }
 
 // recordRevision lists the history, and creates, marks and prunes
-// revisions as rollout.KeepHistory decides.
-func (r *ConfigCacheReconciler) recordRevision(ctx context.Context, read configMapRead, cfg loaded) error {
+// revisions as rollout.KeepHistory decides; a revision created carries
+// status (nil: none yet).
+func (r *ConfigCacheReconciler) recordRevision(
+	ctx context.Context, read configMapRead, cfg loaded, status *rollout.Status,
+) error {
 	existing, err := r.listRevisions(ctx)
 	if err != nil {
 		return err
@@ -81,8 +95,13 @@ func (r *ConfigCacheReconciler) recordRevision(ctx context.Context, read configM
 			return err
 		}
 		change.Create.ChangeCause = read.cm.Annotations[rollout.ChangeCauseAnnotation]
+		if status != nil {
+			change.Create.Status = status.Encode()
+		}
 		obj := change.Create.Object(r.key)
-		if err := r.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.client.Create(ctx, obj); apierrors.IsAlreadyExists(err) {
+			change.Create.Status = "" // not ours: its status is written by the next patch
+		} else if err != nil {
 			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, r.key, err)
 		}
 		existing = append(existing, *change.Create)
@@ -105,7 +124,7 @@ func (r *ConfigCacheReconciler) recordRevision(ctx context.Context, read configM
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
 		newest := existing[n-1]
 		r.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name,
-			outcome: newest.Outcome, reached: newest.Reached}
+			outcome: newest.Outcome, reached: newest.Reached, status: newest.Status}
 	}
 	return nil
 }
@@ -146,10 +165,11 @@ func (r *ConfigCacheReconciler) lastWriter(ctx context.Context, read configMapRe
 	return rollout.LastWriter(cm.ManagedFields, recordFieldManager), nil
 }
 
-// setOutcome patches a revision's outcome annotations.
+// setOutcome patches a revision's outcome annotations, and its status
+// annotation when the change has one.
 func (r *ConfigCacheReconciler) setOutcome(ctx context.Context, o rollout.OutcomeChange) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"annotations": rollout.OutcomeAnnotations(o.Outcome, o.Reached)}})
+		"annotations": o.Annotations()}})
 	obj := &appsv1.ControllerRevision{}
 	obj.Namespace, obj.Name = r.key.Namespace, o.Name
 	err := r.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))

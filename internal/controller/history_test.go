@@ -32,6 +32,12 @@ func history(ctx context.Context) plugin.History {
 	return h
 }
 
+// statusInForce reads the rollout status on the revision in force as
+// `kubectl nodeslo rollout status` does.
+func statusInForce(ctx context.Context) (plugin.RolloutStatus, error) {
+	return plugin.FetchRolloutStatus(ctx, k8sClient, types.NamespacedName{Namespace: configNamespace, Name: configName})
+}
+
 // newestRevision is the number of the revision in force (0: none).
 func newestRevision(ctx context.Context) func() int64 {
 	return func() int64 {
@@ -161,9 +167,12 @@ var _ = Describe("The revision history", Serial, func() {
 		}).Should(ContainSubstring("35"))
 		n := newestRevision(ctx)()
 		Expect(history(ctx).InForce().Outcome).To(Equal(rollout.OutcomeAllAtOnce))
+		status := history(ctx).InForce().Status
+		Expect(status).To(ContainSubstring(`"phase":"AllAtOnce"`), "the revision is created with its status")
 		stopManager()
 		stopManager = startManager()
 		waitUntilQuiet()
 		Consistently(newestRevision(ctx)).WithTimeout(3 * time.Second).Should(Equal(n))
+		Expect(history(ctx).InForce().Status).To(Equal(status), "nor is its status written again")
 	})
 })

@@ -162,6 +162,14 @@ func configEvents(ctx context.Context, cm *corev1.ConfigMap, eventType, reason s
 	}
 }
 
+// counts are a rollout status' step, steps, step size, nodes reached,
+// pending at the start, pending now and canaries pending, in that order.
+func counts(s *rollout.Status) []int {
+	return []int{s.Step, s.Steps, s.StepSize, s.Reached, s.PendingAtStart, s.Pending, s.CanariesPending}
+}
+
+const countsAre = "step, steps, step size, reached, pending at the start, pending, canaries pending"
+
 func metric(name string) func() float64 {
 	return func() float64 { return metricValue(name, nil) }
 }
@@ -226,6 +234,20 @@ var _ = Describe("A staged rollout", Serial, func() {
 			return metric(controller.MetricRolloutInProgress)() == 1 &&
 				metric(controller.MetricRolloutPending)() > 0
 		})
+		// Between two steps, the status on the revision in force is the
+		// rollout's progress as the record and the NodeSLOs show it.
+		Eventually(func(g Gomega) {
+			st, err := statusInForce(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			rec, reached := record(ctx), len(f.at(ctx, 40))
+			g.Expect(st.TakenUp()).To(BeTrue())
+			s := st.Status
+			g.Expect(s.Phase).To(Equal(rollout.PhaseProgressing))
+			g.Expect(counts(s)).To(Equal([]int{rec.Steps, rolloutSteps, rolloutStep, reached, rolloutNodes,
+				rolloutNodes - reached, 0}), countsAre)
+			g.Expect(s.Started).To(BeTemporally("==", rec.Started))
+			g.Expect(s.NextStep).To(BeTemporally(">", rec.StepAt))
+		}).Should(Succeed())
 		watchRollout(ctx, f, target, 40, nil)
 
 		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
@@ -233,6 +255,14 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(rec.Pending).To(Equal(rolloutNodes))
 		Expect(rec.Canaries).To(Equal(rolloutCanaries))
 		Expect(rec.Steps).To(Equal(rolloutSteps))
+		Eventually(func(g Gomega) {
+			st, err := statusInForce(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(st.Done()).To(BeTrue(), "the rollout completed")
+			g.Expect(counts(st.Status)).To(Equal([]int{rolloutSteps, rolloutSteps, rolloutStep, rolloutNodes,
+				rolloutNodes, 0, 0}), countsAre)
+			g.Expect(st.Status.Completed).To(BeTemporally("==", rec.DoneAt))
+		}).Should(Succeed())
 		waitUntilQuiet()
 		for _, n := range f.names {
 			Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
@@ -285,10 +315,20 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(held).To(BeNumerically(">", 0))
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
 		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0))
+		st, err := statusInForce(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Status.Phase).To(Equal(rollout.PhasePaused))
+		Expect(st.Status.Paused).To(BeTrue())
+		Expect(counts(st.Status)[3:]).To(Equal([]int{rolloutNodes - held, rolloutNodes, held, 0}),
+			"reached, pending at the start, pending, canaries pending")
+		Expect(st.Status.NextStep).To(BeZero())
+		revision := history(ctx).InForce().Name
 		writes.Reset()
 
 		// Longer than the default: a paused rollout must skip several 2 s step intervals.
 		Consistently(writes.Total).WithTimeout(10 * time.Second).Should(BeZero())
+		Expect(history(ctx).InForce().Status).To(Equal(st.InForce.Status),
+			"the status of %s is not written again while nothing changes", revision)
 
 		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)

@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
-// ExitPending is the exit status of `rollout status` while nodes are pending.
+// ExitPending is the exit status of `rollout status` while the rollout has not
+// completed, or is halted.
 const ExitPending = 1
 
 // newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
@@ -156,17 +152,21 @@ func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show how far the configuration in force has reached the nodes",
-		Long: `Reads the slo-controller-config ConfigMap (its data and the controller's rollout
-record), the Nodes and the NodeSLOs, and prints how many nodes are still
-pending (their NodeSLO differs from what the configuration resolves for
-them), how many canaries among them, how many the rollout has reached, its
-step, the time of the next step and whether it is paused. With a health gate
-in the rollout key: its settings, the nodes it judged unhealthy with the
-signal for each, and a halt, why, and how to resume or undo it.
-Exit status, like kubectl rollout status: 0 when no node is pending, 1 while
-some are or the health gate holds the rollout halted (without --watch), 2 on
-an error. With --watch it prints the status again whenever it changes and
-exits 0 once no node is pending and the rollout is not halted.`,
+		Long: `Prints the status the controller publishes on the revision in force (the
+newest ControllerRevision of the slo-controller-config ConfigMap, annotation
+nodeslo.koordinator.sh/rollout-status), as it is: the step, the nodes the
+rollout reached, the nodes pending and the canaries among them, whether it
+is paused and the time of the next step. With a health gate in the rollout
+key: its settings, the nodes it judged unhealthy with the signal for each,
+and a halt, why, and how to resume or undo it. When the ConfigMap's data is
+not yet the configuration of that status, it says the controller has not
+taken it up yet. Reads the ConfigMap and lists the ControllerRevisions of
+its namespace; no Node or NodeSLO.
+Exit status, like kubectl rollout status: 0 when the rollout of the
+ConfigMap's configuration completed (or there is no rollout key), 1 while it
+has not, or the health gate holds it halted (without --watch), 2 on an
+error. With --watch it prints the status again whenever it changes and exits
+0 once the rollout completed and is not halted.`,
 		Example: `  kubectl nodeslo rollout status
   kubectl nodeslo rollout status --watch`,
 		Args: cobra.NoArgs,
@@ -182,7 +182,7 @@ exits 0 once no node is pending and the rollout is not halted.`,
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false,
-		"print the status again as it changes, until no node is pending and the rollout is not halted")
+		"print the status again as it changes, until the rollout completed and is not halted")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the cluster")
 	return cmd
 }
@@ -214,24 +214,8 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, s
 		}
 		select {
 		case <-ctx.Done():
-			return errors.New("interrupted while nodes are still pending, or the rollout halted")
+			return errors.New("interrupted before the rollout completed, or while it is halted")
 		case <-time.After(interval):
 		}
 	}
-}
-
-// FetchRolloutStatus reads the ConfigMap (absent: defaults, no rollout), the
-// Nodes and the NodeSLOs and computes the status.
-func FetchRolloutStatus(ctx context.Context, c client.Reader, key client.ObjectKey) (RolloutStatus, error) {
-	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, key, cm); err != nil && !apierrors.IsNotFound(err) {
-		return RolloutStatus{}, fmt.Errorf("reading ConfigMap %s: %w", key, err)
-	}
-	in, err := FetchDiffInputs(ctx, c, cm.Data)
-	if err != nil {
-		return RolloutStatus{}, err
-	}
-	return ComputeRolloutStatus(RolloutStatusInputs{
-		DiffInputs: in, RecordValue: cm.Annotations[rollout.RecordAnnotation],
-	}), nil
 }

@@ -1,159 +1,185 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// RolloutStatusInputs are what `kubectl nodeslo rollout status` reads: the
-// ConfigMap in force (its data and the controller's record annotation) and,
-// as for diff, the nodes and their stored NodeSLO specs.
-type RolloutStatusInputs struct {
-	DiffInputs
-	// RecordValue is the ConfigMap's rollout record annotation ("" when none).
-	RecordValue string
-}
-
-// RolloutStatus is where the rollout of the configuration in force stands.
+// RolloutStatus is what `kubectl nodeslo rollout status` shows: the status
+// the controller published on the revision in force (its
+// rollout.StatusAnnotation), printed as it is, and whether the ConfigMap
+// as it stands now is what that status is about. Nothing of the rollout is
+// computed here: the nodes and NodeSLOs are not read.
 type RolloutStatus struct {
-	Rollout sloconfig.RolloutLoad
-	// Target is the fingerprint of the configuration in force; Recorded
-	// says whether the controller's record is about it (false: the
-	// controller has not taken up this configuration yet).
-	Target   string
-	Recorded bool
-	Record   rollout.Record
-	// Pending are the nodes whose stored NodeSLO differs from what the
-	// configuration resolves for them, Canaries those of them the canary
-	// selector matches; New are nodes with no NodeSLO yet (written at once).
-	Pending, Canaries, New int
-	// Reached is how many of the nodes pending at the start are reached.
-	Reached     int
-	Step, Steps int
-	StepSize    int
-	Paused      bool
-	// Gate is the health gate's settings and verdicts; a halt holds the
-	// rollout as a pause does.
-	Gate          GateStatus
-	NextStep      time.Time
-	RecordProblem string
-	Nodes         int
+	ConfigMap ConfigMapRef
+	// InForce is the revision in force, the newest of the history (nil:
+	// the history is empty).
+	InForce *rollout.Revision
+	// Status is its status annotation (nil: it has none yet).
+	Status *rollout.Status
+	// Exists says whether the ConfigMap exists. Fingerprint is the
+	// configuration its data loads into, loaded as the controller loads
+	// it over the configuration in force (an invalid key keeps the
+	// revision's value of it); Key is its rollout key as written now, and
+	// KeyFingerprint that key's rollout.KeyFingerprint ("": no key).
+	Exists         bool
+	Fingerprint    string
+	Key            sloconfig.RolloutLoad
+	KeyFingerprint string
 }
 
-// Done reports whether no node is pending, so the configuration in force
-// is stored for every node, and the health gate has not halted its
-// rollout: a halt waits for a resume or an undo, even after the last step.
-func (s RolloutStatus) Done() bool { return s.Pending == 0 && s.New == 0 && !s.Gate.Halted() }
-
-// ComputeRolloutStatus compares every node's stored NodeSLO with what the
-// ConfigMap resolves for it and reads the record, as the controller does.
-// An invalid key of the ConfigMap is resolved as frozen (the stored value
-// stays); the controller may hold a last good value instead, so the count
-// of pending nodes is then an estimate.
-func ComputeRolloutStatus(in RolloutStatusInputs) RolloutStatus {
-	cfg := sloconfig.Load(in.Data, nil)
-	out := RolloutStatus{Rollout: sloconfig.LoadRollout(in.Data), Target: cfg.Fingerprint(), Nodes: len(in.Nodes)}
-	rec, err := rollout.ParseRecord(in.RecordValue)
+// FetchRolloutStatus reads the ConfigMap (absent: defaults) and its
+// revision history: the status is the revision in force's.
+func FetchRolloutStatus(ctx context.Context, c client.Reader, key client.ObjectKey) (RolloutStatus, error) {
+	cm := &corev1.ConfigMap{}
+	exists := true
+	if err := c.Get(ctx, key, cm); apierrors.IsNotFound(err) {
+		exists = false
+	} else if err != nil {
+		return RolloutStatus{}, fmt.Errorf("reading ConfigMap %s: %w", key, err)
+	}
+	ref := ConfigMapRef{Namespace: key.Namespace, Name: key.Name}
+	h, err := FetchHistory(ctx, c, ref)
 	if err != nil {
-		out.RecordProblem = err.Error()
+		return RolloutStatus{}, err
 	}
-	policy := out.Rollout.Policy
-	observed := make([]rollout.Observed, len(in.Nodes))
-	for i, node := range in.Nodes {
-		observed[i] = rollout.Observed{Node: node, Stored: in.Stored[node.Name]}
-	}
-	for _, n := range rollout.Nodes(cfg, policy, observed) {
-		switch {
-		case !n.Stored:
-			out.New++
-		case n.Differs:
-			out.Pending++
-			if n.Canary {
-				out.Canaries++
-			}
+	var data map[string]string
+	if exists {
+		data = cm.Data
+		if data == nil {
+			data = map[string]string{}
 		}
 	}
-	if !out.Rollout.Present {
-		return out
-	}
-	out.Paused = rollout.Paused(out.Rollout)
-	out.Recorded = rec.Target == out.Target
-	out.Gate = gateStatus(out.Rollout, rec, out.Recorded, in.Data[string(sloconfig.KeyRollout)])
-	if !out.Recorded {
-		return out
-	}
-	out.Record = rec
-	out.Reached = max(rec.Pending-out.Pending, 0)
-	out.Step = rec.Steps
-	if policy != nil {
-		s := rollout.NewSchedule(policy, rec)
-		out.Steps, out.StepSize = s.Steps(), s.StepSize
-		if !out.Paused && !out.Gate.Halted() && out.Pending > 0 && rec.Steps < out.Steps {
-			out.NextStep = s.Due(rec)
-		}
-	}
-	return out
+	return NewRolloutStatus(ref, data, exists, h)
 }
+
+// NewRolloutStatus reads the status of h's revision in force, and
+// fingerprints the ConfigMap's data (nil when it does not exist) to tell
+// whether the controller has taken it up. A status annotation that does
+// not decode is an error.
+func NewRolloutStatus(ref ConfigMapRef, data map[string]string, exists bool, h History) (RolloutStatus, error) {
+	s := RolloutStatus{ConfigMap: ref, InForce: h.InForce(), Exists: exists, Key: sloconfig.LoadRollout(data)}
+	if raw, ok := data[string(sloconfig.KeyRollout)]; ok {
+		s.KeyFingerprint = rollout.KeyFingerprint(raw)
+	}
+	var base *sloconfig.Config
+	if s.InForce != nil {
+		base = sloconfig.Load(s.InForce.Data, nil)
+		if s.InForce.Status != "" {
+			st, err := rollout.DecodeStatus(s.InForce.Status)
+			if err != nil {
+				return RolloutStatus{}, fmt.Errorf("revision %d of ConfigMap %s (ControllerRevision %s): %w",
+					s.InForce.Number, ref, s.InForce.Name, err)
+			}
+			s.Status = &st
+		}
+	}
+	s.Fingerprint = sloconfig.Load(data, base).Fingerprint()
+	return s, nil
+}
+
+// TakenUp reports whether the status is about the ConfigMap's data as it
+// stands: the controller has decided on this configuration.
+func (s RolloutStatus) TakenUp() bool {
+	return s.Status != nil && s.Status.Fingerprint == s.Fingerprint
+}
+
+// Done reports whether there is nothing left to wait for: the controller
+// took the configuration up and its rollout completed (and is not halted),
+// or it went to every node at once.
+func (s RolloutStatus) Done() bool { return s.TakenUp() && s.Status.Done() }
 
 // Write prints the status, one fact a line.
 func (s RolloutStatus) Write(w io.Writer) {
-	for _, m := range s.Rollout.Messages() {
+	for _, m := range s.Key.Messages() {
 		printLine(w, "error: "+m)
 	}
-	if s.RecordProblem != "" {
-		printLine(w, "warning: "+s.RecordProblem+" (the controller starts the rollout again)")
-	}
+	st := s.Status
 	switch {
-	case !s.Rollout.Present:
+	case s.InForce == nil:
+		printLine(w, fmt.Sprintf("ConfigMap %s has no revision history yet: "+
+			"the controller has not put a configuration in force (is it running?)", s.ConfigMap))
+		return
+	case st == nil:
+		printLine(w, fmt.Sprintf("configuration %s: revision %d, in force, has no rollout status yet "+
+			"(the controller has not decided on it, or is of a version that does not publish one)",
+			rollout.ShortTarget(s.InForce.Fingerprint), s.InForce.Number))
+		return
+	case !s.TakenUp():
+		printLine(w, fmt.Sprintf("configuration %s: the controller has not taken up this configuration yet; "+
+			"in force: configuration %s (revision %d)",
+			rollout.ShortTarget(s.Fingerprint), rollout.ShortTarget(st.Fingerprint), s.InForce.Number))
+		return
+	}
+	target, started := rollout.ShortTarget(st.Fingerprint), st.Started.UTC().Format(time.RFC3339)
+	switch {
+	case st.Phase == rollout.PhaseAllAtOnce:
 		printLine(w, "no rollout key ("+string(sloconfig.KeyRollout)+"): every change reaches every node at once")
-	case !s.Recorded:
-		printLine(w, fmt.Sprintf("configuration %s: the controller has not started its rollout yet",
-			rollout.ShortTarget(s.Target)))
-	case s.Rollout.Policy == nil:
+		printLine(w, fmt.Sprintf("configuration %s: put in force for every node at once", target))
+	case st.KeyInvalid:
 		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until the rollout key is valid",
-			rollout.ShortTarget(s.Target), s.Step, s.Record.Started.UTC().Format(time.RFC3339)))
-		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
+			target, st.Step, started))
 	default:
 		printLine(w, fmt.Sprintf("configuration %s: step %d of %d (step size %d), started %s",
-			rollout.ShortTarget(s.Target), s.Step, s.Steps, s.StepSize, s.Record.Started.UTC().Format(time.RFC3339)))
-		printLine(w, fmt.Sprintf("reached: %d of %d nodes", s.Reached, s.Record.Pending))
+			target, st.Step, st.Steps, st.StepSize, started))
 	}
-	printLine(w, fmt.Sprintf("pending: %d nodes (%d canaries)", s.Pending, s.Canaries))
-	if s.New > 0 {
-		printLine(w, fmt.Sprintf("new: %d nodes without a NodeSLO (written at once)", s.New))
+	if st.Phase != rollout.PhaseAllAtOnce {
+		s.writeProgress(w)
 	}
-	if s.Rollout.Present {
-		s.Gate.writeSettings(w)
-		printLine(w, "paused: "+s.pausedBy())
-		s.Gate.writeVerdicts(w, s.Reached)
+	if s.Exists && s.KeyFingerprint != st.RolloutKey && !s.resuming() {
+		printLine(w, "rollout key: changed since this status; the controller has not taken the change up yet")
 	}
+	printLine(w, fmt.Sprintf("updated: %s (the controller's status on revision %d)",
+		st.Updated.UTC().Format(time.RFC3339), s.InForce.Number))
+}
+
+// writeProgress prints the lines of a staged rollout: the nodes reached and
+// pending, the health gate, the pause, and what comes next.
+func (s RolloutStatus) writeProgress(w io.Writer) {
+	st := s.Status
+	printLine(w, fmt.Sprintf("reached: %d of %d nodes", st.Reached, st.PendingAtStart))
+	printLine(w, fmt.Sprintf("pending: %d nodes (%d canaries)", st.Pending, st.CanariesPending))
+	if h := st.Health; h != nil && h.Gate != "" {
+		printLine(w, "health gate: "+h.Gate)
+	}
+	printLine(w, "paused: "+pausedBy(st))
+	s.writeVerdicts(w)
 	switch {
-	case s.Gate.Halted():
-	case s.Done():
-		printLine(w, fmt.Sprintf("complete: all %d nodes have the configuration in force", s.Nodes))
-	case !s.NextStep.IsZero():
-		printLine(w, "next step: "+s.NextStep.UTC().Format(time.RFC3339))
-	case s.Recorded && !s.Paused && s.Pending > 0:
-		printLine(w, "next step: as soon as the current step's NodeSLOs are written")
+	case st.Halted():
+	case st.Phase == rollout.PhaseCompleted:
+		printLine(w, "complete: every node has the configuration in force, since "+
+			st.Completed.UTC().Format(time.RFC3339))
+	case !st.NextStep.IsZero():
+		printLine(w, "next step: "+st.NextStep.UTC().Format(time.RFC3339))
+	case st.AwaitingWrites:
+		printLine(w, fmt.Sprintf("next step: an interval after the NodeSLOs of step %d are all written "+
+			"(some are not yet)", st.Step))
+	case st.Phase == rollout.PhaseProgressing && st.Step >= st.Steps:
+		printLine(w, "complete: once the NodeSLOs of the last step are written")
 	}
 }
 
 // pausedBy is the value of the "paused:" line: "no", or "yes" and every
 // reason the rollout is held.
-func (s RolloutStatus) pausedBy() string {
+func pausedBy(st *rollout.Status) string {
 	var why []string
-	if s.Gate.Halted() {
+	if st.Halted() {
 		why = append(why, "halted by the health gate")
 	}
 	switch {
-	case s.Rollout.Policy == nil:
+	case st.KeyInvalid:
 		why = append(why, "the rollout key is invalid")
-	case s.Paused:
+	case st.Paused:
 		why = append(why, "paused: true")
 	}
 	if len(why) == 0 {

@@ -9,16 +9,20 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
+
+// `rollout status` prints the status the controller published on the
+// revision in force; these tests write that status as the controller
+// would and check what is printed, and that nothing else is read.
 
 // statusData sets the cpu suppress threshold, with a rollout of 2 nodes a
 // step every minute, canaries first (pool=canary).
@@ -28,110 +32,6 @@ func statusData(threshold int, paused bool) map[string]string {
 			`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": %d}}`, threshold),
 		string(sloconfig.KeyRollout): fmt.Sprintf(`{"maxNodesPerStep": 2, "stepIntervalSeconds": 60, "paused": %t,
 			"canary": {"nodeSelector": {"matchLabels": {"pool": "canary"}}, "soakSeconds": 300}}`, paused),
-	}
-}
-
-// statusCluster is 5 nodes (one canary) of which the first reached have
-// the spec of data, the others the spec of threshold 50, and the
-// ConfigMap with data and rec.
-func statusCluster(t *testing.T, data map[string]string, reached int, rec rollout.Record) client.Reader {
-	t.Helper()
-	cfg, old := sloconfig.Load(data, nil), sloconfig.Load(statusData(50, false), nil)
-	objs := make([]client.Object, 0, 11)
-	objs = append(objs, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName,
-			Annotations: map[string]string{rollout.RecordAnnotation: rec.Encode()},
-		},
-		Data: data,
-	})
-	for i := range 5 {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("worker-%d", i)}}
-		if i == 0 {
-			node.Labels = map[string]string{"pool": "canary"}
-		}
-		from := old
-		if i < reached {
-			from = cfg
-		}
-		spec := from.Resolve(sloconfig.Node{Name: node.Name, Labels: node.Labels}, nil).Spec
-		objs = append(objs, node,
-			&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: node.Name}, Spec: *spec.DeepCopy()})
-	}
-	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
-}
-
-var statusKey = client.ObjectKey{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
-
-func followStatus(t *testing.T, c client.Reader, watch bool) (string, error) {
-	t.Helper()
-	var out bytes.Buffer
-	err := followRollout(context.Background(), c, statusKey, IOStreams{Out: &out}, watch, time.Millisecond)
-	return out.String(), err
-}
-
-func TestRolloutStatusMidRollout(t *testing.T) {
-	data := statusData(40, false)
-	stepAt := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
-	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: stepAt.Add(-time.Hour),
-		Pending: 5, Canaries: 1, Steps: 2, StepAt: stepAt}
-	out, err := followStatus(t, statusCluster(t, data, 3, rec), false)
-	var exit exitError
-	if !errors.As(err, &exit) || exit.code != ExitPending {
-		t.Errorf("error %v, want exit status %d", err, ExitPending)
-	}
-	expectLines(t, out,
-		"step 2 of 3 (step size 2), started 2026-11-30T16:00:00Z",
-		"reached: 3 of 5 nodes",
-		"pending: 2 nodes (0 canaries)",
-		"paused: no",
-		"next step: 2026-11-30T17:01:00Z")
-}
-
-func TestRolloutStatusPausedCanaryPending(t *testing.T) {
-	data := statusData(40, true)
-	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: time.Now(), Pending: 5, Canaries: 1}
-	out, err := followStatus(t, statusCluster(t, data, 0, rec), false)
-	if err == nil {
-		t.Error("exit 0 while nodes are pending")
-	}
-	expectLines(t, out, "step 0 of 3", "reached: 0 of 5 nodes", "pending: 5 nodes (1 canaries)",
-		"paused: yes (paused: true)")
-	if bytes.Contains([]byte(out), []byte("next step")) {
-		t.Errorf("a paused rollout has no next step:\n%s", out)
-	}
-}
-
-func TestRolloutStatusCompleteExitsZero(t *testing.T) {
-	data := statusData(40, false)
-	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Pending: 5, Canaries: 1, Steps: 3, Done: true}
-	for _, watch := range []bool{false, true} {
-		out, err := followStatus(t, statusCluster(t, data, 5, rec), watch)
-		if err != nil {
-			t.Errorf("watch %t: %v", watch, err)
-		}
-		expectLines(t, out, "reached: 5 of 5 nodes", "pending: 0 nodes (0 canaries)", "complete: all 5 nodes")
-	}
-}
-
-func TestRolloutStatusBeforeTheControllerStarts(t *testing.T) {
-	data := statusData(40, false)
-	out, _ := followStatus(t, statusCluster(t, data, 0, rollout.Record{Target: "older"}), false)
-	expectLines(t, out, "the controller has not started its rollout yet", "pending: 5 nodes (1 canaries)")
-}
-
-func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
-	data := statusData(40, false)
-	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
-	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: time.Now(), Pending: 5}
-	out, err := followStatus(t, statusCluster(t, data, 0, rec), false)
-	if err == nil {
-		t.Error("exit 0 while nodes are pending")
-	}
-	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep", "held until the rollout key is valid",
-		"pending: 5 nodes", "paused: yes (the rollout key is invalid)")
-	if strings.Contains(out, "next step") || strings.Contains(out, "of 0") {
-		t.Errorf("an invalid key has no schedule:\n%s", out)
 	}
 }
 
@@ -148,75 +48,382 @@ func gateData(paused bool, gate string) map[string]string {
 // invalidRolloutKey is a rollout key that fails validation.
 const invalidRolloutKey = `{"maxNodesPerStep": 0}`
 
-// haltedRecord is a record of data's rollout after the canary step and one
-// batch (3 of 5 nodes reached), with the health gate's verdicts and, when
-// halted, its halt under data's rollout key.
-func haltedRecord(data map[string]string, halted bool, unhealthy map[string]string) rollout.Record {
-	stepAt := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
-	h := &rollout.HealthRecord{Unhealthy: unhealthy}
-	if halted {
-		h.HaltedAt, h.HaltedKey = stepAt.Add(30*time.Second), rollout.KeyFingerprint(data[string(sloconfig.KeyRollout)])
-	}
-	return rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: stepAt.Add(-time.Hour),
-		Pending: 5, Canaries: 1, Steps: 2, StepAt: stepAt, Health: h}
-}
+const worker0 = "worker-0"
 
 var twoUnhealthy = map[string]string{
-	"worker-0": "Ready=False since 17:00:10",
-	"worker-2": "4 evictPodSuccess Events, at most 3 allowed",
+	worker0: "Ready=False since 17:00:10",
+	worker2: "4 evictPodSuccess Events, at most 3 allowed",
 }
 
-func TestRolloutStatusHaltedByTheGate(t *testing.T) {
-	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	out, err := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, twoUnhealthy)), false)
+var (
+	statusRef   = ConfigMapRef{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
+	statusKey   = client.ObjectKey{Namespace: statusRef.Namespace, Name: statusRef.Name}
+	statusStart = time.Date(2026, 11, 30, 16, 0, 0, 0, time.UTC)
+	stepAt      = statusStart.Add(time.Hour)
+)
+
+// midRollout is the status the controller leaves for data's rollout after
+// the canary step and one batch: 3 of 5 nodes reached.
+func midRollout(data map[string]string) rollout.Status {
+	return rollout.Status{
+		Fingerprint: sloconfig.Load(data, nil).Fingerprint(), RolloutKey: keyOf(data),
+		Phase: rollout.PhaseProgressing, Started: statusStart, Step: 2, Steps: 3, StepSize: 2,
+		Reached: 3, PendingAtStart: 5, Pending: 2, NextStep: stepAt.Add(time.Minute), Updated: stepAt,
+	}
+}
+
+// halted is midRollout halted by a gate that allowed 1 unhealthy node
+// (setting as written; "": the key has no gate) of 3 judged, with the
+// verdicts given.
+func halted(data map[string]string, setting string, unhealthy map[string]string) rollout.Status {
+	s := midRollout(data)
+	s.Phase, s.NextStep, s.Updated = rollout.PhaseHalted, time.Time{}, stepAt.Add(30*time.Second)
+	h := &rollout.StatusHealth{MaxUnhealthyNodes: setting, Allowed: 1, AllowedOf: 3, Unhealthy: len(unhealthy),
+		HaltedAt: s.Updated, HaltedKey: keyOf(data)}
+	if setting != "" {
+		h.Revert = sloconfig.LoadRollout(data).Policy.HealthGate.Revert
+		onUnhealthy := "pause"
+		if h.Revert {
+			onUnhealthy = "revert"
+		}
+		h.Gate = "maxUnhealthyNodes " + setting + "; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
+			"evictions evictPodSuccess, maxPerNode 3; onUnhealthy " + onUnhealthy
+	}
+	for _, name := range []string{worker0, worker1, worker2} {
+		if signal, ok := unhealthy[name]; ok {
+			h.Nodes = append(h.Nodes, rollout.UnhealthyNode{Name: name, Signal: signal})
+		}
+	}
+	s.Health = h
+	return s
+}
+
+func keyOf(data map[string]string) string {
+	if raw, ok := data[string(sloconfig.KeyRollout)]; ok {
+		return rollout.KeyFingerprint(raw)
+	}
+	return ""
+}
+
+// inForce is revision number of data's configuration, with status (nil: none).
+func inForce(number int64, data map[string]string, status *rollout.Status) rollout.Revision {
+	cfg := sloconfig.Load(data, nil)
+	d, _ := cfg.DataInForce()
+	r := rollout.Revision{Number: number, Fingerprint: cfg.Fingerprint(), Data: d,
+		Outcome: rollout.OutcomeInProgress, Reached: 3, RolloutKey: data[string(sloconfig.KeyRollout)]}
+	if status != nil {
+		r.Status = status.Encode()
+	}
+	return r
+}
+
+// statusCluster holds the ConfigMap with data (nil: none) and the revisions.
+// It has no Node and no NodeSLO: the status needs none.
+func statusCluster(t *testing.T, data map[string]string, revisions ...rollout.Revision) client.Client {
+	t.Helper()
+	var objs []client.Object
+	if data != nil {
+		objs = append(objs, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: statusRef.Namespace, Name: statusRef.Name},
+			Data:       data,
+		})
+	}
+	for _, r := range revisions {
+		objs = append(objs, r.Object(statusKey))
+	}
+	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+}
+
+// onlyConfigMapAndRevisions fails the test on any read but of the
+// ConfigMap and the ControllerRevisions.
+type onlyConfigMapAndRevisions struct {
+	client.Reader
+	t *testing.T
+}
+
+func (r onlyConfigMapAndRevisions) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
+	opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.ConfigMap); !ok {
+		r.t.Errorf("rollout status read a %T", obj)
+	}
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (r onlyConfigMapAndRevisions) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*appsv1.ControllerRevisionList); !ok {
+		r.t.Errorf("rollout status listed %T", list)
+	}
+	return r.Reader.List(ctx, list, opts...)
+}
+
+func followStatus(t *testing.T, c client.Reader, watch bool) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := followRollout(context.Background(), onlyConfigMapAndRevisions{Reader: c, t: t}, statusKey,
+		IOStreams{Out: &out}, watch, time.Millisecond)
+	return out.String(), err
+}
+
+func expectPending(t *testing.T, err error) {
+	t.Helper()
 	var exit exitError
 	if !errors.As(err, &exit) || exit.code != ExitPending {
 		t.Errorf("error %v, want exit status %d", err, ExitPending)
 	}
-	// docs/kubectl-nodeslo.md#a-rollout-the-health-gate-halted shows this output.
-	want := strings.Join([]string{
-		"configuration 087183a7fa3d: step 2 of 3 (step size 2), started 2026-11-30T16:00:00Z",
-		"reached: 3 of 5 nodes",
-		"pending: 2 nodes (0 canaries)",
-		"health gate: maxUnhealthyNodes 1; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
-			"evictions evictPodSuccess, maxPerNode 3; onUnhealthy pause",
-		"paused: yes (halted by the health gate)",
-		"halted: yes, by the health gate at 2026-11-30T17:00:30Z: 2 reached nodes unhealthy, more than the 1 allowed",
-		"unhealthy node worker-0: Ready=False since 17:00:10",
-		"unhealthy node worker-2: 4 evictPodSuccess Events, at most 3 allowed",
-		"resume: kubectl nodeslo rollout resume (the unhealthy nodes above are tolerated from then on)",
-		"undo: kubectl nodeslo rollout undo (puts the previous revision back)",
-	}, "\n") + "\n"
+}
+
+func TestRolloutStatusMidRollout(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	c := statusCluster(t, data, inForce(4, statusData(50, false), nil), inForce(5, data, &s))
+	out, err := followStatus(t, c, false)
+	expectPending(t, err)
+	golden(t, "rollout-status-progressing.txt", out)
+}
+
+func TestRolloutStatusPausedCanaryPending(t *testing.T) {
+	data := statusData(40, true)
+	s := midRollout(data)
+	s.Phase, s.Paused, s.Step, s.Reached, s.Pending, s.CanariesPending, s.NextStep =
+		rollout.PhasePaused, true, 0, 0, 5, 1, time.Time{}
+	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectPending(t, err)
+	expectLines(t, out, "step 0 of 3", "reached: 0 of 5 nodes", "pending: 5 nodes (1 canaries)",
+		"paused: yes (paused: true)")
+	if strings.Contains(out, "next step") {
+		t.Errorf("a paused rollout has no next step:\n%s", out)
+	}
+}
+
+func TestRolloutStatusCompleteExitsZero(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
+		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
+	for _, watch := range []bool{false, true} {
+		out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), watch)
+		if err != nil {
+			t.Errorf("watch %t: %v", watch, err)
+		}
+		expectLines(t, out, "step 3 of 3", "reached: 5 of 5 nodes", "pending: 0 nodes (0 canaries)",
+			"complete: every node has the configuration in force, since 2026-11-30T17:02:00Z")
+	}
+}
+
+// The step's writes have not all landed: no time can be given yet. The
+// last step taken: completion follows its writes.
+func TestRolloutStatusAwaitingWrites(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	s.NextStep, s.AwaitingWrites = time.Time{}, true
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectLines(t, out, "next step: an interval after the NodeSLOs of step 2 are all written (some are not yet)\n")
+
+	s.AwaitingWrites, s.Step, s.Reached, s.Pending = false, 3, 5, 0
+	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectPending(t, err)
+	expectLines(t, out, "complete: once the NodeSLOs of the last step are written\n")
+}
+
+// The ConfigMap changed, and the controller has not decided on it yet:
+// the status on the revision in force is about the previous
+// configuration. --watch waits until the controller takes it up.
+func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
+	data, previous := statusData(30, false), statusData(40, false)
+	s := midRollout(previous)
+	c := statusCluster(t, data, inForce(1, previous, &s))
+	out, err := followStatus(t, c, false)
+	expectPending(t, err)
+	want := fmt.Sprintf("configuration %s: the controller has not taken up this configuration yet; "+
+		"in force: configuration %s (revision 1)\n",
+		rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()), rollout.ShortTarget(s.Fingerprint))
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
+
+	done := midRollout(data)
+	done.Phase, done.Completed = rollout.PhaseCompleted, stepAt
+	taken := inForce(2, data, &done)
+	reader := &takeUpAfterReads{Client: c, t: t, after: 3, revision: taken}
+	out, err = followStatus(t, reader, true)
+	if err != nil {
+		t.Fatalf("--watch: %v", err)
+	}
+	before, after, found := strings.Cut(out, "\n---\n")
+	if !found || reader.reads < 3 {
+		t.Fatalf("--watch printed one status only, or ended before the controller took it up:\n%s", out)
+	}
+	expectLines(t, before, "has not taken up this configuration yet")
+	expectLines(t, after, "complete: every node", "updated: 2026-11-30T17:00:00Z (the controller's status on revision 2)")
+}
+
+// takeUpAfterReads stands for the controller: at the after-th read of the
+// ConfigMap, it records revision.
+type takeUpAfterReads struct {
+	client.Client
+	t        *testing.T
+	after    int
+	reads    int
+	revision rollout.Revision
+}
+
+func (r *takeUpAfterReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
+	opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.ConfigMap); ok {
+		if r.reads++; r.reads == r.after {
+			if err := r.Create(ctx, r.revision.Object(statusKey)); err != nil {
+				r.t.Fatal(err)
+			}
+		}
+	}
+	return r.Client.Get(ctx, key, obj, opts...)
+}
+
+// An invalid key of the configuration keeps its last good value, which the
+// revision in force holds: the status is about this ConfigMap.
+func TestRolloutStatusAnInvalidKeyKeepsTheRevisionsValue(t *testing.T) {
+	good := statusData(40, false)
+	data := statusData(40, false)
+	data[string(sloconfig.KeyResourceThreshold)] = `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`
+	s := midRollout(good)
+	s.Fingerprint = sloconfig.Load(data, sloconfig.Load(good, nil)).Fingerprint()
+	rev := inForce(1, good, &s)
+	rev.Fingerprint = s.Fingerprint
+	out, _ := followStatus(t, statusCluster(t, data, rev), false)
+	expectLines(t, out, "step 2 of 3", "reached: 3 of 5 nodes")
+	if strings.Contains(out, "not taken up") {
+		t.Errorf("the controller took this configuration up:\n%s", out)
+	}
+}
+
+func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
+	data := statusData(40, false)
+	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
+	s := midRollout(data)
+	s.Phase, s.KeyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
+	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectPending(t, err)
+	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep",
+		"2 steps taken, started 2026-11-30T16:00:00Z; held until the rollout key is valid",
+		"pending: 2 nodes", "paused: yes (the rollout key is invalid)")
+	if strings.Contains(out, "next step") || strings.Contains(out, "of 0") {
+		t.Errorf("an invalid key has no schedule:\n%s", out)
+	}
+}
+
+// `rollout pause` wrote the key; until the controller decides on it, the
+// status is the one before, and says the key changed since.
+func TestRolloutStatusKeyChangedSince(t *testing.T) {
+	s := midRollout(statusData(40, false))
+	out, _ := followStatus(t, statusCluster(t, statusData(40, true), inForce(1, statusData(40, false), &s)), false)
+	expectLines(t, out, "paused: no\n",
+		"rollout key: changed since this status; the controller has not taken the change up yet\n")
+	out, _ = followStatus(t, statusCluster(t, statusData(40, false), inForce(1, statusData(40, false), &s)), false)
+	if strings.Contains(out, "rollout key:") {
+		t.Errorf("the key did not change:\n%s", out)
+	}
+}
+
+func TestRolloutStatusWithoutARolloutKey(t *testing.T) {
+	data := statusData(40, false)
+	delete(data, string(sloconfig.KeyRollout))
+	s := rollout.Status{Fingerprint: sloconfig.Load(data, nil).Fingerprint(), Phase: rollout.PhaseAllAtOnce,
+		Updated: stepAt}
+	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	if err != nil {
+		t.Errorf("nothing to wait for: %v", err)
+	}
+	want := "no rollout key (nodeslo-rollout-config): every change reaches every node at once\n" +
+		"configuration " + rollout.ShortTarget(s.Fingerprint) + ": put in force for every node at once\n" +
+		"updated: 2026-11-30T17:00:00Z (the controller's status on revision 1)\n"
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// A deleted ConfigMap is reset to the defaults under the key it had: the
+// status of that rollout is the defaults', and no key is said to differ.
+func TestRolloutStatusOfADeletedConfigMap(t *testing.T) {
+	s := midRollout(nil)
+	s.RolloutKey = keyOf(statusData(40, false))
+	out, _ := followStatus(t, statusCluster(t, nil, inForce(1, statusData(40, false), nil), inForce(2, nil, &s)), false)
+	expectLines(t, out, "step 2 of 3", "(the controller's status on revision 2)")
+	if strings.Contains(out, "not taken up") || strings.Contains(out, "rollout key:") {
+		t.Errorf("the reset is the configuration in force:\n%s", out)
+	}
+}
+
+func TestRolloutStatusWithoutAStatus(t *testing.T) {
+	data := statusData(40, false)
+	for name, tc := range map[string]struct {
+		revisions []rollout.Revision
+		want      string
+	}{
+		"no history": {nil, "ConfigMap koordinator-system/slo-controller-config has no revision history yet: " +
+			"the controller has not put a configuration in force (is it running?)\n"},
+		"a revision without a status": {[]rollout.Revision{inForce(3, data, nil)}, "configuration " +
+			rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()) + ": revision 3, in force, " +
+			"has no rollout status yet (the controller has not decided on it, or is of a version that does not publish one)\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := followStatus(t, statusCluster(t, data, tc.revisions...), false)
+			expectPending(t, err)
+			if out != tc.want {
+				t.Errorf("output:\n%s\nwant:\n%s", out, tc.want)
+			}
+		})
+	}
+}
+
+func TestRolloutStatusUnreadable(t *testing.T) {
+	data := statusData(40, false)
+	rev := inForce(2, data, nil)
+	rev.Status = `{"fingerprint": 7}`
+	_, err := followStatus(t, statusCluster(t, data, rev), false)
+	var exit exitError
+	if err == nil || errors.As(err, &exit) || !strings.Contains(err.Error(),
+		"revision 2 of ConfigMap koordinator-system/slo-controller-config (ControllerRevision slo-controller-config-r2): "+
+			"annotation nodeslo.koordinator.sh/rollout-status is not a rollout status") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestRolloutStatusHaltedByTheGate(t *testing.T) {
+	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
+	s := halted(data, "1", twoUnhealthy)
+	out, err := followStatus(t, statusCluster(t, data, inForce(7, data, &s)), false)
+	expectPending(t, err)
+	// docs/kubectl-nodeslo.md#a-rollout-the-health-gate-halted shows this output.
+	golden(t, "rollout-status-halted.txt", out)
 }
 
 // A second halt after a resume counts only the nodes beyond those the
 // resume tolerated, as the controller does, and lists every one.
 func TestRolloutStatusHaltedAgainAfterAResume(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	rec := haltedRecord(data, true, map[string]string{"worker-0": "Ready=False since 17:00:10",
-		worker1: "Ready=False since 17:20:00", "worker-2": "Ready=False since 17:21:00"})
-	rec.Health.Tolerated = 1
-	out, _ := followStatus(t, statusCluster(t, data, 3, rec), false)
+	s := halted(data, "1", map[string]string{worker0: "Ready=False since 17:00:10",
+		worker1: "Ready=False since 17:20:00", worker2: "Ready=False since 17:21:00"})
+	s.Health.Tolerated = 1
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
 	expectLines(t, out, "2 reached nodes unhealthy beyond the 1 a resume tolerated, more than the 1 allowed\n",
 		"unhealthy node worker-0:", "unhealthy node worker-1:", "unhealthy node worker-2:")
 }
 
 func TestRolloutStatusHaltedAndPausedSaysBoth(t *testing.T) {
 	data := gateData(true, `{"maxUnhealthyNodes": 1}`)
-	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, true, twoUnhealthy)), false)
+	s := halted(data, "1", twoUnhealthy)
+	s.Paused = true
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
 	expectLines(t, out, "paused: yes (halted by the health gate; paused: true)\n", "halted: yes")
 }
 
-// A percent is resolved over the nodes reached, as the controller resolves
-// it over the nodes it judged: 10% of 3 allows none.
+// A percent says what it is a percent of: the nodes the gate judged at the
+// halt, as the status holds them.
 func TestRolloutStatusHaltedUnderAPercent(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": "10%", "onUnhealthy": "revert"}`)
-	rec := haltedRecord(data, true, map[string]string{worker1: "MemoryPressure=True since 17:00:20"})
-	rec.Health.Revert = true
-	out, _ := followStatus(t, statusCluster(t, data, 3, rec), false)
+	s := halted(data, "10%", map[string]string{worker1: "MemoryPressure=True since 17:00:20"})
+	s.Health.Allowed = 0
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
 	expectLines(t, out,
 		"; onUnhealthy revert\n",
 		"halted: yes, by the health gate at 2026-11-30T17:00:30Z: 1 reached node unhealthy, "+
@@ -228,74 +435,57 @@ func TestRolloutStatusHaltedUnderAPercent(t *testing.T) {
 	}
 }
 
+// A halt the status does not know the allowance of (recorded by an older
+// controller) still says it halted.
+func TestRolloutStatusHaltedAllowanceUnknown(t *testing.T) {
+	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
+	s := halted(data, "1", twoUnhealthy)
+	s.Health.Allowed = -1
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectLines(t, out, "2 reached nodes unhealthy, more than the gate allowed\n")
+}
+
 // A halt after the last node was reached (within the soak) is not a
 // completed rollout: without --watch the exit status says so, and --watch
-// goes on until a resume lifts the halt.
+// goes on until a resume lifts the halt and the rollout completes.
 func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	halted := haltedRecord(data, true, twoUnhealthy)
-	halted.Steps, halted.Done, halted.DoneAt = 3, true, halted.StepAt
-	c := statusCluster(t, data, 5, halted)
+	s := halted(data, "1", twoUnhealthy)
+	s.Step, s.Reached, s.Pending, s.Completed = 3, 5, 0, stepAt
+	c := statusCluster(t, data, inForce(1, data, &s))
 	out, err := followStatus(t, c, false)
-	var exit exitError
-	if !errors.As(err, &exit) || exit.code != ExitPending {
-		t.Errorf("error %v, want exit status %d", err, ExitPending)
-	}
+	expectPending(t, err)
 	expectLines(t, out, "pending: 0 nodes", "halted: yes")
 	if strings.Contains(out, "complete:") {
 		t.Errorf("a halted rollout says it is complete:\n%s", out)
 	}
 
-	resumed := halted
-	resumed.Health = &rollout.HealthRecord{Unhealthy: twoUnhealthy, Tolerated: 2}
-	reader := &resumeAfterReads{Reader: c, t: t, after: 3, record: resumed}
+	resumed := s
+	resumed.Phase, resumed.Updated = rollout.PhaseCompleted, stepAt.Add(time.Minute)
+	health := *s.Health
+	health.HaltedAt, health.HaltedKey, health.Tolerated = time.Time{}, "", 2
+	resumed.Health = &health
+	next := inForce(2, data, &resumed)
+	reader := &takeUpAfterReads{Client: c, t: t, after: 3, revision: next}
 	out, err = followStatus(t, reader, true)
 	if err != nil {
 		t.Fatalf("--watch after the resume: %v", err)
 	}
-	if reader.reads < 3 {
-		t.Errorf("--watch ended after %d reads of the ConfigMap, before the resume", reader.reads)
-	}
 	halt, after, found := strings.Cut(out, "\n---\n")
-	if !found {
-		t.Fatalf("--watch printed one status only:\n%s", out)
+	if !found || reader.reads < 3 {
+		t.Fatalf("--watch ended before the resume:\n%s", out)
 	}
 	expectLines(t, halt, "halted: yes")
 	expectLines(t, after, "paused: no", "unhealthy: 2 reached nodes, 2 of them tolerated by a resume; "+
-		"beyond those, the gate halts on more than the 1 allowed\n", "complete: all 5 nodes")
-}
-
-// resumeAfterReads stands for the controller resuming a halted rollout: at
-// the after-th read of the ConfigMap, its record becomes record.
-type resumeAfterReads struct {
-	client.Reader
-	t      *testing.T
-	after  int
-	reads  int
-	record rollout.Record
-}
-
-func (r *resumeAfterReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
-	opts ...client.GetOption) error {
-	if _, ok := obj.(*corev1.ConfigMap); ok {
-		if r.reads++; r.reads == r.after {
-			cm := &corev1.ConfigMap{}
-			if err := r.Reader.Get(ctx, key, cm); err != nil {
-				r.t.Fatal(err)
-			}
-			cm.Annotations[rollout.RecordAnnotation] = r.record.Encode()
-			if err := r.Reader.(client.Client).Update(ctx, cm); err != nil {
-				r.t.Fatal(err)
-			}
-		}
-	}
-	return r.Reader.Get(ctx, key, obj, opts...)
+		"beyond those, the gate halts on more than the 1 allowed\n", "complete: every node")
 }
 
 func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	rec := haltedRecord(data, false, map[string]string{worker1: "Ready=Unknown since 17:00:05"})
-	out, _ := followStatus(t, statusCluster(t, data, 3, rec), false)
+	s := halted(data, "1", map[string]string{worker1: "Ready=Unknown since 17:00:05"})
+	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, stepAt.Add(time.Minute),
+		time.Time{}, ""
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
 	expectLines(t, out, "paused: no\n",
 		"unhealthy: 1 reached node; the gate halts on more than the 1 allowed\n",
 		"unhealthy node worker-1: Ready=Unknown since 17:00:05\n",
@@ -314,20 +504,26 @@ func TestRolloutStatusResumeUnderWay(t *testing.T) {
 	halt := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	data[string(sloconfig.KeyRollout)] += "\n"
-	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(halt, true, twoUnhealthy)), false)
+	s := halted(halt, "1", twoUnhealthy)
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, halt, &s)), false)
 	expectLines(t, out, "paused: yes (halted by the health gate)", "halted: yes", "resume: under way")
-	if strings.Contains(out, "resume: kubectl") {
-		t.Errorf("a resume under way asks for a resume:\n%s", out)
+	for _, absent := range []string{"resume: kubectl", "rollout key:"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("a resume under way says %q:\n%s", absent, out)
+		}
 	}
 }
 
 // A key without a gate prints no gate line; the verdicts of a gate the key
-// no longer has are still listed.
-func TestRolloutStatusGateRemoved(t *testing.T) {
+// no longer has are still listed. Verdicts the status left out are counted.
+func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 	data := statusData(40, false)
-	out, _ := followStatus(t, statusCluster(t, data, 3, haltedRecord(data, false, twoUnhealthy)), false)
-	expectLines(t, out, "unhealthy: 2 reached nodes, judged by a health gate the rollout key no longer has",
-		"unhealthy node worker-0", "paused: no")
+	s := halted(data, "", twoUnhealthy)
+	s.Phase, s.Health.HaltedAt, s.Health.Unhealthy, s.Health.Omitted = rollout.PhaseProgressing, time.Time{}, 52, 50
+	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectLines(t, out, "unhealthy: 52 reached nodes, judged by a health gate the rollout key no longer has",
+		"unhealthy node worker-0", "unhealthy nodes not listed: 50 more (the status lists the first 2 by name)\n",
+		"paused: no")
 	if strings.Contains(out, "health gate:") {
 		t.Errorf("a key without a gate shows one:\n%s", out)
 	}

@@ -58,13 +58,19 @@ type Decision struct {
 	// Write lists the nodes whose NodeSLO the controller writes now: the
 	// pending nodes reached, new nodes and Immediate ones.
 	Write []string
-	// Held lists the pending nodes that keep their stored NodeSLO for now.
-	Held []string
+	// Held lists the pending nodes that keep their stored NodeSLO for now,
+	// canaries first; HeldCanaries counts the canaries among them.
+	Held         []string
+	HeldCanaries int
 	// Reached counts the nodes pending at the start that are reached (done,
 	// or in Write).
 	Reached int
-	// Step is the number of steps taken, of Steps; StepSize is the batch size.
+	// Step is the number of steps taken, of Steps; StepSize is the batch
+	// size. Steps and StepSize are zero while the key is invalid.
 	Step, Steps, StepSize int
+	// Incomplete reports that the step taken last is not complete (some of
+	// its nodes do not store the target yet): the next step waits for it.
+	Incomplete bool
 	// NextStep is when to decide again; zero when no time-driven progress
 	// is waiting (no rollout, paused, done): a ConfigMap change wakes the
 	// controller then.
@@ -118,13 +124,20 @@ func Decide(in Input) Decision {
 		if !rec.Done {
 			rec.Done, rec.DoneAt = true, in.Now
 		}
+		d.Step = rec.Steps
+		if policy != nil {
+			s := NewSchedule(policy, *rec)
+			d.Steps, d.StepSize = s.Steps(), s.StepSize
+		}
 		d.Reached = rec.Pending
 		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
 	d.Paused = Paused(in.Rollout) || d.Halted
 	if policy == nil {
+		d.Step = rec.Steps
 		d.Held = append(order(canaries, in.Target), order(pending, in.Target)...)
+		d.HeldCanaries = len(canaries)
 		d.Reached = max(rec.Pending-len(d.Held), 0)
 		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
@@ -133,6 +146,7 @@ func Decide(in Input) Decision {
 	d.Steps, d.StepSize = s.Steps(), s.StepSize
 	reachedBatch := max(s.Pending-s.Canaries-len(pending), 0)
 	complete := reachedBatch >= s.BatchQuota(rec.Steps) && (rec.Steps == 0 || len(canaries) == 0)
+	d.Incomplete = !complete
 	switch {
 	case d.Paused:
 	case !complete:
@@ -192,6 +206,7 @@ func (d *Decision) reach(s Schedule, canaries, pending []string, reachedBatch in
 	canaries, pending = order(canaries, target), order(pending, target)
 	if d.Paused || d.Step == 0 {
 		d.Held = append(canaries, pending...)
+		d.HeldCanaries = len(canaries)
 		return
 	}
 	d.Write = append(d.Write, canaries...)

@@ -11,8 +11,10 @@
 // change to persist, the Gate of held nodes to publish, the nodes to
 // release, the Events and the metric Figures); memory.go is what the
 // controller keeps between two plans (the gate, the echo of its own record
-// write). The controller persists and publishes the Plan; nothing here
-// reads or writes the cluster.
+// write); status.go is the Status a plan leaves, which the controller sets
+// on the revision in force for `kubectl nodeslo rollout status` to print.
+// The controller persists and publishes the Plan; nothing here reads or
+// writes the cluster.
 //
 // The state lives in the cluster, never in memory alone:
 //

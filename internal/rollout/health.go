@@ -40,6 +40,11 @@ type HealthRecord struct {
 	HaltedAt  time.Time `json:"haltedAt,omitzero"`
 	HaltedKey string    `json:"haltedKey,omitempty"`
 	Revert    bool      `json:"revert,omitempty"`
+	// Judged is how many reached nodes the gate judged when it halted, and
+	// Allowed how many unhealthy ones it allowed of them (a record written
+	// before these were kept has Judged zero: a halt judged at least one).
+	Judged  int `json:"judged,omitempty"`
+	Allowed int `json:"allowed,omitempty"`
 }
 
 // Halted reports whether the gate halted the rollout.
@@ -170,6 +175,7 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 		// Resumed: the verdicts known stay, and are tolerated.
 		next := *h
 		next.HaltedAt, next.HaltedKey, next.Revert, next.Tolerated = time.Time{}, "", false, len(h.Unhealthy)
+		next.Judged, next.Allowed = 0, 0
 		h = &next
 	}
 	if gateWatches(policy, *rec, in.Now) && len(in.Health.Unhealthy) > 0 {
@@ -191,6 +197,7 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 		allowed = gate.MaxUnhealthy(in.Health.Judged)
 		if !h.Halted() && len(h.Unhealthy)-h.Tolerated > allowed {
 			h.HaltedAt, h.HaltedKey, h.Revert = in.Now, in.RolloutKey, gate.Revert
+			h.Judged, h.Allowed = in.Health.Judged, allowed
 			haltedNow = true
 		}
 	}

@@ -62,8 +62,9 @@ type RecordChange struct {
 // Plan is what the config-cache controller does about the rollout in one
 // reconcile: persist RecordChange (when not nil), then publish Gate with the
 // configuration, enqueue Release, report Figures (when not nil) and Events,
-// and decide again at NextAt (zero: only on a ConfigMap change). When the
-// record cannot be persisted, Unpersisted is what to do instead.
+// set Status (when not nil) on the revision in force, and decide again at
+// NextAt (zero: only on a ConfigMap change). When the record cannot be
+// persisted, Unpersisted is what to do instead.
 type Plan struct {
 	RecordChange *RecordChange
 	Gate         *Gate
@@ -73,6 +74,9 @@ type Plan struct {
 	NextAt  time.Time
 	Figures *Figures
 	Events  []Event
+	// Status is where the rollout stands, for the StatusAnnotation of the
+	// revision in force; nil when this plan decided nothing.
+	Status *Status
 	// Revert is set while a rollout the health gate halted under
 	// onUnhealthy "revert" still has its configuration in force: the
 	// controller writes the previous revision back into the ConfigMap.
@@ -110,13 +114,14 @@ func (m Memory) Plan(in PlanInput) Plan {
 	case !in.Rollout.Present && !in.HasRecord:
 		// No rollout: a gate left from one that ended goes, its nodes released.
 		if m.gate == nil {
-			return Plan{memory: m}
+			return Plan{memory: m, Status: allAtOnceStatus(in.Config, in.Now)}
 		}
-		return Plan{Release: m.gate.names(), Figures: &Figures{}}
+		return Plan{Release: m.gate.names(), Figures: &Figures{}, Status: allAtOnceStatus(in.Config, in.Now)}
 	case !in.Rollout.Present:
 		// The key is gone: every change reaches every node at once, and the
 		// record of a rollout that no longer exists is removed.
-		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{}}
+		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{},
+			Status: allAtOnceStatus(in.Config, in.Now)}
 	}
 	rec, recordProblem := ParseRecord(in.Record)
 	nodes, held := describe(in, m.gate)
@@ -149,6 +154,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		},
 		Revert:        revertOf(d.Record),
 		Events:        events,
+		Status:        statusOf(in.Rollout, d, in.RolloutKey, in.Now),
 		RecordProblem: recordProblem,
 		memory:        mem,
 		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
@@ -180,15 +186,10 @@ func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
 	return nodes, held
 }
 
-// Nodes describes observed nodes as Decide sees them, none Immediate:
+// nodesOf describes observed nodes as Decide sees them, none Immediate:
 // whether each has a NodeSLO, whether it differs from what cfg resolves
-// for the node, and whether policy (nil: none) takes it for a canary.
-func Nodes(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed) []Node {
-	return nodesOf(cfg, policy, observed, nil)
-}
-
-// nodesOf is Nodes where a stored spec lacking only the dropped fields
-// does not differ.
+// for the node (a stored spec lacking only the dropped fields does not),
+// and whether policy (nil: none) takes it for a canary.
 func nodesOf(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed, dropped []string) []Node {
 	nodes := make([]Node, len(observed))
 	for i, o := range observed {

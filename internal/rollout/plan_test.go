@@ -137,7 +137,7 @@ func TestNodesCompareAStoredDigestAsTheSpecItStandsFor(t *testing.T) {
 		"no NodeSLO":             {Observed{Node: node}, false, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := Nodes(cfg, nil, []Observed{tt.observed})[0]
+			got := nodesOf(cfg, nil, []Observed{tt.observed}, nil)[0]
 			if got.Stored != tt.stored || got.Differs != tt.differs {
 				t.Errorf("stored %v differs %v, want %v %v", got.Stored, got.Differs, tt.stored, tt.differs)
 			}

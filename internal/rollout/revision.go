@@ -87,6 +87,9 @@ type Revision struct {
 	// Reached is the number of pending nodes its rollout had reached when
 	// the outcome was last set; -1 when not counted (all at once).
 	Reached int
+	// Status is the value of its StatusAnnotation ("": none), kept
+	// current while it is the revision in force (DecodeStatus reads it).
+	Status string
 }
 
 // revisionData is the JSON of a ControllerRevision's data.
@@ -129,6 +132,9 @@ func (r Revision) annotations() map[string]string {
 	if r.RolloutKey != "" {
 		a[rolloutKeyAnnotation] = r.RolloutKey
 	}
+	if r.Status != "" {
+		a[StatusAnnotation] = r.Status
+	}
 	maps.Copy(a, OutcomeAnnotations(r.Outcome, r.Reached))
 	return a
 }
@@ -155,7 +161,7 @@ func RevisionOf(cr *appsv1.ControllerRevision) (Revision, error) {
 		Fingerprint: a[fingerprintAnnotation], Data: d.Data,
 		ConfigMapVersion: a[configMapVersionAnnotation], ChangedBy: a[changedByAnnotation],
 		ChangeCause: a[ChangeCauseAnnotation], RolloutKey: a[rolloutKeyAnnotation],
-		Outcome: Outcome(a[outcomeAnnotation]), Reached: -1,
+		Outcome: Outcome(a[outcomeAnnotation]), Reached: -1, Status: a[StatusAnnotation],
 	}
 	if v, err := strconv.Atoi(a[reachedAnnotation]); err == nil {
 		r.Reached = v
@@ -192,11 +198,22 @@ type HistoryChange struct {
 	Delete   []string
 }
 
-// OutcomeChange sets the outcome of the ControllerRevision Name.
+// OutcomeChange sets the outcome of the ControllerRevision Name, and its
+// StatusAnnotation to Status when that is not empty.
 type OutcomeChange struct {
 	Name    string
 	Outcome Outcome
 	Reached int
+	Status  string
+}
+
+// Annotations are the annotations to patch onto the revision.
+func (c OutcomeChange) Annotations() map[string]string {
+	a := OutcomeAnnotations(c.Outcome, c.Reached)
+	if c.Status != "" {
+		a[StatusAnnotation] = c.Status
+	}
+	return a
 }
 
 // Empty reports whether nothing needs writing.

@@ -1,0 +1,257 @@
+package rollout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// StatusAnnotation on the revision in force (its ControllerRevision) holds
+// a Status as JSON: where the rollout of that configuration stands, as the
+// controller's last decision left it (docs/rollout.md#the-status-annotation).
+// The controller writes it only when what it says changes; `kubectl nodeslo
+// rollout status` prints it as it is.
+const StatusAnnotation = annotationPrefix + "rollout-status"
+
+// Phase is where a rollout stands, in one word.
+type Phase string
+
+const (
+	// PhaseProgressing: pending nodes are reached step by step.
+	PhaseProgressing Phase = "Progressing"
+	// PhasePaused: the pending nodes wait, for "paused": true or for an
+	// invalid rollout key (KeyInvalid).
+	PhasePaused Phase = "Paused"
+	// PhaseHalted: the health gate halted the rollout; it waits for a
+	// resume or an undo, or is being reverted.
+	PhaseHalted Phase = "Halted"
+	// PhaseCompleted: no node is pending any more.
+	PhaseCompleted Phase = "Completed"
+	// PhaseAllAtOnce: no rollout key; every node got the configuration at once.
+	PhaseAllAtOnce Phase = "AllAtOnce"
+)
+
+// Bounds of a Status, so that its annotation stays small whatever the size
+// of the fleet or of the rollout key: at most maxStatusNodes unhealthy
+// nodes are listed (the rest counted), each signal and the gate's settings
+// are cut to a length. With node names of 253 bytes the value stays under
+// 32 KiB.
+const (
+	maxStatusNodes  = 50
+	maxStatusSignal = 200
+	maxStatusGate   = 512
+)
+
+// Status is where the rollout of the configuration in force stands. The
+// counts are those of the decision that produced it; nothing in it is
+// estimated by its reader.
+type Status struct {
+	// Fingerprint is the configuration rolled out (sloconfig.Config.Fingerprint).
+	Fingerprint string `json:"fingerprint"`
+	// RolloutKey is a fingerprint (KeyFingerprint) of the rollout key the
+	// decision was taken under; empty without a key.
+	RolloutKey string `json:"rolloutKey,omitempty"`
+	Phase      Phase  `json:"phase"`
+	// Started is when the rollout started, Completed when no node was
+	// pending any more (zero: not yet).
+	Started   time.Time `json:"started,omitzero"`
+	Completed time.Time `json:"completed,omitzero"`
+	// Step is the number of steps taken (the canary step included), of
+	// Steps, each reaching StepSize nodes (the canary step: every canary).
+	// Steps and StepSize are zero while the rollout key is invalid.
+	Step     int `json:"step"`
+	Steps    int `json:"steps"`
+	StepSize int `json:"stepSize"`
+	// Reached counts the nodes reached of PendingAtStart, the nodes pending
+	// when the rollout started.
+	Reached        int `json:"reached"`
+	PendingAtStart int `json:"pendingAtStart"`
+	// Pending counts the nodes held on their stored NodeSLO now,
+	// CanariesPending the canaries among them.
+	Pending         int `json:"pending"`
+	CanariesPending int `json:"canariesPending"`
+	// Paused: the key says "paused": true. KeyInvalid: the key is invalid,
+	// which holds every rollout too.
+	Paused     bool `json:"paused"`
+	KeyInvalid bool `json:"keyInvalid,omitempty"`
+	// NextStep is when the next step is due (zero: none is scheduled:
+	// paused, halted, complete, the last step taken, or AwaitingWrites).
+	NextStep time.Time `json:"nextStep,omitzero"`
+	// AwaitingWrites: some nodes of the step taken last do not store the
+	// configuration yet; the next step waits an interval after they all do.
+	AwaitingWrites bool `json:"awaitingWrites,omitempty"`
+	// Health is the health gate's part (nil: no gate and no verdicts).
+	Health *StatusHealth `json:"health,omitempty"`
+	// Updated is when the controller decided this status. The status is
+	// written only when something else in it changes, so this is when it
+	// last changed.
+	Updated time.Time `json:"updated"`
+}
+
+// StatusHealth is what the rollout key's health gate judged of the rollout
+// (docs/rollout.md#health-gates).
+type StatusHealth struct {
+	// Gate is the gate's settings, on one line with the key's field names
+	// ("": the key has no gate any more, but verdicts of one remain).
+	Gate string `json:"gate,omitempty"`
+	// MaxUnhealthyNodes is the gate's setting as written: a count or a percent.
+	MaxUnhealthyNodes string `json:"maxUnhealthyNodes,omitempty"`
+	// Allowed is how many unhealthy nodes the gate allows of AllowedOf
+	// reached nodes: at a halt, as the gate decided over the nodes it
+	// judged then; otherwise over the nodes reached now. -1 when not known
+	// (the key has no gate any more, or the halt was recorded by a version
+	// of the controller that did not keep it).
+	Allowed   int `json:"allowed"`
+	AllowedOf int `json:"allowedOf"`
+	// Unhealthy counts the reached nodes judged unhealthy (the rollout
+	// record keeps at most 200 verdicts), Tolerated those of them a resume
+	// accepted. Nodes lists the first of them by name, at most 50, and
+	// Omitted counts those left out.
+	Unhealthy int             `json:"unhealthy"`
+	Tolerated int             `json:"tolerated,omitempty"`
+	Nodes     []UnhealthyNode `json:"nodes,omitempty"`
+	Omitted   int             `json:"omitted,omitempty"`
+	// HaltedAt is when the gate halted the rollout (zero: not halted),
+	// HaltedKey a fingerprint of the rollout key then (a change of the key
+	// that leaves it unpaused resumes); Revert: onUnhealthy is revert.
+	HaltedAt  time.Time `json:"haltedAt,omitzero"`
+	HaltedKey string    `json:"haltedKey,omitempty"`
+	Revert    bool      `json:"revert,omitempty"`
+}
+
+// UnhealthyNode is a reached node the gate judged unhealthy, and why.
+type UnhealthyNode struct {
+	Name   string `json:"name"`
+	Signal string `json:"signal"`
+}
+
+// Halted reports whether the health gate holds the rollout.
+func (s Status) Halted() bool { return s.Phase == PhaseHalted }
+
+// Done reports whether nothing is left to wait for: the rollout completed
+// (and is not halted), or there is no rollout.
+func (s Status) Done() bool { return s.Phase == PhaseCompleted || s.Phase == PhaseAllAtOnce }
+
+// Encode renders s as the annotation's value.
+func (s Status) Encode() string {
+	// Strings, ints, bools, times and slices of them always marshal.
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// errNotStatus prefixes every error of DecodeStatus.
+var errNotStatus = errors.New("annotation " + StatusAnnotation + " is not a rollout status")
+
+// DecodeStatus reads an annotation value. It tolerates fields it does not
+// know (a newer controller's) and fields missing (taken as zero), but not a
+// value that is not JSON of the right types, or that names no
+// configuration or phase.
+func DecodeStatus(value string) (Status, error) {
+	var s Status
+	if err := json.Unmarshal([]byte(value), &s); err != nil {
+		return Status{}, fmt.Errorf("%w: %w", errNotStatus, err)
+	}
+	if s.Fingerprint == "" || s.Phase == "" {
+		return Status{}, fmt.Errorf("%w: it names no configuration fingerprint or no phase", errNotStatus)
+	}
+	return s, nil
+}
+
+// Differs reports whether s says something that the annotation value stored
+// ("": none) does not: any field but Updated counts, so time passing alone
+// never makes a status differ. A stored value that does not decode differs.
+func (s Status) Differs(stored string) bool {
+	old, err := DecodeStatus(stored)
+	if err != nil {
+		return true
+	}
+	old.Updated, s.Updated = time.Time{}, time.Time{}
+	return old.Encode() != s.Encode()
+}
+
+// statusOf is the status a decision under load leaves; rolloutKey is the
+// key's fingerprint, now the time of the decision. It takes every figure
+// from the decision and its record, and computes none again.
+func statusOf(load sloconfig.RolloutLoad, d Decision, rolloutKey string, now time.Time) *Status {
+	rec := d.Record
+	s := &Status{
+		Fingerprint: rec.Target, RolloutKey: rolloutKey, Phase: PhaseProgressing,
+		Started: rec.Started.UTC(), Completed: rec.DoneAt.UTC(),
+		Step: d.Step, Steps: d.Steps, StepSize: d.StepSize,
+		Reached: d.Reached, PendingAtStart: rec.Pending, Pending: len(d.Held), CanariesPending: d.HeldCanaries,
+		Paused: load.Policy != nil && load.Policy.Paused, KeyInvalid: load.Policy == nil,
+		Health:  healthStatus(load.Policy, rec.Health, d.Reached),
+		Updated: now.UTC(),
+	}
+	switch {
+	case d.Halted:
+		s.Phase = PhaseHalted
+	case rec.Done:
+		s.Phase = PhaseCompleted
+	case d.Paused:
+		s.Phase = PhasePaused
+	case d.Incomplete:
+		s.AwaitingWrites = true
+	case d.Step < d.Steps:
+		s.NextStep = d.NextStep.UTC()
+	}
+	return s
+}
+
+// allAtOnceStatus is the status of a configuration put in force without a
+// rollout key (nil without a configuration).
+func allAtOnceStatus(cfg *sloconfig.Config, now time.Time) *Status {
+	if cfg == nil {
+		return nil
+	}
+	return &Status{Fingerprint: cfg.Fingerprint(), Phase: PhaseAllAtOnce, Updated: now.UTC()}
+}
+
+// healthStatus is the health gate's part of a status: the gate of policy
+// (nil: none, or the key invalid) and its record h of the rollout, which
+// has reached nodes reached.
+func healthStatus(policy *sloconfig.RolloutPolicy, h *HealthRecord, reached int) *StatusHealth {
+	var gate *sloconfig.HealthGate
+	if policy != nil {
+		gate = policy.HealthGate
+	}
+	if gate == nil && h == nil {
+		return nil
+	}
+	out := &StatusHealth{Allowed: -1}
+	if gate != nil {
+		out.Gate = sloconfig.Shorten(gateSettings(gate), maxStatusGate)
+		out.MaxUnhealthyNodes = gate.MaxUnhealthyNodes.String()
+		out.Allowed, out.AllowedOf = gate.MaxUnhealthy(reached), reached
+	}
+	if h == nil {
+		return out
+	}
+	if h.Halted() {
+		out.HaltedAt, out.HaltedKey, out.Revert = h.HaltedAt.UTC(), h.HaltedKey, h.Revert
+		out.Allowed, out.AllowedOf = -1, 0
+		if h.Judged > 0 {
+			out.Allowed, out.AllowedOf = h.Allowed, h.Judged
+		}
+	}
+	out.Unhealthy, out.Tolerated = len(h.Unhealthy), h.Tolerated
+	names := h.UnhealthyNames()
+	for _, name := range names[:min(len(names), maxStatusNodes)] {
+		signal := sloconfig.Shorten(h.Unhealthy[name], maxStatusSignal)
+		out.Nodes = append(out.Nodes, UnhealthyNode{Name: name, Signal: signal})
+	}
+	out.Omitted = len(names) - len(out.Nodes)
+	return out
+}
+
+// gateSettings renders a health gate's settings on one line, with the
+// key's field names.
+func gateSettings(g *sloconfig.HealthGate) string {
+	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; evictions %s, maxPerNode %d; onUnhealthy %s",
+		g.MaxUnhealthyNodes.String(), strings.Join(g.ConditionNames(), ", "),
+		strings.Join(g.EvictionReasons, ", "), g.MaxEvictionsPerNode, g.OnUnhealthy())
+}
