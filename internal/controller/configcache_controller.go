@@ -41,18 +41,15 @@ const (
 // slo-controller-config ConfigMap and publishes what the NodeSLO
 // controller needs as one Snapshot: the configuration, the fields of it the
 // installed CRD drops, and, when the ConfigMap asks for a staged rollout,
-// the gate of the rollout it drives. Driving the rollout (plan, record,
-// history, revert) lives in the configcache_*.go files beside this one.
+// the gate of the rollout its rolloutDriver drives.
 //
 // It runs with one worker and reconciles one name, so its fields need no
 // lock, except the wake-up causes set by the sources.
 type ConfigCacheReconciler struct {
 	// reader reads the ConfigMap from the cache; apiReader past it when it
-	// carries a rollout; client lists Nodes and NodeSLOs from the cache and
-	// writes the record and the history.
+	// carries a rollout.
 	reader    client.Reader
 	apiReader client.Reader
-	client    client.Client
 	key       types.NamespacedName
 	snapshots *snapshots
 	recorder  events.EventRecorder
@@ -67,25 +64,12 @@ type ConfigCacheReconciler struct {
 	reported string
 	// skew finds the fields of the configuration the installed CRD drops.
 	skew *crdSkew
-
-	// rolloutMemory is what the last rollout plan left for the next.
-	rolloutMemory rollout.Memory
+	// rollout drives the staged rollout the ConfigMap asks for.
+	rollout *rolloutDriver
 	// heldNodeWritten and healthChanged say what woke this reconcile
-	// besides the ConfigMap: either has it plan the rollout again, even on
-	// the echo of its own record write.
+	// besides the ConfigMap: either has it decide the rollout again, even
+	// on the echo of its own record write.
 	heldNodeWritten, healthChanged atomic.Bool
-	// history is the revision in force as last written; a configuration
-	// not yet recorded (a failed write) is never skipped.
-	history revisionInForce
-	// orphan keeps the rollout while the ConfigMap does not exist
-	// (docs/rollout.md#the-configmap-deleted): the rollout key it had, and
-	// the record that has no ConfigMap to live on.
-	orphan orphanRollout
-	// health watches the nodes while a rollout key's health gate judges a
-	// rollout (docs/rollout.md#health-gates); revertRefused is the
-	// configuration whose revert was refused (and said so) last.
-	health        *healthWatch
-	revertRefused string
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.
@@ -138,7 +122,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	case skipUnchanged:
 		return ctrl.Result{}, nil
 	case skipOwnRecordWrite:
-		return r.requeueAt(earliest(r.rolloutMemory.NextAt(), r.skew.nextAt())), nil
+		return r.requeueAt(earliest(r.rollout.memory.NextAt(), r.skew.nextAt())), nil
 	}
 	cfg := r.load(ctx, read)
 	dropped, probeErr := r.skew.droppedFor(ctx, cfg.cfg, reportOn(read), now)
@@ -146,23 +130,38 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		// Published with what is known; digests still decide (storedslo).
 		logf.FromContext(ctx).Info("Cannot dry-run the configuration; trying again later", "error", probeErr.Error())
 	}
-	plan, err := r.planRollout(ctx, read, cfg.cfg, dropped, now)
+	plan, err := r.rollout.plan(ctx, read, cfg.cfg, dropped, now)
 	if err != nil {
-		r.publish(ctx, read, cfg, dropped, r.rolloutMemory.Ungated())
+		r.publish(ctx, read, cfg, dropped, r.rollout.memory.Ungated())
 		return ctrl.Result{}, err
 	}
-	plan, persistErr := r.persistRecord(ctx, read.cm, plan)
+	plan, persistErr := r.rollout.persistRecord(ctx, read.cm, plan)
+	if read.exists && read.cm.ResourceVersion != read.version && r.loadedVersion == read.version {
+		// Only the record annotation changed: the configuration loaded still stands.
+		r.loadedVersion = read.cm.ResourceVersion
+	}
 	r.publish(ctx, read, cfg, dropped, plan)
 	if persistErr != nil {
 		return ctrl.Result{}, persistErr
 	}
-	if err := r.keepHistory(ctx, read, cfg, plan.Figures, plan.Status); err != nil {
+	if err := r.rollout.keepHistory(ctx, read, cfg, plan.Figures, plan.Status); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.revert(ctx, read, plan.Revert); err != nil {
+	if err := r.rollout.revert(ctx, read, plan.Revert); err != nil {
 		return ctrl.Result{}, err
 	}
 	return r.requeueAt(earliest(plan.NextAt, r.skew.nextAt())), nil
+}
+
+// minRequeue keeps a next step already due from spinning the queue.
+const minRequeue = 100 * time.Millisecond
+
+// requeueAt asks to reconcile again at t (zero: no timed reconcile).
+func (r *ConfigCacheReconciler) requeueAt(t time.Time) ctrl.Result {
+	if t.IsZero() {
+		return ctrl.Result{}
+	}
+	return ctrl.Result{RequeueAfter: max(t.Sub(r.clock.Now()), minRequeue)}
 }
 
 // reportOn is the ConfigMap read, to record Events on; nil when it does not exist.
@@ -199,13 +198,13 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 		out.version = cm.ResourceVersion
 		out.rolloutRelevant = rollout.Relevant(cm.Data, cm.Annotations)
 		out.rolloutKey = cm.Data[string(sloconfig.KeyRollout)]
-	} else if out.rolloutKey, err = r.orphanRolloutKey(ctx); err != nil {
+	} else if out.rolloutKey, err = r.rollout.orphanRolloutKey(ctx); err != nil {
 		return configMapRead{}, err
 	}
 	if out.rolloutKey != "" || exists {
 		out.rollout = sloconfig.LoadRollout(rolloutData(cm.Data, out.rolloutKey, exists))
 	}
-	r.orphan.keep(out)
+	r.rollout.orphan.keep(out)
 	return out, nil
 }
 
@@ -233,11 +232,11 @@ func (r *ConfigCacheReconciler) readConfigMap(
 func (r *ConfigCacheReconciler) skipReason(read configMapRead, woken bool, now time.Time) skip {
 	cfg := r.snapshots.config()
 	switch {
-	case cfg == nil, r.history.fingerprint != cfg.Fingerprint(), r.skew.due(cfg, now):
+	case cfg == nil, r.rollout.history.fingerprint != cfg.Fingerprint(), r.skew.due(cfg, now):
 		return ""
-	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rolloutMemory.HoldsNodes():
+	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rollout.memory.HoldsNodes():
 		return skipUnchanged
-	case read.rolloutRelevant && !woken && r.rolloutMemory.Echo(read.version, now):
+	case read.rolloutRelevant && !woken && r.rollout.memory.Echo(read.version, now):
 		return skipOwnRecordWrite
 	}
 	return ""
@@ -273,45 +272,6 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 	return loaded{cfg: cfg, changed: changed}
 }
 
-// planRollout plans the staged rollout (internal/rollout) over every node,
-// from the manager's caches, when the ConfigMap asks for one; the one place
-// where a rollout decision is taken (docs/rollout.md#where-the-decision-runs).
-func (r *ConfigCacheReconciler) planRollout(
-	ctx context.Context, read configMapRead, cfg *sloconfig.Config, dropped []string, now time.Time,
-) (rollout.Plan, error) {
-	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
-	if !hasRecord && r.orphan.record != "" {
-		// The rollout of a ConfigMap deleted, or deleted and created again.
-		record, hasRecord = r.orphan.record, true
-	}
-	in := rollout.PlanInput{
-		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: now.Round(0),
-		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
-	}
-	if rollout.NeedsNodes(in.Rollout) {
-		nodes, err := r.observeNodes(ctx, cfg)
-		if err != nil {
-			return rollout.Plan{}, err
-		}
-		in.Nodes = nodes
-	}
-	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.Now) {
-		health, err := r.health.observe(ctx, in.Rollout.Policy.HealthGate)
-		if err != nil {
-			return rollout.Plan{}, err
-		}
-		in.Health = health
-	} else {
-		r.health.stop()
-	}
-	plan := r.rolloutMemory.Plan(in)
-	if plan.RecordProblem != nil {
-		logf.FromContext(ctx).Info("Cannot read the rollout record; starting the rollout again",
-			"error", plan.RecordProblem.Error())
-	}
-	return plan, nil
-}
-
 // publish makes cfg, with the fields the CRD drops and the plan's gate,
 // the Snapshot in force, says what the plan did, and has the NodeSLO
 // controller reconcile what changed: every node when the Snapshot changes
@@ -319,7 +279,7 @@ func (r *ConfigCacheReconciler) planRollout(
 func (r *ConfigCacheReconciler) publish(
 	ctx context.Context, read configMapRead, cfg loaded, dropped []string, plan rollout.Plan,
 ) {
-	r.rolloutMemory = plan.Memory()
+	r.rollout.memory = plan.Memory()
 	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped}
 	before := r.snapshots.load()
 	r.snapshots.publish(snap)
@@ -340,7 +300,7 @@ func (r *ConfigCacheReconciler) publish(
 		}
 		return
 	}
-	r.enqueueReleased(ctx, plan.Release)
+	r.rollout.enqueueReleased(ctx, plan.Release)
 }
 
 // configEvent is one Event to record on the ConfigMap.

@@ -101,14 +101,21 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	configs := &ConfigCacheReconciler{
 		reader:    mgr.GetClient(),
 		apiReader: mgr.GetAPIReader(),
-		client:    mgr.GetClient(),
 		key:       opts.configKey(),
 		snapshots: published,
 		recorder:  recorder,
 		clock:     clk,
 		signals:   sig,
 		skew:      newCRDSkew(mgr.GetClient(), recorder, opts.crdRecheckInterval()),
-		health:    health,
+		rollout: &rolloutDriver{
+			client:        mgr.GetClient(),
+			apiReader:     mgr.GetAPIReader(),
+			key:           opts.configKey(),
+			recorder:      recorder,
+			clock:         clk,
+			releasedNodes: sig.releasedNodes,
+			health:        health,
+		},
 	}
 	if err := configs.setupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)

@@ -33,17 +33,17 @@ func (o *orphanRollout) keep(read configMapRead) {
 // orphanRolloutKey is the rollout key a ConfigMap that does not exist is
 // reset under: the one it had, or, after a restart, the one of the revision
 // in force (with, then, a record that holds back the first batch).
-func (r *ConfigCacheReconciler) orphanRolloutKey(ctx context.Context) (string, error) {
-	if r.orphan.known {
-		return r.orphan.key, nil
+func (d *rolloutDriver) orphanRolloutKey(ctx context.Context) (string, error) {
+	if d.orphan.known {
+		return d.orphan.key, nil
 	}
-	revisions, err := r.listRevisions(ctx)
+	revisions, err := d.listRevisions(ctx)
 	if err != nil || len(revisions) == 0 {
 		return "", err
 	}
 	key := revisions[len(revisions)-1].RolloutKey
-	if key != "" && r.orphan.record == "" {
-		r.orphan.record = rollout.Record{StepAt: r.clock.Now()}.Encode()
+	if key != "" && d.orphan.record == "" {
+		d.orphan.record = rollout.Record{StepAt: d.clock.Now()}.Encode()
 	}
 	return key, nil
 }

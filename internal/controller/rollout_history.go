@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,19 +36,19 @@ type revisionInForce struct {
 // step with the rollout's figures (nil: no rollout key), and its status
 // annotation with the plan's status (nil: nothing decided), both in one
 // patch, written only when one of them changed.
-func (r *ConfigCacheReconciler) keepHistory(
+func (d *rolloutDriver) keepHistory(
 	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, status *rollout.Status,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
-	if r.history.fingerprint != fingerprint {
-		if err := r.recordRevision(ctx, read, cfg, status); err != nil {
+	if d.history.fingerprint != fingerprint {
+		if err := d.recordRevision(ctx, read, cfg, status); err != nil {
 			return err
 		}
 	}
-	if r.history.name == "" {
+	if d.history.name == "" {
 		return nil // No revision in force (a frozen key).
 	}
-	outcome, reached := r.history.outcome, r.history.reached
+	outcome, reached := d.history.outcome, d.history.reached
 	switch {
 	case outcome.Final(): // nothing more can happen to it
 	case read.rollout.Present && figures == nil: // no plan this reconcile: nothing new to say
@@ -57,19 +58,19 @@ func (r *ConfigCacheReconciler) keepHistory(
 		// Without the key any more, the rest of the rollout went at once: done.
 		outcome = rollout.OutcomeCompleted
 	}
-	change := rollout.OutcomeChange{Name: r.history.name, Outcome: outcome, Reached: reached}
-	if status != nil && status.Differs(r.history.status) {
+	change := rollout.OutcomeChange{Name: d.history.name, Outcome: outcome, Reached: reached}
+	if status != nil && status.Differs(d.history.status) {
 		change.Status = status.Encode()
 	}
-	if outcome == r.history.outcome && reached == r.history.reached && change.Status == "" {
+	if outcome == d.history.outcome && reached == d.history.reached && change.Status == "" {
 		return nil
 	}
-	if err := r.setOutcome(ctx, change); err != nil {
+	if err := d.setOutcome(ctx, change); err != nil {
 		return err
 	}
-	r.history.outcome, r.history.reached = outcome, reached
+	d.history.outcome, d.history.reached = outcome, reached
 	if change.Status != "" {
-		r.history.status = change.Status
+		d.history.status = change.Status
 	}
 	return nil
 }
@@ -77,10 +78,10 @@ func (r *ConfigCacheReconciler) keepHistory(
 // recordRevision lists the history, and creates, marks and prunes
 // revisions as rollout.KeepHistory decides; a revision created carries
 // status (nil: none yet).
-func (r *ConfigCacheReconciler) recordRevision(
+func (d *rolloutDriver) recordRevision(
 	ctx context.Context, read configMapRead, cfg loaded, status *rollout.Status,
 ) error {
-	existing, err := r.listRevisions(ctx)
+	existing, err := d.listRevisions(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,50 +92,50 @@ func (r *ConfigCacheReconciler) recordRevision(
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {
-		if change.Create.ChangedBy, err = r.lastWriter(ctx, read); err != nil {
+		if change.Create.ChangedBy, err = d.lastWriter(ctx, read); err != nil {
 			return err
 		}
 		change.Create.ChangeCause = read.cm.Annotations[rollout.ChangeCauseAnnotation]
 		if status != nil {
 			change.Create.Status = status.Encode()
 		}
-		obj := change.Create.Object(r.key)
-		if err := r.client.Create(ctx, obj); apierrors.IsAlreadyExists(err) {
+		obj := change.Create.Object(d.key)
+		if err := d.client.Create(ctx, obj); apierrors.IsAlreadyExists(err) {
 			change.Create.Status = "" // not ours: its status is written by the next patch
 		} else if err != nil {
-			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, r.key, err)
+			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, d.key, err)
 		}
 		existing = append(existing, *change.Create)
 		existing[len(existing)-1].Name = obj.Name
 	}
 	for _, o := range change.Outcomes {
-		if err := r.setOutcome(ctx, o); err != nil {
+		if err := d.setOutcome(ctx, o); err != nil {
 			return err
 		}
 	}
 	for _, name := range change.Delete {
 		obj := &appsv1.ControllerRevision{}
-		obj.Namespace, obj.Name = r.key.Namespace, name
-		if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, r.key, err)
+		obj.Namespace, obj.Name = d.key.Namespace, name
+		if err := d.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, d.key, err)
 		}
 	}
 	// The revision in force is the newest, which pruning never deletes.
-	r.history = revisionInForce{fingerprint: now.Fingerprint}
+	d.history = revisionInForce{fingerprint: now.Fingerprint}
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
 		newest := existing[n-1]
-		r.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name,
+		d.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name,
 			outcome: newest.Outcome, reached: newest.Reached, status: newest.Status}
 	}
 	return nil
 }
 
 // listRevisions reads the ConfigMap's history from the apiserver.
-func (r *ConfigCacheReconciler) listRevisions(ctx context.Context) ([]rollout.Revision, error) {
+func (d *rolloutDriver) listRevisions(ctx context.Context) ([]rollout.Revision, error) {
 	list := &appsv1.ControllerRevisionList{}
-	if err := r.apiReader.List(ctx, list, client.InNamespace(r.key.Namespace),
-		client.MatchingLabels{rollout.RevisionConfigMapLabel: r.key.Name}); err != nil {
-		return nil, fmt.Errorf("listing the revisions of ConfigMap %s: %w", r.key, err)
+	if err := d.apiReader.List(ctx, list, client.InNamespace(d.key.Namespace),
+		client.MatchingLabels{rollout.RevisionConfigMapLabel: d.key.Name}); err != nil {
+		return nil, fmt.Errorf("listing the revisions of ConfigMap %s: %w", d.key, err)
 	}
 	out := make([]rollout.Revision, 0, len(list.Items))
 	for i := range list.Items {
@@ -150,15 +151,15 @@ func (r *ConfigCacheReconciler) listRevisions(ctx context.Context) ([]rollout.Re
 
 // lastWriter names who last wrote the ConfigMap. The cache strips
 // managedFields, so a ConfigMap read from it is read again.
-func (r *ConfigCacheReconciler) lastWriter(ctx context.Context, read configMapRead) (string, error) {
+func (d *rolloutDriver) lastWriter(ctx context.Context, read configMapRead) (string, error) {
 	if !read.exists {
 		return "", nil
 	}
 	cm := read.cm
 	if !read.rolloutRelevant {
-		fresh, exists, err := r.readConfigMap(ctx, r.apiReader)
-		if err != nil || !exists {
-			return "", err
+		fresh := &corev1.ConfigMap{}
+		if err := d.apiReader.Get(ctx, d.key, fresh); err != nil {
+			return "", client.IgnoreNotFound(err)
 		}
 		cm = fresh
 	}
@@ -167,14 +168,14 @@ func (r *ConfigCacheReconciler) lastWriter(ctx context.Context, read configMapRe
 
 // setOutcome patches a revision's outcome annotations, and its status
 // annotation when the change has one.
-func (r *ConfigCacheReconciler) setOutcome(ctx context.Context, o rollout.OutcomeChange) error {
+func (d *rolloutDriver) setOutcome(ctx context.Context, o rollout.OutcomeChange) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations": o.Annotations()}})
 	obj := &appsv1.ControllerRevision{}
-	obj.Namespace, obj.Name = r.key.Namespace, o.Name
-	err := r.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
+	obj.Namespace, obj.Name = d.key.Namespace, o.Name
+	err := d.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
 	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("setting the outcome of revision %s of ConfigMap %s: %w", o.Name, r.key, err)
+		return fmt.Errorf("setting the outcome of revision %s of ConfigMap %s: %w", o.Name, d.key, err)
 	}
 	return nil
 }

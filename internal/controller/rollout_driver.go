@@ -7,31 +7,96 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// The config-cache controller's reads and writes for a staged rollout:
-// internal/rollout decides without a client, these carry its plan out.
+// rolloutDriver drives the staged rollout the ConfigMap asks for
+// (docs/rollout.md): each reconcile of the config-cache controller has it
+// plan the next decision (internal/rollout decides, without a client),
+// keep the rollout's record on the ConfigMap, the revision history and the
+// status on the revision in force (rollout_history.go), and carry out a
+// health gate's revert (rollout_revert.go). The config-cache controller's
+// one worker is its only caller, so its fields need no lock: they are what
+// the last decision left for the next (memory), and what was last written,
+// so that nothing is written twice.
+type rolloutDriver struct {
+	// client lists Nodes and NodeSLOs from the cache and writes the record
+	// and the history; apiReader reads past the cache.
+	client    client.Client
+	apiReader client.Reader
+	key       types.NamespacedName
+	recorder  events.EventRecorder
+	clock     clock.Clock
+	// releasedNodes carries the nodes a decision released to the NodeSLO controller.
+	releasedNodes chan<- event.GenericEvent
+	// health watches the nodes while a rollout key's health gate judges a
+	// rollout (docs/rollout.md#health-gates).
+	health *healthWatch
+
+	// memory is what the last decision left for the next.
+	memory rollout.Memory
+	// history is the revision in force as last written; a configuration
+	// not yet recorded (a failed write) is never skipped.
+	history revisionInForce
+	// orphan keeps the rollout while the ConfigMap does not exist
+	// (docs/rollout.md#the-configmap-deleted): the rollout key it had, and
+	// the record that has no ConfigMap to live on.
+	orphan orphanRollout
+	// revertRefused is the configuration whose revert was refused (and said so) last.
+	revertRefused string
+}
 
 // recordFieldManager owns the record annotation in the ConfigMap's
 // managedFields: a name of its own, so that the revision history never
 // takes the controller's record writes for a change of the data.
 const recordFieldManager = "nodeslo-controller"
 
-// minRequeue keeps a next step already due from spinning the queue.
-const minRequeue = 100 * time.Millisecond
-
-// requeueAt asks to reconcile again at t (zero: no timed reconcile).
-func (r *ConfigCacheReconciler) requeueAt(t time.Time) ctrl.Result {
-	if t.IsZero() {
-		return ctrl.Result{}
+// plan plans the staged rollout (internal/rollout) over every node,
+// from the manager's caches, when the ConfigMap asks for one; the one place
+// where a rollout decision is taken (docs/rollout.md#where-the-decision-runs).
+func (d *rolloutDriver) plan(
+	ctx context.Context, read configMapRead, cfg *sloconfig.Config, dropped []string, now time.Time,
+) (rollout.Plan, error) {
+	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
+	if !hasRecord && d.orphan.record != "" {
+		// The rollout of a ConfigMap deleted, or deleted and created again.
+		record, hasRecord = d.orphan.record, true
 	}
-	return ctrl.Result{RequeueAfter: max(t.Sub(r.clock.Now()), minRequeue)}
+	in := rollout.PlanInput{
+		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: now.Round(0),
+		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
+	}
+	if rollout.NeedsNodes(in.Rollout) {
+		nodes, err := d.observeNodes(ctx, cfg)
+		if err != nil {
+			return rollout.Plan{}, err
+		}
+		in.Nodes = nodes
+	}
+	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.Now) {
+		health, err := d.health.observe(ctx, in.Rollout.Policy.HealthGate)
+		if err != nil {
+			return rollout.Plan{}, err
+		}
+		in.Health = health
+	} else {
+		d.health.stop()
+	}
+	plan := d.memory.Plan(in)
+	if plan.RecordProblem != nil {
+		logf.FromContext(ctx).Info("Cannot read the rollout record; starting the rollout again",
+			"error", plan.RecordProblem.Error())
+	}
+	return plan, nil
 }
 
 // maxSpecGets is how many NodeSLOs not vouched for by their digest a
@@ -47,13 +112,13 @@ const maxSpecGets = 100
 // is not vouched for (edited by hand, or written by another controller)
 // are read whole one by one while they are few, listed whole when they are
 // many.
-func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig.Config) ([]rollout.Observed, error) {
+func (d *rolloutDriver) observeNodes(ctx context.Context, cfg *sloconfig.Config) ([]rollout.Observed, error) {
 	nodeList := sloconfig.NodeMetadataList()
-	if err := r.client.List(ctx, nodeList, client.UnsafeDisableDeepCopy); err != nil {
+	if err := d.client.List(ctx, nodeList, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing Nodes for the rollout: %w", err)
 	}
 	sloList := sloconfig.NodeSLOMetadataList()
-	if err := r.client.List(ctx, sloList, client.UnsafeDisableDeepCopy); err != nil {
+	if err := d.client.List(ctx, sloList, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
 	}
 	stored := make(map[string]*metav1.PartialObjectMetadata, len(sloList.Items))
@@ -70,9 +135,9 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig
 	var err error
 	all := cfg.ReadsStoredSpec() || len(unvouched) > maxSpecGets
 	if all {
-		specs, err = r.storedSpecs(ctx)
+		specs, err = d.storedSpecs(ctx)
 	} else if len(unvouched) > 0 {
-		specs, err = r.storedSpecsOf(ctx, unvouched)
+		specs, err = d.storedSpecsOf(ctx, unvouched)
 	}
 	if err != nil {
 		return nil, err
@@ -94,9 +159,9 @@ func (r *ConfigCacheReconciler) observeNodes(ctx context.Context, cfg *sloconfig
 }
 
 // storedSpecs lists every NodeSLO whole from the apiserver: their specs by name.
-func (r *ConfigCacheReconciler) storedSpecs(ctx context.Context) (map[string]*slov1alpha1.NodeSLOSpec, error) {
+func (d *rolloutDriver) storedSpecs(ctx context.Context) (map[string]*slov1alpha1.NodeSLOSpec, error) {
 	list := &slov1alpha1.NodeSLOList{}
-	if err := r.apiReader.List(ctx, list); err != nil {
+	if err := d.apiReader.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
 	}
 	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(list.Items))
@@ -108,13 +173,13 @@ func (r *ConfigCacheReconciler) storedSpecs(ctx context.Context) (map[string]*sl
 
 // storedSpecsOf reads the NodeSLOs of names whole from the apiserver: their
 // specs by name, leaving out those deleted since they were listed.
-func (r *ConfigCacheReconciler) storedSpecsOf(
+func (d *rolloutDriver) storedSpecsOf(
 	ctx context.Context, names []string,
 ) (map[string]*slov1alpha1.NodeSLOSpec, error) {
 	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(names))
 	for _, name := range names {
 		slo := &slov1alpha1.NodeSLO{}
-		if err := r.apiReader.Get(ctx, client.ObjectKey{Name: name}, slo); client.IgnoreNotFound(err) != nil {
+		if err := d.apiReader.Get(ctx, client.ObjectKey{Name: name}, slo); client.IgnoreNotFound(err) != nil {
 			return nil, fmt.Errorf("reading NodeSLO %s for the rollout: %w", name, err)
 		} else if err == nil {
 			specs[name] = &slo.Spec
@@ -127,7 +192,7 @@ func (r *ConfigCacheReconciler) storedSpecsOf(
 // optimistic lock so that a record is never written over a ConfigMap the
 // plan did not see. It returns the plan to publish: the plan itself, or,
 // when the write failed, its Unpersisted form.
-func (r *ConfigCacheReconciler) persistRecord(
+func (d *rolloutDriver) persistRecord(
 	ctx context.Context, cm *corev1.ConfigMap, plan rollout.Plan,
 ) (rollout.Plan, error) {
 	change := plan.RecordChange
@@ -136,10 +201,10 @@ func (r *ConfigCacheReconciler) persistRecord(
 	}
 	if cm.UID == "" {
 		// No ConfigMap to keep the record on: it is kept in memory.
-		r.orphan.record = change.Value
+		d.orphan.record = change.Value
 		return plan, nil
 	}
-	r.orphan.record = ""
+	d.orphan.record = ""
 	before := cm.DeepCopy()
 	if change.Remove {
 		delete(cm.Annotations, rollout.RecordAnnotation)
@@ -149,25 +214,20 @@ func (r *ConfigCacheReconciler) persistRecord(
 		}
 		cm.Annotations[rollout.RecordAnnotation] = change.Value
 	}
-	previous := cm.ResourceVersion
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := r.client.Patch(ctx, cm, patch, client.FieldOwner(recordFieldManager)); err != nil {
-		return plan.Unpersisted(), fmt.Errorf("writing the rollout record on ConfigMap %s: %w", r.key, err)
+	if err := d.client.Patch(ctx, cm, patch, client.FieldOwner(recordFieldManager)); err != nil {
+		return plan.Unpersisted(), fmt.Errorf("writing the rollout record on ConfigMap %s: %w", d.key, err)
 	}
 	plan.RecordWritten(cm.ResourceVersion)
-	if r.loadedVersion == previous {
-		// Only the annotation changed: the configuration loaded still stands.
-		r.loadedVersion = cm.ResourceVersion
-	}
 	return plan, nil
 }
 
 // enqueueReleased asks the NodeSLO controller to write the nodes a plan
 // released; the gate published before no longer holds them.
-func (r *ConfigCacheReconciler) enqueueReleased(ctx context.Context, names []string) {
+func (d *rolloutDriver) enqueueReleased(ctx context.Context, names []string) {
 	for _, name := range names {
 		select {
-		case r.signals.releasedNodes <- nodeEvent(name):
+		case d.releasedNodes <- nodeEvent(name):
 		case <-ctx.Done():
 			return
 		}

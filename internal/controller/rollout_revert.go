@@ -23,20 +23,20 @@ const revertFieldManager = "nodeslo-health-gate"
 // Without an earlier revision the rollout stays halted, and an Event says
 // so; so does a revert that halts in turn: it is not reverted again, so
 // that two configurations that both hurt never take turns on the nodes.
-func (r *ConfigCacheReconciler) revert(ctx context.Context, read configMapRead, want *rollout.Revert) error {
-	if want == nil || !read.exists || r.revertRefused == want.Target {
+func (d *rolloutDriver) revert(ctx context.Context, read configMapRead, want *rollout.Revert) error {
+	if want == nil || !read.exists || d.revertRefused == want.Target {
 		// A refusal stands for as long as the configuration is in force.
 		return nil
 	}
-	revisions, err := r.listRevisions(ctx)
+	revisions, err := d.listRevisions(ctx)
 	if err != nil {
 		return err
 	}
 	halted := rollout.ShortTarget(want.Target)
 	previous, why := rollout.RevertTo(revisions, want.Target, revertFieldManager)
 	if why != "" {
-		r.revertRefused = want.Target
-		r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
+		d.revertRefused = want.Target
+		d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
 			"configuration %s is not reverted: %s; the rollout stays halted (resume it, or change the ConfigMap)",
 			halted, why)
 		return nil
@@ -51,13 +51,13 @@ func (r *ConfigCacheReconciler) revert(ctx context.Context, read configMapRead, 
 		"health gate of %s: configuration %s halted (%s); reverted to revision %d",
 		read.cm.Name, halted, want.Summary, previous.Number)
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := r.client.Patch(ctx, cm, patch, client.FieldOwner(revertFieldManager)); err != nil {
+	if err := d.client.Patch(ctx, cm, patch, client.FieldOwner(revertFieldManager)); err != nil {
 		return fmt.Errorf("reverting ConfigMap %s to revision %d after the health gate halted %s: %w",
-			r.key, previous.Number, halted, err)
+			d.key, previous.Number, halted, err)
 	}
 	reverts.Inc()
 	logf.FromContext(ctx).Info("Health gate reverted the configuration", "halted", halted, "toRevision", previous.Number)
-	r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
+	d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
 		"configuration %s halted by its health gate (%s): revision %d written back; "+
 			"it rolls out to the reached nodes in steps", halted, want.Summary, previous.Number)
 	return nil
