@@ -92,6 +92,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         BinaryName = "/usr/sbin/runc"
+        # runc's state, instead of /run/containerd/runc.
+        Root = "$dir/containerd/runc"
         SystemdCgroup = false
 
   [plugins."io.containerd.grpc.v1.cri".cni]

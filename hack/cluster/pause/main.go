@@ -21,6 +21,7 @@ func main() {
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
 
 	if *listen != "" {
+		fmt.Fprintf(os.Stderr, "pause: answering HTTP on %s\n", *listen)
 		go func() {
 			err := serve(*listen)
 			fmt.Fprintf(os.Stderr, "pause: %v\n", err)
