@@ -140,7 +140,7 @@ func cgroupPIDs(dir string) []int {
 		return nil
 	}
 	var pids []int
-	for _, field := range strings.Fields(string(data)) {
+	for field := range strings.FieldsSeq(string(data)) {
 		if pid, err := strconv.Atoi(field); err == nil {
 			pids = append(pids, pid)
 		}

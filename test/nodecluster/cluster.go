@@ -179,11 +179,12 @@ func (c *Cluster) prepare(context.Context) error {
 	if c.ca, err = newAuthority(c.layout.PKIDir(), "ca"); err != nil {
 		return err
 	}
-	cert, key, err := c.ca.issue(certRequest{name: "admin", commonName: "nodeslo-cluster-admin", organizations: []string{"system:masters"}})
+	const admin = "nodeslo-cluster-admin"
+	cert, key, err := c.ca.issue(certRequest{name: "admin", commonName: admin, organizations: []string{"system:masters"}})
 	if err != nil {
 		return err
 	}
-	if err := writeKubeconfig(c.layout.Kubeconfig(), c.apiserverURL(), c.ca, "nodeslo-cluster-admin", cert, key); err != nil {
+	if err := writeKubeconfig(c.layout.Kubeconfig(), c.apiserverURL(), c.ca, admin, cert, key); err != nil {
 		return err
 	}
 	if c.restConfig, err = clientcmd.BuildConfigFromFlags("", c.layout.Kubeconfig()); err != nil {
@@ -208,7 +209,7 @@ func (c *Cluster) waitNodeReady(ctx context.Context) error {
 				if cond.Status == corev1.ConditionTrue {
 					return nil
 				}
-				return fmt.Errorf("Ready=%s: %s", cond.Status, cond.Message)
+				return fmt.Errorf("condition Ready is %s: %s", cond.Status, cond.Message)
 			}
 		}
 		return errors.New("no Ready condition yet")

@@ -63,13 +63,7 @@ func removeHostPaths(l Layout) error {
 			}
 		}
 	}
-	if entries, err := os.ReadDir("/var/lib/cni/results"); err == nil {
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), cniNetwork+"-") {
-				errs = append(errs, os.Remove(filepath.Join("/var/lib/cni/results", e.Name())))
-			}
-		}
-	}
+	errs = append(errs, removeCNIResults())
 	created, err := createdHostPaths(l)
 	if err != nil {
 		return err
@@ -101,10 +95,35 @@ func createdHostPaths(l Layout) ([]string, error) {
 		return nil, err
 	}
 	var created []string
-	for _, path := range strings.Fields(string(data)) {
+	for path := range strings.FieldsSeq(string(data)) {
 		if _, err := os.Lstat(path); err == nil {
 			created = append(created, path)
 		}
 	}
 	return created, nil
+}
+
+// removeCNIResults removes libcni's cached results of the cluster's pods:
+// <network>-<sandbox>-eth0 and, for the same sandboxes, containerd's
+// cni-loopback-<sandbox>-lo.
+func removeCNIResults() error {
+	const results = "/var/lib/cni/results"
+	entries, err := os.ReadDir(results)
+	if err != nil {
+		return nil
+	}
+	var errs []error
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), cniNetwork+"-")
+		if !ok {
+			continue
+		}
+		sandbox, _, _ := strings.Cut(rest, "-")
+		for _, name := range []string{e.Name(), "cni-loopback-" + sandbox + "-lo"} {
+			if err := os.Remove(filepath.Join(results, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -40,7 +40,8 @@ func (c *Cluster) startKubelet(ctx context.Context) error {
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	server := fmt.Sprintf("https://%s", net.JoinHostPort(c.opts.NodeIP, fmt.Sprint(c.ports.apiserver)))
-	if err := writeKubeconfig(kubeconfig, server, c.ca, "system:node:"+c.opts.NodeName, clientCert, clientKey); err != nil {
+	user := "system:node:" + c.opts.NodeName
+	if err := writeKubeconfig(kubeconfig, server, c.ca, user, clientCert, clientKey); err != nil {
 		return err
 	}
 	config, err := yaml.Marshal(c.kubeletConfig(servingCert, servingKey))

@@ -59,6 +59,11 @@ func (l Layout) LogDir() string { return l.path("logs") }
 // stop what a crashed run left.
 func (l Layout) PIDDir() string { return l.path("pids") }
 
+// runState is what a run makes in the directory and Stop removes.
+func (l Layout) runState() []string {
+	return []string{l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir(), l.Kubeconfig()}
+}
+
 // SavedSysctls holds the host's sysctls as they were before the run, until
 // Stop has put them back.
 func (l Layout) SavedSysctls() string { return l.path("sysctls.saved") }

@@ -42,7 +42,8 @@ func unmountUnder(dir string) error {
 	}
 	var errs []error
 	for _, point := range mounts {
-		if err := syscall.Unmount(point, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOENT) {
+		err := syscall.Unmount(point, syscall.MNT_DETACH)
+		if err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOENT) {
 			errs = append(errs, fmt.Errorf("unmounting %s: %w", point, err))
 		}
 	}

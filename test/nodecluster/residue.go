@@ -72,7 +72,7 @@ func Residue(dir string) []string {
 	if err := bridgeLeft(); err != nil {
 		left = append(left, err.Error())
 	}
-	for _, path := range []string{l.SavedSysctls(), absentPathsFile(l), l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir()} {
+	for _, path := range append([]string{l.SavedSysctls(), absentPathsFile(l)}, l.runState()...) {
 		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 			left = append(left, path)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -65,9 +66,9 @@ func (c *Cluster) deletePods(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	grace := int64(5)
 	for _, pod := range list.Items {
-		err := c.clientset.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+		deleteOptions := metav1.DeleteOptions{GracePeriodSeconds: new(int64(5))}
+		err := c.clientset.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, deleteOptions)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -86,6 +87,17 @@ func (c *Cluster) deletePods(ctx context.Context, timeout time.Duration) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// CleanUp removes what a crashed or killed run left in dir and on the host
+// (Start does it too, first).
+func CleanUp(dir string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	c := &Cluster{layout: Layout{Dir: dir}}
+	return c.cleanup()
 }
 
 // cleanup removes what a run leaves when it was not stopped in order (it
@@ -130,7 +142,7 @@ func (c *Cluster) removeState() error {
 		return fmt.Errorf("still mounted under %s, not removing it: %v %v", l.Dir, mounts, err)
 	}
 	var errs []error
-	for _, path := range []string{l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir(), l.Kubeconfig()} {
+	for _, path := range l.runState() {
 		errs = append(errs, os.RemoveAll(path))
 	}
 	return errors.Join(errs...)

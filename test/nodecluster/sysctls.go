@@ -62,7 +62,7 @@ func restoreSysctls(l Layout) error {
 		return err
 	}
 	var errs []error
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
 		name, value, ok := strings.Cut(line, " ")
 		if !ok {
 			continue

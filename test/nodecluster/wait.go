@@ -13,7 +13,9 @@ import (
 // waitFor polls ready every interval until it reports true, the timeout
 // passes, or the process it waits on (if any) exits: a component that
 // failed to start is reported with its exit, not as a timeout.
-func waitFor(ctx context.Context, what string, p *process, timeout time.Duration, ready func(context.Context) error) error {
+func waitFor(ctx context.Context, what string, p *process, timeout time.Duration,
+	ready func(context.Context) error,
+) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
@@ -40,8 +42,9 @@ func waitFor(ctx context.Context, what string, p *process, timeout time.Duration
 // kubelet's HTTPS probes do not verify either).
 func httpOK(url string) func(context.Context) error {
 	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // a liveness probe of a local process
+		Timeout: 5 * time.Second,
+		// A liveness probe of a local process.
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec
 	}
 	return func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -25,8 +25,10 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "/tmp/nodeslo-cluster", "the cluster's directory (hack/cluster/install-node-packages.sh prepared it)")
-	assets := flag.String("assets", "", "directory of etcd, kube-apiserver, kubectl, kubelet, kube-controller-manager and kube-scheduler")
+	dir := flag.String("dir", "/tmp/nodeslo-cluster",
+		"the cluster's directory (hack/cluster/install-node-packages.sh prepared it)")
+	assets := flag.String("assets", "",
+		"directory of etcd, kube-apiserver, kubectl, kubelet, kube-controller-manager and kube-scheduler")
 	hold := flag.Bool("hold", false, "keep the cluster running after the checks, until SIGINT or SIGTERM")
 	flag.Parse()
 	if err := run(*dir, *assets, *hold); err != nil {
@@ -50,14 +52,18 @@ func run(dir, assets string, hold bool) (err error) {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
 
+	// The host as it was before any run: what a crashed run left goes first.
+	if left := nodecluster.Residue(dir); len(left) > 0 {
+		logf("an earlier run left %v; cleaning up", left)
+		if err := nodecluster.CleanUp(dir); err != nil {
+			return err
+		}
+	}
 	before, err := nodecluster.ReadHostState()
 	if err != nil {
 		return err
 	}
 	logf("host before: sysctls %v; host paths present %v", before.Sysctls, before.HostPaths)
-	if left := nodecluster.Residue(dir); len(left) > 0 {
-		logf("an earlier run left %v: Start cleans it up", left)
-	}
 
 	start := time.Now()
 	cluster, err := nodecluster.Start(ctx, nodecluster.Options{Dir: dir, Assets: assets, Logf: logf})

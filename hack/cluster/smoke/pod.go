@@ -62,10 +62,13 @@ func runPod(ctx context.Context, cluster *nodecluster.Cluster) error {
 		kubectl(cluster, "describe", "pod", "-n", namespace, podName)
 		return fmt.Errorf("the pod: %w", err)
 	}
-	logf("pod %s/%s Running and Ready on %s (IP %s) %s after its creation", namespace, podName, pod.Spec.NodeName, pod.Status.PodIP, time.Since(start).Round(time.Millisecond))
+	logf("pod %s/%s Running and Ready on %s (IP %s) %s after its creation",
+		namespace, podName, pod.Spec.NodeName, pod.Status.PodIP, time.Since(start).Round(time.Millisecond))
 	kubectl(cluster, "get", "pod", "-n", namespace, "-o", "wide")
 	kubectl(cluster, "logs", "-n", namespace, podName)
-	kubectl(cluster, "get", "pod", "-n", namespace, podName, "-o", "jsonpath={.status.containerStatuses[0].ready} {.status.containerStatuses[0].containerID} {.status.conditions[?(@.type==\"Ready\")]}{\"\\n\"}")
+	kubectl(cluster, "get", "pod", "-n", namespace, podName, "-o", "jsonpath="+
+		`{.status.containerStatuses[0].ready} {.status.containerStatuses[0].containerID} `+
+		`{.status.conditions[?(@.type=="Ready")]}{"\n"}`)
 	if sysctls, err := nodecluster.ReadSysctls(); err == nil {
 		logf("sysctls while the node runs (the kubelet's and the bridge's): %v", sysctls)
 	}
@@ -91,10 +94,10 @@ func smokePod() *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: podName, Namespace: namespace},
 		Spec: corev1.PodSpec{
-			TerminationGracePeriodSeconds: ptrTo[int64](5),
+			TerminationGracePeriodSeconds: new(int64(5)),
 			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot:   ptrTo(true),
-				RunAsUser:      ptrTo[int64](65535),
+				RunAsNonRoot:   new(true),
+				RunAsUser:      new(int64(65535)),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
@@ -104,16 +107,22 @@ func smokePod() *corev1.Pod {
 				Args:            []string{"-listen=:8080"},
 				Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
 				ReadinessProbe: &corev1.Probe{
-					ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http")}},
+					ProbeHandler: corev1.ProbeHandler{
+						HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http")},
+					},
 					PeriodSeconds: 2,
 				},
 				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
-					Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+					Requests: corev1.ResourceList{
+						corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi"),
+					},
+					Limits: corev1.ResourceList{
+						corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi"),
+					},
 				},
 				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptrTo(false),
-					ReadOnlyRootFilesystem:   ptrTo(true),
+					AllowPrivilegeEscalation: new(false),
+					ReadOnlyRootFilesystem:   new(true),
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 				},
 			}},
@@ -130,7 +139,7 @@ func podReady(pod *corev1.Pod) error {
 			return nil
 		}
 	}
-	return errors.New("Running, not Ready yet")
+	return errors.New("running, not ready yet")
 }
 
 func deletePod(ctx context.Context, client kubernetes.Interface) error {
@@ -191,5 +200,3 @@ func printCommand(name string, args ...string) {
 		fmt.Printf("(%v)\n", err)
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
