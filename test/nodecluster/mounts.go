@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// mountsUnder returns the mount points at or below dir, the latest mounted
+// mountsUnder returns the mount points below dir, the latest mounted
 // first (the order to unmount them in): the kubelet's bind mount of its
 // root directory and the pods' volumes, containerd's container root
 // filesystems and shm, and the pods' network namespaces.
@@ -27,14 +27,15 @@ func mountsUnder(dir string) ([]string, error) {
 			continue
 		}
 		point := unescapeMountPath(fields[4])
-		if point == dir || strings.HasPrefix(point, dir+"/") {
+		if strings.HasPrefix(point, dir+"/") {
 			mounts = append([]string{point}, mounts...)
 		}
 	}
 	return mounts, scanner.Err()
 }
 
-// unmountUnder unmounts everything at or below dir, detaching what is busy.
+// unmountUnder unmounts everything below dir (not dir itself, which may be
+// a mount of the user's), detaching what is busy.
 func unmountUnder(dir string) error {
 	mounts, err := mountsUnder(dir)
 	if err != nil {
