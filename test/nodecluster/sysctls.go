@@ -1,0 +1,86 @@
+package nodecluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The host sysctls a run changes: the kubelet sets the first six to what it
+// expects of a node (its "kernel tunables"), and the CNI bridge plugin turns
+// on IPv4 forwarding for the pods' gateway.
+var changedSysctls = []string{
+	"vm.overcommit_memory",
+	"vm.panic_on_oom",
+	"kernel.panic",
+	"kernel.panic_on_oops",
+	"kernel.keys.root_maxkeys",
+	"kernel.keys.root_maxbytes",
+	"net.ipv4.ip_forward",
+}
+
+// ReadSysctls returns the current values of the sysctls a run changes.
+func ReadSysctls() (map[string]string, error) {
+	values := map[string]string{}
+	for _, name := range changedSysctls {
+		data, err := os.ReadFile(sysctlPath(name))
+		if err != nil {
+			return nil, err
+		}
+		values[name] = strings.TrimSpace(string(data))
+	}
+	return values, nil
+}
+
+// saveSysctls records the sysctls as they are now, unless a crashed run
+// already recorded them: then those, the host's values before that run, are
+// put back first.
+func saveSysctls(l Layout) error {
+	if err := restoreSysctls(l); err != nil {
+		return err
+	}
+	values, err := ReadSysctls()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, name := range changedSysctls {
+		fmt.Fprintf(&b, "%s %s\n", name, values[name])
+	}
+	return os.WriteFile(l.SavedSysctls(), []byte(b.String()), 0o644)
+}
+
+// restoreSysctls writes back the values saveSysctls recorded and forgets
+// them.
+func restoreSysctls(l Layout) error {
+	data, err := os.ReadFile(l.SavedSysctls())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		current, err := os.ReadFile(sysctlPath(name))
+		if err == nil && strings.TrimSpace(string(current)) == value {
+			continue
+		}
+		if err := os.WriteFile(sysctlPath(name), []byte(value+"\n"), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("restoring %s=%s: %w", name, value, err))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return os.Remove(l.SavedSysctls())
+}
+
+func sysctlPath(name string) string {
+	return "/proc/sys/" + strings.ReplaceAll(name, ".", "/")
+}
