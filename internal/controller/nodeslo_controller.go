@@ -99,11 +99,7 @@ func (r *NodeSLOReconciler) sync(
 		return OpGet, err
 	}
 	if node == nil {
-		r.warned.forget(name)
-		if deleted, err := r.stored.Delete(ctx, stored); deleted || err != nil {
-			return OpDelete, err
-		}
-		return OpNoop, nil
+		return r.deleteOrphan(ctx, stored)
 	}
 	inputs := sloconfig.NodeOf(node)
 	res, want := snap.want(inputs, stored.Spec())
@@ -122,6 +118,15 @@ func (r *NodeSLOReconciler) sync(
 	}
 	r.afterWrite(snap.Gate, node, res)
 	return op, nil
+}
+
+// deleteOrphan deletes the NodeSLO of a node that is gone, if there is one.
+func (r *NodeSLOReconciler) deleteOrphan(ctx context.Context, stored *storedslo.NodeSLO) (string, error) {
+	r.warned.forget(stored.Name())
+	if deleted, err := r.stored.Delete(ctx, stored); deleted || err != nil {
+		return OpDelete, err
+	}
+	return OpNoop, nil
 }
 
 // writeOp is the operation a write of stored is.

@@ -51,6 +51,9 @@ type NodeSLO struct {
 	spec *slov1alpha1.NodeSLOSpec
 }
 
+// Name is the node's (and its NodeSLO's) name.
+func (n *NodeSLO) Name() string { return n.name }
+
 // Exists reports whether the node has a NodeSLO.
 func (n *NodeSLO) Exists() bool { return n.exists }
 
