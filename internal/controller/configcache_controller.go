@@ -84,7 +84,7 @@ type configMapRead struct {
 	rolloutRelevant bool
 	// rollout is cm's rollout key, parsed once for the whole reconcile; for
 	// a ConfigMap that does not exist, the key it had (orphanRollout).
-	rollout sloconfig.RolloutLoad
+	rollout rollout.Key
 	// rolloutKey is the key's value as written ("" when absent).
 	rolloutKey string
 }
@@ -202,7 +202,7 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 		return configMapRead{}, err
 	}
 	if out.rolloutKey != "" || exists {
-		out.rollout = sloconfig.LoadRollout(rolloutData(cm.Data, out.rolloutKey, exists))
+		out.rollout = rollout.LoadKey(rolloutData(cm.Data, out.rolloutKey, exists))
 	}
 	r.rollout.orphan.keep(out)
 	return out, nil
@@ -325,12 +325,12 @@ func (e configEvent) note() string {
 // one about data keys probably meant for this controller but not read (a
 // misspelt key, a key under binaryData), then per key one listing every
 // error and one listing every warning.
-func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey sloconfig.RolloutLoad) []configEvent {
+func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key) []configEvent {
 	var out []configEvent
 	if msgs := sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData); len(msgs) > 0 {
 		out = append(out, configEvent{ReasonConfigWarning, "Check keys", msgs, ""})
 	}
-	for _, k := range sloconfig.ReportByKey(cfg, rolloutKey) {
+	for _, k := range sloconfig.ReportByKey(cfg, rolloutKey.Lines()) {
 		action := "Load " + string(k.Key)
 		if len(k.Errors) > 0 {
 			out = append(out, configEvent{ReasonInvalidConfig, action, k.Errors, k.Consequence})
@@ -345,7 +345,7 @@ func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey slocon
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
 func (r *ConfigCacheReconciler) report(
-	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey sloconfig.RolloutLoad,
+	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key,
 ) {
 	evs := configEvents(cm, cfg, rolloutKey)
 	var b strings.Builder

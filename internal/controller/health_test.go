@@ -15,7 +15,6 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // The health gate of a staged rollout (docs/rollout.md#health-gates)
@@ -116,7 +115,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 
 	It("halts when two canaries turn NotReady, keeps its verdicts across a restart, and resumes on a key change",
 		func(ctx SpecContext) {
-			start(ctx, sloconfig.OnUnhealthyPause)
+			start(ctx, rollout.OnUnhealthyPause)
 			sick := f.canaryNames()[:2]
 			for _, n := range sick {
 				setReady(ctx, n, corev1.ConditionFalse)
@@ -152,7 +151,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0))
 
 			// A change of the key that leaves it unpaused resumes, the verdicts tolerated.
-			updateConfig(ctx, rolloutData(40, gatePolicy(sloconfig.OnUnhealthyPause)+"\n"))
+			updateConfig(ctx, rolloutData(40, gatePolicy(rollout.OnUnhealthyPause)+"\n"))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			waitUntilQuiet()
 			Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
@@ -161,7 +160,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 
 	It("with onUnhealthy revert, writes the previous revision back to the canaries and to no other node",
 		func(ctx SpecContext) {
-			start(ctx, sloconfig.OnUnhealthyRevert)
+			start(ctx, rollout.OnUnhealthyRevert)
 			before := newestRevision(ctx)()
 			for _, n := range f.canaryNames()[:2] {
 				setReady(ctx, n, corev1.ConditionFalse)
@@ -175,7 +174,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 				}
 				Expect(writes.Succeeded(n)).To(Equal(want), "node %s", n)
 			}
-			Expect(configData(ctx)).To(Equal(rolloutData(50, gatePolicy(sloconfig.OnUnhealthyRevert))),
+			Expect(configData(ctx)).To(Equal(rolloutData(50, gatePolicy(rollout.OnUnhealthyRevert))),
 				"the ConfigMap holds the revision reverted to")
 			Eventually(newestRevision(ctx)).Should(Equal(before + 1))
 			h := history(ctx)
@@ -185,7 +184,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 		})
 
 	It("halts on eviction Events above maxPerNode from reached nodes", func(ctx SpecContext) {
-		start(ctx, sloconfig.OnUnhealthyPause)
+		start(ctx, rollout.OnUnhealthyPause)
 		for _, n := range f.canaryNames()[:2] {
 			reportEvictions(ctx, n, gateEvictionReason, 4)
 		}
@@ -197,7 +196,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 
 	It("ignores evictions from unreached nodes and other reasons, and completes with one write per pending node",
 		func(ctx SpecContext) {
-			start(ctx, sloconfig.OnUnhealthyPause)
+			start(ctx, rollout.OnUnhealthyPause)
 			unreached := slices.DeleteFunc(slices.Clone(f.names), func(n string) bool { return f.canaries[n] })
 			for _, n := range unreached[:2] {
 				reportEvictions(ctx, n, gateEvictionReason, 5)

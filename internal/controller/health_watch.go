@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // HealthGateUserAgent ends the user agent of the health gate's requests:
@@ -96,14 +95,14 @@ func (w *healthWatch) Start(ctx context.Context) error {
 }
 
 // settingsOf identifies what a watch for gate watches.
-func settingsOf(gate *sloconfig.HealthGate) string {
+func settingsOf(gate *rollout.HealthGate) string {
 	return strings.Join(gate.ConditionNames(), ",") + "|" + strings.Join(gate.EvictionReasons, ",")
 }
 
 // observe starts the watches for gate when they are not running (or ran
 // for other settings), waits until they listed, and returns what they see
 // of every node that has a watched condition or an eviction Event.
-func (w *healthWatch) observe(ctx context.Context, gate *sloconfig.HealthGate) (map[string]rollout.NodeHealth, error) {
+func (w *healthWatch) observe(ctx context.Context, gate *rollout.HealthGate) (map[string]rollout.NodeHealth, error) {
 	select {
 	case <-w.started:
 	case <-ctx.Done():
@@ -147,7 +146,7 @@ func (w *healthWatch) stopLocked() {
 }
 
 // start starts one Node watch and one Event watch per eviction reason.
-func (w *healthWatch) start(gate *sloconfig.HealthGate, settings string) *runningHealthWatch {
+func (w *healthWatch) start(gate *rollout.HealthGate, settings string) *runningHealthWatch {
 	ctx, cancel := context.WithCancel(w.ctx)
 	run := &runningHealthWatch{settings: settings, cancel: cancel}
 
@@ -238,7 +237,7 @@ func (run *runningHealthWatch) snapshot() map[string]rollout.NodeHealth {
 
 // keepWatchedConditions cuts a Node down to its name and the watched
 // conditions' type, status and last transition.
-func keepWatchedConditions(gate *sloconfig.HealthGate) toolscache.TransformFunc {
+func keepWatchedConditions(gate *rollout.HealthGate) toolscache.TransformFunc {
 	return func(in any) (any, error) {
 		node, ok := in.(*corev1.Node)
 		if !ok {

@@ -112,7 +112,7 @@ func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[st
 	withRollout := map[string]string{string(sloconfig.KeyRollout): `{"paused": true}`}
 	maps.Copy(withRollout, data)
 	plan := rollout.Memory{}.Plan(rollout.PlanInput{
-		Rollout: sloconfig.LoadRollout(withRollout),
+		Rollout: rollout.LoadKey(withRollout),
 		Config:  sloconfig.Load(withRollout, nil),
 		Nodes:   []rollout.Observed{{Node: base, Stored: &slov1alpha1.NodeSLOSpec{}, Generation: 1}},
 		Now:     time.Now(),

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -43,7 +44,7 @@ type NodeDiff struct {
 // DiffResult is the outcome of a diff.
 type DiffResult struct {
 	Reports []sloconfig.SectionReport
-	Rollout sloconfig.RolloutLoad
+	Rollout rollout.Key
 	// Changed lists the nodes whose NodeSLO would change, by name.
 	Changed []NodeDiff
 	Nodes   int
@@ -69,7 +70,7 @@ const none = "<none>"
 // controller keeps too (docs/behaviour.md#bad-input).
 func Diff(in DiffInputs) DiffResult {
 	cfg := sloconfig.Load(in.Data, nil)
-	out := DiffResult{Reports: cfg.Reports(), Rollout: sloconfig.LoadRollout(in.Data), Nodes: len(in.Nodes)}
+	out := DiffResult{Reports: cfg.Reports(), Rollout: rollout.LoadKey(in.Data), Nodes: len(in.Nodes)}
 	nodes := slices.SortedFunc(slices.Values(in.Nodes), func(a, b sloconfig.Node) int {
 		return strings.Compare(a.Name, b.Name)
 	})

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -54,7 +55,7 @@ func Render(data map[string]string, nodes []sloconfig.Node, format string, out, 
 		return false, fmt.Errorf("unknown output format %q: use yaml or json", format)
 	}
 	cfg := sloconfig.Load(data, nil)
-	printReports(cfg, sloconfig.LoadRollout(data), errOut, errOut)
+	printReports(cfg, rollout.LoadKey(data), errOut, errOut)
 	w := bufio.NewWriterSize(out, 64<<10)
 	list.begin(w, len(nodes))
 	resolved := make([]sloconfig.Resolution, min(len(nodes), resolveChunk))

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -35,7 +36,7 @@ func TestSetPausedKeepsTheOtherFieldsAndKeys(t *testing.T) {
 	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm); err != nil {
 		t.Fatal(err)
 	}
-	load := sloconfig.LoadRollout(cm.Data)
+	load := rollout.LoadKey(cm.Data)
 	if !load.Valid() || !load.Policy.Paused || load.Policy.Canary == nil || load.Policy.MaxNodesPerStep.String() != "10%" {
 		t.Errorf("the key after pause: %q", cm.Data[rolloutKey])
 	}
@@ -51,7 +52,7 @@ func TestSetPausedKeepsTheOtherFieldsAndKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = c.Get(context.Background(), client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm)
-	if sloconfig.LoadRollout(cm.Data).Policy.Paused {
+	if rollout.LoadKey(cm.Data).Policy.Paused {
 		t.Error("resume left the rollout paused")
 	}
 }

@@ -32,7 +32,7 @@ func haltInForce(cm *corev1.ConfigMap) *rollout.HealthRecord {
 func resumeHalt(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.ConfigMap,
 	doc map[string]any, halt *rollout.HealthRecord, out io.Writer) error {
 	raw := cm.Data[string(sloconfig.KeyRollout)]
-	load := sloconfig.LoadRollout(cm.Data)
+	load := rollout.LoadKey(cm.Data)
 	if load.Policy == nil {
 		return fmt.Errorf("ConfigMap %s: %s is invalid, which holds every rollout; fix it first (kubectl nodeslo validate): "+
 			"a valid key changed since the health gate's halt, and not paused, resumes the rollout", ref, sloconfig.KeyRollout)

@@ -68,7 +68,7 @@ func TestResumeAfterAHaltChangesTheKey(t *testing.T) {
 			if rollout.KeyFingerprint(written) == rollout.KeyFingerprint(tc.key) {
 				t.Fatalf("the key's text did not change: %q", written)
 			}
-			load := sloconfig.LoadRollout(cm.Data)
+			load := rollout.LoadKey(cm.Data)
 			if !load.Valid() || load.Policy.Paused || load.Policy.HealthGate == nil || load.Policy.StepSize(10) != 2 {
 				t.Errorf("the key after the resume: %q", written)
 			}
@@ -100,7 +100,7 @@ func TestResumeAfterAHaltNeverWritesTheHaltedText(t *testing.T) {
 	}
 	cm := readConfigMap(t, c, ref)
 	written := cm.Data[string(sloconfig.KeyRollout)]
-	if written == atHalt || strings.Contains(written, `"paused"`) || sloconfig.LoadRollout(cm.Data).Policy.Paused {
+	if written == atHalt || strings.Contains(written, `"paused"`) || rollout.LoadKey(cm.Data).Policy.Paused {
 		t.Errorf("the key after the resume: %q (at the halt: %q)", written, atHalt)
 	}
 }
@@ -154,7 +154,7 @@ func TestResumeAfterAHaltWithAnInvalidKeyAndPause(t *testing.T) {
 	if err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if load := sloconfig.LoadRollout(readConfigMap(t, c, ref).Data); !load.Valid() || !load.Policy.Paused {
+	if load := rollout.LoadKey(readConfigMap(t, c, ref).Data); !load.Valid() || !load.Policy.Paused {
 		t.Errorf("pause after a halt: %q", readConfigMap(t, c, ref).Data[string(sloconfig.KeyRollout)])
 	}
 }

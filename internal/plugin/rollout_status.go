@@ -34,7 +34,7 @@ type RolloutStatus struct {
 	// KeyFingerprint that key's rollout.KeyFingerprint ("": no key).
 	Exists         bool
 	Fingerprint    string
-	Key            sloconfig.RolloutLoad
+	Key            rollout.Key
 	KeyFingerprint string
 }
 
@@ -68,7 +68,7 @@ func FetchRolloutStatus(ctx context.Context, c client.Reader, key client.ObjectK
 // whether the controller has taken it up. A status annotation that does
 // not decode is an error.
 func NewRolloutStatus(ref ConfigMapRef, data map[string]string, exists bool, h History) (RolloutStatus, error) {
-	s := RolloutStatus{ConfigMap: ref, InForce: h.InForce(), Exists: exists, Key: sloconfig.LoadRollout(data)}
+	s := RolloutStatus{ConfigMap: ref, InForce: h.InForce(), Exists: exists, Key: rollout.LoadKey(data)}
 	if raw, ok := data[string(sloconfig.KeyRollout)]; ok {
 		s.KeyFingerprint = rollout.KeyFingerprint(raw)
 	}

@@ -81,7 +81,7 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 	h := &rollout.StatusHealth{MaxUnhealthyNodes: setting, Allowed: 1, AllowedOf: 3, Unhealthy: len(unhealthy),
 		HaltedAt: s.Updated, HaltedKey: keyOf(data)}
 	if setting != "" {
-		h.Revert = sloconfig.LoadRollout(data).Policy.HealthGate.Revert
+		h.Revert = rollout.LoadKey(data).Policy.HealthGate.Revert
 		onUnhealthy := "pause"
 		if h.Revert {
 			onUnhealthy = "revert"

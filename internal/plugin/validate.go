@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/crdprobe"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -15,9 +16,9 @@ import (
 // one error per line on out, warnings on errOut. It returns whether every
 // key, the rollout key included, is valid.
 func Validate(data map[string]string, out, errOut io.Writer) bool {
-	cfg, rollout := sloconfig.Load(data, nil), sloconfig.LoadRollout(data)
-	printReports(cfg, rollout, out, errOut)
-	return cfg.Valid() && rollout.Valid()
+	cfg, rolloutKey := sloconfig.Load(data, nil), rollout.LoadKey(data)
+	printReports(cfg, rolloutKey, out, errOut)
+	return cfg.Valid() && rolloutKey.Valid()
 }
 
 // printUnmatched warns on errOut about every node strategy in data that
@@ -51,8 +52,8 @@ func ValidateAgainstCRD(ctx context.Context, c client.Client, data map[string]st
 }
 
 // printReports writes errors to errs and warnings to warnings, key by key.
-func printReports(cfg *sloconfig.Config, rollout sloconfig.RolloutLoad, errs, warnings io.Writer) {
-	errLines, warningLines := sloconfig.ReportLines(cfg, rollout)
+func printReports(cfg *sloconfig.Config, rolloutKey rollout.Key, errs, warnings io.Writer) {
+	errLines, warningLines := sloconfig.ReportLines(cfg, rolloutKey.Lines())
 	printMessages(errLines, warningLines, errs, warnings)
 }
 

@@ -12,7 +12,7 @@ import (
 // (100 canaries, 3,000 nodes reached): the cost the controller pays per
 // step and per ConfigMap change, not per node reconcile.
 func BenchmarkDecide10000(b *testing.B) {
-	load := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): acceptanceKey})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): acceptanceKey})
 	nodes := make([]Node, 10000)
 	for i := range nodes {
 		nodes[i] = Node{Name: fmt.Sprintf("node-%05d", i), Stored: true, Differs: i >= 3000, Canary: i < 100}

@@ -2,8 +2,6 @@ package rollout
 
 import (
 	"time"
-
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // recheck is how soon to decide again when progress waits on the
@@ -35,7 +33,7 @@ type Node struct {
 type Input struct {
 	// Rollout is the nodeslo-rollout-config key as loaded. Absent: every
 	// change reaches every node at once. Invalid: every rollout is paused.
-	Rollout sloconfig.RolloutLoad
+	Rollout Key
 	// Target is the fingerprint of the configuration in force.
 	Target string
 	// Record is the persisted record (zero when there is none).

@@ -6,6 +6,10 @@
 // gets back the nodes to write, the Record to persist and when to decide
 // again.
 //
+// key.go and key_healthgate.go parse and validate the key itself
+// (LoadKey: a Key holding the compiled Policy and its HealthGate, or the
+// errors), with sloconfig's parser, so that its messages read like those of
+// the other keys;
 // decide.go, schedule.go and order.go take the decision; plan.go wraps it
 // for the config-cache controller, one Plan per reconcile (the record
 // change to persist, the Gate of held nodes to publish, the nodes to

@@ -29,7 +29,7 @@ type Event struct {
 // decisionEvents says what decision d did, as Events. A RolloutPaused Event
 // is said once until what it says changes: pausedReported identifies the
 // last one, and the identity to remember is returned.
-func decisionEvents(load sloconfig.RolloutLoad, d Decision, pausedReported string) ([]Event, string) {
+func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, string) {
 	var out []Event
 	target := ShortTarget(d.Record.Target)
 	if d.Started {

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // SpecWrittenAnnotation is set on a NodeSLO, with the time (RFC 3339, in
@@ -54,7 +52,7 @@ func (h *HealthRecord) Halted() bool { return h != nil && !h.HaltedAt.IsZero() }
 // with a value of fingerprint keyFingerprint (KeyFingerprint), resumes
 // the halt: a change of the key's value since the halt that leaves it
 // unpaused (docs/rollout.md#health-gates).
-func (h *HealthRecord) ResumedBy(policy *sloconfig.RolloutPolicy, keyFingerprint string) bool {
+func (h *HealthRecord) ResumedBy(policy *Policy, keyFingerprint string) bool {
 	return h.Halted() && policy != nil && !policy.Paused && keyFingerprint != h.HaltedKey
 }
 
@@ -111,9 +109,9 @@ type Eviction struct {
 // change did not cause it. Times have seconds only; what happened in the
 // second of the write counts as before it, so that a node written again
 // (a revert) is not judged on what it showed when written.
-func Judge(gate *sloconfig.HealthGate, h NodeHealth) string {
+func Judge(gate *HealthGate, h NodeHealth) string {
 	for _, c := range h.Conditions {
-		if gate.Watches(c.Type) && sloconfig.ConditionBad(c.Type, c.Status) && c.LastTransitionTime.After(h.WrittenAt) {
+		if gate.Watches(c.Type) && ConditionBad(c.Type, c.Status) && c.LastTransitionTime.After(h.WrittenAt) {
 			return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, c.LastTransitionTime.UTC().Format(time.TimeOnly))
 		}
 	}
@@ -144,7 +142,7 @@ type HealthInput struct {
 // gateWatches reports whether the gate of policy judges the rollout of rec
 // now: while it has pending nodes, and for canary.soakSeconds after it
 // completed.
-func gateWatches(policy *sloconfig.RolloutPolicy, rec Record, now time.Time) bool {
+func gateWatches(policy *Policy, rec Record, now time.Time) bool {
 	if policy == nil || policy.HealthGate == nil || rec.Target == "" {
 		return false
 	}
@@ -154,7 +152,7 @@ func gateWatches(policy *sloconfig.RolloutPolicy, rec Record, now time.Time) boo
 // GateWatches reports whether a health gate must watch the nodes for the
 // rollout whose record value is given: the controller starts and stops its
 // watches by it.
-func GateWatches(load sloconfig.RolloutLoad, record string, target string, now time.Time) bool {
+func GateWatches(load Key, record string, target string, now time.Time) bool {
 	rec, err := ParseRecord(record)
 	if err != nil || rec.Target != target {
 		// A rollout about to start: it is watched from its first step.

@@ -11,9 +11,9 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-func gateOf(t *testing.T, gate string) *sloconfig.HealthGate {
+func gateOf(t *testing.T, gate string) *HealthGate {
 	t.Helper()
-	load := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": ` + gate + `}`})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": ` + gate + `}`})
 	if !load.Valid() {
 		t.Fatalf("%s: %v", gate, load.Messages())
 	}
@@ -78,7 +78,7 @@ const gatedKey = `{"maxNodesPerStep": 4, "stepIntervalSeconds": 10,
 // known, and halts again on one more unhealthy node.
 func TestDecideHealthGate(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	load := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): gatedKey})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): gatedKey})
 	nodes := make([]Node, 10)
 	for i := range nodes {
 		nodes[i] = Node{Name: string(rune('a' + i)), Stored: true, Differs: true, Canary: i < 2}
@@ -148,7 +148,7 @@ func TestDecideHealthGate(t *testing.T) {
 func TestDecideHealthGateRevertAndSoak(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	key := strings.Replace(gatedKey, `"maxUnhealthyNodes": 0`, `"maxUnhealthyNodes": 0, "onUnhealthy": "revert"`, 1)
-	load := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): key})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): key})
 	done := Record{Target: "B", Started: t0, Pending: 2, Steps: 1, Done: true, DoneAt: t0.Add(10 * time.Second)}
 	nodes := []Node{{Name: "a", Stored: true}, {Name: "b", Stored: true}}
 	in := Input{Rollout: load, Target: "B", Record: done, Nodes: nodes, RolloutKey: "k1",
@@ -163,7 +163,7 @@ func TestDecideHealthGateRevertAndSoak(t *testing.T) {
 	if !d.HaltedNow || revertOf(d.Record) == nil || !strings.Contains(revertOf(d.Record).Summary, "b (Ready=False") {
 		t.Fatalf("halt within the soak under revert: %+v", d.Record.Health)
 	}
-	paused := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): `{"paused": true, "healthGate": {}}`})
+	paused := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"paused": true, "healthGate": {}}`})
 	in.Record, in.Rollout, in.RolloutKey = d.Record, paused, "k2"
 	if d := Decide(in); !d.Halted {
 		t.Error("a key changed to paused resumed the halt")

@@ -27,7 +27,7 @@ type Observed struct {
 // cache, the configuration in force and every node.
 type PlanInput struct {
 	// Rollout is the ConfigMap's rollout key, parsed once per reconcile.
-	Rollout sloconfig.RolloutLoad
+	Rollout Key
 	// Record is the value of the ConfigMap's RecordAnnotation; HasRecord
 	// says whether the annotation is there at all.
 	Record    string
@@ -49,7 +49,7 @@ type PlanInput struct {
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
 // without the key there is nothing to decide for each of them.
-func NeedsNodes(load sloconfig.RolloutLoad) bool { return load.Present }
+func NeedsNodes(load Key) bool { return load.Present }
 
 // RecordChange is a change of the record annotation, persisted before
 // anything of the plan is published.
@@ -190,7 +190,7 @@ func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
 // whether each has a NodeSLO, whether it differs from what cfg resolves
 // for the node (a stored spec lacking only the dropped fields does not),
 // and whether policy (nil: none) takes it for a canary.
-func nodesOf(cfg *sloconfig.Config, policy *sloconfig.RolloutPolicy, observed []Observed, dropped []string) []Node {
+func nodesOf(cfg *sloconfig.Config, policy *Policy, observed []Observed, dropped []string) []Node {
 	nodes := make([]Node, len(observed))
 	for i, o := range observed {
 		n := Node{Name: o.Node.Name, Canary: policy != nil && policy.IsCanary(o.Node.Labels)}

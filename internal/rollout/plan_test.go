@@ -29,7 +29,7 @@ func planInput(key string, nodes []Observed) PlanInput {
 		data[string(sloconfig.KeyRollout)] = key
 	}
 	return PlanInput{
-		Rollout: sloconfig.LoadRollout(data), Config: sloconfig.Load(data, nil), Nodes: nodes, Now: time.Now(),
+		Rollout: LoadKey(data), Config: sloconfig.Load(data, nil), Nodes: nodes, Now: time.Now(),
 	}
 }
 
@@ -106,7 +106,7 @@ func TestPlanCountsANodeLackingOnlyDroppedFieldsAsReached(t *testing.T) {
 	const path = "resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPercent"
 	pruned := sloconfig.WithoutPaths(&resolved, []string{path})
 	in := PlanInput{
-		Rollout: sloconfig.LoadRollout(data), Config: cfg, Now: time.Now(),
+		Rollout: LoadKey(data), Config: cfg, Now: time.Now(),
 		Nodes: []Observed{{Node: node, Stored: &pruned, Generation: 1}},
 	}
 	if p := (Memory{}).Plan(in); p.Figures == nil || p.Figures.Pending != 1 {

@@ -14,7 +14,7 @@ func Relevant(data, annotations map[string]string) bool {
 
 // Paused reports whether a rollout under this key takes no step: the key
 // says "paused": true, or it is invalid.
-func Paused(load sloconfig.RolloutLoad) bool {
+func Paused(load Key) bool {
 	return load.Policy == nil || load.Policy.Paused
 }
 

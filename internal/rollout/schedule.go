@@ -2,8 +2,6 @@ package rollout
 
 import (
 	"time"
-
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Schedule is the step arithmetic of one rollout: a canary step (when any
@@ -16,7 +14,7 @@ type Schedule struct {
 
 // NewSchedule is the schedule of policy for a rollout that started with
 // the counts in r.
-func NewSchedule(policy *sloconfig.RolloutPolicy, r Record) Schedule {
+func NewSchedule(policy *Policy, r Record) Schedule {
 	return Schedule{
 		Pending:  r.Pending,
 		Canaries: r.Canaries,

@@ -44,11 +44,11 @@ func newCluster(n, canaries int, key string) *cluster {
 	return c
 }
 
-func (c *cluster) load() sloconfig.RolloutLoad {
+func (c *cluster) load() Key {
 	if c.key == "" {
-		return sloconfig.LoadRollout(nil)
+		return LoadKey(nil)
 	}
-	return sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): c.key})
+	return LoadKey(map[string]string{string(sloconfig.KeyRollout): c.key})
 }
 
 // decide runs one decision at now and applies it; it returns the decision

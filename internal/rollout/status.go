@@ -176,7 +176,7 @@ func (s Status) Differs(stored string) bool {
 // statusOf is the status a decision under load leaves; rolloutKey is the
 // key's fingerprint, now the time of the decision. It takes every figure
 // from the decision and its record, and computes none again.
-func statusOf(load sloconfig.RolloutLoad, d Decision, rolloutKey string, now time.Time) *Status {
+func statusOf(load Key, d Decision, rolloutKey string, now time.Time) *Status {
 	rec := d.Record
 	s := &Status{
 		Fingerprint: rec.Target, RolloutKey: rolloutKey, Phase: PhaseProgressing,
@@ -214,8 +214,8 @@ func allAtOnceStatus(cfg *sloconfig.Config, now time.Time) *Status {
 // healthStatus is the health gate's part of a status: the gate of policy
 // (nil: none, or the key invalid) and its record h of the rollout, which
 // has reached nodes reached.
-func healthStatus(policy *sloconfig.RolloutPolicy, h *HealthRecord, reached int) *StatusHealth {
-	var gate *sloconfig.HealthGate
+func healthStatus(policy *Policy, h *HealthRecord, reached int) *StatusHealth {
+	var gate *HealthGate
 	if policy != nil {
 		gate = policy.HealthGate
 	}
@@ -250,7 +250,7 @@ func healthStatus(policy *sloconfig.RolloutPolicy, h *HealthRecord, reached int)
 
 // gateSettings renders a health gate's settings on one line, with the
 // key's field names.
-func gateSettings(g *sloconfig.HealthGate) string {
+func gateSettings(g *HealthGate) string {
 	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; evictions %s, maxPerNode %d; onUnhealthy %s",
 		g.MaxUnhealthyNodes.String(), strings.Join(g.ConditionNames(), ", "),
 		strings.Join(g.EvictionReasons, ", "), g.MaxEvictionsPerNode, g.OnUnhealthy())

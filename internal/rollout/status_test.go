@@ -147,7 +147,7 @@ func TestStatusDiffersOnlyWhenTheRolloutMoves(t *testing.T) {
 
 func TestStatusOfAHalt(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	load := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): gatedKey})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): gatedKey})
 	nodes := make([]Node, 10)
 	for i := range nodes {
 		nodes[i] = Node{Name: string(rune('a' + i)), Stored: true, Differs: true, Canary: i < 2}
@@ -208,7 +208,7 @@ func TestStatusIsBounded(t *testing.T) {
 	for i := range 10000 {
 		unhealthy[fmt.Sprintf("%0253d", i)] = strings.Repeat("x", 1000)
 	}
-	load := sloconfig.LoadRollout(map[string]string{string(sloconfig.KeyRollout): gatedKey})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): gatedKey})
 	d := Decision{Halted: true, Paused: true, Record: Record{Target: "B", Pending: 10000, Health: &HealthRecord{
 		Unhealthy: unhealthy, HaltedAt: time.Now(), Judged: 10000, Allowed: 1000}}}
 	s := statusOf(load, d, "k1", time.Now())

@@ -23,15 +23,19 @@
 //   - compile.go, compile_hostapp.go, section.go: the compiled sections;
 //   - load.go: states per key, last-good and frozen values;
 //   - resolve.go, bandwidth.go: the spec of one node;
-//   - fingerprint.go, equality.go: change detection;
-//   - rollout.go: the nodeslo-rollout-config key (LoadRollout), which is
-//     not a section of the spec and goes through the same parser.
+//   - fingerprint.go, equality.go: change detection.
 //
 // Around them: node_inputs.go defines what a Node contributes to its
 // NodeSLO (Node, NodeOf, SameInputs, InputsHash), for every place that
 // trims, compares or hashes a node; report_lines.go renders the reports as
-// the lines and Event notes people read (validate, the webhook, Events);
+// the lines and Event notes people read (validate, the webhook, Events),
+// the rollout key's lines (rollout.Key.Lines) last;
 // reach.go counts the nodes each node entry matches and applies to (the
 // nodeslo_strategy_nodes metric, the warning about an entry that matches
 // no node).
+//
+// The nodeslo-rollout-config key (KeyRollout) is not a section of the spec:
+// internal/rollout parses it (rollout.LoadKey) with the same parser, through
+// document.go (DecodeDocument, Findings), InRange, CompileLabelSelector and
+// Echo; this package does not know its type.
 package sloconfig

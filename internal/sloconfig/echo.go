@@ -14,6 +14,10 @@ const maxEchoed = 100
 // echo is s as every error and warning quotes it (see Truncate).
 func echo(s string) string { return Truncate(s, maxEchoed) }
 
+// Echo is s as every error and warning of the engine quotes it, for the
+// parsers of keys outside it (internal/rollout) to quote values alike.
+func Echo(s string) string { return echo(s) }
+
 // Truncate returns s whole when it has at most limit bytes, else its first
 // limit bytes (cut between characters) followed by its full size, so that
 // no message repeats a huge value. The plugin clips what it prints with it too.

@@ -106,3 +106,13 @@ func specFields(t *testing.T, spec slov1alpha1.NodeSLOSpec) map[string]json.RawM
 	}
 	return out
 }
+
+// The rollout key never changes what a node gets, so it stays out of the
+// spec's reports and fingerprint.
+func TestRolloutKeyIsNotASpecSection(t *testing.T) {
+	without := Load(map[string]string{}, nil)
+	with := Load(map[string]string{string(KeyRollout): `{"paused": true}`}, nil)
+	if with.Fingerprint() != without.Fingerprint() || len(with.Reports()) != len(Keys) || with.State(KeyRollout) != "" {
+		t.Error("the rollout key takes part in Load")
+	}
+}

@@ -21,22 +21,23 @@ type KeyLines struct {
 }
 
 // ReportByKey renders the reports of every key, in Keys order, then the
-// rollout key. Keys with nothing to report are left out.
-func ReportByKey(cfg *Config, rollout RolloutLoad) []KeyLines {
+// rollout key's lines (rollout.Key.Lines renders them). Keys with nothing
+// to report are left out.
+func ReportByKey(cfg *Config, rollout KeyLines) []KeyLines {
 	var out []KeyLines
-	add := func(l KeyLines, consequence string) {
-		if len(l.Errors) > 0 {
-			l.Consequence = consequence
+	add := func(l KeyLines) {
+		if len(l.Errors) == 0 {
+			l.Consequence = ""
 		}
 		if len(l.Errors)+len(l.Warnings) > 0 {
 			out = append(out, l)
 		}
 	}
 	for _, r := range cfg.Reports() {
-		add(KeyLines{Key: r.Key, Errors: r.Messages(), Warnings: r.WarningMessages()}, rejectionConsequence(r.State))
+		add(KeyLines{Key: r.Key, Errors: r.Messages(), Warnings: r.WarningMessages(),
+			Consequence: rejectionConsequence(r.State)})
 	}
-	add(KeyLines{Key: KeyRollout, Errors: rollout.Messages(), Warnings: rollout.WarningMessages()},
-		"the key is rejected and every rollout is paused until it is fixed")
+	add(rollout)
 	return out
 }
 
@@ -57,7 +58,7 @@ func rejectionConsequence(state SectionState) string {
 // ReportLines renders the reports of every key, the rollout key last, as
 // lines: one per error, one per warning (without a "warning: " prefix),
 // each clipped by ClipLine.
-func ReportLines(cfg *Config, rollout RolloutLoad) (errs, warnings []string) {
+func ReportLines(cfg *Config, rollout KeyLines) (errs, warnings []string) {
 	for _, l := range ReportByKey(cfg, rollout) {
 		errs = append(errs, l.Errors...)
 		warnings = append(warnings, l.Warnings...)

@@ -26,9 +26,16 @@ func (r *rules) at(path *field.Path) *rules { return &rules{path: path, written:
 func (r *rules) add(sub *rules) { r.errs = append(r.errs, sub.errs...) }
 
 func (r *rules) between(name string, v *int64, lo, hi int64) {
+	r.errs = append(r.errs, InRange(r.path.Child(name), v, lo, hi)...)
+}
+
+// InRange checks lo <= v <= hi for a number at path; an unset (nil) v
+// passes. Every bound of the engine reads the same.
+func InRange(path *field.Path, v *int64, lo, hi int64) field.ErrorList {
 	if v != nil && (*v < lo || *v > hi) {
-		r.errs = append(r.errs, field.Invalid(r.path.Child(name), *v, validation.InclusiveRangeError(int(lo), int(hi))))
+		return field.ErrorList{field.Invalid(path, *v, validation.InclusiveRangeError(int(lo), int(hi)))}
 	}
+	return nil
 }
 
 func (r *rules) between32(name string, v *int32, lo, hi int64) {

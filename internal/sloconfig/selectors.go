@@ -19,6 +19,13 @@ func compileSelector(tree any, path *field.Path) (labels.Selector, bool, field.E
 	if err := fromTree(tree, sel); err != nil {
 		return nil, false, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
 	}
+	return CompileLabelSelector(sel, path)
+}
+
+// CompileLabelSelector validates a label selector at path and compiles it.
+// The bool is true when the selector has no requirement: it matches every
+// node.
+func CompileLabelSelector(sel *metav1.LabelSelector, path *field.Path) (labels.Selector, bool, field.ErrorList) {
 	opts := metav1validation.LabelSelectorValidationOptions{}
 	if errs := metav1validation.ValidateLabelSelector(sel, opts, path); len(errs) > 0 {
 		return nil, false, errs

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/nodeslo/nodeslo-controller/internal/crdprobe"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -96,7 +97,7 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 		data = map[string]string{}
 	}
 	cfg := sloconfig.Load(data, nil)
-	errs, keyWarnings := sloconfig.ReportLines(cfg, sloconfig.LoadRollout(data))
+	errs, keyWarnings := sloconfig.ReportLines(cfg, rollout.LoadKey(data).Lines())
 	warnings = sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
 	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)

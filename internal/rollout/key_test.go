@@ -1,36 +1,40 @@
-package sloconfig
+package rollout
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 func TestRevisionHistoryLimitDefault(t *testing.T) {
-	for _, data := range []map[string]string{nil, {string(KeyRollout): `{}`}, {string(KeyRollout): `{"paused": 3}`}} {
-		if got := LoadRollout(data).RevisionHistoryLimit(); got != DefaultRevisionHistoryLimit {
+	for _, data := range []map[string]string{
+		nil, {string(sloconfig.KeyRollout): `{}`}, {string(sloconfig.KeyRollout): `{"paused": 3}`},
+	} {
+		if got := LoadKey(data).RevisionHistoryLimit(); got != DefaultRevisionHistoryLimit {
 			t.Errorf("%v: got %d, want the default", data, got)
 		}
 	}
-	three := map[string]string{string(KeyRollout): `{"revisionHistoryLimit": 3}`}
-	if got := LoadRollout(three).RevisionHistoryLimit(); got != 3 {
+	three := map[string]string{string(sloconfig.KeyRollout): `{"revisionHistoryLimit": 3}`}
+	if got := LoadKey(three).RevisionHistoryLimit(); got != 3 {
 		t.Errorf("revisionHistoryLimit 3: got %d", got)
 	}
 }
 
-func TestLoadRollout(t *testing.T) {
+func TestLoadKey(t *testing.T) {
 	tests := []struct {
 		name     string
 		raw      string // "" with absent: the key is not in the ConfigMap
 		absent   bool
 		errs     []string // substrings, one per error, in order
 		warnings []string // substrings, one per warning, in order
-		check    func(t *testing.T, p *RolloutPolicy)
+		check    func(t *testing.T, p *Policy)
 	}{{
 		name: "absent", absent: true,
 	}, {
 		name: "empty object: all defaults", raw: `{}`,
-		check: func(t *testing.T, p *RolloutPolicy) {
+		check: func(t *testing.T, p *Policy) {
 			if p.MaxNodesPerStep.String() != "10%" || p.StepInterval != time.Minute ||
 				p.Canary != nil || p.CanarySoak != 5*time.Minute || p.Paused {
 				t.Errorf("defaults: %+v", p)
@@ -40,11 +44,11 @@ func TestLoadRollout(t *testing.T) {
 		name: "every field set",
 		raw: `{"maxNodesPerStep": 10, "stepIntervalSeconds": 2, "paused": true,
 		       "canary": {"nodeSelector": {"matchLabels": {"pool": "canary"}}, "soakSeconds": 3}}`,
-		check: func(t *testing.T, p *RolloutPolicy) {
+		check: func(t *testing.T, p *Policy) {
 			if p.StepSize(1000) != 10 || p.StepInterval != 2*time.Second || p.CanarySoak != 3*time.Second || !p.Paused {
 				t.Errorf("policy: %+v", p)
 			}
-			if !p.IsCanary(map[string]string{poolLabel: "canary"}) || p.IsCanary(map[string]string{poolLabel: "web"}) {
+			if !p.IsCanary(map[string]string{poolLabel: "canary"}) || p.IsCanary(map[string]string{poolLabel: poolWeb}) {
 				t.Error("canary selector does not select by pool=canary")
 			}
 		},
@@ -53,7 +57,7 @@ func TestLoadRollout(t *testing.T) {
 		raw: `{"maxNodesPerStep": "100%", "stepIntervalSeconds": 86400,
 		       "canary": {"nodeSelector": {}, "soakSeconds": 0}}`,
 		warnings: []string{`canary.nodeSelector: {} matches every node`},
-		check: func(t *testing.T, p *RolloutPolicy) {
+		check: func(t *testing.T, p *Policy) {
 			if p.StepSize(7) != 7 || p.CanarySoak != 0 {
 				t.Errorf("policy: %+v", p)
 			}
@@ -95,7 +99,7 @@ func TestLoadRollout(t *testing.T) {
 		warnings: []string{
 			`stepIntervalSecond: unknown field, ignored; did you mean "stepIntervalSeconds"? (line 1, column 2)`,
 		},
-		check: func(t *testing.T, p *RolloutPolicy) {
+		check: func(t *testing.T, p *Policy) {
 			if p.StepInterval != time.Minute {
 				t.Errorf("an unknown field changed the interval: %v", p.StepInterval)
 			}
@@ -119,7 +123,7 @@ func TestLoadRollout(t *testing.T) {
 		errs: []string{"the document must be a JSON object"},
 	}, {
 		name: "null canary means no canary", raw: `{"canary": null}`,
-		check: func(t *testing.T, p *RolloutPolicy) {
+		check: func(t *testing.T, p *Policy) {
 			if p.Canary != nil {
 				t.Error("a null canary compiled to a selector")
 			}
@@ -129,9 +133,9 @@ func TestLoadRollout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := map[string]string{"resource-qos-config": "{}"}
 			if !tt.absent {
-				data[string(KeyRollout)] = tt.raw
+				data[string(sloconfig.KeyRollout)] = tt.raw
 			}
-			got := LoadRollout(data)
+			got := LoadKey(data)
 			if got.Present == tt.absent {
 				t.Errorf("Present = %v", got.Present)
 			}
@@ -140,7 +144,7 @@ func TestLoadRollout(t *testing.T) {
 				t.Fatalf("errors:\n%s\nwant %d", strings.Join(msgs, "\n"), len(tt.errs))
 			}
 			for i, want := range tt.errs {
-				if !strings.Contains(msgs[i], want) || !strings.HasPrefix(msgs[i], string(KeyRollout)+": ") {
+				if !strings.Contains(msgs[i], want) || !strings.HasPrefix(msgs[i], string(sloconfig.KeyRollout)+": ") {
 					t.Errorf("error %d = %q, want it to contain %q", i, msgs[i], want)
 				}
 			}
@@ -162,7 +166,7 @@ func TestLoadRollout(t *testing.T) {
 	}
 }
 
-func TestRolloutStepSize(t *testing.T) {
+func TestStepSize(t *testing.T) {
 	const tenPercent = `"10%"`
 	tests := []struct {
 		max     string
@@ -172,22 +176,12 @@ func TestRolloutStepSize(t *testing.T) {
 		{`10`, 3, 10}, {tenPercent, 40, 4}, {tenPercent, 41, 5}, {`"1%"`, 3, 1}, {tenPercent, 0, 1}, {`"100%"`, 40, 40},
 	}
 	for _, tt := range tests {
-		got := LoadRollout(map[string]string{string(KeyRollout): `{"maxNodesPerStep": ` + tt.max + `}`})
+		got := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"maxNodesPerStep": ` + tt.max + `}`})
 		if got.Policy == nil {
 			t.Fatalf("%s: %v", tt.max, got.Messages())
 		}
 		if n := got.Policy.StepSize(tt.pending); n != tt.want {
 			t.Errorf("maxNodesPerStep %s of %d pending: step size %d, want %d", tt.max, tt.pending, n, tt.want)
 		}
-	}
-}
-
-// The rollout key never changes what a node gets, so it stays out of the
-// spec's reports and fingerprint.
-func TestRolloutKeyIsNotASpecSection(t *testing.T) {
-	without := Load(map[string]string{}, nil)
-	with := Load(map[string]string{string(KeyRollout): `{"paused": true}`}, nil)
-	if with.Fingerprint() != without.Fingerprint() || len(with.Reports()) != len(Keys) || with.State(KeyRollout) != "" {
-		t.Error("the rollout key takes part in Load")
 	}
 }

@@ -1,8 +1,7 @@
-package sloconfig
+package rollout
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -10,12 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// KeyRollout holds the staged-rollout policy (docs/rollout.md). It is not a
-// section of the NodeSLO spec: it decides when a change reaches each node,
-// never what a node gets, so it is not in Keys and not in the fingerprint.
-const KeyRollout Key = "nodeslo-rollout-config"
+// The nodeslo-rollout-config key (sloconfig.KeyRollout) of the
+// slo-controller-config ConfigMap: its types, parsing and validation
+// (docs/rollout.md#the-key). It goes through sloconfig's parser, so its
+// messages read like those of the spec's keys.
 
 // Bounds and defaults of the rollout key (docs/rollout.md#the-key).
 const (
@@ -31,9 +32,9 @@ const (
 // defaultMaxNodesPerStep is the step size when the key does not set one.
 var defaultMaxNodesPerStep = intstr.FromString("10%")
 
-// RolloutPolicy is a compiled, valid nodeslo-rollout-config. It is never
-// written after LoadRollout returns.
-type RolloutPolicy struct {
+// Policy is a compiled, valid nodeslo-rollout-config. It is never
+// written after LoadKey returns.
+type Policy struct {
 	// MaxNodesPerStep is an int >= 1 or a percent "1%".."100%" of the nodes
 	// pending when the rollout started; StepSize resolves it.
 	MaxNodesPerStep intstr.IntOrString
@@ -54,7 +55,7 @@ type RolloutPolicy struct {
 // RevisionHistoryLimit is the number of revisions to keep under this key:
 // its revisionHistoryLimit, or the default when the key is absent or
 // invalid (an invalid key must not shorten the history an undo needs).
-func (r RolloutLoad) RevisionHistoryLimit() int {
+func (r Key) RevisionHistoryLimit() int {
 	if r.Policy == nil {
 		return DefaultRevisionHistoryLimit
 	}
@@ -63,25 +64,25 @@ func (r RolloutLoad) RevisionHistoryLimit() int {
 
 // StepSize is the number of nodes one batch reaches in a rollout that
 // started with pending nodes: a percent is rounded up, and is at least 1.
-func (p *RolloutPolicy) StepSize(pending int) int {
+func (p *Policy) StepSize(pending int) int {
 	// MaxNodesPerStep was validated, so this cannot fail.
 	n, _ := intstr.GetScaledValueFromIntOrPercent(&p.MaxNodesPerStep, pending, true)
 	return max(n, 1)
 }
 
 // IsCanary reports whether a node with these labels is a canary.
-func (p *RolloutPolicy) IsCanary(nodeLabels map[string]string) bool {
+func (p *Policy) IsCanary(nodeLabels map[string]string) bool {
 	return p.Canary != nil && p.Canary.Matches(labels.Set(nodeLabels))
 }
 
-// RolloutLoad is what LoadRollout found in the ConfigMap.
-type RolloutLoad struct {
+// Key is what LoadKey found in the ConfigMap.
+type Key struct {
 	// Present is whether the ConfigMap has the key. Absent: every change
 	// reaches every node at once.
 	Present bool
 	// Policy is the compiled policy; nil when the key is absent or invalid.
-	Policy *RolloutPolicy
-	// Errors and Warnings are as in a SectionReport: paths relative to the
+	Policy *Policy
+	// Errors and Warnings are as in a sloconfig.SectionReport: paths relative to the
 	// key's document, positions where known.
 	Errors   field.ErrorList
 	Warnings []string
@@ -89,103 +90,105 @@ type RolloutLoad struct {
 
 // Valid reports whether the key is absent or its value was accepted. A
 // present but invalid key pauses every rollout (docs/rollout.md).
-func (r RolloutLoad) Valid() bool { return len(r.Errors) == 0 }
+func (r Key) Valid() bool { return len(r.Errors) == 0 }
 
 // Messages renders the errors, one line each, prefixed with the key.
-func (r RolloutLoad) Messages() []string { return r.report().Messages() }
+func (r Key) Messages() []string { return r.report().Messages() }
 
 // WarningMessages renders the warnings, each prefixed with the key.
-func (r RolloutLoad) WarningMessages() []string { return r.report().WarningMessages() }
+func (r Key) WarningMessages() []string { return r.report().WarningMessages() }
 
-func (r RolloutLoad) report() SectionReport {
-	return SectionReport{Key: KeyRollout, Errors: r.Errors, Warnings: r.Warnings}
+func (r Key) report() sloconfig.SectionReport {
+	return sloconfig.SectionReport{Key: sloconfig.KeyRollout, Errors: r.Errors, Warnings: r.Warnings}
 }
 
-// LoadRollout parses, validates and compiles the rollout key of a
-// ConfigMap's data (nil when the ConfigMap does not exist).
-func LoadRollout(data map[string]string) RolloutLoad {
-	raw, present := data[string(KeyRollout)]
-	if !present {
-		return RolloutLoad{}
+// Lines renders the key's report in the words every other key's report
+// uses (sloconfig.ReportByKey and ReportLines take them).
+func (r Key) Lines() sloconfig.KeyLines {
+	l := sloconfig.KeyLines{Key: sloconfig.KeyRollout, Errors: r.Messages(), Warnings: r.WarningMessages()}
+	if len(l.Errors) > 0 {
+		l.Consequence = "the key is rejected and every rollout is paused until it is fixed"
 	}
-	policy, found := compileRollout(raw)
-	errs, warnings := found.report()
-	out := RolloutLoad{Present: true, Errors: errs, Warnings: warnings}
+	return l
+}
+
+// LoadKey parses, validates and compiles the rollout key of a
+// ConfigMap's data (nil when the ConfigMap does not exist).
+func LoadKey(data map[string]string) Key {
+	raw, present := data[string(sloconfig.KeyRollout)]
+	if !present {
+		return Key{}
+	}
+	policy, found := compileKey(raw)
+	errs, warnings := found.Report()
+	out := Key{Present: true, Errors: errs, Warnings: warnings}
 	if len(errs) == 0 {
 		out.Policy = policy
 	}
 	return out
 }
 
-// rolloutDocument is the key's JSON as written; nil means "not set".
-type rolloutDocument struct {
-	MaxNodesPerStep      *intstr.IntOrString    `json:"maxNodesPerStep,omitempty"`
-	StepIntervalSeconds  *int64                 `json:"stepIntervalSeconds,omitempty"`
-	Canary               *rolloutCanaryDocument `json:"canary,omitempty"`
-	Paused               *bool                  `json:"paused,omitempty"`
-	RevisionHistoryLimit *int64                 `json:"revisionHistoryLimit,omitempty"`
-	HealthGate           *healthGateDocument    `json:"healthGate,omitempty"`
+// keyDocument is the key's JSON as written; nil means "not set".
+type keyDocument struct {
+	MaxNodesPerStep      *intstr.IntOrString `json:"maxNodesPerStep,omitempty"`
+	StepIntervalSeconds  *int64              `json:"stepIntervalSeconds,omitempty"`
+	Canary               *canaryDocument     `json:"canary,omitempty"`
+	Paused               *bool               `json:"paused,omitempty"`
+	RevisionHistoryLimit *int64              `json:"revisionHistoryLimit,omitempty"`
+	HealthGate           *healthGateDocument `json:"healthGate,omitempty"`
 }
 
-type rolloutCanaryDocument struct {
+type canaryDocument struct {
 	NodeSelector *metav1.LabelSelector `json:"nodeSelector,omitempty"`
 	SoakSeconds  *int64                `json:"soakSeconds,omitempty"`
 }
 
-// rolloutShape has no list of node entries: the whole document is top-level fields.
-var rolloutShape = documentShape{top: fieldsOf(reflect.TypeFor[rolloutDocument]())}
-
-// compileRollout reads the key's document with the same parser and shape
+// compileKey reads the key's document with the same parser and shape
 // checks as the other keys (positions, unknown fields with the closest
 // name, repeated fields), then checks the bounds.
-func compileRollout(raw string) (*RolloutPolicy, *findings) {
-	doc, found := parseAndCheck(raw, rolloutShape)
-	if found.failed() > 0 {
+func compileKey(raw string) (*Policy, *sloconfig.Findings) {
+	written, found := sloconfig.DecodeDocument[keyDocument](raw)
+	if written == nil {
 		return nil, found
 	}
-	var written rolloutDocument
-	if err := fromTree(doc.top, &written); err != nil {
-		found.fail(rootError(err.Error()))
-		return nil, found
-	}
-	policy := &RolloutPolicy{
+	policy := &Policy{
 		MaxNodesPerStep: defaultMaxNodesPerStep,
 		StepInterval:    defaultStepIntervalSeconds * time.Second,
 		CanarySoak:      defaultCanarySoakSeconds * time.Second,
 
 		RevisionHistoryLimit: DefaultRevisionHistoryLimit,
 	}
-	r := &rules{}
+	// Out-of-range numbers are reported last, after the other errors.
+	var ranges field.ErrorList
 	if v := written.MaxNodesPerStep; v != nil {
-		found.fail(validateCountOrPercent(*v, field.NewPath("maxNodesPerStep"), 1)...)
+		found.Fail(validateCountOrPercent(*v, field.NewPath("maxNodesPerStep"), 1)...)
 		policy.MaxNodesPerStep = *v
 	}
 	if v := written.StepIntervalSeconds; v != nil {
-		r.between("stepIntervalSeconds", v, 0, maxRolloutSeconds)
+		ranges = append(ranges, sloconfig.InRange(field.NewPath("stepIntervalSeconds"), v, 0, maxRolloutSeconds)...)
 		policy.StepInterval = time.Duration(*v) * time.Second
 	}
 	if v := written.Paused; v != nil {
 		policy.Paused = *v
 	}
 	if v := written.RevisionHistoryLimit; v != nil {
-		r.between("revisionHistoryLimit", v, 1, maxRevisionHistoryLimit)
+		ranges = append(ranges, sloconfig.InRange(field.NewPath("revisionHistoryLimit"), v, 1, maxRevisionHistoryLimit)...)
 		policy.RevisionHistoryLimit = int(*v)
 	}
 	if c := written.Canary; c != nil {
-		canary := r.at(field.NewPath("canary"))
-		canary.between("soakSeconds", c.SoakSeconds, 0, maxRolloutSeconds)
-		r.add(canary)
+		soak := field.NewPath("canary", "soakSeconds")
+		ranges = append(ranges, sloconfig.InRange(soak, c.SoakSeconds, 0, maxRolloutSeconds)...)
 		if c.SoakSeconds != nil {
 			policy.CanarySoak = time.Duration(*c.SoakSeconds) * time.Second
 		}
-		policy.Canary = compileCanarySelector(doc.top["canary"], found)
+		policy.Canary = compileCanarySelector(c.NodeSelector, found)
 	}
 	if g := written.HealthGate; g != nil {
 		var errs field.ErrorList
 		policy.HealthGate, errs = compileHealthGate(g)
-		found.fail(errs...)
+		found.Fail(errs...)
 	}
-	found.fail(r.errs...)
+	found.Fail(ranges...)
 	return policy, found
 }
 
@@ -200,12 +203,12 @@ func validateCountOrPercent(v intstr.IntOrString, path *field.Path, lo int) fiel
 	}
 	want := fmt.Sprintf(`must be an integer >= %d or a percent from "%d%%" to "100%%"`, lo, lo)
 	if !strings.HasSuffix(v.StrVal, "%") {
-		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
+		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v.StrVal), want)}
 	}
 	// Scaled against 100, a percent is its own number.
 	percent, err := intstr.GetScaledValueFromIntOrPercent(&v, 100, true)
 	if err != nil || percent < lo || percent > 100 {
-		return field.ErrorList{field.Invalid(path, echo(v.StrVal), want)}
+		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v.StrVal), want)}
 	}
 	return nil
 }
@@ -213,21 +216,21 @@ func validateCountOrPercent(v intstr.IntOrString, path *field.Path, lo int) fiel
 // compileCanarySelector compiles canary.nodeSelector, which is required
 // once canary is set: a canary without a selector would reach no node
 // first, which the operator cannot have meant.
-func compileCanarySelector(canary any, found *findings) labels.Selector {
+func compileCanarySelector(written *metav1.LabelSelector, found *sloconfig.Findings) labels.Selector {
 	path := field.NewPath("canary", "nodeSelector")
-	tree, _ := canary.(map[string]any)
-	selector, empty, errs := compileSelector(tree["nodeSelector"], path)
-	if len(errs) > 0 {
-		if tree["nodeSelector"] == nil {
-			errs = field.ErrorList{field.Required(path,
-				"a canary needs a nodeSelector naming the nodes reached first; remove canary to roll out without one")}
-		}
-		found.fail(errs...)
+	if written == nil {
+		found.Fail(field.Required(path,
+			"a canary needs a nodeSelector naming the nodes reached first; remove canary to roll out without one"))
 		return nil
 	}
-	if empty && found.warning() {
-		found.warnings = append(found.warnings, fmt.Sprintf(
-			"%s: {} matches every node, so every pending node is a canary and the change reaches all of them in one step", path))
+	selector, empty, errs := sloconfig.CompileLabelSelector(written, path)
+	if len(errs) > 0 {
+		found.Fail(errs...)
+		return nil
+	}
+	if empty {
+		found.Warnf("%s: {} matches every node, so every pending node is a canary "+
+			"and the change reaches all of them in one step", path)
 	}
 	return selector
 }

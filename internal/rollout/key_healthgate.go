@@ -1,4 +1,4 @@
-package sloconfig
+package rollout
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Defaults and bounds of the rollout key's healthGate
@@ -145,7 +147,7 @@ func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
 		case OnUnhealthyRevert:
 			gate.Revert = true
 		default:
-			errs = append(errs, field.NotSupported(path.Child("onUnhealthy"), echo(*v),
+			errs = append(errs, field.NotSupported(path.Child("onUnhealthy"), sloconfig.Echo(*v),
 				[]string{OnUnhealthyPause, OnUnhealthyRevert}))
 		}
 	}
@@ -163,10 +165,10 @@ func validateNames(names []string, path *field.Path, what string) field.ErrorLis
 	for i, n := range names {
 		switch {
 		case n == "" || strings.ContainsAny(n, " \t\n,"):
-			errs = append(errs, field.Invalid(path.Index(i), echo(n),
+			errs = append(errs, field.Invalid(path.Index(i), sloconfig.Echo(n),
 				fmt.Sprintf("must be %s: not empty, no spaces or commas", what)))
 		case seen[n]:
-			errs = append(errs, field.Duplicate(path.Index(i), echo(n)))
+			errs = append(errs, field.Duplicate(path.Index(i), sloconfig.Echo(n)))
 		}
 		seen[n] = true
 	}

@@ -1,4 +1,4 @@
-package sloconfig
+package rollout
 
 import (
 	"slices"
@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 func TestHealthGateDefaults(t *testing.T) {
-	load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {}}`})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": {}}`})
 	if !load.Valid() {
 		t.Fatalf("errors: %v", load.Messages())
 	}
@@ -23,14 +25,14 @@ func TestHealthGateDefaults(t *testing.T) {
 			corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}) {
 		t.Errorf("defaults: %+v", g)
 	}
-	if LoadRollout(map[string]string{string(KeyRollout): `{}`}).Policy.HealthGate != nil {
+	if LoadKey(map[string]string{string(sloconfig.KeyRollout): `{}`}).Policy.HealthGate != nil {
 		t.Error("a key without healthGate has a gate")
 	}
 }
 
 func TestHealthGateEmptyListsAreDefaults(t *testing.T) {
 	const emptyLists = `{"healthGate": {"nodeConditions": [], "evictions": {"reasons": []}}}`
-	load := LoadRollout(map[string]string{string(KeyRollout): emptyLists})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): emptyLists})
 	if !load.Valid() {
 		t.Fatalf("errors: %v", load.Messages())
 	}
@@ -53,7 +55,9 @@ func TestHealthGateMaxUnhealthy(t *testing.T) {
 		{tenPercentGate, 4, 0}, {tenPercentGate, 40, 4}, {tenPercentGate, 45, 4},
 		{`1`, 4, 1}, {`0`, 100, 0}, {`"100%"`, 7, 7},
 	} {
-		load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": {"maxUnhealthyNodes": ` + c.raw + `}}`})
+		load := LoadKey(map[string]string{
+			string(sloconfig.KeyRollout): `{"healthGate": {"maxUnhealthyNodes": ` + c.raw + `}}`,
+		})
 		if !load.Valid() {
 			t.Fatalf("%s: %v", c.raw, load.Messages())
 		}
@@ -76,7 +80,7 @@ func TestHealthGateErrors(t *testing.T) {
 		{`{"onUnhealthy": "rollback"}`,
 			`healthGate.onUnhealthy: Unsupported value: "rollback": supported values: "pause", "revert"`},
 	} {
-		load := LoadRollout(map[string]string{string(KeyRollout): `{"healthGate": ` + c.raw + `}`})
+		load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": ` + c.raw + `}`})
 		msgs := strings.Join(load.Messages(), "\n")
 		if load.Valid() || !strings.Contains(msgs, c.want) {
 			t.Errorf("%s: errors %q, want one containing %q", c.raw, msgs, c.want)
@@ -86,7 +90,7 @@ func TestHealthGateErrors(t *testing.T) {
 
 func TestHealthGateUnknownFieldWarned(t *testing.T) {
 	const misspelt = `{"healthGate": {"onUnhealty": "revert", "evictions": {"maxPerNod": 1}}}`
-	load := LoadRollout(map[string]string{string(KeyRollout): misspelt})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): misspelt})
 	warnings := strings.Join(load.WarningMessages(), "\n")
 	for _, want := range []string{`did you mean "onUnhealthy"`, `did you mean "maxPerNode"`} {
 		if !strings.Contains(warnings, want) {
