@@ -76,15 +76,48 @@ lint: golangci-lint ## Run golangci-lint.
 # 50,000 inputs take about 15 s on a 2-core machine.
 FUZZTIME ?= 50000x
 
-# Every unit and envtest suite runs with the race detector: the engine's
-# configuration is shared by concurrent reconciles without locks, and the
-# concurrency tests only prove that under -race.
+# The race detector runs where a test exercises concurrency in this process:
+# the manager in-process (controllers, caches, webhook server, metrics
+# scrapes, leader election: internal/controller, internal/manager,
+# internal/webhook, test/crdskew, test/monitoring, test/rbac, test/faults)
+# and the plugin's parallel resolver (internal/plugin). The packages of
+# NORACE_PACKAGES run without it: their tests only exercise the apiserver's
+# answers, or tools run as processes, or plain code on one goroutine (the
+# reason for each is in docs/testing.md, "Suites"). RACE_TESTS are the tests
+# of such a package that do exercise concurrency, run again alone under
+# -race: the engine's configuration is shared by concurrent reconciles
+# without locks, and internal/sloconfig's concurrency test only proves that
+# under -race (its other tests, on one goroutine, took ten times as long
+# under it). Any package not listed, a new one too, runs with -race. Both
+# lists run at the same time, each with its own coverage profile, merged
+# into cover.out.
+NORACE_PACKAGES = cmd hack/release hack/run-local internal/rollout internal/sloconfig internal/sloconfig/rulecases \
+	internal/version test/bench test/chart test/crd test/localcluster
+RACE_TESTS = internal/sloconfig:^TestConcurrent
+MODULE = $(shell go list -m)
+
 # The chart tests (test/chart) run bin/helm and bin/kustomize: both are
 # installed first.
 .PHONY: test
-test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setup-envtest ## Run every test (unit, envtest, chart, fuzz, alerts) with -race against a real kube-apiserver and etcd.
-	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
-		CGO_ENABLED=1 go test -race $$(go list ./... | grep -v /test/e2e) -count=1 -coverprofile cover.out
+test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setup-envtest ## Run every test (unit, envtest, chart, fuzz, alerts) against a real kube-apiserver and etcd, with -race where concurrency is exercised.
+	@export KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
+	all=$$(go list ./... | grep -v /test/e2e); \
+	norace=$$(printf '$(MODULE)/%s\n' $(NORACE_PACKAGES)); \
+	for p in $$norace; do grep -qxF "$$p" <<<"$$all" || { echo "NORACE_PACKAGES: no package $$p" >&2; exit 2; }; done; \
+	raced=$$(grep -vxF "$$norace" <<<"$$all"); \
+	echo "go test -race: $$(wc -l <<<"$$raced") packages; without -race: $(NORACE_PACKAGES); -race again: $(RACE_TESTS)"; \
+	CGO_ENABLED=1 go test -race $$raced -count=1 -coverprofile cover.race.out & race_pid=$$!; \
+	{ go test $$norace -count=1 -covermode=atomic -coverprofile cover.norace.out && \
+		for t in $(RACE_TESTS); do \
+			out=$$(CGO_ENABLED=1 go test -race "./$${t%%:*}" -run "$${t#*:}" -count=1 -v 2>&1) || { echo "$$out"; exit 1; }; \
+			grep -q '^--- PASS' <<<"$$out" || { echo "RACE_TESTS: $$t ran no test" >&2; exit 1; }; \
+			grep -E '^(--- PASS|ok )' <<<"$$out"; \
+		done; \
+	} & norace_pid=$$!; \
+	status=0; wait $$race_pid || status=$$?; wait $$norace_pid || status=$$?; \
+	[ $$status -eq 0 ] || exit $$status; \
+	{ echo "mode: atomic"; tail -q -n +2 cover.race.out cover.norace.out; } > cover.out; \
+	rm -f cover.race.out cover.norace.out
 	$(MAKE) --no-print-directory fuzz
 
 # The alerts have one source, the PrometheusRule in config/prometheus; its

@@ -43,7 +43,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	env = envtestharness.Start(envtestharness.Options{Webhook: true})
 	Expect(env.WebhookInstall().ValidatingWebhooks).To(HaveLen(1))
 
-	clientConfig := rest.CopyConfig(env.Admin)
+	// Unthrottled: the rule table alone takes some 1,400 requests, which
+	// client-go's default limit of 5 a second stretched to minutes.
+	clientConfig := env.UnthrottledAdmin()
 	clientConfig.WarningHandlerWithContext = warnings
 	var err error
 	k8sClient, err = client.New(clientConfig, client.Options{Scheme: scheme.New()})

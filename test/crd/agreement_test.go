@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -126,7 +127,7 @@ func engineVerdict(r rulecases.Rule, value string) verdict {
 // since that merged value is what the engine judges and would write
 // (docs/behaviour.md, "Defaults").
 func apiserverVerdict(r rulecases.Rule, value string) verdict {
-	err := createDryRun(r.Section, r.Strategy(value))
+	err := dryRunAnswer(r.Section, r.Strategy(value))
 	if err == nil {
 		return verdict{}
 	}
@@ -155,15 +156,93 @@ func apiserverVerdict(r rulecases.Rule, value string) verdict {
 	return v
 }
 
-// createDryRun sends the NodeSLO as the controller would, typed; a value
-// the Go type cannot hold (e.g. the quantity "10 G") is sent as it is,
-// untyped, so that the apiserver still judges it.
-func createDryRun(s rulecases.Section, strategy string) error {
+// dryRunAnswers holds the apiserver's answer to the dry-run create of each
+// value of both tables, by section key and strategy (answerKey). Asked one
+// after another, the 700-odd requests kept the apiserver waiting on the
+// client between them; they are asked all at once, a few at a time, when
+// the first entry needs an answer, and each entry then judges its own
+// answer exactly as it did when it sent the request itself.
+var dryRunAnswers map[string]error
+
+// dryRunConcurrency bounds the dry runs in flight, as the acceptance test does.
+const dryRunConcurrency = 8
+
+func answerKey(s rulecases.Section, strategy string) string { return s.Key + "\n" + strategy }
+
+// dryRunAnswer is the apiserver's answer to the dry-run create of a NodeSLO
+// whose section s holds strategy (dryRunObject).
+func dryRunAnswer(s rulecases.Section, strategy string) error {
+	if dryRunAnswers == nil {
+		dryRunAnswers = askEveryValue()
+	}
+	err, ok := dryRunAnswers[answerKey(s, strategy)]
+	if !ok {
+		// Not a value of the tables: ask for it alone.
+		return k8sClient.Create(ctx, dryRunObject(s, strategy), client.DryRunAll)
+	}
+	return err
+}
+
+// askEveryValue sends the dry-run create of every value of rulecases.Cases
+// and rulecases.EngineStricter, dryRunConcurrency at a time, and returns
+// each answer by answerKey. The objects are built here, where a failed
+// expectation fails the spec; the workers only send them.
+func askEveryValue() map[string]error {
+	type request struct {
+		key    string
+		object client.Object
+	}
+	var requests []request
+	seen := map[string]bool{}
+	add := func(r rulecases.Rule, values ...string) {
+		for _, value := range values {
+			key := answerKey(r.Section, r.Strategy(value))
+			if !seen[key] {
+				seen[key] = true
+				requests = append(requests, request{key, dryRunObject(r.Section, r.Strategy(value))})
+			}
+		}
+	}
+	for _, c := range rulecases.Cases {
+		add(c.Rule, c.OK, c.Bad)
+	}
+	for _, d := range rulecases.EngineStricter {
+		add(d.Rule, d.OK, d.Bad)
+	}
+
+	answers := make(map[string]error, len(requests))
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	next := make(chan request)
+	for range dryRunConcurrency {
+		wg.Go(func() {
+			for r := range next {
+				err := k8sClient.Create(ctx, r.object, client.DryRunAll)
+				mu.Lock()
+				answers[r.key] = err
+				mu.Unlock()
+			}
+		})
+	}
+	for _, r := range requests {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	return answers
+}
+
+// dryRunObject is the NodeSLO sent for a strategy, as the controller would
+// send it, typed; a value the Go type cannot hold (e.g. the quantity "10 G")
+// is sent as it is, untyped, so that the apiserver still judges it.
+func dryRunObject(s rulecases.Section, strategy string) client.Object {
 	section, defaults := sectionWithDefault(s)
 	nodeSLO := &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: "agreement"}}
 	if err := json.Unmarshal([]byte(strategy), section); err == nil {
 		setSection(&nodeSLO.Spec, s, section)
-		return k8sClient.Create(ctx, nodeSLO, client.DryRunAll)
+		return nodeSLO
 	}
 	base, err := json.Marshal(defaults)
 	Expect(err).NotTo(HaveOccurred())
@@ -177,7 +256,7 @@ func createDryRun(s rulecases.Section, strategy string) error {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{s.SpecField: value}}}
 	u.SetGroupVersionKind(slov1alpha1.GroupVersion.WithKind("NodeSLO"))
 	u.SetName("agreement")
-	return k8sClient.Create(ctx, u, client.DryRunAll)
+	return u
 }
 
 // sectionWithDefault returns the section's Go value holding the engine's

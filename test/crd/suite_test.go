@@ -33,10 +33,12 @@ var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
 	DeferCleanup(func() { cancel() })
 	env := envtestharness.Start(envtestharness.Options{})
-	k8sClient = env.Client
+	// Unthrottled: the suite sends some 2,500 dry runs, which client-go's
+	// default limit of 5 a second stretched to minutes.
+	k8sClient = env.UnthrottledClient()
 
 	var err error
-	clientset, err = kubernetes.NewForConfig(env.Admin)
+	clientset, err = kubernetes.NewForConfig(env.UnthrottledAdmin())
 	Expect(err).NotTo(HaveOccurred())
 
 	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")

@@ -3,6 +3,7 @@ package envtestharness
 import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
@@ -55,4 +56,26 @@ func Start(opts Options) *Environment {
 	admin, err := client.New(cluster.Admin, client.Options{Scheme: scheme.New()})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return &Environment{Cluster: cluster, Client: admin}
+}
+
+// UnthrottledAdmin is a copy of the administrator's config without
+// client-go's client-side rate limit. Admin (and Client, made from it)
+// keep client-go's default of 5 requests a second with bursts of 10: a
+// suite that sends hundreds of requests, such as the dry runs of test/crd
+// or the ConfigMap writes of internal/webhook, spends minutes waiting on
+// that limit and not on the apiserver. The manager's own config, made from
+// Admin by ManagerServiceAccount, gets the deployed limits from its options.
+func (e *Environment) UnthrottledAdmin() *rest.Config {
+	cfg := rest.CopyConfig(e.Admin)
+	// A negative QPS means no rate limiter (client-go's rest.RESTClientFor).
+	cfg.QPS, cfg.Burst = -1, 0
+	return cfg
+}
+
+// UnthrottledClient is a client of UnthrottledAdmin with the project's scheme.
+func (e *Environment) UnthrottledClient() client.Client {
+	ginkgo.GinkgoHelper()
+	c, err := client.New(e.UnthrottledAdmin(), client.Options{Scheme: scheme.New()})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return c
 }

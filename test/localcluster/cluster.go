@@ -76,6 +76,29 @@ func Start(opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the apiserver's certificate directory: %w", err)
 	}
+	env := newEnvironment(opts, certDir)
+	c := &Cluster{env: env, certDir: certDir}
+	if _, err := env.Start(); err != nil {
+		_ = c.Stop()
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	admin, err := env.AddUser(adminUser, nil)
+	if err != nil {
+		_ = c.Stop()
+		return nil, fmt.Errorf("adding the admin user: %w", err)
+	}
+	c.Admin = admin.Config()
+	if c.AdminKubeconfig, err = admin.KubeConfig(); err != nil {
+		_ = c.Stop()
+		return nil, fmt.Errorf("writing the admin kubeconfig: %w", err)
+	}
+	return c, nil
+}
+
+// newEnvironment is the envtest environment Start runs: the binaries, the
+// CRDs, the webhooks, the flags and the timeouts of opts, with kube-apiserver's
+// certificates in certDir.
+func newEnvironment(opts Options, certDir string) *envtest.Environment {
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    opts.AssetsDir,
 		CRDDirectoryPaths:        []string{opts.CRDDir},
@@ -103,22 +126,7 @@ func Start(opts Options) (*Cluster, error) {
 	for name, value := range opts.EtcdFlags {
 		env.ControlPlane.Etcd.Configure().Set(name, value)
 	}
-	c := &Cluster{env: env, certDir: certDir}
-	if _, err := env.Start(); err != nil {
-		_ = c.Stop()
-		return nil, fmt.Errorf("starting the control plane: %w", err)
-	}
-	admin, err := env.AddUser(adminUser, nil)
-	if err != nil {
-		_ = c.Stop()
-		return nil, fmt.Errorf("adding the admin user: %w", err)
-	}
-	c.Admin = admin.Config()
-	if c.AdminKubeconfig, err = admin.KubeConfig(); err != nil {
-		_ = c.Stop()
-		return nil, fmt.Errorf("writing the admin kubeconfig: %w", err)
-	}
-	return c, nil
+	return env
 }
 
 // WebhookInstall says which webhook configurations Start installed and where
