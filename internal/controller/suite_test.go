@@ -43,7 +43,9 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	envtestharness.LogToGinkgo()
 	env := envtestharness.Start(envtestharness.Options{})
-	k8sClient = env.Client
+	// Unthrottled: client-go's default of 5 requests a second, not the
+	// apiserver, paced the fixtures (40 Nodes a rollout spec, and more).
+	k8sClient = env.UnthrottledClient()
 	managerConfig = env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC, envtestharness.LeaderElectionRBAC)
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
