@@ -172,14 +172,15 @@ bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)" -repeat=$(BENCH_REPEAT)
 
-# A cluster with one real node (docs/cluster.md): kubelet, kube-controller-manager
-# and kube-scheduler are built beside the envtest binaries; containerd, runc,
-# the CNI plugins and iptables come from Debian. Root only; its files are in
-# CLUSTER_DIR. Not part of make test nor of .ci/run yet.
+# A cluster with one real node (docs/cluster.md): kubelet, kube-proxy,
+# kube-controller-manager and kube-scheduler are built beside the envtest
+# binaries; containerd, runc, the CNI plugins and iptables come from Debian.
+# Root only; its files are in CLUSTER_DIR. Not part of make test nor of
+# .ci/run yet.
 CLUSTER_DIR ?= /tmp/nodeslo-cluster
 
 .PHONY: cluster-binaries
-cluster-binaries: setup-envtest ## Build kubelet, kube-controller-manager and kube-scheduler beside the envtest binaries (once).
+cluster-binaries: setup-envtest ## Build kubelet, kube-proxy, kube-controller-manager and kube-scheduler beside the envtest binaries (once).
 	@assets="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
 		hack/cluster/build-node-binaries.sh $(ENVTEST_K8S_VERSION) "$${assets%/k8s/*}"
 
@@ -188,7 +189,7 @@ cluster-node-packages: ## Install containerd, runc, the CNI plugins and iptables
 	hack/cluster/install-node-packages.sh "$(CLUSTER_DIR)"
 
 .PHONY: cluster-smoke
-cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, stop it and check the host is as before.
+cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, reach the kubernetes Service from a pod, stop it and check the host is as before.
 	go build -o bin/cluster-smoke ./hack/cluster/smoke
 	bin/cluster-smoke -dir "$(CLUSTER_DIR)" \
 		-assets "$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"

@@ -3,8 +3,10 @@
 // kube-scheduler, containerd, a kubelet), waits for the Node to be Ready,
 // runs a Pod of the locally made image under the restricted Pod Security
 // level until the kubelet's readiness probe passes, reads its log through
-// the apiserver and the kubelet, answers its port from the host, deletes it,
-// stops everything and checks that the host is as it was.
+// the apiserver and the kubelet, answers its port from the host, deletes it;
+// from a second Pod reaches the apiserver through the kubernetes Service's
+// ClusterIP (kube-proxy's rules) with the pod's token and CA; then stops
+// everything and checks that the host is as it was.
 //
 // Usage (as root): go run ./hack/cluster/smoke -dir /tmp/nodeslo-cluster -assets <envtest store>/k8s/1.37.2-linux-amd64
 package main
@@ -28,7 +30,7 @@ func main() {
 	dir := flag.String("dir", "/tmp/nodeslo-cluster",
 		"the cluster's directory (hack/cluster/install-node-packages.sh prepared it)")
 	assets := flag.String("assets", "",
-		"directory of etcd, kube-apiserver, kubectl, kubelet, kube-controller-manager and kube-scheduler")
+		"directory of etcd, kube-apiserver, kubectl, kubelet, kube-proxy, kube-controller-manager and kube-scheduler")
 	hold := flag.Bool("hold", false, "keep the cluster running after the checks, until SIGINT or SIGTERM")
 	flag.Parse()
 	if err := run(*dir, *assets, *hold); err != nil {
@@ -92,6 +94,10 @@ func run(dir, assets string, hold bool) (err error) {
 
 	kubectl(cluster, "get", "nodes", "-o", "wide")
 	if err := runPod(ctx, cluster); err != nil {
+		kubectl(cluster, "get", "events", "-A")
+		return err
+	}
+	if err := checkKubernetesService(ctx, cluster); err != nil {
 		kubectl(cluster, "get", "events", "-A")
 		return err
 	}
