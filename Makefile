@@ -116,9 +116,10 @@ test-e2e: build build-installer helm setup-envtest ## Run the end-to-end tests: 
 # CONTAINER_TOOL=podman builds it from the registries instead) and runs it
 # with podman as config/default's and the chart's Deployments say, against a
 # local control plane (test/image). CONTAINER_RUN_FLAGS go after `podman run`
-# (this machine's ulimits, say), never the Deployment's settings.
+# (this machine's ulimits, say), never the Deployment's settings; by default
+# the ulimits hack/image/host-flags.sh chooses for this host.
 TEST_IMAGE_BUILD ?= docker-build-offline
-CONTAINER_RUN_FLAGS ?=
+CONTAINER_RUN_FLAGS ?= $(shell hack/image/host-flags.sh ulimits $(IMAGE_TOOL))
 
 .PHONY: test-image
 test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image and run it as the Deployment and the chart run it (podman, local control plane).
@@ -225,8 +226,12 @@ run-local: build setup-envtest ## Start a local control plane with the samples a
 # crun cannot run, e.g. on cgroup v1 hybrid hosts); CONTAINER_BUILD_FLAGS
 # after `build` (e.g. --ulimit nofile=20000:20000 --ulimit nproc=1024:1024
 # in a sandbox whose hard limits are lower than the runtime's defaults).
-CONTAINER_TOOL_FLAGS ?=
-CONTAINER_BUILD_FLAGS ?=
+# Their defaults are what hack/image/host-flags.sh finds this host needs
+# (nothing for docker); setting them, even empty, replaces that choice.
+# IMAGE_TOOL is the tool of the target that uses them.
+IMAGE_TOOL = $(CONTAINER_TOOL)
+CONTAINER_TOOL_FLAGS ?= $(shell hack/image/host-flags.sh global $(IMAGE_TOOL))
+CONTAINER_BUILD_FLAGS ?= $(shell hack/image/host-flags.sh ulimits $(IMAGE_TOOL))
 # The image's binary carries the same version as make build's.
 IMAGE_VERSION_ARGS = --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION)
 
@@ -236,6 +241,7 @@ docker-build: ## Build the manager image IMG (default tag VERSION) from the Dock
 
 # The same Dockerfile with local stand-ins for golang:1.26 and
 # distroless/static:nonroot (no registry needed; modules from GOPROXY).
+docker-build-offline test-image: IMAGE_TOOL = $(OFFLINE_CONTAINER_TOOL)
 .PHONY: docker-build-offline
 docker-build-offline: ## Build the manager image IMG without a registry (hack/image/build-offline.sh; podman by default).
 	CONTAINER_TOOL=$(OFFLINE_CONTAINER_TOOL) CONTAINER_TOOL_FLAGS="$(CONTAINER_TOOL_FLAGS)" \
