@@ -179,6 +179,12 @@ bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a
 # Root only; its files are in CLUSTER_DIR. Not part of make test nor of
 # .ci/run yet.
 CLUSTER_DIR ?= /tmp/nodeslo-cluster
+# CLUSTER_SMOKE_IMAGE: an image in OFFLINE_CONTAINER_TOOL's storage (e.g. the
+# IMG make docker-build-offline built) that cluster-smoke also loads into
+# containerd and runs on the node: /manager --version, then config/default's
+# rendering for it (dist/install.yaml, without cert-manager's objects) until
+# the Deployment is available. Empty: not checked.
+CLUSTER_SMOKE_IMAGE ?=
 
 .PHONY: cluster-binaries
 cluster-binaries: setup-envtest ## Build kubelet, kube-proxy, kube-controller-manager and kube-scheduler beside the envtest binaries (once).
@@ -192,7 +198,9 @@ cluster-node-packages: ## Install containerd, runc, the CNI plugins and iptables
 .PHONY: cluster-smoke
 cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, reach the kubernetes Service from a pod, stop it and check the host is as before.
 	go build -o bin/cluster-smoke ./hack/cluster/smoke
-	bin/cluster-smoke -dir "$(CLUSTER_DIR)" \
+	@if [ -n "$(CLUSTER_SMOKE_IMAGE)" ]; then $(MAKE) --no-print-directory build-installer IMG="$(CLUSTER_SMOKE_IMAGE)"; fi
+	bin/cluster-smoke -dir "$(CLUSTER_DIR)" -image "$(CLUSTER_SMOKE_IMAGE)" -image-tool "$(OFFLINE_CONTAINER_TOOL)" \
+		-install "$(if $(CLUSTER_SMOKE_IMAGE),dist/install.yaml)" \
 		-assets "$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"
 
 ##@ Build
