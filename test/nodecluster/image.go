@@ -58,6 +58,9 @@ func (c *Cluster) LoadImage(ctx context.Context, tool, image string) (string, er
 	return name, nil
 }
 
+// localRegistry is the one registry host without a dot or a port.
+const localRegistry = "localhost"
+
 // NormalizeImage is the full name the CRI gives an image reference: a
 // reference without a registry host is on docker.io, and a one-part
 // repository there is under library/; without a tag or digest it is
@@ -73,7 +76,7 @@ func NormalizeImage(ref string) string {
 		rest = ":latest"
 	}
 	first, _, hasSlash := strings.Cut(name, "/")
-	if !hasSlash || (!strings.ContainsAny(first, ".:") && first != "localhost") {
+	if !hasSlash || (!strings.ContainsAny(first, ".:") && first != localRegistry) {
 		if !hasSlash {
 			name = "library/" + name
 		}

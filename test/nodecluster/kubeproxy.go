@@ -49,6 +49,10 @@ func (c *Cluster) startKubeProxy(ctx context.Context) error {
 		httpOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", c.ports.kubeProxyHealthz)))
 }
 
+// kubeProxyMode is kube-proxy's mode: the iptables binary is installed with
+// the node's packages.
+const kubeProxyMode = "iptables"
+
 // kubeProxyConfig is the KubeProxyConfiguration: iptables mode, the pods'
 // subnet as the cluster's (traffic from it is local, the rest is
 // masqueraded), the node's name, health and metrics on loopback, and no
@@ -58,7 +62,7 @@ func (c *Cluster) kubeProxyConfig(kubeconfig string) map[string]any {
 		"apiVersion":         "kubeproxy.config.k8s.io/v1alpha1",
 		"kind":               "KubeProxyConfiguration",
 		"clientConnection":   map[string]any{"kubeconfig": kubeconfig},
-		"mode":               "iptables",
+		"mode":               kubeProxyMode,
 		"hostnameOverride":   c.opts.NodeName,
 		"clusterCIDR":        c.opts.PodSubnet,
 		"detectLocalMode":    "ClusterCIDR",

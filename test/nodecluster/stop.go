@@ -106,8 +106,9 @@ func CleanUp(dir string) error {
 // PIDs in the cluster's cgroups) and containerd's shims (by PID); every mount
 // under the directory (the pods' volumes and network namespaces, container
 // root filesystems, the kubelet's root); the bridge plugin's iptables rules,
-// kube-proxy's and the kubelet's KUBE-* chains, and the bridge; the cgroups; the sysctls; host paths the run created; and the
-// state directories. logs/ and the files of install-node-packages.sh stay.
+// kube-proxy's and the kubelet's KUBE-* chains, and the bridge; the cgroups;
+// the sysctls; host paths the run created; and the state directories.
+// logs/ and the files of install-node-packages.sh stay.
 func (c *Cluster) cleanup() error {
 	l := c.layout
 	steps := []struct {

@@ -44,90 +44,124 @@ import (
 // the caBundle of the webhook configurations that ask cert-manager to
 // inject it).
 func checkDeployment(ctx context.Context, cluster *nodecluster.Cluster, installFile string) error {
-	objects, err := readObjects(installFile)
+	namespace, deployment, err := applyInstall(ctx, cluster, installFile)
 	if err != nil {
 		return err
 	}
-	var (
-		namespace  string
-		deployment string
-		secretName string
-		dnsNames   []string
-		apply      []*unstructured.Unstructured
-		injectInto []*unstructured.Unstructured
-	)
+	if err := waitAvailable(ctx, cluster, namespace, deployment); err != nil {
+		return err
+	}
+	if err := checkNodeSLO(ctx, cluster); err != nil {
+		return err
+	}
+	return checkWebhookDenies(ctx, cluster, namespace)
+}
+
+// installation is what applyInstall needs of a rendering.
+type installation struct {
+	namespace, deployment string
+	secretName            string
+	dnsNames              []string
+	apply, injectInto     []*unstructured.Unstructured
+}
+
+// readInstallation sorts a rendering's objects: cert-manager's are left
+// out, the Certificate's secretName and dnsNames kept.
+func readInstallation(installFile string) (installation, error) {
+	objects, err := readObjects(installFile)
+	if err != nil {
+		return installation{}, err
+	}
+	var in installation
 	for _, obj := range objects {
+		certManager := obj.GroupVersionKind().Group == "cert-manager.io"
 		switch {
 		case obj.GetKind() == "Namespace":
-			namespace = obj.GetName()
+			in.namespace = obj.GetName()
 		case obj.GetKind() == "Deployment":
-			deployment = obj.GetName()
-		case obj.GetKind() == "Certificate" && obj.GroupVersionKind().Group == "cert-manager.io":
-			secretName, _, _ = unstructured.NestedString(obj.Object, "spec", "secretName")
-			dnsNames, _, _ = unstructured.NestedStringSlice(obj.Object, "spec", "dnsNames")
+			in.deployment = obj.GetName()
+		case obj.GetKind() == "Certificate" && certManager:
+			in.secretName, _, _ = unstructured.NestedString(obj.Object, "spec", "secretName")
+			in.dnsNames, _, _ = unstructured.NestedStringSlice(obj.Object, "spec", "dnsNames")
 		}
-		if obj.GroupVersionKind().Group == "cert-manager.io" {
+		if certManager {
 			continue
 		}
 		if obj.GetAnnotations()["cert-manager.io/inject-ca-from"] != "" {
-			injectInto = append(injectInto, obj)
+			in.injectInto = append(in.injectInto, obj)
 		}
-		apply = append(apply, obj)
+		in.apply = append(in.apply, obj)
 	}
-	if namespace == "" || deployment == "" || secretName == "" || len(dnsNames) == 0 {
-		return fmt.Errorf("%s: no Namespace, Deployment or cert-manager Certificate with a secretName and dnsNames", installFile)
+	if in.namespace == "" || in.deployment == "" || in.secretName == "" || len(in.dnsNames) == 0 {
+		return installation{}, fmt.Errorf(
+			"%s: no Namespace, Deployment or cert-manager Certificate with a secretName and dnsNames", installFile)
+	}
+	return in, nil
+}
+
+// applyInstall creates the namespace labelled restricted, the serving
+// certificate's Secret, and applies the rest of the rendering with the CA
+// injected; it returns the namespace and the Deployment's name.
+func applyInstall(ctx context.Context, cluster *nodecluster.Cluster, installFile string) (string, string, error) {
+	in, err := readInstallation(installFile)
+	if err != nil {
+		return "", "", err
 	}
 	client := cluster.Clientset()
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:   namespace,
+		Name:   in.namespace,
 		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"},
 	}}, metav1.CreateOptions{}); err != nil {
-		return err
+		return "", "", err
 	}
-	caPEM, certPEM, keyPEM, err := servingCert(dnsNames)
+	caPEM, certPEM, keyPEM, err := servingCert(in.dnsNames)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	if _, err := client.CoreV1().Secrets(namespace).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: namespace},
+	if _, err := client.CoreV1().Secrets(in.namespace).Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: in.secretName, Namespace: in.namespace},
 		Type:       corev1.SecretTypeTLS,
 		Data:       map[string][]byte{"ca.crt": caPEM, "tls.crt": certPEM, "tls.key": keyPEM},
 	}, metav1.CreateOptions{}); err != nil {
-		return err
+		return "", "", err
 	}
-	for _, obj := range injectInto {
-		webhooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
-		for _, w := range webhooks {
-			if err := unstructured.SetNestedField(w.(map[string]any), base64.StdEncoding.EncodeToString(caPEM),
-				"clientConfig", "caBundle"); err != nil {
-				return err
-			}
-		}
-		if err := unstructured.SetNestedSlice(obj.Object, webhooks, "webhooks"); err != nil {
-			return err
+	for _, obj := range in.injectInto {
+		if err := injectCABundle(obj, caPEM); err != nil {
+			return "", "", err
 		}
 	}
 	var manifest bytes.Buffer
-	for _, obj := range apply {
+	for _, obj := range in.apply {
 		data, err := yaml.Marshal(obj.Object)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		manifest.WriteString("---\n")
 		manifest.Write(data)
 	}
-	cmd := exec.CommandContext(ctx, cluster.Kubectl(), "--kubeconfig", cluster.Kubeconfig(),
-		"apply", "--server-side", "-f", "-")
-	cmd.Stdin = &manifest
-	out, err := cmd.CombinedOutput()
+	out, err := kubectlWithInput(ctx, cluster, &manifest, "apply", "--server-side", "-f", "-")
 	fmt.Printf("$ kubectl apply --server-side -f - (%s without cert-manager's objects)\n%s", installFile, out)
-	if err != nil {
-		return err
-	}
+	return in.namespace, in.deployment, err
+}
 
+// injectCABundle sets every webhook's caBundle, as cert-manager's CA
+// injector does.
+func injectCABundle(obj *unstructured.Unstructured, caPEM []byte) error {
+	webhooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
+	for _, w := range webhooks {
+		if err := unstructured.SetNestedField(w.(map[string]any), base64.StdEncoding.EncodeToString(caPEM),
+			"clientConfig", "caBundle"); err != nil {
+			return err
+		}
+	}
+	return unstructured.SetNestedSlice(obj.Object, webhooks, "webhooks")
+}
+
+// waitAvailable waits until every replica of the Deployment is Ready.
+func waitAvailable(ctx context.Context, cluster *nodecluster.Cluster, namespace, deployment string) error {
 	start := time.Now()
-	err = poll(ctx, 3*time.Minute, func() error {
-		d, err := client.AppsV1().Deployments(namespace).Get(ctx, deployment, metav1.GetOptions{})
+	err := poll(ctx, 3*time.Minute, func() error {
+		d, err := cluster.Clientset().AppsV1().Deployments(namespace).Get(ctx, deployment, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -148,19 +182,28 @@ func checkDeployment(ctx context.Context, cluster *nodecluster.Cluster, installF
 	logf("Deployment %s/%s available %s after the apply (Pods Ready through the kubelet's probes)",
 		namespace, deployment, time.Since(start).Round(time.Millisecond))
 	kubectl(cluster, "logs", "-n", namespace, "deployment/"+deployment, "--tail=15")
+	return nil
+}
 
-	// The manager, in-cluster, makes the node's NodeSLO.
+// checkNodeSLO waits for the manager, in-cluster, to make the node's
+// NodeSLO.
+func checkNodeSLO(ctx context.Context, cluster *nodecluster.Cluster) error {
 	if err := poll(ctx, time.Minute, func() error {
-		return exec.CommandContext(ctx, cluster.Kubectl(), "--kubeconfig", cluster.Kubeconfig(),
-			"get", "nodeslo", cluster.NodeName()).Run()
+		_, err := kubectlWithInput(ctx, cluster, nil, "get", "nodeslo", cluster.NodeName())
+		return err
 	}); err != nil {
 		return fmt.Errorf("no NodeSLO %s: %w", cluster.NodeName(), err)
 	}
 	kubectl(cluster, "get", "nodeslo")
+	return nil
+}
 
-	// The admission webhook, reached through its Service (the apiserver's
-	// aggregator routing: the EndpointSlice's pod IP) with the serving
-	// certificate's CA: it fails open, so a denial proves it answered.
+// checkWebhookDenies applies a broken slo-controller-config: the admission
+// webhook, reached through its Service (the apiserver's aggregator routing:
+// the EndpointSlice's pod IP) with the serving certificate's CA, must deny
+// it. It fails open, so a denial proves it answered; the apiserver knows
+// nothing of the key's contents, so only the webhook names the JSON path.
+func checkWebhookDenies(ctx context.Context, cluster *nodecluster.Cluster, namespace string) error {
 	broken := fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -169,18 +212,25 @@ metadata:
 data:
   resource-threshold-config: '{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}'
 `, namespace)
-	cmd = exec.CommandContext(ctx, cluster.Kubectl(), "--kubeconfig", cluster.Kubeconfig(),
+	out, err := kubectlWithInput(ctx, cluster, strings.NewReader(broken),
 		"apply", "--server-side", "--force-conflicts", "-f", "-")
-	cmd.Stdin = strings.NewReader(broken)
-	out, err = cmd.CombinedOutput()
 	fmt.Printf("$ kubectl apply --server-side -f - (slo-controller-config, cpuSuppressThresholdPercent 150)\n%s", out)
-	// The apiserver knows nothing of the key's contents: only the webhook
-	// names the JSON path.
-	if err == nil || !strings.Contains(string(out), "resource-threshold-config: clusterStrategy.cpuSuppressThresholdPercent") {
+	const named = "resource-threshold-config: clusterStrategy.cpuSuppressThresholdPercent"
+	if err == nil || !strings.Contains(string(out), named) {
 		return fmt.Errorf("a broken ConfigMap was not denied by the webhook (%v): %s", err, out)
 	}
 	logf("the webhook denied a broken ConfigMap through its Service")
 	return nil
+}
+
+// kubectlWithInput runs kubectl on the cluster with stdin (nil: none) and
+// returns its combined output.
+func kubectlWithInput(ctx context.Context, cluster *nodecluster.Cluster, stdin io.Reader, args ...string,
+) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, cluster.Kubectl(),
+		append([]string{"--kubeconfig", cluster.Kubeconfig()}, args...)...)
+	cmd.Stdin = stdin
+	return cmd.CombinedOutput()
 }
 
 // readObjects reads every object of a multi-document YAML file.

@@ -34,10 +34,12 @@ func main() {
 	assets := flag.String("assets", "",
 		"directory of etcd, kube-apiserver, kubectl, kubelet, kube-proxy, kube-controller-manager and kube-scheduler")
 	hold := flag.Bool("hold", false, "keep the cluster running after the checks, until SIGINT or SIGTERM")
-	img := flag.String("image", "", "also load this image from -image-tool's storage into containerd and run its /manager --version in a Pod")
+	img := flag.String("image", "",
+		"also load this image from -image-tool's storage into containerd and run its /manager --version in a Pod")
 	imageTool := flag.String("image-tool", "podman", "the container tool whose storage holds -image (podman or docker)")
-	install := flag.String("install", "", "with -image: also apply this rendering of the manifests (make build-installer's "+
-		"dist/install.yaml for that image) but cert-manager's objects, and wait for the Deployment to be available")
+	install := flag.String("install", "",
+		"with -image: also apply this rendering of the manifests (make build-installer's dist/install.yaml "+
+			"for that image) but cert-manager's objects, and wait for the Deployment to be available")
 	flag.Parse()
 	if err := run(*dir, *assets, *hold, *img, *imageTool, *install); err != nil {
 		fmt.Fprintf(os.Stderr, "smoke: FAILED: %v\n", err)

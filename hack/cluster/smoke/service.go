@@ -46,7 +46,8 @@ func checkKubernetesService(ctx context.Context, cluster *nodecluster.Cluster) e
 			return fmt.Errorf("the kubernetes Service from a pod: %q not in its log:\n%s", w, log)
 		}
 	}
-	logf("the kubernetes Service (ClusterIP %s) answered a pod as the apiserver %s", service.Spec.ClusterIP, server.GitVersion)
+	logf("the kubernetes Service (ClusterIP %s) answered a pod as the apiserver %s",
+		service.Spec.ClusterIP, server.GitVersion)
 	return nil
 }
 
