@@ -149,9 +149,10 @@ test-e2e: build build-installer helm setup-envtest ## Run the end-to-end tests: 
 # CONTAINER_TOOL=podman builds it from the registries instead) and runs it
 # with podman as config/default's and the chart's Deployments say, against a
 # local control plane (test/image). CONTAINER_RUN_FLAGS go after `podman run`
-# (this machine's ulimits, say), never the Deployment's settings.
+# (this machine's ulimits, say), never the Deployment's settings; by default
+# the ulimits hack/image/host-flags.sh chooses for this host.
 TEST_IMAGE_BUILD ?= docker-build-offline
-CONTAINER_RUN_FLAGS ?=
+CONTAINER_RUN_FLAGS ?= $(shell hack/image/host-flags.sh ulimits $(IMAGE_TOOL))
 
 .PHONY: test-image
 test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image and run it as the Deployment and the chart run it (podman, local control plane).
@@ -205,14 +206,21 @@ bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)" -repeat=$(BENCH_REPEAT)
 
-# A cluster with one real node (docs/cluster.md): kubelet, kube-controller-manager
-# and kube-scheduler are built beside the envtest binaries; containerd, runc,
-# the CNI plugins and iptables come from Debian. Root only; its files are in
-# CLUSTER_DIR. Not part of make test nor of .ci/run yet.
+# A cluster with one real node (docs/cluster.md): kubelet, kube-proxy,
+# kube-controller-manager and kube-scheduler are built beside the envtest
+# binaries; containerd, runc, the CNI plugins and iptables come from Debian.
+# Root only; its files are in CLUSTER_DIR. Not part of make test nor of
+# .ci/run yet.
 CLUSTER_DIR ?= /tmp/nodeslo-cluster
+# CLUSTER_SMOKE_IMAGE: an image in OFFLINE_CONTAINER_TOOL's storage (e.g. the
+# IMG make docker-build-offline built) that cluster-smoke also loads into
+# containerd and runs on the node: /manager --version, then config/default's
+# rendering for it (dist/install.yaml, without cert-manager's objects) until
+# the Deployment is available. Empty: not checked.
+CLUSTER_SMOKE_IMAGE ?=
 
 .PHONY: cluster-binaries
-cluster-binaries: setup-envtest ## Build kubelet, kube-controller-manager and kube-scheduler beside the envtest binaries (once).
+cluster-binaries: setup-envtest ## Build kubelet, kube-proxy, kube-controller-manager and kube-scheduler beside the envtest binaries (once).
 	@assets="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
 		hack/cluster/build-node-binaries.sh $(ENVTEST_K8S_VERSION) "$${assets%/k8s/*}"
 
@@ -221,9 +229,11 @@ cluster-node-packages: ## Install containerd, runc, the CNI plugins and iptables
 	hack/cluster/install-node-packages.sh "$(CLUSTER_DIR)"
 
 .PHONY: cluster-smoke
-cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, stop it and check the host is as before.
+cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, reach the kubernetes Service from a pod, stop it and check the host is as before.
 	go build -o bin/cluster-smoke ./hack/cluster/smoke
-	bin/cluster-smoke -dir "$(CLUSTER_DIR)" \
+	@if [ -n "$(CLUSTER_SMOKE_IMAGE)" ]; then $(MAKE) --no-print-directory build-installer IMG="$(CLUSTER_SMOKE_IMAGE)"; fi
+	bin/cluster-smoke -dir "$(CLUSTER_DIR)" -image "$(CLUSTER_SMOKE_IMAGE)" -image-tool "$(OFFLINE_CONTAINER_TOOL)" \
+		-install "$(if $(CLUSTER_SMOKE_IMAGE),dist/install.yaml)" \
 		-assets "$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"
 
 ##@ Build
@@ -257,8 +267,12 @@ run-local: build setup-envtest ## Start a local control plane with the samples a
 # crun cannot run, e.g. on cgroup v1 hybrid hosts); CONTAINER_BUILD_FLAGS
 # after `build` (e.g. --ulimit nofile=20000:20000 --ulimit nproc=1024:1024
 # in a sandbox whose hard limits are lower than the runtime's defaults).
-CONTAINER_TOOL_FLAGS ?=
-CONTAINER_BUILD_FLAGS ?=
+# Their defaults are what hack/image/host-flags.sh finds this host needs
+# (nothing for docker); setting them, even empty, replaces that choice.
+# IMAGE_TOOL is the tool of the target that uses them.
+IMAGE_TOOL = $(CONTAINER_TOOL)
+CONTAINER_TOOL_FLAGS ?= $(shell hack/image/host-flags.sh global $(IMAGE_TOOL))
+CONTAINER_BUILD_FLAGS ?= $(shell hack/image/host-flags.sh ulimits $(IMAGE_TOOL))
 # The image's binary carries the same version as make build's.
 IMAGE_VERSION_ARGS = --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION)
 
@@ -268,6 +282,7 @@ docker-build: ## Build the manager image IMG (default tag VERSION) from the Dock
 
 # The same Dockerfile with local stand-ins for golang:1.26 and
 # distroless/static:nonroot (no registry needed; modules from GOPROXY).
+docker-build-offline test-image: IMAGE_TOOL = $(OFFLINE_CONTAINER_TOOL)
 .PHONY: docker-build-offline
 docker-build-offline: ## Build the manager image IMG without a registry (hack/image/build-offline.sh; podman by default).
 	CONTAINER_TOOL=$(OFFLINE_CONTAINER_TOOL) CONTAINER_TOOL_FLAGS="$(CONTAINER_TOOL_FLAGS)" \

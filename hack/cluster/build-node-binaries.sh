@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds kubelet, kube-controller-manager and kube-scheduler from the Go
-# module proxy into setup-envtest's store, beside the kube-apiserver, etcd and
-# kubectl of hack/build-envtest-binaries.sh: same module set-up (the staging
+# Builds kubelet, kube-proxy, kube-controller-manager and kube-scheduler from
+# the Go module proxy into setup-envtest's store, beside the kube-apiserver,
+# etcd and kubectl of hack/build-envtest-binaries.sh: same module set-up (the staging
 # modules of k8s.io/kubernetes replaced by their published releases), same
 # flags, so most packages come from the build cache kube-apiserver filled.
 # A binary already in the store is not built again.
@@ -18,7 +18,7 @@ goarch=$(go env GOARCH)
 dest="$store/k8s/${k8s_version}-${goos}-${goarch}"
 minor=${k8s_version#*.}; minor=${minor%%.*}
 staging_version="v0.${k8s_version#*.}"
-binaries=(kubelet kube-controller-manager kube-scheduler)
+binaries=(kubelet kube-proxy kube-controller-manager kube-scheduler)
 
 step() { echo "[node-build] $*"; }
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
@@ -28,7 +28,7 @@ for b in "${binaries[@]}"; do
   [ -x "$dest/$b" ] || missing+=("$b")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  step "kubelet, kube-controller-manager and kube-scheduler ${k8s_version} already in $dest"
+  step "${binaries[*]} ${k8s_version} already in $dest"
   exit 0
 fi
 

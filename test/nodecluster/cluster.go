@@ -67,6 +67,7 @@ type ports struct {
 	etcdClient, etcdPeer               string
 	apiserver, controllerManager       int
 	scheduler, kubelet, kubeletHealthz int
+	kubeProxyHealthz, kubeProxyMetrics int
 }
 
 // Start cleans up what a crashed run may have left in opts.Dir, then starts
@@ -139,6 +140,7 @@ func (c *Cluster) start(ctx context.Context) error {
 			return c.startKubelet(ctx)
 		}},
 		{"Node Ready", c.waitNodeReady},
+		{"kube-proxy (Service rules written)", c.startKubeProxy},
 	}
 	for _, step := range steps {
 		start := time.Now()
@@ -160,10 +162,13 @@ func (c *Cluster) prepare(context.Context) error {
 	if err := saveSysctls(c.layout); err != nil {
 		return err
 	}
+	if err := bridgeThroughIptables(); err != nil {
+		return err
+	}
 	if err := recordAbsentPaths(c.layout); err != nil {
 		return err
 	}
-	free, err := freePorts(7)
+	free, err := freePorts(9)
 	if err != nil {
 		return err
 	}
@@ -175,6 +180,8 @@ func (c *Cluster) prepare(context.Context) error {
 		scheduler:         free[4],
 		kubelet:           free[5],
 		kubeletHealthz:    free[6],
+		kubeProxyHealthz:  free[7],
+		kubeProxyMetrics:  free[8],
 	}
 	if c.ca, err = newAuthority(c.layout.PKIDir(), "ca"); err != nil {
 		return err
@@ -224,6 +231,9 @@ func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.restConfi
 
 // Clientset is the administrator's client.
 func (c *Cluster) Clientset() kubernetes.Interface { return c.clientset }
+
+// ContainerdSocket is the node's containerd socket (for ctr).
+func (c *Cluster) ContainerdSocket() string { return c.layout.ContainerdSocket() }
 
 // NodeName is the Node's name.
 func (c *Cluster) NodeName() string { return c.opts.NodeName }

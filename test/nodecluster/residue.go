@@ -69,6 +69,7 @@ func Residue(dir string) []string {
 	if numbers, chains, err := cniRules(); err != nil || len(numbers) > 0 {
 		left = append(left, fmt.Sprintf("iptables nat POSTROUTING rules of %s: chains %v %v", cniNetwork, chains, err))
 	}
+	left = append(left, kubeChainsLeft()...)
 	if err := bridgeLeft(); err != nil {
 		left = append(left, err.Error())
 	}

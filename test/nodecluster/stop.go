@@ -105,9 +105,10 @@ func CleanUp(dir string) error {
 // In order: processes a previous run recorded; the pods' processes (by the
 // PIDs in the cluster's cgroups) and containerd's shims (by PID); every mount
 // under the directory (the pods' volumes and network namespaces, container
-// root filesystems, the kubelet's root); the bridge plugin's iptables rules
-// and bridge; the cgroups; the sysctls; host paths the run created; and the
-// state directories. logs/ and the files of install-node-packages.sh stay.
+// root filesystems, the kubelet's root); the bridge plugin's iptables rules,
+// kube-proxy's and the kubelet's KUBE-* chains, and the bridge; the cgroups;
+// the sysctls; host paths the run created; and the state directories.
+// logs/ and the files of install-node-packages.sh stay.
 func (c *Cluster) cleanup() error {
 	l := c.layout
 	steps := []struct {
@@ -119,6 +120,7 @@ func (c *Cluster) cleanup() error {
 		{"killing containerd's shims", func() error { killShims(l.ContainerdSocket()); return nil }},
 		{"unmounting", func() error { return unmountUnder(l.Dir) }},
 		{"removing iptables rules", removeCNIRules},
+		{"removing KUBE-* iptables chains", removeKubeChains},
 		{"removing the bridge", removeBridge},
 		{"removing cgroups", removeCgroupRoot},
 		{"restoring sysctls", func() error { return restoreSysctls(l) }},

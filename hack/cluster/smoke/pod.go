@@ -91,8 +91,23 @@ func runPod(ctx context.Context, cluster *nodecluster.Cluster) error {
 // HTTP readiness probe, resource limits and a projected service-account
 // token (the kube-root-ca.crt ConfigMap must exist for it).
 func smokePod() *corev1.Pod {
+	pod := restrictedPod(podName, image, []string{"-listen=:8080"})
+	pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
+		ProbeHandler: corev1.ProbeHandler{
+			HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http")},
+		},
+		PeriodSeconds: 2,
+	}
+	return pod
+}
+
+// restrictedPod is a pod of one container that passes the restricted level,
+// never pulled, with resource limits and the default projected
+// service-account token.
+func restrictedPod(name, podImage string, args []string) *corev1.Pod {
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: podName, Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: corev1.PodSpec{
 			TerminationGracePeriodSeconds: new(int64(5)),
 			SecurityContext: &corev1.PodSecurityContext{
@@ -101,17 +116,10 @@ func smokePod() *corev1.Pod {
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
-				Name:            "pause",
-				Image:           image,
+				Name:            "main",
+				Image:           podImage,
 				ImagePullPolicy: corev1.PullNever,
-				Args:            []string{"-listen=:8080"},
-				Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
-				ReadinessProbe: &corev1.Probe{
-					ProbeHandler: corev1.ProbeHandler{
-						HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http")},
-					},
-					PeriodSeconds: 2,
-				},
+				Args:            args,
 				Resources: corev1.ResourceRequirements{
 					Requests: corev1.ResourceList{
 						corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi"),
