@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -90,16 +91,21 @@ func (b *bench) prepare(ctx context.Context) error {
 
 // setConfig creates or updates the ConfigMap with data.
 func (b *bench) setConfig(ctx context.Context, data map[string]string) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}}
-	err := b.client.Get(ctx, client.ObjectKeyFromObject(cm), cm)
-	switch {
-	case apierrors.IsNotFound(err):
+	// The manager patches the ConfigMap's rollout record meanwhile: a
+	// conflict reads it again.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}}
+		err := b.client.Get(ctx, client.ObjectKeyFromObject(cm), cm)
+		switch {
+		case apierrors.IsNotFound(err):
+			cm.Data = data
+			return b.client.Create(ctx, cm)
+		case err != nil:
+			return err
+		}
 		cm.Data = data
-		err = b.client.Create(ctx, cm)
-	case err == nil:
-		cm.Data = data
-		err = b.client.Update(ctx, cm)
-	}
+		return b.client.Update(ctx, cm)
+	})
 	if err != nil {
 		return fmt.Errorf("writing the ConfigMap: %w", err)
 	}
