@@ -264,6 +264,7 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 	cfg := sloconfig.Load(data, base)
 	r.loadedVersion = read.version
 	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
+	recordValidity(cfg)
 	if read.exists {
 		r.report(ctx, read.cm, cfg, read.rollout)
 	} else {
@@ -283,7 +284,7 @@ func (r *ConfigCacheReconciler) publish(
 	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped}
 	before := r.snapshots.load()
 	r.snapshots.publish(snap)
-	recordConfig(cfg.cfg, cfg.changed)
+	recordInForce(cfg.cfg, cfg.changed)
 	if plan.Figures != nil {
 		exportRollout(*plan.Figures)
 	}

@@ -114,9 +114,9 @@ func countReconcile(operation string, err error) {
 	reconcileTotal.WithLabelValues(operation, result).Inc()
 }
 
-// recordConfig sets the configuration metrics for cfg; changed says whether
-// its fingerprint differs from the one in force before.
-func recordConfig(cfg *sloconfig.Config, changed bool) {
+// recordValidity sets each key's validity gauge for cfg as loaded, with
+// the Events that report the same.
+func recordValidity(cfg *sloconfig.Config) {
 	for _, r := range cfg.Reports() {
 		v := 0.0
 		if !r.Valid() {
@@ -124,6 +124,12 @@ func recordConfig(cfg *sloconfig.Config, changed bool) {
 		}
 		configInvalid.WithLabelValues(string(r.Key)).Set(v)
 	}
+}
+
+// recordInForce sets the metrics of the configuration in force once cfg is
+// published; changed says whether its fingerprint differs from the one in
+// force before.
+func recordInForce(cfg *sloconfig.Config, changed bool) {
 	if changed {
 		configInfo.Reset()
 		configInfo.WithLabelValues(cfg.Fingerprint()).Set(1)
