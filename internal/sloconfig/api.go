@@ -88,6 +88,9 @@ type Config struct {
 	// digests remembers the digest of each combination of this Config's
 	// sections that resolving has produced (see Config.SpecDigest).
 	digests sync.Map // sectionsOf -> string
+	// forms remembers, the same way, the stored form of each combination
+	// under a CRD that drops fields (StoredFormOf).
+	forms sync.Map // formKey -> StoredForm
 }
 
 // Load parses, validates and compiles a ConfigMap's data. data is nil when

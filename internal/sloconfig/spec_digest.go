@@ -58,17 +58,23 @@ func (c *Config) SpecDigest(r *Resolution) string {
 		return SpecDigest(&r.Spec)
 	}
 	s := &r.Spec
-	key := sectionsOf{s.ResourceUsedThresholdWithBE, s.ResourceQOSStrategy, s.CPUBurstStrategy, s.SystemStrategy,
-		nil, len(s.HostApplications)}
-	if key.hostAppsN > 0 {
-		key.hostApps = &s.HostApplications[0]
-	}
+	key := sectionsKey(s)
 	if d, ok := c.digests.Load(key); ok {
 		return d.(string)
 	}
 	d := SpecDigest(s)
 	c.digests.Store(key, d)
 	return d
+}
+
+// sectionsKey is the key of a spec built of the Config's own sections.
+func sectionsKey(s *slov1alpha1.NodeSLOSpec) sectionsOf {
+	key := sectionsOf{s.ResourceUsedThresholdWithBE, s.ResourceQOSStrategy, s.CPUBurstStrategy, s.SystemStrategy,
+		nil, len(s.HostApplications)}
+	if key.hostAppsN > 0 {
+		key.hostApps = &s.HostApplications[0]
+	}
+	return key
 }
 
 // FormatSpecDigest is the value of SpecDigestAnnotation for a write that

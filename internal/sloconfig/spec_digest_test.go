@@ -98,3 +98,35 @@ func TestConfigSpecDigestRemembersOnlyTheConfigsSections(t *testing.T) {
 		t.Errorf("a configuration with a Frozen key remembered %d digests, want 0", got)
 	}
 }
+
+// Under a CRD that drops fields, the stored form is the spec without them
+// and its digest, remembered once per combination of the Config's sections
+// and set of dropped paths; a node's own section is not remembered.
+func TestStoredFormOfRemembersOnlyTheConfigsSections(t *testing.T) {
+	cfg := Load(map[string]string{
+		string(KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS":
+		  {"enable": true, "pageCacheLimitPercent": 50}}}}`,
+		string(KeySystem): `{"clusterStrategy": {"totalNetworkBandwidth": "10G"}}`,
+	}, nil)
+	dropped := []string{"resourceQOSStrategy.lsClass.memoryQOS.pageCacheLimitPercent"}
+	annotated := Node{Name: "own-bandwidth", Annotations: map[string]string{NetworkBandwidthAnnotation: "30G"}}
+	nodes := []Node{{Name: "a"}, {Name: "b"}, annotated}
+	for range 2 {
+		for _, n := range nodes {
+			res := cfg.Resolve(n, nil)
+			got := cfg.StoredFormOf(&res, dropped)
+			want := WithoutPaths(&res.Spec, dropped)
+			if !SpecEqual(got.Spec, &want) || got.Digest != SpecDigest(&want) {
+				t.Fatalf("%s: stored form %+v, want the spec without %v", n.Name, got, dropped)
+			}
+			if len(DroppedPaths(&res.Spec, got.Spec)) != 1 {
+				t.Fatalf("%s: the stored form still holds a dropped field", n.Name)
+			}
+		}
+	}
+	forms := 0
+	cfg.forms.Range(func(any, any) bool { forms++; return true })
+	if forms != 1 {
+		t.Errorf("%d stored forms remembered, want 1 (the cluster strategy's; none for the annotated node)", forms)
+	}
+}

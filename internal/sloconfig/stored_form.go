@@ -1,6 +1,10 @@
 package sloconfig
 
-import slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+import (
+	"strings"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+)
 
 // StoredForm is what the apiserver keeps when a resolved spec is written
 // under a CRD that drops some of its fields (docs/behaviour.md#crd-version-skew):
@@ -15,12 +19,35 @@ type StoredForm struct {
 }
 
 // StoredFormOf returns what the apiserver stores of res when the installed
-// CRD drops the paths dropped (nil: none).
+// CRD drops the paths dropped (nil: none). Like SpecDigest, it is computed
+// once per combination of the Config's sections and set of dropped paths:
+// under a CRD that drops fields every reconcile asks for it.
 func (c *Config) StoredFormOf(res *Resolution, dropped []string) StoredForm {
 	if len(dropped) == 0 {
 		return StoredForm{Spec: &res.Spec, Digest: c.SpecDigest(res)}
 	}
-	without := WithoutPaths(&res.Spec, dropped)
+	if !res.ownSections {
+		return formWithout(&res.Spec, dropped)
+	}
+	key := formKey{sectionsKey(&res.Spec), strings.Join(dropped, "\x00")}
+	if f, ok := c.forms.Load(key); ok {
+		return f.(StoredForm)
+	}
+	f := formWithout(&res.Spec, dropped)
+	c.forms.Store(key, f)
+	return f
+}
+
+// formKey identifies a stored form: the sections of the spec and the
+// paths dropped from it.
+type formKey struct {
+	sections sectionsOf
+	dropped  string
+}
+
+// formWithout is the stored form of spec without the paths dropped.
+func formWithout(spec *slov1alpha1.NodeSLOSpec, dropped []string) StoredForm {
+	without := WithoutPaths(spec, dropped)
 	return StoredForm{Spec: &without, Digest: SpecDigest(&without)}
 }
 
