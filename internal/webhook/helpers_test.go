@@ -5,13 +5,14 @@ import (
 	"context"
 	"strings"
 
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -119,12 +120,5 @@ func webhookCalls() float64 {
 // createNodes creates n Nodes with labels, deleted again when the test ends,
 // and returns their names.
 func createNodes(ctx context.Context, n int, labels map[string]string) []string {
-	names := make([]string, n)
-	for i := range names {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-" + rand.String(8), Labels: labels}}
-		Expect(k8sClient.Create(ctx, node)).To(Succeed())
-		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, node))).To(Succeed()) })
-		names[i] = node.Name
-	}
-	return names
+	return testkit.Names(testkit.CreateNodes(ctx, k8sClient, n, labels, nil))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -59,14 +60,7 @@ func putConfig(ctx context.Context, c client.Client, data map[string]string) *co
 
 // createNodes creates n Nodes through c, deleted again when the container ends.
 func createNodes(ctx context.Context, c client.Client, n int) []string {
-	names := make([]string, n)
-	for i := range names {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-" + rand.String(8)}}
-		Expect(c.Create(ctx, node)).To(Succeed())
-		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(c.Delete(ctx, node))).To(Succeed()) })
-		names[i] = node.Name
-	}
-	return names
+	return testkit.Names(testkit.CreateNodes(ctx, c, n, nil, nil))
 }
 
 // storedSpec returns a function for Eventually that reads a NodeSLO's spec.

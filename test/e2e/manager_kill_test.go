@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/common/expfmt"
@@ -159,16 +161,7 @@ func replaceConfig(ctx context.Context, c client.Client, data map[string]string)
 // setConfig creates or replaces the ConfigMap's data.
 func setConfig(ctx context.Context, c client.Client, data map[string]string) {
 	GinkgoHelper()
-	cm := &corev1.ConfigMap{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: configMapName}, cm)
-	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: configMapName}, Data: data}
-		Expect(c.Create(ctx, cm)).To(Succeed())
-		return
-	}
-	Expect(err).NotTo(HaveOccurred())
-	cm.Data = data
-	Expect(c.Update(ctx, cm)).To(Succeed())
+	testkit.SetConfig(ctx, c, client.ObjectKey{Namespace: namespace, Name: configMapName}, data)
 }
 
 // waitProcessQuiet waits until the manager has run no NodeSLO reconcile

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
+
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -101,16 +100,7 @@ func startManager(tune func(*manager.Options)) *localcluster.WriteLog {
 // setConfig creates or replaces the ConfigMap's data.
 func setConfig(ctx context.Context, data map[string]string) {
 	GinkgoHelper()
-	cm := &corev1.ConfigMap{}
-	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, cm)
-	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}, Data: data}
-		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
-		return
-	}
-	Expect(err).NotTo(HaveOccurred())
-	cm.Data = data
-	Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+	testkit.SetConfig(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, data)
 }
 
 // expected returns the specs the fleet must carry under data.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -225,17 +227,7 @@ func configData(cpuBurstPercent int, more ...any) map[string]string {
 // setConfig writes the ConfigMap's data, creating it the first time.
 func setConfig(ctx context.Context, data map[string]string) {
 	GinkgoHelper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}}
-	err := k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), cm)
-	if client.IgnoreNotFound(err) != nil {
-		Expect(err).NotTo(HaveOccurred())
-	}
-	cm.Data = data
-	if err != nil {
-		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
-		return
-	}
-	Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+	testkit.SetConfig(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, data)
 }
 
 // waitForCPUBurstPercent waits until n NodeSLOs exist, all with percent.

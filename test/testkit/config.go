@@ -1,0 +1,41 @@
+package testkit
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:staticcheck // the kit is Ginkgo's, like the suites that use it
+	. "github.com/onsi/gomega"    //nolint:staticcheck // the kit is Gomega's, like the suites that use it
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// SetConfig makes the ConfigMap key hold data: created when missing,
+// otherwise its data replaced and its metadata kept. The replacement is
+// retried on a conflict, because the controller patches its rollout record
+// onto the same ConfigMap meanwhile. It returns the ConfigMap as written
+// and whether it was created (the caller decides whether a spec's cleanup
+// deletes it).
+func SetConfig(
+	ctx context.Context, c client.Client, key client.ObjectKey, data map[string]string,
+) (*corev1.ConfigMap, bool) {
+	GinkgoHelper()
+	cm := &corev1.ConfigMap{}
+	created := false
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := c.Get(ctx, key, cm)
+		if apierrors.IsNotFound(err) {
+			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: data}
+			created = true
+			return c.Create(ctx, cm)
+		}
+		if err != nil {
+			return err
+		}
+		cm.Data = data
+		return c.Update(ctx, cm)
+	})).To(Succeed(), "setting ConfigMap %s", key)
+	return cm, created
+}
