@@ -387,7 +387,7 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(loadAtStart).
 		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, r.wokenBy(&r.heldNodeWritten))).
 		WatchesRawSource(source.Channel(r.signals.healthChanged, r.wokenBy(&r.healthChanged))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock)}).
 		Complete(r)
 }
 

@@ -43,7 +43,7 @@ func setReady(ctx context.Context, name string, status corev1.ConditionStatus) {
 		if err := k8sClient.Get(ctx, types.NamespacedName{Name: name}, node); err != nil {
 			return err
 		}
-		now := metav1.Now()
+		now := metav1.NewTime(clock.Now())
 		ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: status, Reason: "Test",
 			LastHeartbeatTime: now, LastTransitionTime: now}
 		node.Status.Conditions = slices.DeleteFunc(node.Status.Conditions,
@@ -57,7 +57,7 @@ func setReady(ctx context.Context, name string, status corev1.ConditionStatus) {
 // each Pod it evicts, with the node in the Event's source host.
 func reportEvictions(ctx context.Context, node, reason string, n int) {
 	for i := range n {
-		now := metav1.Now()
+		now := metav1.NewTime(clock.Now())
 		ev := &corev1.Event{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "evict-", Namespace: "default"},
 			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default",
@@ -100,14 +100,14 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 		target = record(ctx).Target
 		waitUntilQuiet()
 		writes.Reset()
-		updateConfig(ctx, rolloutData(40, gatePolicy(onUnhealthy)))
+		setConfig(ctx, rolloutData(40, gatePolicy(onUnhealthy)))
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
 			func(reached []string) bool { return len(reached) >= gateCanaries })
 		onlyCanariesReached(ctx, f, 40)
 		// The gate's times have seconds only and count what happens in the
 		// second of a node's write as before it: what the test does to the
 		// canaries comes a second later.
-		time.Sleep(1100 * time.Millisecond)
+		clock.Skip(1100 * time.Millisecond)
 	}
 	halted := func(ctx SpecContext) func() bool {
 		return func() bool { return record(ctx).Health.Halted() }
@@ -133,8 +133,9 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 				"the gate's watch of whole Nodes asks for protobuf")
 
 			// Past the soak and several step intervals, nothing beyond the canaries.
-			Consistently(func() int { _, others := f.split(f.at(ctx, 40)); return others }).
-				WithTimeout(gateSoak + 5*time.Second).Should(BeZero())
+			skipAndSettle(gateSoak + 5*time.Second)
+			_, others := f.split(f.at(ctx, 40))
+			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
 			Expect(f.writesTo()).To(Equal(gateCanaries))
 
 			// The nodes recover and the manager restarts: the verdicts stay, nothing is written.
@@ -143,15 +144,15 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			}
 			stopManager()
 			stopManager = startManager()
-			waitUntilQuiet()
-			Consistently(f.writesTo).WithTimeout(5 * time.Second).Should(Equal(gateCanaries))
+			skipAndSettle(5 * time.Second)
+			Expect(f.writesTo()).To(Equal(gateCanaries), "nothing written after the restart, 5 s on")
 			rec := record(ctx)
 			Expect(rec.Health.Halted()).To(BeTrue())
 			Expect(rec.Health.UnhealthyNames()).To(ConsistOf(sick))
 			Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0))
 
 			// A change of the key that leaves it unpaused resumes, the verdicts tolerated.
-			updateConfig(ctx, rolloutData(40, gatePolicy(rollout.OnUnhealthyPause)+"\n"))
+			setConfig(ctx, rolloutData(40, gatePolicy(rollout.OnUnhealthyPause)+"\n"))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			waitUntilQuiet()
 			Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
@@ -165,7 +166,8 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 			for _, n := range f.canaryNames()[:2] {
 				setReady(ctx, n, corev1.ConditionFalse)
 			}
-			Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(HaveLen(rolloutNodes))
+			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
+				Should(HaveLen(rolloutNodes))
 			waitUntilQuiet()
 			for _, n := range f.names {
 				want := 0
@@ -190,8 +192,9 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 		}
 		Eventually(halted(ctx)).Should(BeTrue())
 		Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("4 evictPodSuccess Events, at most 3 allowed")))
-		Consistently(func() int { _, others := f.split(f.at(ctx, 40)); return others }).
-			WithTimeout(gateSoak + 3*time.Second).Should(BeZero())
+		skipAndSettle(gateSoak + 3*time.Second)
+		_, others := f.split(f.at(ctx, 40))
+		Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
 	})
 
 	It("ignores evictions from unreached nodes and other reasons, and completes with one write per pending node",

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
@@ -115,20 +117,10 @@ func haveField(want any, path ...string) OmegaMatcher {
 // setConfig creates or replaces the ConfigMap's data; it is deleted again
 // when the test ends (back to defaults). It returns the ConfigMap.
 func setConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
-	cm := &corev1.ConfigMap{}
-	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)
-	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName},
-			Data:       data,
-		}
-		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+	cm, created := testkit.SetConfig(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, data)
+	if created {
 		DeferCleanup(deleteConfig)
-		return cm
 	}
-	Expect(err).NotTo(HaveOccurred())
-	cm.Data = data
-	Expect(k8sClient.Update(ctx, cm)).To(Succeed())
 	return cm
 }
 
@@ -246,6 +238,35 @@ func waitUntilQuiet() {
 		}
 		return time.Since(since) > 500*time.Millisecond
 	}).Should(BeTrue())
+}
+
+// skipAndSettle moves the controllers' clock by d, waits until the
+// config-cache controller has looked again (the skip fires the wait it
+// requeued on: a soak, a step interval or the health gate's next look),
+// then until the controllers are quiet: what a spec then sees is what d
+// of waiting would have left.
+func skipAndSettle(d time.Duration) {
+	before := configCacheReconciles()
+	clock.Skip(d)
+	Eventually(configCacheReconciles).Should(BeNumerically(">", before),
+		"the config-cache controller did not look again %s later", d)
+	waitUntilQuiet()
+}
+
+// aSecondALook makes each call of look move the controllers' clock a
+// second first: an Eventually over it passes a soak or step intervals at
+// its polling pace, and still sees every state on the way.
+func aSecondALook[T any](look func() T) func() T {
+	return func() T {
+		clock.Skip(time.Second)
+		return look()
+	}
+}
+
+// configCacheReconciles is how many times the config-cache controller
+// reconciled so far.
+func configCacheReconciles() float64 {
+	return metricValue("controller_runtime_reconcile_total", map[string]string{"controller": "config-cache"})
 }
 
 // resourceVersions returns the resourceVersion of each named NodeSLO.

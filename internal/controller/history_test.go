@@ -86,10 +86,11 @@ var _ = Describe("The revision history", Serial, func() {
 			third := maps.Clone(second)
 			third[string(sloconfig.KeySystem)] = "{\n  \"clusterStrategy\": {\"minFreeKbytesFactor\": 150}\n}"
 			for i, data := range []map[string]string{first, second, third} {
-				updateConfig(ctx, data)
+				setConfig(ctx, data)
 				Eventually(newestRevision(ctx)).Should(Equal(base + int64(i+1)))
 			}
-			Eventually(func() []string { return f.matching(ctx, third) }).WithTimeout(rolloutWait).Should(HaveLen(rolloutNodes))
+			Eventually(aSecondALook(func() []string { return f.matching(ctx, third) })).WithTimeout(rolloutWait).
+				Should(HaveLen(rolloutNodes))
 			Eventually(func() rollout.Outcome { return history(ctx).InForce().Outcome }).Should(Equal(rollout.OutcomeCompleted))
 
 			h := history(ctx)

@@ -42,8 +42,9 @@ type Options struct {
 	// tests shorten it.
 	CRDRecheckInterval time.Duration
 
-	// Clock is what the controllers read the time from (nil: the real
-	// clock). Not a flag: tests step a fake clock instead of waiting.
+	// Clock is what the controllers read the time from and what the
+	// config-cache controller's requeues wait on (nil: the real clock).
+	// Not a flag: tests move a clock past a soak instead of waiting.
 	Clock clock.Clock
 }
 

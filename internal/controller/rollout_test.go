@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -123,19 +122,6 @@ func (f fleet) writesTo() int {
 	return n
 }
 
-// updateConfig replaces the ConfigMap's data, keeping its annotations (the
-// controller writes its record there meanwhile, hence the retry).
-func updateConfig(ctx context.Context, data map[string]string) {
-	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cm := &corev1.ConfigMap{}
-		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm); err != nil {
-			return err
-		}
-		cm.Data = data
-		return k8sClient.Update(ctx, cm)
-	})).To(Succeed())
-}
-
 // record reads the rollout record on the ConfigMap.
 func record(ctx context.Context) rollout.Record {
 	cm := &corev1.ConfigMap{}
@@ -189,7 +175,7 @@ func watchRollout(ctx context.Context, f fleet, oldTarget string, threshold int,
 func watchRolloutTo(
 	ctx context.Context, f fleet, oldTarget string, at func() []string, until func(reached []string) bool,
 ) {
-	deadline := time.Now().Add(rolloutWait)
+	deadline, last := time.Now().Add(rolloutWait), -1
 	for {
 		reached := at()
 		rec := record(ctx)
@@ -208,6 +194,10 @@ func watchRolloutTo(
 		}
 		Expect(time.Now().Before(deadline)).To(BeTrue(),
 			"the rollout did not end: %d of %d nodes", len(reached), rolloutNodes)
+		if len(reached) == last {
+			clock.Skip(time.Second) // waiting for a soak or a step: a second of it passes
+		}
+		last = len(reached)
 		time.Sleep(envtestharness.PollingInterval)
 	}
 }
@@ -228,7 +218,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 	})
 
 	It("reaches the canaries first, then at most 10 nodes a step, writing each pending node once", func(ctx SpecContext) {
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func([]string) bool {
 			// Mid-rollout, the metrics show it.
 			return metric(controller.MetricRolloutInProgress)() == 1 &&
@@ -295,7 +285,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		waitUntilQuiet()
 		before := len(wholeReads())
 
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
 		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "the unvouched node counted as pending too")
@@ -306,9 +296,9 @@ var _ = Describe("A staged rollout", Serial, func() {
 	})
 
 	It("writes nothing while paused, and resumes where it stopped", func(ctx SpecContext) {
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(true)))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).ShouldNot(BeEmpty())
 		waitUntilQuiet()
 		held := rolloutNodes - len(f.at(ctx, 40))
@@ -325,12 +315,13 @@ var _ = Describe("A staged rollout", Serial, func() {
 		revision := history(ctx).InForce().Name
 		writes.Reset()
 
-		// Longer than the default: a paused rollout must skip several 2 s step intervals.
-		Consistently(writes.Total).WithTimeout(10 * time.Second).Should(BeZero())
+		// A paused rollout must skip several 2 s step intervals.
+		skipAndSettle(10 * time.Second)
+		Expect(writes.Total()).To(BeZero(), "a paused rollout wrote in 10 s")
 		Expect(history(ctx).InForce().Status).To(Equal(st.InForce.Status),
 			"the status of %s is not written again while nothing changes", revision)
 
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
@@ -338,7 +329,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 	})
 
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 
 		stopManager()
@@ -357,6 +348,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 			Expect(written).To(BeNumerically("<=", rolloutStep*(taken+1)),
 				"%d NodeSLOs written %d steps after the restart", written, taken)
 			Expect(time.Now().Before(deadline)).To(BeTrue(), "the rollout did not complete after the restart")
+			clock.Skip(time.Second)
 			time.Sleep(envtestharness.PollingInterval)
 		}
 		waitUntilQuiet()
@@ -364,12 +356,12 @@ var _ = Describe("A staged rollout", Serial, func() {
 	})
 
 	It("restarts towards the newest configuration on a second change mid-rollout", func(ctx SpecContext) {
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 		target = record(ctx).Target
 		first := len(f.at(ctx, 40))
 
-		updateConfig(ctx, rolloutData(30, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(30, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 30, nil)
 		waitUntilQuiet()
 		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "every node differs from the newest configuration")
@@ -378,15 +370,15 @@ var _ = Describe("A staged rollout", Serial, func() {
 	})
 
 	It("on a revert mid-rollout, writes only the nodes already reached", func(ctx SpecContext) {
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 		waitUntilQuiet()
 		reached := f.at(ctx, 40)
 		target = record(ctx).Target
 		writes.Reset()
 
-		updateConfig(ctx, rolloutData(50, rolloutPolicy(false)))
-		Eventually(func() []string { return f.at(ctx, 40) }).WithTimeout(rolloutWait).Should(BeEmpty())
+		setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
+		Eventually(aSecondALook(func() []string { return f.at(ctx, 40) })).WithTimeout(rolloutWait).Should(BeEmpty())
 		waitUntilQuiet()
 		Expect(record(ctx).Pending).To(Equal(len(reached)), "only the reached nodes are pending")
 		for _, n := range f.names {
@@ -420,6 +412,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 					break
 				}
 				Expect(time.Now().Before(deadline)).To(BeTrue(), "the reset did not end: %d of %d", len(reset), rolloutNodes)
+				clock.Skip(time.Second)
 				time.Sleep(envtestharness.PollingInterval)
 			}
 			Eventually(metric(controller.MetricRolloutInProgress)).Should(BeZero())
@@ -433,7 +426,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		})
 
 	It("pauses on an invalid rollout key, with a Warning Event, and writes nothing", func(ctx SpecContext) {
-		updateConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
+		setConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
 			Should(ContainElement(
 				And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
@@ -442,7 +435,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
 		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
 
-		updateConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
 		waitUntilQuiet()
 		Expect(f.writesTo()).To(Equal(rolloutNodes))
@@ -450,7 +443,7 @@ var _ = Describe("A staged rollout", Serial, func() {
 
 	It("writes at once, even while paused, a new node, a held node whose labels changed and a NodeSLO edited by hand",
 		func(ctx SpecContext) {
-			updateConfig(ctx, rolloutData(40, rolloutPolicy(true)))
+			setConfig(ctx, rolloutData(40, rolloutPolicy(true)))
 			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
 				Should(ContainElement(
 					ContainSubstring("40 nodes pending keep their NodeSLO")))

@@ -16,6 +16,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // The suite runs the manager that cmd/ runs (manager.New) against envtest's
@@ -34,6 +35,9 @@ var (
 	writes        = &localcluster.WriteLog{}
 	reads         = &readLog{}
 	stopManager   func()
+	// clock is the controllers' clock: specs move it past a soak or a step
+	// interval instead of waiting (docs/testing.md, "The controllers' clock").
+	clock = &testkit.Clock{}
 )
 
 func TestControllers(t *testing.T) {
@@ -64,6 +68,7 @@ var _ = AfterSuite(func() {
 func startManager() func() {
 	opts := managertest.Options()
 	opts.LeaderElection = true
+	opts.Controllers.Clock = clock
 	opts.LeaderElectionNamespace = envtestharness.SystemNamespace
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())

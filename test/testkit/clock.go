@@ -1,0 +1,154 @@
+// Package testkit holds what the envtest suites share: a clock that a
+// spec moves ahead instead of waiting.
+package testkit
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Clock runs with the real time and can be moved ahead. Skip(d) adds d to
+// every later reading and fires each timer whose deadline that passes, so
+// a spec skips a rollout's soak or step interval instead of waiting it
+// out, and a spec that never skips sees the real clock. A fake clock that
+// stands still would stall everything a spec does not step by hand (the
+// health gate's rechecks, retries); this one only jumps when told to.
+type Clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+	armed  map[*timer]struct{}
+}
+
+var _ clock.Clock = &Clock{}
+
+// Now is the real time plus every skip so far.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nowLocked()
+}
+
+func (c *Clock) nowLocked() time.Time { return time.Now().Add(c.offset) }
+
+// Since is Now().Sub(t).
+func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// Skip moves the clock ahead by d, firing the timers it passes.
+func (c *Clock) Skip(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+	now := c.nowLocked()
+	for t := range c.armed {
+		if t.deadline.After(now) {
+			t.startLocked(t.deadline.Sub(now))
+		} else {
+			t.fireLocked(now)
+		}
+	}
+}
+
+// After is NewTimer(d).C().
+func (c *Clock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
+
+// Sleep waits until the clock has moved by d.
+func (c *Clock) Sleep(d time.Duration) { <-c.After(d) }
+
+// Tick sends the time every d of this clock, for ever.
+func (c *Clock) Tick(d time.Duration) <-chan time.Time {
+	out := make(chan time.Time, 1)
+	go func() {
+		for {
+			now := <-c.After(d)
+			select {
+			case out <- now:
+			default:
+			}
+		}
+	}()
+	return out
+}
+
+// NewTimer returns a timer that fires once the clock has moved by d.
+func (c *Clock) NewTimer(d time.Duration) clock.Timer {
+	t := &timer{clock: c, c: make(chan time.Time, 1)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t.armLocked(d)
+	return t
+}
+
+// timer fires at deadline of its clock: by a real timer for the time left,
+// restarted by each skip, or by the skip that passes the deadline.
+type timer struct {
+	clock    *Clock
+	c        chan time.Time
+	deadline time.Time
+	real     *time.Timer
+	// generation tells a real timer that a skip or a reset replaced it.
+	generation int
+}
+
+func (t *timer) C() <-chan time.Time { return t.c }
+
+// Stop disarms the timer; true if it was armed.
+func (t *timer) Stop() bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	return t.disarmLocked()
+}
+
+// Reset arms the timer for d from now; true if it was armed.
+func (t *timer) Reset(d time.Duration) bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	was := t.disarmLocked()
+	t.armLocked(d)
+	return was
+}
+
+func (t *timer) armLocked(d time.Duration) {
+	if t.clock.armed == nil {
+		t.clock.armed = map[*timer]struct{}{}
+	}
+	t.deadline = t.clock.nowLocked().Add(d)
+	t.clock.armed[t] = struct{}{}
+	t.startLocked(d)
+}
+
+// startLocked (re)starts the real timer for the time left.
+func (t *timer) startLocked(left time.Duration) {
+	if t.real != nil {
+		t.real.Stop()
+	}
+	t.generation++
+	generation := t.generation
+	t.real = time.AfterFunc(left, func() {
+		t.clock.mu.Lock()
+		defer t.clock.mu.Unlock()
+		if t.generation == generation {
+			t.fireLocked(t.clock.nowLocked())
+		}
+	})
+}
+
+func (t *timer) fireLocked(now time.Time) {
+	t.disarmLocked()
+	select {
+	case t.c <- now:
+	default:
+	}
+}
+
+func (t *timer) disarmLocked() bool {
+	_, armed := t.clock.armed[t]
+	if !armed {
+		return false
+	}
+	delete(t.clock.armed, t)
+	t.real.Stop()
+	t.generation++
+	return true
+}
