@@ -339,7 +339,7 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 test-release: release krew helm setup-envtest ## Make the release of VERSION and install its plugin (krew) and chart (helm) on a local control plane.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		RELEASE_DIR="$(abspath $(RELEASE_DIR))" RELEASE_VERSION="$(VERSION)" RELEASE_IMAGE="$(IMG)" \
-		KREW="$(KREW)" HELM="$(HELM)" \
+		KREW="$(KREW)" HELM="$(HELM)" RELEASE_PLATFORMS="$(RELEASE_PLATFORMS)" \
 		go test -tags release ./test/release/ -count=1 -v -timeout=10m
 
 ##@ Deployment

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,14 +15,40 @@ import (
 // tarGz is the archive format of every platform but Windows.
 const tarGz = ".tar.gz"
 
-// The platforms the plugin is released for, as in the Makefile's
-// RELEASE_PLATFORMS; an archive missing or added must be noticed.
-var platforms = []struct{ os, arch, ext string }{
+// platform is one GOOS/GOARCH the plugin is released for, with the
+// extension of its archive.
+type platform struct{ os, arch, ext string }
+
+// releasePlatforms are the platforms the plugin is released for, as in the
+// Makefile's default RELEASE_PLATFORMS; an archive missing or added must be
+// noticed.
+var releasePlatforms = []platform{
 	{"darwin", "amd64", tarGz},
 	{"darwin", "arm64", tarGz},
 	{"linux", "amd64", tarGz},
 	{"linux", "arm64", tarGz},
 	{"windows", "amd64", ".zip"},
+}
+
+// builtPlatforms are the platforms of the release under test: all of
+// releasePlatforms, or the subset RELEASE_PLATFORMS names (CI builds this
+// host's and Windows', the one zip, so that a cold run compiles two
+// platforms instead of five; docs/testing.md, "Continuous integration").
+func builtPlatforms(t *testing.T) []platform {
+	t.Helper()
+	named := strings.Fields(os.Getenv("RELEASE_PLATFORMS"))
+	if len(named) == 0 {
+		t.Fatal("RELEASE_PLATFORMS is unset: run `make test-release`")
+	}
+	var out []platform
+	for _, n := range named {
+		i := slices.IndexFunc(releasePlatforms, func(p platform) bool { return p.os+"/"+p.arch == n })
+		if i < 0 {
+			t.Fatalf("RELEASE_PLATFORMS names %s, which is not a platform the plugin is released for", n)
+		}
+		out = append(out, releasePlatforms[i])
+	}
+	return out
 }
 
 // release is the release under test, from the environment make passes.
@@ -80,4 +107,28 @@ func clip(s string) string {
 		return s[:2000] + "...\n"
 	}
 	return s
+}
+
+// The Makefile's default RELEASE_PLATFORMS, what `make release` builds,
+// is every platform of releasePlatforms: CI builds fewer, so this is where
+// a platform dropped from the release is noticed.
+func TestMakefileReleasesEveryPlatform(t *testing.T) {
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defaults []string
+	for line := range strings.Lines(string(makefile)) {
+		if rest, ok := strings.CutPrefix(line, "RELEASE_PLATFORMS ?="); ok {
+			defaults = strings.Fields(rest)
+		}
+	}
+	want := make([]string, 0, len(releasePlatforms))
+	for _, p := range releasePlatforms {
+		want = append(want, p.os+"/"+p.arch)
+	}
+	slices.Sort(defaults)
+	if !slices.Equal(defaults, want) {
+		t.Errorf("the Makefile's RELEASE_PLATFORMS = %v, want %v", defaults, want)
+	}
 }
