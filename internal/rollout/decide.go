@@ -104,12 +104,10 @@ func Decide(in Input) Decision {
 	}
 	d := Decision{Record: in.Record}
 	rec := &d.Record
-	if rec.Target == in.Target && rec.Health.Halted() && in.Retry.retries(rec.Target, rec.Health.HaltedAt) {
-		// kubectl nodeslo rollout retry: a new rollout of the same
-		// configuration, with no verdicts, canaries first.
-		rec.Target = ""
-	}
-	if rec.Target != in.Target {
+	// kubectl nodeslo rollout retry of the halt in progress: a new rollout
+	// of the same configuration, with no verdicts, canaries first.
+	retried := rec.Target == in.Target && rec.Health.Halted() && in.Retry.retries(rec.Target, rec.Health.HaltedAt)
+	if rec.Target != in.Target || retried {
 		// A new change, a revert included: pending are the nodes that
 		// differ from this target; those already equal to it are done.
 		// The new rollout remembers when the one it replaces last took
