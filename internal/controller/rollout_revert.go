@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -54,7 +55,9 @@ func (d *rolloutDriver) inForce(
 // new revision made by revertFieldManager. Without an earlier revision,
 // or when the halted configuration is itself a revert, it stays halted
 // and an Event says why, once for as long as it is in force.
-func (d *rolloutDriver) revert(ctx context.Context, read configMapRead, data loaded, halt rollout.Halt) (loaded, error) {
+func (d *rolloutDriver) revert(
+	ctx context.Context, read configMapRead, data loaded, halt rollout.Halt,
+) (loaded, error) {
 	if d.revertRefused == halt.Target {
 		return data, nil
 	}
@@ -98,9 +101,9 @@ func (d *rolloutDriver) configOf(
 	if err != nil {
 		return nil, err
 	}
-	for i := len(revisions) - 1; i >= 0; i-- {
-		if revisions[i].Fingerprint == fingerprint {
-			if cfg := sloconfig.Load(revisions[i].Data, nil); cfg.Fingerprint() == fingerprint {
+	for _, r := range slices.Backward(revisions) {
+		if r.Fingerprint == fingerprint {
+			if cfg := sloconfig.Load(r.Data, nil); cfg.Fingerprint() == fingerprint {
 				return cfg, nil
 			}
 		}

@@ -46,7 +46,7 @@ func TestRetryNamesTheHaltOfTheData(t *testing.T) {
 // previous configuration in its place, or another change came, and the
 // data was applied again) is retried the same way; resume refuses it.
 func TestRetryOfDataNotInForce(t *testing.T) {
-	data := map[string]string{string(sloconfig.KeyRollout): retryKey, threshold: `{"clusterStrategy": {"enable": true}}`}
+	data := map[string]string{string(sloconfig.KeyRollout): retryKey, threshold: validThreshold}
 	c, ref := pauseFixture(data)
 	halted := sloconfig.Load(data, nil).Fingerprint()
 	haltedAt := time.Date(2026, 12, 2, 18, 36, 18, 0, time.UTC)

@@ -88,9 +88,9 @@ func (r Record) HaltOf(target string) (Halt, bool) {
 	if r.Target == target && r.Health.Halted() {
 		return r.currentHalt(), true
 	}
-	for i := len(r.Halts) - 1; i >= 0; i-- {
-		if r.Halts[i].Target == target {
-			return r.Halts[i], true
+	for _, h := range slices.Backward(r.Halts) {
+		if h.Target == target {
+			return h, true
 		}
 	}
 	return Halt{}, false
@@ -216,7 +216,8 @@ func withheldEvent(w *Withheld, inForce string, revertStarted bool, reported str
 	if w.Reverted {
 		stays = "the previous configuration, " + ShortTarget(inForce) + ", the health gate reverted to, stays in force"
 	}
-	return []Event{{Type: corev1.EventTypeWarning, Reason: ReasonWithheld, Action: "Withhold " + ShortTarget(w.Fingerprint),
+	action := "Withhold " + ShortTarget(w.Fingerprint)
+	return []Event{{Type: corev1.EventTypeWarning, Reason: ReasonWithheld, Action: action,
 		Note: sloconfig.Shorten(fmt.Sprintf("the ConfigMap's data, configuration %s, was halted by the health gate%s "+
 			"at %s (%s); it is not rolled out again: %s and no NodeSLO is written for it; "+
 			"to roll it out again: kubectl nodeslo rollout retry; or change the ConfigMap",

@@ -18,11 +18,11 @@ func haltedRecord(target string, revert bool) Record {
 			HaltedAt: haltT0, HaltedKey: "k1", Revert: revert}}
 }
 
-// movedOn is a rollout of target that replaced the halted rollout of halted.
-func movedOn(target, halted string, revert bool) Record {
-	r := Record{Target: target, Started: haltT0.Add(time.Minute), Halts: haltedRecord(halted, revert).haltsAfter(target)}
+// movedOn is a rollout of target that replaced the halted rollout of F.
+func movedOn(target string, revert bool) Record {
+	r := Record{Target: target, Started: haltT0.Add(time.Minute), Halts: haltedRecord("F", revert).haltsAfter(target)}
 	if revert {
-		r.RevertOf = halted
+		r.RevertOf = "F"
 	}
 	return r
 }
@@ -48,13 +48,14 @@ func TestStandingOf(t *testing.T) {
 			revert: true},
 		{name: "an unreadable retry retries nothing", record: haltedRecord("F", true), data: "F", retry: "F",
 			revert: true},
-		{name: "after the revert: the configuration reverted to stays", record: movedOn("G", "F", true), data: "F",
+		{name: "after the revert: the configuration reverted to stays", record: movedOn("G", true), data: "F",
 			hold: "G"},
-		{name: "applied again after another change: that one stays", record: movedOn("H", "F", false), data: "F",
+		{name: "applied again after another change: that one stays", record: movedOn("H", false), data: "F",
 			hold: "H"},
-		{name: "applied again and retried", record: movedOn("H", "F", false), data: "F", retry: retryF},
-		{name: "other data rolls out", record: movedOn("H", "F", false), data: "X"},
-		{name: "a retry of other data changes nothing", record: movedOn("H", "F", false), data: "F",
+		{name: "applied again and retried", record: movedOn("H", false), data: "F", retry: retryF},
+		{name: "other data rolls out", record: movedOn("H", false), data: "X"},
+		{name: "other data rolls out after a halt in progress", record: haltedRecord("H", true), data: "F"},
+		{name: "a retry of other data changes nothing", record: movedOn("H", false), data: "F",
 			retry: Retry{Fingerprint: "X", HaltedAt: haltT0}.Encode(), hold: "H"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,7 +160,7 @@ func TestDecideNotesTheRevisionHalted(t *testing.T) {
 func TestPlanWithheld(t *testing.T) {
 	in := planInput(gatedKey, planFleet())
 	held := in.Config.Fingerprint()
-	rec := movedOn(held, "F", true)
+	rec := movedOn(held, true)
 	in.Record, in.HasRecord, in.Data = rec.Encode(), true, "F"
 	p := Memory{}.Plan(in)
 	w := p.Status.Withheld

@@ -147,10 +147,10 @@ func (m Memory) Plan(in PlanInput) Plan {
 	}
 	mem := m
 	mem.gate, mem.nextAt = gate, d.NextStep
-	var events []Event
-	events, mem.pausedReported = decisionEvents(in.Rollout, d, m.pausedReported)
-	said, reported := withheldEvent(withheld, target, d.Started && d.Record.RevertOf != "", m.withheldReported)
-	events, mem.withheldReported = append(events, said...), reported
+	events, pausedReported := decisionEvents(in.Rollout, d, m.pausedReported)
+	said, withheldReported := withheldEvent(withheld, target, d.Started && d.Record.RevertOf != "", m.withheldReported)
+	events = append(events, said...)
+	mem.pausedReported, mem.withheldReported = pausedReported, withheldReported
 	if d.NextStep.IsZero() && d.Record.Done && gateWatches(in.Rollout.Policy, d.Record, in.Now) {
 		// The gate watches the soak after completion; decide again at its end.
 		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
