@@ -23,8 +23,9 @@ import (
 // (docs/rollout.md): each reconcile of the config-cache controller has it
 // plan the next decision (internal/rollout decides, without a client),
 // keep the rollout's record on the ConfigMap, the revision history and the
-// status on the revision in force (rollout_history.go), and carry out a
-// health gate's revert (rollout_revert.go). The config-cache controller's
+// status on the revision in force (rollout_history.go), and say what is in
+// force while the health gate withholds the ConfigMap's data, a revert
+// included (rollout_revert.go). The config-cache controller's
 // one worker is its only caller, so its fields need no lock: they are what
 // the last decision left for the next (memory), and what was last written,
 // so that nothing is written twice.
