@@ -57,8 +57,11 @@ type ConfigCacheReconciler struct {
 	signals   signals
 
 	// loadedVersion is the resourceVersion of the ConfigMap last loaded ("" = absent),
-	// so that a periodic resync of an unchanged ConfigMap does no work.
+	// so that a periodic resync of an unchanged ConfigMap does no work;
+	// loadedData the configuration its data loaded into, which the health
+	// gate may keep out of force.
 	loadedVersion string
+	loadedData    *sloconfig.Config
 	// reported identifies the Events last emitted, so that none is repeated
 	// until what there is to say changes.
 	reported string
@@ -70,6 +73,10 @@ type ConfigCacheReconciler struct {
 	// besides the ConfigMap: either has it decide the rollout again, even
 	// on the echo of its own record write.
 	heldNodeWritten, healthChanged atomic.Bool
+	// revertDue: the last plan halted the ConfigMap's data under
+	// onUnhealthy revert; the revert comes with the next decision, which
+	// the echo of the record write must not skip.
+	revertDue bool
 }
 
 // configMapRead is the ConfigMap as one reconcile read it.
@@ -94,6 +101,12 @@ type loaded struct {
 	cfg *sloconfig.Config
 	// changed: its fingerprint differs from the one in force before.
 	changed bool
+	// data is the fingerprint of the ConfigMap's data; it differs from
+	// cfg's while the health gate withholds the data (rollout_revert.go).
+	data string
+	// revertOf is the halted configuration cfg replaces under a health
+	// gate's revert, and changeCause what its revision says of it.
+	revertOf, changeCause string
 }
 
 // skip names why a reconcile has nothing to do ("": it has work).
@@ -117,20 +130,24 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		return ctrl.Result{}, err
 	}
 	now := r.clock.Now()
-	woken := r.heldNodeWritten.Swap(false) || r.healthChanged.Swap(false)
+	woken := r.heldNodeWritten.Swap(false) || r.healthChanged.Swap(false) || r.revertDue
+	r.revertDue = false
 	switch r.skipReason(read, woken, now) {
 	case skipUnchanged:
 		return ctrl.Result{}, nil
 	case skipOwnRecordWrite:
 		return r.requeueAt(earliest(r.rollout.memory.NextAt(), r.skew.nextAt())), nil
 	}
-	cfg := r.load(ctx, read)
+	cfg, err := r.rollout.inForce(ctx, read, r.load(ctx, read), r.snapshots.config())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	dropped, probeErr := r.skew.droppedFor(ctx, cfg.cfg, reportOn(read), now)
 	if probeErr != nil {
 		// Published with what is known; digests still decide (storedslo).
 		logf.FromContext(ctx).Info("Cannot dry-run the configuration; trying again later", "error", probeErr.Error())
 	}
-	plan, err := r.rollout.plan(ctx, read, cfg.cfg, dropped, now)
+	plan, err := r.rollout.plan(ctx, read, cfg, dropped, now)
 	if err != nil {
 		r.publish(ctx, read, cfg, dropped, r.rollout.memory.Ungated())
 		return ctrl.Result{}, err
@@ -147,8 +164,9 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if err := r.rollout.keepHistory(ctx, read, cfg, plan.Figures, plan.Status); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.rollout.revert(ctx, read, plan.Revert); err != nil {
-		return ctrl.Result{}, err
+	if read.rollout.Present && r.rollout.revertDue(read, plan, cfg.data) {
+		r.revertDue = true
+		return ctrl.Result{RequeueAfter: minRequeue}, nil
 	}
 	return r.requeueAt(earliest(plan.NextAt, r.skew.nextAt())), nil
 }
@@ -245,9 +263,10 @@ func (r *ConfigCacheReconciler) skipReason(read configMapRead, woken bool, now t
 // load loads the ConfigMap when it changed since the last load (or nothing
 // was loaded yet), sets the configuration metrics and reports its problems.
 // A deleted ConfigMap means defaults, whatever was in force before: the
-// result depends on the cluster as it is, not on history.
+// result depends on the cluster as it is, not on history. What goes in
+// force is decided after (rolloutDriver.inForce).
 func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) loaded {
-	old := r.snapshots.config()
+	old := r.loadedData
 	if old != nil && read.version == r.loadedVersion {
 		return loaded{cfg: old}
 	}
@@ -262,15 +281,14 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 		base = nil
 	}
 	cfg := sloconfig.Load(data, base)
-	r.loadedVersion = read.version
-	changed := old == nil || old.Fingerprint() != cfg.Fingerprint()
+	r.loadedVersion, r.loadedData = read.version, cfg
 	recordValidity(cfg)
 	if read.exists {
 		r.report(ctx, read.cm, cfg, read.rollout)
 	} else {
 		r.reported = ""
 	}
-	return loaded{cfg: cfg, changed: changed}
+	return loaded{cfg: cfg}
 }
 
 // publish makes cfg, with the fields the CRD drops and the plan's gate,

@@ -176,8 +176,8 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 				}
 				Expect(writes.Succeeded(n)).To(Equal(want), "node %s", n)
 			}
-			Expect(configData(ctx)).To(Equal(rolloutData(50, gatePolicy(rollout.OnUnhealthyRevert))),
-				"the ConfigMap holds the revision reverted to")
+			Expect(configData(ctx)).To(Equal(rolloutData(40, gatePolicy(rollout.OnUnhealthyRevert))),
+				"the ConfigMap keeps its data; the revision reverted to is in force in its place")
 			Eventually(newestRevision(ctx)).Should(Equal(before + 1))
 			h := history(ctx)
 			Expect(h.InForce().ChangeCause).To(ContainSubstring("health gate"))

@@ -39,8 +39,8 @@ const (
 	// MetricHealthWatchedNodes tells whether the health gate's watches run,
 	// and over how many Nodes: make bench waits on it to weigh their memory.
 	MetricHealthWatchedNodes = "nodeslo_rollout_health_watched_nodes"
-	// MetricReverts counts the health gate's reverts: a revert ends the
-	// halt at once, so the halted gauge alone may never be scraped at 1.
+	// MetricReverts counts the health gate's reverts: the halted gauge says
+	// the ConfigMap's data is halted, the counter that a revert happened.
 	MetricReverts = "nodeslo_rollout_reverts_total"
 )
 
@@ -80,7 +80,7 @@ var (
 
 	reverts = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: MetricReverts,
-		Help: "Configurations the health gate reverted: the previous revision written back into the ConfigMap.",
+		Help: "Configurations the health gate reverted: the previous revision put in force in place of the ConfigMap's data.",
 	})
 
 	resolveSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -23,8 +23,9 @@ import (
 // (docs/rollout.md): each reconcile of the config-cache controller has it
 // plan the next decision (internal/rollout decides, without a client),
 // keep the rollout's record on the ConfigMap, the revision history and the
-// status on the revision in force (rollout_history.go), and carry out a
-// health gate's revert (rollout_revert.go). The config-cache controller's
+// status on the revision in force (rollout_history.go), and say what is in
+// force while the health gate withholds the ConfigMap's data, a revert
+// included (rollout_revert.go). The config-cache controller's
 // one worker is its only caller, so its fields need no lock: they are what
 // the last decision left for the next (memory), and what was last written,
 // so that nothing is written twice.
@@ -64,16 +65,17 @@ const recordFieldManager = "nodeslo-controller"
 // from the manager's caches, when the ConfigMap asks for one; the one place
 // where a rollout decision is taken (docs/rollout.md#where-the-decision-runs).
 func (d *rolloutDriver) plan(
-	ctx context.Context, read configMapRead, cfg *sloconfig.Config, dropped []string, now time.Time,
+	ctx context.Context, read configMapRead, with loaded, dropped []string, now time.Time,
 ) (rollout.Plan, error) {
-	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
-	if !hasRecord && d.orphan.record != "" {
-		// The rollout of a ConfigMap deleted, or deleted and created again.
-		record, hasRecord = d.orphan.record, true
-	}
+	cfg := with.cfg
+	record, hasRecord := d.recordOf(read)
 	in := rollout.PlanInput{
 		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: now.Round(0),
 		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
+		Data: with.data, RevertOf: with.revertOf, Retry: read.cm.Annotations[rollout.RetryAnnotation],
+	}
+	if d.history.fingerprint == cfg.Fingerprint() {
+		in.Revision = d.history.number
 	}
 	if rollout.NeedsNodes(in.Rollout) {
 		nodes, err := d.observeNodes(ctx, cfg)
@@ -97,6 +99,17 @@ func (d *rolloutDriver) plan(
 			"error", plan.RecordProblem.Error())
 	}
 	return plan, nil
+}
+
+// recordOf is the rollout record's annotation value, and whether there
+// is one: the ConfigMap's, or the one kept in memory for a ConfigMap
+// deleted, or deleted and created again (rollout_orphan.go).
+func (d *rolloutDriver) recordOf(read configMapRead) (string, bool) {
+	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
+	if !hasRecord && d.orphan.record != "" {
+		return d.orphan.record, true
+	}
+	return record, hasRecord
 }
 
 // maxSpecGets is how many NodeSLOs not vouched for by their digest a

@@ -25,6 +25,7 @@ import (
 // force; a reconcile whose configuration and outcome match it writes nothing.
 type revisionInForce struct {
 	fingerprint, name string
+	number            int64
 	outcome           rollout.Outcome
 	reached           int
 	// status is its rollout.StatusAnnotation as last written ("": none).
@@ -96,6 +97,10 @@ func (d *rolloutDriver) recordRevision(
 			return err
 		}
 		change.Create.ChangeCause = read.cm.Annotations[rollout.ChangeCauseAnnotation]
+		if cfg.revertOf != "" {
+			// Put in force by the health gate, not by who wrote the ConfigMap.
+			change.Create.ChangedBy, change.Create.ChangeCause = revertFieldManager, cfg.changeCause
+		}
 		if status != nil {
 			change.Create.Status = status.Encode()
 		}
@@ -124,7 +129,7 @@ func (d *rolloutDriver) recordRevision(
 	d.history = revisionInForce{fingerprint: now.Fingerprint}
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
 		newest := existing[n-1]
-		d.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name,
+		d.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name, number: newest.Number,
 			outcome: newest.Outcome, reached: newest.Reached, status: newest.Status}
 	}
 	return nil

@@ -34,9 +34,10 @@ var (
 	rolloutPaused = newGauge(MetricRolloutPaused,
 		"1 while a staged rollout with pending nodes is paused (\"paused\": true, or its key invalid), else 0.")
 	// rolloutHalted is the health gate's verdict on the rollout in progress:
-	// its alert asks for a decision (resume, undo), not for patience.
+	// its alert asks for a decision (resume, undo, retry), not for patience.
 	rolloutHalted = newGauge(MetricRolloutHalted,
-		"1 while the rollout key's health gate holds a rollout halted (resume or undo it), else 0.")
+		"1 while the rollout key's health gate holds a rollout halted (resume or undo it), "+
+			"or the ConfigMap's data is a configuration it halted (retry or change it), else 0.")
 	rolloutUnhealthy = newGauge(MetricRolloutUnhealthy,
 		"Nodes reached by the rollout in progress that its health gate judged unhealthy.")
 )
@@ -58,7 +59,7 @@ func exportRollout(f rollout.Figures) {
 	rolloutStep.Set(float64(f.Step))
 	rolloutInProgress.Set(gaugeBool(f.InProgress))
 	rolloutPaused.Set(gaugeBool(f.Paused))
-	rolloutHalted.Set(gaugeBool(f.Halted))
+	rolloutHalted.Set(gaugeBool(f.Halted || f.Withheld))
 	rolloutUnhealthy.Set(float64(f.Unhealthy))
 }
 

@@ -3,62 +3,125 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// revertFieldManager is the field manager of a health gate's revert: the
-// revision it makes names it as who changed the ConfigMap.
+// revertFieldManager names the health gate as who changed the
+// configuration in force, in the revision its revert makes.
 const revertFieldManager = "nodeslo-health-gate"
 
-// revert carries out a health gate's revert (docs/rollout.md#health-gates):
-// it writes the data of the revision before the one halted back into the
-// ConfigMap, as `kubectl nodeslo rollout undo` does. The ConfigMap then
-// holds what is in force, and the change rolls out under the rollout key
-// like any other: the reached nodes are pending again, canaries first.
-// Without an earlier revision the rollout stays halted, and an Event says
-// so; so does a revert that halts in turn: it is not reverted again, so
-// that two configurations that both hurt never take turns on the nodes.
-func (d *rolloutDriver) revert(ctx context.Context, read configMapRead, want *rollout.Revert) error {
-	if want == nil || !read.exists || d.revertRefused == want.Target {
-		// A refusal stands for as long as the configuration is in force.
-		return nil
+// inForce is the configuration a reconcile puts in force for the
+// ConfigMap's data (fromData, the configuration its data loads into):
+// that one, unless the health gate withholds it (rollout.StandingOf,
+// docs/rollout.md#gitops-argo-cd-flux). A configuration the gate halted
+// and applied again keeps the configuration in force where it is; a halt
+// under onUnhealthy revert puts the previous revision's configuration in
+// force. Neither writes the ConfigMap: a GitOps tool that owns its data
+// sees no drift, so it has nothing to put back. current is the
+// configuration in force before (nil: none yet).
+func (d *rolloutDriver) inForce(
+	ctx context.Context, read configMapRead, fromData loaded, current *sloconfig.Config,
+) (loaded, error) {
+	out := fromData
+	out.data = fromData.cfg.Fingerprint()
+	if read.rollout.Present {
+		record, _ := d.recordOf(read)
+		s := rollout.StandingOf(record, out.data, read.cm.Annotations[rollout.RetryAnnotation])
+		var err error
+		switch {
+		case s.Revert:
+			out, err = d.revert(ctx, read, out, s.Halt)
+		case s.Hold != "":
+			out.cfg, err = d.configOf(ctx, s.Hold, current)
+		}
+		if err != nil {
+			return loaded{}, fmt.Errorf("ConfigMap %s: its data, configuration %s, was halted by the health gate: %w",
+				d.key, rollout.ShortTarget(out.data), err)
+		}
+	}
+	out.changed = current == nil || current.Fingerprint() != out.cfg.Fingerprint()
+	return out, nil
+}
+
+// revert is the health gate's revert of the halted configuration of the
+// ConfigMap's data (halt): the revision before the halted one goes in
+// force in its place, and rolls out to the reached nodes in steps, as a
+// new revision made by revertFieldManager. Without an earlier revision,
+// or when the halted configuration is itself a revert, it stays halted
+// and an Event says why, once for as long as it is in force.
+func (d *rolloutDriver) revert(
+	ctx context.Context, read configMapRead, data loaded, halt rollout.Halt,
+) (loaded, error) {
+	if d.revertRefused == halt.Target {
+		return data, nil
 	}
 	revisions, err := d.listRevisions(ctx)
 	if err != nil {
-		return err
+		return loaded{}, err
 	}
-	halted := rollout.ShortTarget(want.Target)
-	previous, why := rollout.RevertTo(revisions, want.Target, revertFieldManager)
+	halted := rollout.ShortTarget(halt.Target)
+	previous, why := rollout.RevertTo(revisions, halt.Target, revertFieldManager)
 	if why != "" {
-		d.revertRefused = want.Target
-		d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
-			"configuration %s is not reverted: %s; the rollout stays halted (resume it, or change the ConfigMap)",
+		d.revertRefused = halt.Target
+		d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
+			"configuration %s is not reverted: %s; the rollout stays halted (resume or retry it, or change the ConfigMap)",
 			halted, why)
-		return nil
+		return data, nil
 	}
-	cm := read.cm
-	before := cm.DeepCopy()
-	cm.Data = rollout.UndoData(cm.Data, previous)
-	if cm.Annotations == nil {
-		cm.Annotations = map[string]string{}
-	}
-	cm.Annotations[rollout.ChangeCauseAnnotation] = fmt.Sprintf(
-		"health gate of %s: configuration %s halted (%s); reverted to revision %d",
-		read.cm.Name, halted, want.Summary, previous.Number)
-	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := d.client.Patch(ctx, cm, patch, client.FieldOwner(revertFieldManager)); err != nil {
-		return fmt.Errorf("reverting ConfigMap %s to revision %d after the health gate halted %s: %w",
-			d.key, previous.Number, halted, err)
-	}
+	cfg := sloconfig.Load(previous.Data, nil)
 	reverts.Inc()
-	logf.FromContext(ctx).Info("Health gate reverted the configuration", "halted", halted, "toRevision", previous.Number)
-	d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonHalted, "Revert "+halted,
-		"configuration %s halted by its health gate (%s): revision %d written back; "+
-			"it rolls out to the reached nodes in steps", halted, want.Summary, previous.Number)
-	return nil
+	logf.FromContext(ctx).Info("Health gate reverted the configuration; the ConfigMap's data is not in force",
+		"halted", halted, "toRevision", previous.Number)
+	d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
+		"configuration %s, the ConfigMap's data, halted by its health gate (%s): revision %d's configuration %s "+
+			"is in force in its place and rolls out to the reached nodes in steps; the ConfigMap is not written, "+
+			"its data is not in force until it changes or kubectl nodeslo rollout retry",
+		halted, halt.Summary, previous.Number, rollout.ShortTarget(cfg.Fingerprint()))
+	return loaded{cfg: cfg, data: data.data, revertOf: halt.Target, changeCause: fmt.Sprintf(
+		"health gate of %s: configuration %s halted (%s); revision %d in force in its place, "+
+			"the ConfigMap's data is not", read.cm.Name, halted, halt.Summary, previous.Number)}, nil
+}
+
+// configOf is the configuration of fingerprint, to keep it in force:
+// current when it is that one (the common case: nothing is read), else
+// the newest revision that has it (after a restart).
+func (d *rolloutDriver) configOf(
+	ctx context.Context, fingerprint string, current *sloconfig.Config,
+) (*sloconfig.Config, error) {
+	if current != nil && current.Fingerprint() == fingerprint {
+		return current, nil
+	}
+	revisions, err := d.listRevisions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range slices.Backward(revisions) {
+		if r.Fingerprint == fingerprint {
+			if cfg := sloconfig.Load(r.Data, nil); cfg.Fingerprint() == fingerprint {
+				return cfg, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("the configuration to keep in force in its place, %s, is in no revision "+
+		"(kubectl nodeslo rollout history); nothing is published until the ConfigMap changes or "+
+		"kubectl nodeslo rollout retry", rollout.ShortTarget(fingerprint))
+}
+
+// revertDue reports whether the record a plan left (the ConfigMap's
+// record as read, or the plan's change of it) asks for a revert of the
+// ConfigMap's data (fingerprint data) not carried out yet: the watch event
+// of the record write is an echo, so the controller decides again itself.
+func (d *rolloutDriver) revertDue(read configMapRead, plan rollout.Plan, data string) bool {
+	record, _ := d.recordOf(read)
+	if plan.RecordChange != nil {
+		record = plan.RecordChange.Value
+	}
+	s := rollout.StandingOf(record, data, read.cm.Annotations[rollout.RetryAnnotation])
+	return s.Revert && d.revertRefused != s.Halt.Target
 }

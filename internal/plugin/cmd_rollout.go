@@ -15,14 +15,44 @@ import (
 const ExitPending = 1
 
 // newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
-// `history` and `undo`.
+// `history`, `undo`, `pause`, `resume` and `retry`.
 func newRolloutCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
 		Short: "Follow the staged rollout of a configuration change, list its revisions, undo one (docs/rollout.md)",
 	}
 	cmd.AddCommand(newRolloutStatusCommand(streams), newRolloutHistoryCommand(streams), newRolloutUndoCommand(streams),
-		newRolloutPauseCommand(streams, true), newRolloutPauseCommand(streams, false))
+		newRolloutPauseCommand(streams, true), newRolloutPauseCommand(streams, false), newRolloutRetryCommand(streams))
+	return cmd
+}
+
+// newRolloutRetryCommand is `kubectl nodeslo rollout retry`.
+func newRolloutRetryCommand(streams IOStreams) *cobra.Command {
+	kube := newKubeFlags()
+	var ref ConfigMapRef
+	cmd := &cobra.Command{
+		Use:   "retry",
+		Short: "Roll out again the ConfigMap's data that the health gate halted",
+		Long: `A configuration the health gate halted stays halted, even when its data is
+applied again (by Argo CD's or Flux's self-heal, or kubectl apply): nothing is
+written for it. retry asks the controller to roll it out again, as a new
+rollout, canaries first, with no verdicts. It sets the annotation
+nodeslo.koordinator.sh/rollout-retry on the ConfigMap, naming the halt, and
+writes nothing else: the data stays as its owner wrote it, and a server-side
+apply of the data by another field manager leaves the annotation alone.
+When the ConfigMap's data is not a halted configuration, that is an error.`,
+		Example: `  kubectl nodeslo rollout retry`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := kube.client()
+			if err != nil {
+				return err
+			}
+			return RetryHalted(cmd.Context(), c, ref, streams.Out)
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }
 

@@ -39,6 +39,12 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 		return fmt.Errorf("ConfigMap %s: %s is not a JSON object, so it pauses every rollout already; "+
 			"fix it first (kubectl nodeslo validate): %v", ref, sloconfig.KeyRollout, err)
 	}
+	if was, _ := doc["paused"].(bool); !paused && !was {
+		// Nothing to unpause: a resume meant for the data halted is a retry.
+		if err := withheldByHalt(cm, ref); err != nil {
+			return err
+		}
+	}
 	if halt := haltInForce(cm); !paused && halt != nil {
 		return resumeHalt(ctx, c, ref, cm, doc, halt, out)
 	}

@@ -23,6 +23,24 @@ func haltInForce(cm *corev1.ConfigMap) *rollout.HealthRecord {
 	return rec.Health
 }
 
+// withheldByHalt is an error saying that resume does not roll out the
+// ConfigMap's data when the health gate halted it and another
+// configuration is in force in its place (a revert, or data applied again
+// after its halt); nil otherwise. retry does (RetryHalted).
+func withheldByHalt(cm *corev1.ConfigMap, ref ConfigMapRef) error {
+	rec, err := rollout.ParseRecord(cm.Annotations[rollout.RecordAnnotation])
+	data := sloconfig.Load(cm.Data, nil).Fingerprint()
+	if err != nil || rec.Target == data {
+		return nil
+	}
+	if _, halted := rec.HaltOf(data); !halted {
+		return nil
+	}
+	return fmt.Errorf("ConfigMap %s: its data, configuration %s, was halted by the health gate and is not in force; "+
+		"resume goes on with the rollout in force, configuration %s, and does not roll the data out: "+
+		"kubectl nodeslo rollout retry does", ref, rollout.ShortTarget(data), rollout.ShortTarget(rec.Target))
+}
+
 // resumeHalt resumes a rollout the health gate halted. What resumes a halt
 // is a change of the rollout key's value that leaves it unpaused
 // (docs/rollout.md#health-gates), so "paused" is written so that the text

@@ -91,7 +91,7 @@ func NewRolloutStatus(ref ConfigMapRef, data map[string]string, exists bool, h H
 // TakenUp reports whether the status is about the ConfigMap's data as it
 // stands: the controller has decided on this configuration.
 func (s RolloutStatus) TakenUp() bool {
-	return s.Status != nil && s.Status.Fingerprint == s.Fingerprint
+	return s.Status != nil && s.Status.About(s.Fingerprint)
 }
 
 // Done reports whether there is nothing left to wait for: the controller
@@ -136,6 +136,7 @@ func (s RolloutStatus) Write(w io.Writer) {
 	if st.Phase != rollout.PhaseAllAtOnce {
 		s.writeProgress(w)
 	}
+	writeWithheld(w, st)
 	if s.Exists && s.KeyFingerprint != st.RolloutKey && !s.resuming() {
 		printLine(w, "rollout key: changed since this status; the controller has not taken the change up yet")
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
 // The health gate's part of `rollout status` (docs/rollout.md#health-gates):
@@ -65,8 +67,8 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 		printLine(w, "resume: under way: the rollout key changed since the halt and is not paused; "+
 			"the controller resumes the rollout at its next decision, tolerating the unhealthy nodes above")
 	case h.Revert:
-		printLine(w, "reverting to the previous revision (onUnhealthy: revert): "+
-			"it is written back and rolled out to the reached nodes")
+		printLine(w, "reverting to the previous revision (onUnhealthy: revert): its configuration goes in force "+
+			"in place of the ConfigMap's data, which is not written, and rolls out to the reached nodes")
 	default:
 		printLine(w, "resume: kubectl nodeslo rollout resume (the unhealthy nodes above are tolerated from then on)")
 		printLine(w, "undo: kubectl nodeslo rollout undo (puts the previous revision back)")
@@ -92,4 +94,22 @@ func reachedNodes(n int) string {
 		return "1 reached node"
 	}
 	return fmt.Sprintf("%d reached nodes", n)
+}
+
+// writeWithheld says, when the ConfigMap's data is not in force, why and
+// how to roll it out again (docs/rollout.md#gitops-argo-cd-flux).
+func writeWithheld(w io.Writer, st *rollout.Status) {
+	wh := st.Withheld
+	if wh == nil {
+		return
+	}
+	instead := "configuration " + rollout.ShortTarget(st.Fingerprint) + " stays in force, as above"
+	if wh.Reverted {
+		instead = "the previous revision's configuration, " + rollout.ShortTarget(st.Fingerprint) +
+			", is in force in its place (onUnhealthy: revert)"
+	}
+	printLine(w, fmt.Sprintf("not in force: the ConfigMap's data, configuration %s, halted by the health gate%s at %s "+
+		"(%s); %s; no NodeSLO is written for it, however often it is applied again",
+		rollout.ShortTarget(wh.Fingerprint), wh.AtRevision(), wh.HaltedAt.UTC().Format(time.RFC3339), wh.Summary, instead))
+	printLine(w, "retry: kubectl nodeslo rollout retry (rolls it out again, canaries first); or change the ConfigMap")
 }

@@ -45,6 +45,15 @@ type Input struct {
 	RolloutKey string
 	// Health is what the health gate judged of the nodes this rollout reached.
 	Health HealthInput
+	// RevertOf is set when Target is the previous revision's configuration
+	// the health gate put in force in place of the halted configuration
+	// RevertOf (Standing.Revert).
+	RevertOf string
+	// Retry is the RetryAnnotation's value, parsed: a halt it names rolls
+	// out again, as a new rollout.
+	Retry Retry
+	// Revision is the number of Target's revision (0: not known yet).
+	Revision int64
 }
 
 // Decision is what the controller does now.
@@ -95,7 +104,10 @@ func Decide(in Input) Decision {
 	}
 	d := Decision{Record: in.Record}
 	rec := &d.Record
-	if rec.Target != in.Target {
+	// kubectl nodeslo rollout retry of the halt in progress: a new rollout
+	// of the same configuration, with no verdicts, canaries first.
+	retried := rec.Target == in.Target && rec.Health.Halted() && in.Retry.retries(rec.Target, rec.Health.HaltedAt)
+	if rec.Target != in.Target || retried {
 		// A new change, a revert included: pending are the nodes that
 		// differ from this target; those already equal to it are done.
 		// The new rollout remembers when the one it replaces last took
@@ -105,11 +117,15 @@ func Decide(in Input) Decision {
 		if !rec.Done {
 			previous = rec.StepAt
 		}
-		*rec = Record{Target: in.Target, Started: in.Now, StepAt: previous}
+		*rec = Record{Target: in.Target, Started: in.Now, StepAt: previous, RevertOf: in.RevertOf,
+			Halts: rec.haltsAfter(in.Target)}
 		d.Started = true
 	}
 	policy := in.Rollout.Policy // nil when the key is invalid
 	d.Halted, d.HaltedNow, d.MaxUnhealthy = judgeHealth(rec, in)
+	if d.HaltedNow {
+		rec.Revision = in.Revision
+	}
 	pending, canaries := d.classify(in.Nodes, rec.Canaries > 0 || rec.Steps == 0)
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the

@@ -234,7 +234,7 @@ func TestDecide(t *testing.T) {
 			{at: 1, change: setKey(""), writes: 37, canaries: 0, next: -1},
 		},
 		finally: func(t *testing.T, c *cluster) {
-			if c.record != (Record{}) {
+			if !c.record.IsZero() {
 				t.Errorf("record left behind: %+v", c.record)
 			}
 		},

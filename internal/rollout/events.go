@@ -16,6 +16,12 @@ const (
 	ReasonCompleted = "RolloutCompleted"
 	// ReasonHalted: the health gate halted the rollout (docs/rollout.md#health-gates).
 	ReasonHalted = "RolloutHalted"
+	// ReasonReverted: the health gate put the previous revision's
+	// configuration in force in place of the ConfigMap's halted data.
+	ReasonReverted = "RolloutReverted"
+	// ReasonWithheld: the ConfigMap's data is a configuration the health
+	// gate halted, not in force until a retry (docs/rollout.md#gitops-argo-cd-flux).
+	ReasonWithheld = "RolloutWithheld"
 )
 
 // Event is one Event to record on the ConfigMap. Each Event of a rollout
@@ -55,7 +61,8 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 		h := d.Record.Health
 		then := "paused: resume with kubectl nodeslo rollout resume, or undo with kubectl nodeslo rollout undo"
 		if h.Revert {
-			then = "reverting: the previous revision is written back and rolled out to the reached nodes"
+			then = "reverting: the reached nodes get the previous revision's configuration back, " +
+				"and the ConfigMap's data stays as it is, not in force"
 		}
 		out = append(out, Event{corev1.EventTypeWarning, ReasonHalted, "Halt " + target,
 			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s halted by its health gate: %d reached nodes unhealthy, "+

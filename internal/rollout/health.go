@@ -203,20 +203,6 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 	return h.Halted(), haltedNow, allowed
 }
 
-// Revert is the health gate's request to put the previous revision back.
-type Revert struct {
-	// Target is the configuration halted; Summary names its unhealthy nodes.
-	Target, Summary string
-}
-
-// revertOf is the revert a halted record under onUnhealthy "revert" asks for.
-func revertOf(rec Record) *Revert {
-	if !rec.Health.Halted() || !rec.Health.Revert {
-		return nil
-	}
-	return &Revert{Target: rec.Target, Summary: rec.Health.Summary()}
-}
-
 // judgeReached judges the nodes this rollout reached: those whose stored
 // NodeSLO is the target and was written since the rollout started. Before
 // the rollout's first decision, or outside the gate's watch, it judges none.

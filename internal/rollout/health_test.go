@@ -160,7 +160,8 @@ func TestDecideHealthGateRevertAndSoak(t *testing.T) {
 	}
 	in.Now = t0.Add(60 * time.Second) // within the soak
 	d := Decide(in)
-	if !d.HaltedNow || revertOf(d.Record) == nil || !strings.Contains(revertOf(d.Record).Summary, "b (Ready=False") {
+	if s := StandingOf(d.Record.Encode(), "B", ""); !d.HaltedNow || !s.Revert ||
+		!strings.Contains(s.Halt.Summary, "b (Ready=False") {
 		t.Fatalf("halt within the soak under revert: %+v", d.Record.Health)
 	}
 	paused := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"paused": true, "healthGate": {}}`})

@@ -16,6 +16,8 @@ type Memory struct {
 	nextAt        time.Time
 	// pausedReported identifies the RolloutPaused Event last recorded.
 	pausedReported string
+	// withheldReported identifies the RolloutWithheld Event last recorded.
+	withheldReported string
 }
 
 // Echo reports whether a reconcile of ConfigMap version is only the watch

@@ -45,6 +45,17 @@ type PlanInput struct {
 	// Health has, by node name, the watched conditions and eviction Events
 	// of the nodes, when the rollout key has a health gate (HealthWatched).
 	Health map[string]NodeHealth
+	// Data is the fingerprint of the configuration of the ConfigMap's data
+	// ("": Config's). It differs from Config's while the health gate
+	// withholds the data (Standing): the status and an Event say so.
+	Data string
+	// RevertOf is the halted configuration Config replaces under a health
+	// gate's revert (Standing.Revert; "": none).
+	RevertOf string
+	// Retry is the ConfigMap's RetryAnnotation ("": none).
+	Retry string
+	// Revision is the number of the revision of Config (0: not known yet).
+	Revision int64
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -77,10 +88,6 @@ type Plan struct {
 	// Status is where the rollout stands, for the StatusAnnotation of the
 	// revision in force; nil when this plan decided nothing.
 	Status *Status
-	// Revert is set while a rollout the health gate halted under
-	// onUnhealthy "revert" still has its configuration in force: the
-	// controller writes the previous revision back into the ConfigMap.
-	Revert *Revert
 	// RecordProblem is why the record could not be read; the rollout then
 	// starts again, which is safe: it holds every pending node.
 	RecordProblem error
@@ -126,10 +133,13 @@ func (m Memory) Plan(in PlanInput) Plan {
 	rec, recordProblem := ParseRecord(in.Record)
 	nodes, held := describe(in, m.gate)
 	target := in.Config.Fingerprint()
+	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
 	d := Decide(Input{
 		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,
 		RolloutKey: in.RolloutKey, Health: judgeReached(in, rec, target, nodes),
+		RevertOf: in.RevertOf, Retry: retry, Revision: in.Revision,
 	})
+	withheld := withheldOf(d.Record, in.Data)
 
 	gate := &Gate{held: make(map[string]heldWith, len(d.Held))}
 	for _, name := range d.Held {
@@ -137,8 +147,10 @@ func (m Memory) Plan(in PlanInput) Plan {
 	}
 	mem := m
 	mem.gate, mem.nextAt = gate, d.NextStep
-	var events []Event
-	events, mem.pausedReported = decisionEvents(in.Rollout, d, m.pausedReported)
+	events, pausedReported := decisionEvents(in.Rollout, d, m.pausedReported)
+	said, withheldReported := withheldEvent(withheld, target, d.Started && d.Record.RevertOf != "", m.withheldReported)
+	events = append(events, said...)
+	mem.pausedReported, mem.withheldReported = pausedReported, withheldReported
 	if d.NextStep.IsZero() && d.Record.Done && gateWatches(in.Rollout.Policy, d.Record, in.Now) {
 		// The gate watches the soak after completion; decide again at its end.
 		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
@@ -150,15 +162,15 @@ func (m Memory) Plan(in PlanInput) Plan {
 		Figures: &Figures{
 			Pending: len(d.Held), Reached: d.Reached, Step: d.Record.Steps,
 			InProgress: !d.Record.Done, Paused: d.Paused && len(d.Held) > 0,
-			Halted: d.Halted, Unhealthy: d.Record.Health.UnhealthyCount(),
+			Halted: d.Halted, Unhealthy: d.Record.Health.UnhealthyCount(), Withheld: withheld != nil,
 		},
-		Revert:        revertOf(d.Record),
 		Events:        events,
 		Status:        statusOf(in.Rollout, d, in.RolloutKey, in.Now),
 		RecordProblem: recordProblem,
 		memory:        mem,
 		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
 	}
+	p.Status.Withheld = withheld
 	// A record to persist is written unless the annotation holds it already.
 	value := d.Record.Encode()
 	stored := in.HasRecord && in.Record == value

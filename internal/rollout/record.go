@@ -35,6 +35,17 @@ type Record struct {
 	DoneAt time.Time `json:"doneAt,omitzero"`
 	// Health is what the rollout key's health gate judged (nil: nothing).
 	Health *HealthRecord `json:"health,omitempty"`
+	// Revision is the number of Target's revision, noted when the gate
+	// halts it (0: not known), so that a halt remembered names it.
+	Revision int64 `json:"revision,omitempty"`
+	// RevertOf is set on the rollout a health gate's revert started: the
+	// configuration halted that the ConfigMap's data still holds, and
+	// whose place Target took (docs/rollout.md#health-gates).
+	RevertOf string `json:"revertOf,omitempty"`
+	// Halts are the configurations the health gate halted before the
+	// rollout of Target, newest last: applied again, they stay halted
+	// until a retry (halts.go).
+	Halts []Halt `json:"halts,omitempty"`
 }
 
 // Equal reports whether two records are the same record.

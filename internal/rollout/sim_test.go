@@ -64,7 +64,7 @@ func (c *cluster) decide(t *testing.T, now time.Time) (Decision, []string) {
 		})
 	}
 	d := Decide(in)
-	if d.RecordChanged != (d.Record != c.record) {
+	if d.RecordChanged != !d.Record.Equal(c.record) {
 		t.Errorf("RecordChanged = %v, but the record went from %+v to %+v", d.RecordChanged, c.record, d.Record)
 	}
 	c.record = d.Record

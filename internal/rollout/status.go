@@ -86,6 +86,10 @@ type Status struct {
 	AwaitingWrites bool `json:"awaitingWrites,omitempty"`
 	// Health is the health gate's part (nil: no gate and no verdicts).
 	Health *StatusHealth `json:"health,omitempty"`
+	// Withheld is set when the ConfigMap's data is not in force: the
+	// health gate halted it and it was not retried; Fingerprint is then
+	// what is in force instead (docs/rollout.md#gitops-argo-cd-flux).
+	Withheld *Withheld `json:"withheld,omitempty"`
 	// Updated is when the controller decided this status. The status is
 	// written only when something else in it changes, so this is when it
 	// last changed.
@@ -133,8 +137,17 @@ type UnhealthyNode struct {
 func (s Status) Halted() bool { return s.Phase == PhaseHalted }
 
 // Done reports whether nothing is left to wait for: the rollout completed
-// (and is not halted), or there is no rollout.
-func (s Status) Done() bool { return s.Phase == PhaseCompleted || s.Phase == PhaseAllAtOnce }
+// (and is not halted), or there is no rollout, and the ConfigMap's data is
+// in force.
+func (s Status) Done() bool {
+	return (s.Phase == PhaseCompleted || s.Phase == PhaseAllAtOnce) && s.Withheld == nil
+}
+
+// About reports whether s is about the configuration of fingerprint: the
+// one rolled out, or the ConfigMap's data it withholds.
+func (s Status) About(fingerprint string) bool {
+	return s.Fingerprint == fingerprint || (s.Withheld != nil && s.Withheld.Fingerprint == fingerprint)
+}
 
 // Encode renders s as the annotation's value.
 func (s Status) Encode() string {

@@ -1,0 +1,197 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/plugin"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// The health gate when the ConfigMap's data lives in Git and Argo CD or
+// Flux applies it (docs/rollout.md#gitops-argo-cd-flux), against a real
+// apiserver: the 40 nodes, 4 canaries and gate of health_test.go. Argo
+// CD's self-heal is a server-side apply of Git's data under its own field
+// manager, forcing conflicts.
+
+// gitopsReapplies is how many times the spec applies the halted data again;
+// quietFor how long each time nothing may be written.
+const (
+	gitopsReapplies = 3
+	quietFor        = 3 * time.Second
+)
+
+// argoApply applies data to the ConfigMap as Argo CD's self-heal does.
+func argoApply(ctx context.Context, data map[string]string) { applyAs(ctx, "argocd-controller", data) }
+
+// applyAs applies data to the ConfigMap server-side as manager, forcing
+// conflicts (kubectl apply --server-side --force-conflicts).
+func applyAs(ctx context.Context, manager string, data map[string]string) {
+	cm := corev1ac.ConfigMap(configName, configNamespace).WithData(data)
+	Expect(k8sClient.Apply(ctx, cm, client.ForceOwnership, client.FieldOwner(manager))).To(Succeed())
+}
+
+// nothingWritten checks, for quietFor, that no NodeSLO is written: by the
+// manager (the write log) or anyone (the resourceVersions).
+func nothingWritten(ctx context.Context, why string) {
+	before, total := allResourceVersions(ctx), writes.Total()
+	Consistently(func() int { return writes.Total() - total }).WithTimeout(quietFor).Should(BeZero(), why)
+	Expect(allResourceVersions(ctx)).To(Equal(before), why)
+}
+
+var _ = Describe("A health gate under GitOps", Serial, func() {
+	var (
+		cm           *corev1.ConfigMap
+		f            fleet
+		good, halted map[string]string
+	)
+	fingerprint := func(data map[string]string) string { return sloconfig.Load(data, nil).Fingerprint() }
+	// haltByGit rolls out halted as Argo CD's first sync does, and turns two
+	// canaries NotReady once it reached them: the gate halts it.
+	haltByGit := func(ctx SpecContext, onUnhealthy string) {
+		good, halted = rolloutData(50, gatePolicy(onUnhealthy)), rolloutData(40, gatePolicy(onUnhealthy))
+		cm = setConfig(ctx, good)
+		f = createFleetWith(ctx, 50, gateCanaries)
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		target := record(ctx).Target
+		waitUntilQuiet()
+		writes.Reset()
+		argoApply(ctx, halted)
+		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+			func(reached []string) bool { return len(reached) >= gateCanaries })
+		onlyCanariesReached(ctx, f, 40)
+		time.Sleep(1100 * time.Millisecond) // the gate's times have seconds (health_test.go)
+		for _, n := range f.canaryNames()[:2] {
+			setReady(ctx, n, corev1.ConditionFalse)
+		}
+		Eventually(func() bool { _, ok := record(ctx).HaltOf(fingerprint(halted)); return ok }).Should(BeTrue())
+	}
+	countEvents := func(ctx context.Context, reason string) func() int {
+		return func() int {
+			notes, err := configEvents(ctx, cm, corev1.EventTypeWarning, reason)()
+			Expect(err).NotTo(HaveOccurred())
+			return len(notes)
+		}
+	}
+	recoverCanaries := func(ctx context.Context) {
+		for _, n := range f.canaryNames()[:2] {
+			setReady(ctx, n, corev1.ConditionTrue)
+		}
+	}
+	retried := func(ctx SpecContext) {
+		from := record(ctx).Target
+		Expect(plugin.RetryHalted(ctx, k8sClient, historyRef, io.Discard)).To(Succeed())
+		watchRolloutTo(ctx, f, from, func() []string { return f.at(ctx, 40) }, nil)
+		Eventually(func(g Gomega) {
+			st, err := statusInForce(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(st.Done()).To(BeTrue())
+			g.Expect(st.Status.Withheld).To(BeNil())
+		}).Should(Succeed())
+		Expect(configData(ctx)).To(Equal(halted), "a retry writes no data")
+		Expect(metric(controller.MetricRolloutHalted)()).To(BeZero())
+	}
+
+	It("with onUnhealthy revert, puts the previous revision back on the reached nodes without writing the ConfigMap, "+
+		"writes nothing on three re-applies nor after a restart, and rolls the data out on a retry",
+		func(ctx SpecContext) {
+			haltByGit(ctx, rollout.OnUnhealthyRevert)
+			Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(HaveLen(rolloutNodes),
+				"the reached canaries go back to the last good revision's values")
+			waitUntilQuiet()
+			for n := range f.canaries {
+				Expect(writes.Succeeded(n)).To(Equal(2), "canary %s: the change, then the revert", n)
+			}
+			Expect(f.writesTo()).To(Equal(2*gateCanaries), "no node but the canaries written")
+			Expect(configData(ctx)).To(Equal(halted), "the ConfigMap keeps what Git wrote")
+			rec := record(ctx)
+			Expect(rec.Target).To(Equal(fingerprint(good)))
+			Expect(rec.RevertOf).To(Equal(fingerprint(halted)))
+			st, err := statusInForce(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.TakenUp()).To(BeTrue(), "the status is about the ConfigMap's data")
+			Expect(st.Done()).To(BeFalse(), "the ConfigMap's data is not in force")
+			Expect(st.Status.Withheld).To(HaveField("Reverted", BeTrue()))
+			Expect(st.Status.Withheld.Fingerprint).To(Equal(fingerprint(halted)))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonReverted)).Should(ContainElement(And(
+				ContainSubstring("the ConfigMap is not written"), ContainSubstring("kubectl nodeslo rollout retry"))))
+			Eventually(countEvents(ctx, rollout.ReasonHalted)).Should(Equal(1))
+			Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0), "the halt's alert stays")
+
+			for i := range gitopsReapplies {
+				argoApply(ctx, halted)
+				nothingWritten(ctx, fmt.Sprintf("re-apply %d", i+1))
+			}
+			Expect(countEvents(ctx, rollout.ReasonHalted)()).To(Equal(1), "no RolloutHalted Event beyond the halt's")
+			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+
+			stopManager()
+			stopManager = startManager()
+			nothingWritten(ctx, "after a restart")
+			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			Expect(record(ctx).RevertOf).To(Equal(fingerprint(halted)))
+
+			recoverCanaries(ctx)
+			retried(ctx)
+		})
+
+	It("without revert, keeps the data halted when it is applied again after an undo, with an Event saying how to retry",
+		func(ctx SpecContext) {
+			haltByGit(ctx, rollout.OnUnhealthyPause)
+			haltedRevision := history(ctx).InForce().Number
+			nothingWritten(ctx, "the halt holds every pending node; the reached canaries keep the halted values")
+			Expect(f.at(ctx, 40)).To(ConsistOf(f.canaryNames()))
+
+			// A person undoes the change; the nodes reached go back.
+			applyAs(ctx, "kubectl", good)
+			Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(HaveLen(rolloutNodes))
+			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			waitUntilQuiet()
+
+			for i := range gitopsReapplies {
+				argoApply(ctx, halted)
+				nothingWritten(ctx, fmt.Sprintf("re-apply %d", i+1))
+				Eventually(func(g Gomega) {
+					st, err := statusInForce(ctx)
+					g.Expect(err).NotTo(HaveOccurred())
+					g.Expect(st.TakenUp()).To(BeTrue())
+					g.Expect(st.Status.Fingerprint).To(Equal(fingerprint(good)), "the undo's configuration stays in force")
+					g.Expect(st.Status.Withheld).NotTo(BeNil())
+					g.Expect(st.Status.Withheld.Reverted).To(BeFalse())
+				}).Should(Succeed())
+				Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0), "the halt's alert stays")
+				applyAs(ctx, "kubectl", good) // the drift Argo CD's self-heal undoes
+				nothingWritten(ctx, "back to the configuration in force")
+			}
+			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+			Expect(countEvents(ctx, rollout.ReasonHalted)()).To(Equal(1), "no RolloutHalted Event beyond the halt's")
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonWithheld)).Should(ContainElement(And(
+				ContainSubstring(fmt.Sprintf("was halted by the health gate at revision %d", haltedRevision)),
+				ContainSubstring("kubectl nodeslo rollout retry"))))
+
+			argoApply(ctx, halted)
+			recoverCanaries(ctx)
+			retried(ctx)
+		})
+
+	It("rolls out different data as today", func(ctx SpecContext) {
+		haltByGit(ctx, rollout.OnUnhealthyPause)
+		other := rolloutData(45, gatePolicy(rollout.OnUnhealthyPause))
+		recoverCanaries(ctx)
+		argoApply(ctx, other)
+		watchRolloutTo(ctx, f, fingerprint(halted), func() []string { return f.at(ctx, 45) }, nil)
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		_, remembered := record(ctx).HaltOf(fingerprint(halted))
+		Expect(remembered).To(BeTrue(), "the halt of the earlier data is remembered")
+	})
+})

@@ -1,0 +1,226 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// A configuration the health gate halted stays halted when it is applied
+// again (docs/rollout.md#gitops-argo-cd-flux): GitOps tools put the data of
+// Git back whenever the ConfigMap drifts from it, so the halt is remembered
+// by the configuration's fingerprint, in the rollout record the controller
+// owns, and not by anything written into the data.
+
+// maxHaltsKept bounds the halts the record remembers besides the rollout
+// in progress; the oldest is forgotten first. maxHaltSummary bounds each
+// one's summary, so that the record annotation stays small.
+const (
+	maxHaltsKept   = 10
+	maxHaltSummary = 512
+)
+
+// RetryAnnotation on the ConfigMap asks the controller to roll a halted
+// configuration out again (`kubectl nodeslo rollout retry`). Its value is a
+// Retry as JSON. It is an annotation, not data: a server-side apply of the
+// data from Git by another field manager leaves it alone, and it changes
+// nothing the nodes get.
+const RetryAnnotation = annotationPrefix + "rollout-retry"
+
+// Halt is a configuration the health gate halted, remembered after a
+// newer rollout replaced its own.
+type Halt struct {
+	// Target is the configuration halted (sloconfig.Config.Fingerprint).
+	Target string `json:"target"`
+	// Revision is the number of its revision (0: not known).
+	Revision int64 `json:"revision,omitempty"`
+	// HaltedAt is when the gate halted it; a retry names it.
+	HaltedAt time.Time `json:"haltedAt"`
+	// Revert: onUnhealthy was revert.
+	Revert bool `json:"revert,omitempty"`
+	// Summary names the unhealthy nodes then, shortened.
+	Summary string `json:"summary,omitempty"`
+}
+
+// Retry is the value of RetryAnnotation: the halt to roll out again,
+// named by its configuration and the time of the halt. A later halt of
+// the same configuration has another time, so an annotation left in place
+// never retries it again by itself.
+type Retry struct {
+	Fingerprint string    `json:"fingerprint"`
+	HaltedAt    time.Time `json:"haltedAt"`
+}
+
+// Encode renders r as the annotation's value.
+func (r Retry) Encode() string {
+	// A string and a time always marshal.
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// ParseRetry reads a RetryAnnotation value ("": no retry).
+func ParseRetry(value string) (Retry, error) {
+	var r Retry
+	if value == "" {
+		return r, nil
+	}
+	if err := json.Unmarshal([]byte(value), &r); err != nil || r.Fingerprint == "" || r.HaltedAt.IsZero() {
+		return Retry{}, fmt.Errorf("annotation %s: want {\"fingerprint\": ..., \"haltedAt\": ...} "+
+			"as kubectl nodeslo rollout retry writes it, got %q", RetryAnnotation, value)
+	}
+	return r, nil
+}
+
+// retries reports whether r asks to roll out again target, halted at haltedAt.
+func (r Retry) retries(target string, haltedAt time.Time) bool {
+	return r.Fingerprint != "" && r.Fingerprint == target && r.HaltedAt.Equal(haltedAt)
+}
+
+// HaltOf is the halt the record remembers of configuration target: the
+// rollout in progress when it is target's and halted, else the newest
+// entry of Halts for it. ok is false when target was not halted.
+func (r Record) HaltOf(target string) (Halt, bool) {
+	if r.Target == target && r.Health.Halted() {
+		return r.currentHalt(), true
+	}
+	for _, h := range slices.Backward(r.Halts) {
+		if h.Target == target {
+			return h, true
+		}
+	}
+	return Halt{}, false
+}
+
+// currentHalt is the halt of the rollout in progress as a Halt.
+func (r Record) currentHalt() Halt {
+	return Halt{Target: r.Target, Revision: r.Revision, HaltedAt: r.Health.HaltedAt, Revert: r.Health.Revert,
+		Summary: sloconfig.Shorten(r.Health.Summary(), maxHaltSummary)}
+}
+
+// haltsAfter is what a new rollout towards target remembers of r: r's
+// halts, r's own when it was halted, none of target (it rolls out now),
+// at most maxHaltsKept.
+func (r Record) haltsAfter(target string) []Halt {
+	halts := slices.Clone(r.Halts)
+	if r.Health.Halted() {
+		halts = append(halts, r.currentHalt())
+	}
+	halts = slices.DeleteFunc(halts, func(h Halt) bool { return h.Target == target })
+	if len(halts) > maxHaltsKept {
+		halts = halts[len(halts)-maxHaltsKept:]
+	}
+	if len(halts) == 0 {
+		return nil
+	}
+	return halts
+}
+
+// Standing is what the controller puts in force for the ConfigMap's data,
+// given the rollout record (StandingOf).
+type Standing struct {
+	// Hold is set when the ConfigMap's data is a halted configuration not
+	// retried: the configuration the record's rollout targets stays in
+	// force (a revert, or whatever was in force when the data was applied
+	// again), and nothing is written for the data.
+	Hold string
+	// Revert is set when the rollout of the ConfigMap's data has just been
+	// halted under onUnhealthy revert: the previous revision's
+	// configuration goes in force instead, the ConfigMap's data untouched.
+	Revert bool
+	// Halt is the halt of the ConfigMap's data (with Hold or Revert).
+	Halt Halt
+}
+
+// Withheld reports whether the ConfigMap's data is not put in force.
+func (s Standing) Withheld() bool { return s.Hold != "" || s.Revert }
+
+// StandingOf decides what the ConfigMap's configuration (fingerprint data)
+// gets, from the record annotation's value and the RetryAnnotation's. A
+// record that does not parse withholds nothing: the rollout starts again,
+// canaries first, as for any unreadable record.
+func StandingOf(record, data, retry string) Standing {
+	rec, err := ParseRecord(record)
+	if err != nil || rec.Target == "" {
+		return Standing{}
+	}
+	r, _ := ParseRetry(retry) // an unreadable retry retries nothing
+	halt, halted := rec.HaltOf(data)
+	switch {
+	case !halted || r.retries(halt.Target, halt.HaltedAt):
+		return Standing{}
+	case rec.Target == data:
+		// The rollout in progress is the data's: halted, it holds its
+		// pending nodes, unless it is to be reverted (a revert is never
+		// reverted again: the data is then not the record's target).
+		return Standing{Revert: halt.Revert, Halt: halt}
+	}
+	return Standing{Hold: rec.Target, Halt: halt}
+}
+
+// Withheld is what a status says when the ConfigMap's data is not in
+// force: the health gate halted it, and it was not retried.
+type Withheld struct {
+	// Fingerprint is the configuration of the ConfigMap's data.
+	Fingerprint string `json:"fingerprint"`
+	// Revision is the revision it was halted at (0: not known), HaltedAt
+	// when, Summary the unhealthy nodes then.
+	Revision int64     `json:"revision,omitempty"`
+	HaltedAt time.Time `json:"haltedAt"`
+	Summary  string    `json:"summary,omitempty"`
+	// Reverted: the configuration in force is the previous revision's,
+	// put back by the gate (onUnhealthy revert) in its place.
+	Reverted bool `json:"reverted,omitempty"`
+}
+
+// withheldOf is the Withheld of a status whose rollout record is rec, when
+// the ConfigMap's data (fingerprint data) is a halted configuration that is
+// not in force (nil otherwise).
+func withheldOf(rec Record, data string) *Withheld {
+	if data == "" || data == rec.Target {
+		return nil
+	}
+	h, ok := rec.HaltOf(data)
+	if !ok {
+		return nil
+	}
+	return &Withheld{Fingerprint: h.Target, Revision: h.Revision, HaltedAt: h.HaltedAt.UTC(), Summary: h.Summary,
+		Reverted: rec.RevertOf == data}
+}
+
+// AtRevision is " at revision N", or "" when the revision is not known.
+func (w Withheld) AtRevision() string {
+	if w.Revision == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" at revision %d", w.Revision)
+}
+
+// withheldEvent says that the ConfigMap's data is not in force because the
+// health gate halted it, once per halt: reported identifies the Event last
+// recorded, and the identity to remember is returned. A revert says so
+// itself (the controller's RolloutReverted Event).
+func withheldEvent(w *Withheld, inForce string, revertStarted bool, reported string) ([]Event, string) {
+	if w == nil {
+		return nil, ""
+	}
+	id := w.Fingerprint + "\x00" + w.HaltedAt.String()
+	if id == reported || revertStarted {
+		return nil, id
+	}
+	stays := "configuration " + ShortTarget(inForce) + " stays in force"
+	if w.Reverted {
+		stays = "the previous configuration, " + ShortTarget(inForce) + ", the health gate reverted to, stays in force"
+	}
+	action := "Withhold " + ShortTarget(w.Fingerprint)
+	return []Event{{Type: corev1.EventTypeWarning, Reason: ReasonWithheld, Action: action,
+		Note: sloconfig.Shorten(fmt.Sprintf("the ConfigMap's data, configuration %s, was halted by the health gate%s "+
+			"at %s (%s); it is not rolled out again: %s and no NodeSLO is written for it; "+
+			"to roll it out again: kubectl nodeslo rollout retry; or change the ConfigMap",
+			ShortTarget(w.Fingerprint), w.AtRevision(), w.HaltedAt.UTC().Format(time.RFC3339), w.Summary, stays),
+			sloconfig.MaxEventNote)}}, id
+}
