@@ -70,7 +70,7 @@ var _ = Describe("A health gate under GitOps", Serial, func() {
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
 			func(reached []string) bool { return len(reached) >= gateCanaries })
 		onlyCanariesReached(ctx, f, 40)
-		time.Sleep(1100 * time.Millisecond) // the gate's times have seconds (health_test.go)
+		clock.Skip(1100 * time.Millisecond) // the gate's times have seconds (health_test.go)
 		for _, n := range f.canaryNames()[:2] {
 			setReady(ctx, n, corev1.ConditionFalse)
 		}
@@ -106,8 +106,9 @@ var _ = Describe("A health gate under GitOps", Serial, func() {
 		"writes nothing on three re-applies nor after a restart, and rolls the data out on a retry",
 		func(ctx SpecContext) {
 			haltByGit(ctx, rollout.OnUnhealthyRevert)
-			Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(HaveLen(rolloutNodes),
-				"the reached canaries go back to the last good revision's values")
+			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
+				Should(HaveLen(rolloutNodes),
+					"the reached canaries go back to the last good revision's values")
 			waitUntilQuiet()
 			for n := range f.canaries {
 				Expect(writes.Succeeded(n)).To(Equal(2), "canary %s: the change, then the revert", n)
@@ -154,7 +155,8 @@ var _ = Describe("A health gate under GitOps", Serial, func() {
 
 			// A person undoes the change; the nodes reached go back.
 			applyAs(ctx, "kubectl", good)
-			Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(HaveLen(rolloutNodes))
+			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
+				Should(HaveLen(rolloutNodes))
 			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 			waitUntilQuiet()
 
