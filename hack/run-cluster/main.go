@@ -105,7 +105,8 @@ func run(s settings) (err error) {
 	fmt.Printf(`
 In another terminal:
   export KUBECONFIG=%[1]s
-  make deploy IMG=%[2]s KUBECTL=%[3]s      # or: bin/helm install nodeslo dist/chart -n koordinator-system --create-namespace ...
+  make deploy IMG=%[2]s KUBECTL=%[3]s
+  # or: bin/helm install nodeslo dist/chart -n koordinator-system --create-namespace --set manager.image...
   %[3]s get pods -A -o wide
   %[3]s get nodeslo
 Ctrl-C here stops the cluster and cleans up.

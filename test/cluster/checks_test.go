@@ -145,9 +145,11 @@ func storedSpec() (map[string]any, error) {
 func checkPrinterColumns() {
 	GinkgoHelper()
 	table := strings.Split(strings.TrimSpace(kube.mustRun("get", "nodeslo")), "\n")
-	Expect(strings.Fields(table[0])).To(Equal([]string{"NAME", "BE-ENABLED", "CPU-SUPPRESS%", "MEM-EVICT%", "CPU-BURST", "AGE"}))
-	threshold := `{.spec.resourceUsedThresholdWithBE.enable} {.spec.resourceUsedThresholdWithBE.cpuSuppressThresholdPercent} ` +
-		`{.spec.resourceUsedThresholdWithBE.memoryEvictThresholdPercent} {.spec.cpuBurstStrategy.policy}`
+	Expect(strings.Fields(table[0])).To(Equal(
+		[]string{"NAME", "BE-ENABLED", "CPU-SUPPRESS%", "MEM-EVICT%", "CPU-BURST", "AGE"}))
+	const be = ".spec.resourceUsedThresholdWithBE"
+	threshold := `{` + be + `.enable} {` + be + `.cpuSuppressThresholdPercent} {` + be + `.memoryEvictThresholdPercent} ` +
+		`{.spec.cpuBurstStrategy.policy}`
 	values := strings.Fields(kube.mustRun("get", "nodeslo", node.NodeName(), "-o", "jsonpath="+threshold))
 	Expect(values).To(HaveLen(4))
 	var row []string
@@ -191,7 +193,8 @@ func checkMetricsAuthorization() {
 		return answer{status, body}, err
 	}
 	Eventually(get).WithArguments(scraper).WithTimeout(converge).WithPolling(poll).
-		Should(And(HaveField("Status", http.StatusOK), HaveField("Body", ContainSubstring("controller_runtime_reconcile_total"))))
+		Should(And(HaveField("Status", http.StatusOK),
+			HaveField("Body", ContainSubstring("controller_runtime_reconcile_total"))))
 	Expect(get(stranger)).To(HaveField("Status", http.StatusForbidden))
 	Expect(get("")).To(HaveField("Status", http.StatusUnauthorized))
 }

@@ -56,6 +56,7 @@ import (
 	"github.com/cert-manager/cert-manager/pkg/controller/certificates/trigger"
 	"github.com/cert-manager/cert-manager/pkg/controller/clusterissuers"
 	"github.com/cert-manager/cert-manager/pkg/controller/issuers"
+
 	// The Issuer kinds the issuers controller can make Ready.
 	_ "github.com/cert-manager/cert-manager/pkg/issuer/ca"
 	_ "github.com/cert-manager/cert-manager/pkg/issuer/selfsigned"
