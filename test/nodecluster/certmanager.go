@@ -46,7 +46,9 @@ func (c *Cluster) StartCertManager(ctx context.Context, binary, crdDir string) e
 			return err
 		}
 	}
-	c.Timings = append(c.Timings, Timing{"cert-manager (CRDs, controller, cainjector)", time.Since(start)})
+	const step = "cert-manager (CRDs, controller, cainjector)"
+	c.Timings = append(c.Timings, Timing{step, time.Since(start)})
+	c.opts.Logf("%s: %s", step, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
