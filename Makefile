@@ -208,10 +208,20 @@ bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a
 
 # A cluster with one real node (docs/cluster.md): kubelet, kube-proxy,
 # kube-controller-manager and kube-scheduler are built beside the envtest
-# binaries; containerd, runc, the CNI plugins and iptables come from Debian.
-# Root only; its files are in CLUSTER_DIR. Not part of make test nor of
-# .ci/run yet.
+# binaries; containerd, runc, the CNI plugins and iptables come from Debian;
+# cert-manager is built from its Go module (hack/cluster/cert-manager, the
+# version its go.mod pins). Root only; its files are in CLUSTER_DIR.
+# make test-cluster runs in .ci/run; make run-cluster is the same cluster
+# to look around in.
 CLUSTER_DIR ?= /tmp/nodeslo-cluster
+CERT_MANAGER_VERSION = $(shell sed -n 's/^\s*github.com\/cert-manager\/cert-manager \(v[0-9.]*\)$$/\1/p' hack/cluster/cert-manager/go.mod)
+CERT_MANAGER ?= $(LOCALBIN)/cert-manager-$(CERT_MANAGER_VERSION)
+# CLUSTER_IMAGE_BUILD builds IMG for test-cluster and run-cluster (as
+# test-image does); empty: IMG must already be in OFFLINE_CONTAINER_TOOL's
+# storage.
+CLUSTER_IMAGE_BUILD ?= docker-build-offline
+CLUSTER_ENV = KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+	CERT_MANAGER_CRDS="$$(hack/cluster/build-cert-manager.sh "$(CERT_MANAGER)")"
 # CLUSTER_SMOKE_IMAGE: an image in OFFLINE_CONTAINER_TOOL's storage (e.g. the
 # IMG make docker-build-offline built) that cluster-smoke also loads into
 # containerd and runs on the node: /manager --version, then config/default's
@@ -227,6 +237,25 @@ cluster-binaries: setup-envtest ## Build kubelet, kube-proxy, kube-controller-ma
 .PHONY: cluster-node-packages
 cluster-node-packages: ## Install containerd, runc, the CNI plugins and iptables (apt) and write CLUSTER_DIR's containerd config and sandbox image.
 	hack/cluster/install-node-packages.sh "$(CLUSTER_DIR)"
+
+.PHONY: cluster-cert-manager
+cluster-cert-manager: ## Build cert-manager's controller and CA injector (hack/cluster/cert-manager) into bin/ (once).
+	hack/cluster/build-cert-manager.sh "$(CERT_MANAGER)" >/dev/null
+
+# The suite's own timeout is shorter than go test's, so that on a hang
+# Ginkgo still stops the cluster and cleans up the host.
+.PHONY: test-cluster
+test-cluster: cluster-binaries cluster-node-packages cluster-cert-manager $(CLUSTER_IMAGE_BUILD) build kustomize helm setup-envtest ## Deploy the controller with make deploy and helm into a one-node cluster with cert-manager and run the scenarios (root; docs/testing.md).
+	$(CLUSTER_ENV) CLUSTER_DIR="$(CLUSTER_DIR)" CLUSTER_IMAGE="$(IMG)" CLUSTER_IMAGE_TOOL="$(OFFLINE_CONTAINER_TOOL)" \
+		CERT_MANAGER="$(CERT_MANAGER)" \
+		go test -tags cluster ./test/cluster/ -count=1 -v -ginkgo.v -ginkgo.timeout=25m -timeout=30m
+
+.PHONY: run-cluster
+run-cluster: cluster-binaries cluster-node-packages cluster-cert-manager $(CLUSTER_IMAGE_BUILD) setup-envtest ## Start the one-node cluster with cert-manager and IMG loaded, kubeconfig in bin/cluster/ (root; Ctrl-C stops and cleans up).
+	$(GO_BUILD) -o bin/run-cluster ./hack/run-cluster
+	$(CLUSTER_ENV); bin/run-cluster -dir "$(CLUSTER_DIR)" -assets "$$KUBEBUILDER_ASSETS" -kubeconfig bin/cluster/kubeconfig \
+		-cert-manager "$(CERT_MANAGER)" -cert-manager-crds "$$CERT_MANAGER_CRDS" \
+		-image "$(IMG)" -image-tool "$(OFFLINE_CONTAINER_TOOL)"
 
 .PHONY: cluster-smoke
 cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, reach the kubernetes Service from a pod, stop it and check the host is as before.

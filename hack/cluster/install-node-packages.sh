@@ -49,6 +49,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     systemctl mask containerd.service >/dev/null 2>&1 || true
   fi
+  # A fresh machine may have no package lists yet.
+  apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   step "installed in $(( $(date +%s) - start ))s"
 else

@@ -63,13 +63,7 @@ func run(dir, assets string, hold bool, img, imageTool, install string) (err err
 	defer cancel()
 
 	// The host as it was before any run: what a crashed run left goes first.
-	if left := nodecluster.Residue(dir); len(left) > 0 {
-		logf("an earlier run left %v; cleaning up", left)
-		if err := nodecluster.CleanUp(dir); err != nil {
-			return err
-		}
-	}
-	before, err := nodecluster.ReadHostState()
+	before, err := nodecluster.PrepareHost(dir, logf)
 	if err != nil {
 		return err
 	}
@@ -83,18 +77,9 @@ func run(dir, assets string, hold bool, img, imageTool, install string) (err err
 	logf("cluster started, Node Ready after %s", time.Since(start).Round(time.Millisecond))
 	defer func() {
 		stopStart := time.Now()
-		stopErr := cluster.Stop(context.WithoutCancel(ctx))
+		stopErr := cluster.StopAndCompare(context.WithoutCancel(ctx), before)
 		logf("stopped and cleaned up in %s", time.Since(stopStart).Round(time.Millisecond))
-		after, readErr := nodecluster.ReadHostState()
-		var diffs []string
-		if readErr == nil {
-			diffs = after.Diff(before)
-			logf("host after: sysctls %v; host paths present %v", after.Sysctls, after.HostPaths)
-		}
-		if len(diffs) > 0 {
-			readErr = errors.Join(readErr, fmt.Errorf("the host differs from before: %v", diffs))
-		}
-		err = errors.Join(err, stopErr, readErr)
+		err = errors.Join(err, stopErr)
 		if err == nil {
 			logf("nothing left behind (%s), host state as before", dir)
 		}

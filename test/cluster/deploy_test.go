@@ -1,0 +1,190 @@
+//go:build cluster
+
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The names both renderings give the controller's objects (config/default's
+// namePrefix; the chart's fixed names).
+const (
+	namespace         = "koordinator-system"
+	deploymentName    = "nodeslo-controller-controller-manager"
+	metricsService    = "nodeslo-controller-controller-manager-metrics-service"
+	certificateName   = "nodeslo-controller-serving-cert"
+	webhookConfigName = "nodeslo-controller-validating-webhook-configuration"
+	metricsReaderRole = "nodeslo-controller-metrics-reader"
+	configMapName     = "slo-controller-config"
+	crdName           = "nodeslos.slo.koordinator.sh"
+	helmRelease       = "nodeslo"
+)
+
+// Waits on the cluster: a Pod's start includes the kubelet's probes, a
+// Node's NotReady the node monitor's grace period, on a loaded machine.
+const (
+	converge = 3 * time.Minute
+	poll     = time.Second
+)
+
+// installation is one way users install the controller.
+type installation struct {
+	name string
+	// install installs it into namespace, which exists, labelled restricted.
+	install func()
+	// uninstall removes it; rendered lists what it had installed, for
+	// `kubectl get -f`.
+	uninstall func() (rendered string)
+	// kept are the objects of rendered that uninstall leaves on purpose
+	// (kubectl's names): make undeploy keeps the namespace, Koordinator's;
+	// the chart keeps the CRD (crd.keep), and with it the NodeSLOs, as
+	// docs/deploy.md says.
+	kept []string
+	// keepsNodeSLOs: the NodeSLOs stay too (the CRD kept).
+	keepsNodeSLOs bool
+}
+
+var _ = Describe("the controller installed into a cluster with one real node", Ordered, func() {
+	makeDeploy := installation{
+		name: "make deploy",
+		install: func() {
+			newMake(node).mustRun("deploy")
+		},
+		uninstall: func() string {
+			// What make deploy applied (the image aside).
+			rendered, err := exec.Command(filepath.Join(root, "bin", "kustomize"), "build",
+				filepath.Join(root, "config", "default")).Output()
+			Expect(err).NotTo(HaveOccurred())
+			newMake(node).mustRun("undeploy")
+			return string(rendered)
+		},
+		kept: []string{"namespace/" + namespace},
+	}
+	var chart *command
+	helmInstall := installation{
+		name: "helm install dist/chart",
+		install: func() {
+			chart = newHelm(node, GinkgoT().TempDir())
+			repository, tag, _ := strings.Cut(image, ":")
+			chart.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
+				"--set", "manager.image.repository="+repository, "--set", "manager.image.tag="+tag)
+		},
+		uninstall: func() string {
+			rendered := chart.mustRun("get", "manifest", helmRelease, "-n", namespace)
+			chart.mustRun("uninstall", helmRelease, "-n", namespace, "--wait")
+			return rendered
+		},
+		kept:          []string{"customresourcedefinition.apiextensions.k8s.io/" + crdName},
+		keepsNodeSLOs: true,
+	}
+	for _, in := range []installation{makeDeploy, helmInstall} {
+		Context("through "+in.name, Ordered, func() { describeInstallation(in) })
+	}
+})
+
+func describeInstallation(in installation) {
+	var uninstalled bool
+
+	BeforeAll(func() {
+		By("creating " + namespace + " labelled for the restricted Pod Security level")
+		kube.mustRun("create", "namespace", namespace)
+		kube.mustRun("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted")
+		in.install()
+		DeferCleanup(func() {
+			if !uninstalled {
+				in.uninstall()
+			}
+			kube.mustRun("delete", "crd", crdName, "--ignore-not-found")
+			kube.mustRun("delete", "namespace", namespace, "--ignore-not-found", "--timeout=2m")
+		})
+	})
+
+	It("runs the controller's Pod on the node, Ready through the kubelet's probes, under enforce: restricted", func() {
+		waitDeploymentReady(1)
+		Expect(kube.mustRun("get", "namespace", namespace,
+			"-o", `jsonpath={.metadata.labels.pod-security\.kubernetes\.io/enforce}`)).To(Equal("restricted"))
+		pods := kube.mustRun("get", "pods", "-n", namespace, "-l", "control-plane=controller-manager",
+			"-o", `jsonpath={range .items[*]}{.spec.nodeName} {.status.phase} {.spec.containers[0].image}{"\n"}{end}`)
+		Expect(strings.TrimSpace(pods)).To(Equal(node.NodeName() + " Running " + image))
+	})
+
+	It("gets its webhook's serving certificate from cert-manager, with the CA injected", func() {
+		checkCertManager()
+	})
+
+	It("denies a broken ConfigMap through the webhook Service, and its deletion without allow-delete", func() {
+		checkWebhook()
+	})
+
+	It("writes the node's NodeSLO as `kubectl nodeslo render` renders it, shown with its printer columns", func() {
+		applySample()
+		Eventually(nodeSLOMatchesRender).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		checkPrinterColumns()
+	})
+
+	It("serves /metrics through its Service to a token bound to metrics-reader, and refuses one without", func() {
+		checkMetricsAuthorization()
+	})
+
+	It("hands over to the second replica when the leader's Pod is deleted, without writing a NodeSLO", func() {
+		checkLeaderHandover()
+	})
+
+	It("halts a gated rollout when the kubelet stops and its Node goes NotReady", func() {
+		checkHealthGate()
+	})
+
+	It("leaves no controller object behind once uninstalled", func() {
+		rendered := in.uninstall()
+		uninstalled = true
+		left := kube.mustRunWithInput(rendered, "get", "-f", "-", "--ignore-not-found", "-o", "name")
+		Expect(strings.Fields(left)).To(ConsistOf(in.kept), "objects of the installation still there")
+		By("waiting for the garbage collector and the kubelet to remove the Deployment's Pods")
+		Eventually(func() (string, error) {
+			return kube.run("get", "pods", "-n", namespace, "-o", "name")
+		}).WithTimeout(converge).WithPolling(poll).Should(BeEmpty())
+		nodeSLOs, err := kube.run("get", "nodeslo", node.NodeName(), "-o", "name")
+		if in.keepsNodeSLOs {
+			By("the chart keeps the CRD: the NodeSLO stays, as docs/deploy.md says")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(strings.TrimSpace(nodeSLOs)).To(Equal("nodeslo.slo.koordinator.sh/" + node.NodeName()))
+		} else {
+			By("make undeploy deletes the CRD, and with it every NodeSLO")
+			// kubectl says so in one of two ways, by whether its discovery
+			// cache still has the resource.
+			Expect(err).To(MatchError(Or(ContainSubstring(`the server doesn't have a resource type "nodeslo"`),
+				ContainSubstring("the server could not find the requested resource"))))
+		}
+	})
+}
+
+// waitDeploymentReady waits until the Deployment has replicas Pods, all
+// Ready, and no other.
+func waitDeploymentReady(replicas int) {
+	GinkgoHelper()
+	want := fmt.Sprintf("%d %d %d", replicas, replicas, replicas)
+	Eventually(func() (string, error) {
+		return kube.run("get", "deployment", deploymentName, "-n", namespace,
+			"-o", "jsonpath={.status.replicas} {.status.readyReplicas} {.status.updatedReplicas}")
+	}).WithTimeout(converge).WithPolling(poll).Should(Equal(want), func() string {
+		out, _ := kube.run("describe", "pods", "-n", namespace)
+		return out
+	})
+}
+
+// applySample applies config/samples' ConfigMap (valid: the webhook admits
+// it) server-side.
+func applySample() {
+	GinkgoHelper()
+	sample, err := os.ReadFile(filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	kube.mustRunWithInput(string(sample), "apply", "--server-side", "--force-conflicts", "-f", "-")
+}

@@ -1,0 +1,92 @@
+//go:build cluster
+
+package cluster
+
+import (
+	"encoding/json"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// pendingNode is a Node without a kubelet, unschedulable: a NodeSLO target
+// that the gated rollout keeps pending while the real node is its canary.
+const pendingNode = "nodeslo-pending"
+
+// The rollout key: the real node (labelled node-pool=canary) is reached
+// first, then a soak far longer than the spec; the gate tolerates no
+// unhealthy reached node and watches Ready.
+const rolloutKey = `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
+ "canary": {"nodeSelector": {"matchLabels": {"node-pool": "canary"}}, "soakSeconds": 3600},
+ "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["Ready"]}}`
+
+// checkHealthGate stops the kubelet of a node a gated rollout reached:
+// kube-controller-manager's node lifecycle controller marks the Node
+// NotReady (Ready Unknown) once NodeMonitorGracePeriod passes without a
+// heartbeat, and the health gate halts the rollout with a Warning
+// RolloutHalted that names the node; the pending node is not written. The
+// kubelet then starts again, and the rollout key is removed.
+func checkHealthGate() {
+	GinkgoHelper()
+	kube.mustRun("label", "node", node.NodeName(), "node-pool=canary", "--overwrite")
+	kube.mustRunWithInput(`apiVersion: v1
+kind: Node
+metadata:
+  name: `+pendingNode+`
+spec:
+  unschedulable: true
+`, "apply", "--server-side", "-f", "-")
+	DeferCleanup(func() {
+		kube.mustRun("delete", "node", pendingNode, "--ignore-not-found")
+		kube.mustRun("label", "node", node.NodeName(), "node-pool-")
+	})
+	threshold := func(nodeName string) func() (string, error) {
+		return func() (string, error) {
+			return kube.run("get", "nodeslo", nodeName,
+				"-o", "jsonpath={.spec.resourceUsedThresholdWithBE.cpuSuppressThresholdPercent}")
+		}
+	}
+	Eventually(threshold(pendingNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("65"))
+	Eventually(threshold(node.NodeName())).WithTimeout(converge).WithPolling(poll).Should(Equal("65"))
+
+	By("setting the rollout key, then changing the cluster's CPU suppression threshold")
+	patchData("nodeslo-rollout-config", rolloutKey)
+	DeferCleanup(func() {
+		kube.mustRun("patch", "configmap", configMapName, "-n", namespace, "--type=json",
+			"-p", `[{"op":"remove","path":"/data/nodeslo-rollout-config"}]`)
+	})
+	thresholds := kube.mustRun("get", "configmap", configMapName, "-n", namespace,
+		"-o", "jsonpath={.data.resource-threshold-config}")
+	changed := strings.Replace(thresholds, `"cpuSuppressThresholdPercent": 65`, `"cpuSuppressThresholdPercent": 60`, 1)
+	Expect(changed).NotTo(Equal(thresholds))
+	patchData("resource-threshold-config", changed)
+	Eventually(threshold(node.NodeName())).WithTimeout(converge).WithPolling(poll).Should(Equal("60"),
+		"the canary reached")
+	Expect(threshold(pendingNode)()).To(Equal("65"), "the other node pending")
+
+	By("stopping the kubelet")
+	node.StopKubelet()
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(node.StartKubelet(ctx)).To(Succeed())
+		waitDeploymentReady(1)
+	})
+	Eventually(func() (string, error) {
+		return kube.run("get", "node", node.NodeName(), "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	}).WithTimeout(converge).WithPolling(poll).ShouldNot(Equal("True"), "the node lifecycle controller's verdict")
+	Eventually(func() (string, error) {
+		return kube.run("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
+			"-o", `jsonpath={range .items[*]}{.type} {.involvedObject.name}: {.message}{"\n"}{end}`)
+	}).WithTimeout(converge).WithPolling(poll).Should(And(
+		ContainSubstring("Warning "+configMapName+": "),
+		ContainSubstring(node.NodeName()+" (Ready=Unknown since")))
+	Expect(threshold(pendingNode)()).To(Equal("65"), "the halted rollout reached no other node")
+}
+
+// patchData sets one key of the ConfigMap.
+func patchData(key, value string) {
+	GinkgoHelper()
+	patch, err := json.Marshal(map[string]any{"data": map[string]string{key: value}})
+	Expect(err).NotTo(HaveOccurred())
+	kube.mustRun("patch", "configmap", configMapName, "-n", namespace, "--type=merge", "-p", string(patch))
+}
