@@ -58,8 +58,8 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 			then = "reverting: the previous revision is written back and rolled out to the reached nodes"
 		}
 		out = append(out, Event{corev1.EventTypeWarning, ReasonHalted, "Halt " + target,
-			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s halted by its health gate: %d reached nodes unhealthy, "+
-				"more than the %d allowed: %s; %s", target, len(h.Unhealthy)-h.Tolerated, d.MaxUnhealthy, h.Summary(), then),
+			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s halted by its health gate: %s; %s",
+				target, haltReason(h, d.MaxUnhealthy), then),
 				sloconfig.MaxEventNote)})
 	}
 	if !d.Paused || d.Halted {

@@ -16,6 +16,9 @@ type Memory struct {
 	nextAt        time.Time
 	// pausedReported identifies the RolloutPaused Event last recorded.
 	pausedReported string
+	// metricsMeasured is when each metric check of the gate was last
+	// measured, by name; lost on a restart, which measures at once.
+	metricsMeasured map[string]time.Time
 }
 
 // Echo reports whether a reconcile of ConfigMap version is only the watch

@@ -45,6 +45,8 @@ type PlanInput struct {
 	// Health has, by node name, the watched conditions and eviction Events
 	// of the nodes, when the rollout key has a health gate (HealthWatched).
 	Health map[string]NodeHealth
+	// MetricSamples are the answers to Memory.MetricQueries, by check name.
+	MetricSamples map[string]MetricSample
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -126,9 +128,11 @@ func (m Memory) Plan(in PlanInput) Plan {
 	rec, recordProblem := ParseRecord(in.Record)
 	nodes, held := describe(in, m.gate)
 	target := in.Config.Fingerprint()
+	health := judgeReached(in, rec, target, nodes)
+	health.Metrics = in.MetricSamples
 	d := Decide(Input{
 		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,
-		RolloutKey: in.RolloutKey, Health: judgeReached(in, rec, target, nodes),
+		RolloutKey: in.RolloutKey, Health: health,
 	})
 
 	gate := &Gate{held: make(map[string]heldWith, len(d.Held))}
@@ -143,6 +147,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		// The gate watches the soak after completion; decide again at its end.
 		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
 	}
+	mem.nextAt = earliestOf(mem.nextAt, mem.measured(in, d))
 	p := Plan{
 		Gate:    gate,
 		Release: d.Write,
