@@ -262,10 +262,18 @@ func (h *HealthRecord) metricSummary() string {
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
 		if r := h.Metrics[name]; r.Failed {
-			parts = append(parts, fmt.Sprintf("metric check %s failed: %s (%d consecutive failures)", name, r.Seen, r.Failures))
+			parts = append(parts, fmt.Sprintf("metric check %s failed: %s (%s)", name, r.Seen, consecutiveFailures(r.Failures)))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// consecutiveFailures is "1 consecutive failure" or "N consecutive failures".
+func consecutiveFailures(n int) string {
+	if n == 1 {
+		return "1 consecutive failure"
+	}
+	return fmt.Sprintf("%d consecutive failures", n)
 }
 
 // HaltSummary says what halted the rollout: the unhealthy nodes with
