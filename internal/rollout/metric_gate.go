@@ -66,7 +66,12 @@ func nodesRegex(names []string) string {
 	if len(names) == 0 {
 		return matchNoName
 	}
+	size := len("^(?:)$") + len(names)
+	for _, n := range names {
+		size += len(n) + 2*strings.Count(n, ".") // "[.]" for "."
+	}
 	var b strings.Builder
+	b.Grow(size)
 	b.WriteString("^(?:")
 	for i, n := range names {
 		if i > 0 {
