@@ -125,23 +125,28 @@ func compileMetricCheck(doc *metricCheckDocument, path *field.Path) (MetricCheck
 	c.Min, c.Max = doc.Min, doc.Max
 	switch {
 	case c.Min == nil && c.Max == nil:
-		errs = append(errs, field.Required(path.Child("max"), "a check needs min, max or both: the bounds its number must stay within"))
+		errs = append(errs, field.Required(path.Child("max"),
+			"a check needs min, max or both: the bounds its number must stay within"))
 	case c.Min != nil && c.Max != nil && *c.Min > *c.Max:
-		errs = append(errs, field.Invalid(path.Child("min"), *c.Min, fmt.Sprintf("must not be greater than max (%g)", *c.Max)))
+		errs = append(errs, field.Invalid(path.Child("min"), *c.Min,
+			fmt.Sprintf("must not be greater than max (%g)", *c.Max)))
 	}
-	errs = append(errs, sloconfig.InRange(path.Child("intervalSeconds"), doc.IntervalSeconds, 1, maxMetricIntervalSeconds)...)
-	if v := doc.IntervalSeconds; v != nil {
-		c.Interval = time.Duration(*v) * time.Second
-	}
-	errs = append(errs, sloconfig.InRange(path.Child("failureLimit"), doc.FailureLimit, 0, maxMetricFailureOrNoDataLimit)...)
-	if v := doc.FailureLimit; v != nil {
-		c.FailureLimit = int(*v)
-	}
-	errs = append(errs, sloconfig.InRange(path.Child("noDataLimit"), doc.NoDataLimit, 0, maxMetricFailureOrNoDataLimit)...)
-	if v := doc.NoDataLimit; v != nil {
-		c.NoDataLimit = int(*v)
-	}
+	const limits = maxMetricFailureOrNoDataLimit
+	errs = append(errs,
+		sloconfig.InRange(path.Child("intervalSeconds"), doc.IntervalSeconds, 1, maxMetricIntervalSeconds)...)
+	errs = append(errs, sloconfig.InRange(path.Child("failureLimit"), doc.FailureLimit, 0, limits)...)
+	errs = append(errs, sloconfig.InRange(path.Child("noDataLimit"), doc.NoDataLimit, 0, limits)...)
+	c.Interval = time.Duration(valueOr(doc.IntervalSeconds, defaultMetricIntervalSeconds)) * time.Second
+	c.FailureLimit, c.NoDataLimit = int(valueOr(doc.FailureLimit, 0)), int(valueOr(doc.NoDataLimit, 0))
 	return c, errs
+}
+
+// valueOr is *v, or def when v is not set.
+func valueOr(v *int64, def int64) int64 {
+	if v == nil {
+		return def
+	}
+	return *v
 }
 
 // compileEndpoint checks how the check reaches Prometheus: an http or https
@@ -231,11 +236,11 @@ var templateFields = []string{"NodesRegex", "CanariesRegex", "Interval"}
 func templateHint(err error) string {
 	msg := err.Error()
 	const unknown = "can't evaluate field "
-	i := strings.Index(msg, unknown)
-	if i < 0 {
+	_, rest, found := strings.Cut(msg, unknown)
+	if !found {
 		return msg
 	}
-	name, _, _ := strings.Cut(msg[i+len(unknown):], " ")
+	name, _, _ := strings.Cut(rest, " ")
 	if best := sloconfig.Closest(name, templateFields); best != "" {
 		return fmt.Sprintf("%s (did you mean {{.%s}}?)", msg, best)
 	}

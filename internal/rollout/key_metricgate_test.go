@@ -10,7 +10,8 @@ import (
 
 // metricKey is a rollout key whose gate has the one metric check given.
 func metricKey(check string) map[string]string {
-	return map[string]string{string(sloconfig.KeyRollout): `{"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}},
+	return map[string]string{string(sloconfig.KeyRollout): `{
+		"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}},
 		"healthGate": {"metrics": [` + check + `]}}`}
 }
 
@@ -47,7 +48,8 @@ func TestMetricCheckErrors(t *testing.T) {
 		{`{"name": "a", "address": "http://u:pw@p:9090", "query": "up", "max": 1}`, p + "address: Invalid value"},
 		{`{"name": "a", "address": "http://p:9090", "caFile": "/ca.crt", "query": "up", "max": 1}`,
 			p + "address: Invalid value: \"http://p:9090\": must be https when caFile"},
-		{`{"name": "a", "address": "https://p:9090", "caFile": "/ca.crt", "insecureSkipVerify": true, "query": "up", "max": 1}`,
+		{`{"name": "a", "address": "https://p:9090", "caFile": "/ca.crt", "insecureSkipVerify": true,
+			"query": "up", "max": 1}`,
 			p + "insecureSkipVerify: Invalid value: true: must not be set with caFile"},
 		{`{"name": "a", "address": "http://p:9090", "bearerTokenFile": "token", "query": "up", "max": 1}`,
 			p + `bearerTokenFile: Invalid value: "token": must be an absolute path`},
@@ -55,10 +57,13 @@ func TestMetricCheckErrors(t *testing.T) {
 		{`{"name": "a", "address": "http://p:9090", "query": "max(x{node=~\"{{.NodesRegex}\"})", "max": 1}`,
 			p + "query: Invalid value: \"max(x{node=~\\\"{{.NodesRegex}\\\"})\": does not parse as a template"},
 		{`{"name": "a", "address": "http://p:9090", "query": "x{node=~\"{{.NodeRegex}}\"}", "max": 1}`,
-			`does not execute: template: healthGate.metrics[0].query:1:11: executing "healthGate.metrics[0].query" at <.NodeRegex>: ` +
+			`does not execute: template: healthGate.metrics[0].query:1:11: ` +
+				`executing "healthGate.metrics[0].query" at <.NodeRegex>: ` +
 				`can't evaluate field NodeRegex in type rollout.MetricQueryData (did you mean {{.NodesRegex}}?)`},
-		{`{"name": "a", "address": "http://p:9090", "query": "{{\"\"}}", "max": 1}`, p + "query: Invalid value: \"{{\\\"\\\"}}\": renders an empty query"},
-		{`{"name": "a", "address": "http://p:9090", "query": "up"}`, p + "max: Required value: a check needs min, max or both"},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{\"\"}}", "max": 1}`,
+			p + "query: Invalid value: \"{{\\\"\\\"}}\": renders an empty query"},
+		{`{"name": "a", "address": "http://p:9090", "query": "up"}`,
+			p + "max: Required value: a check needs min, max or both"},
 		{`{"name": "a", "address": "http://p:9090", "query": "up", "min": 2, "max": 1}`,
 			p + "min: Invalid value: 2: must not be greater than max (1)"},
 		{`{"name": "a", "address": "http://p:9090", "query": "up", "max": 1, "intervalSeconds": 0}`,
@@ -67,7 +72,8 @@ func TestMetricCheckErrors(t *testing.T) {
 			p + "failureLimit: Invalid value: -1: must be between 0 and 100, inclusive"},
 		{`{"name": "a", "address": "http://p:9090", "query": "up", "max": 1, "noDataLimit": 101}`,
 			p + "noDataLimit: Invalid value: 101"},
-		{`{"name": "a", "address": "http://p:9090", "query": "up", "max": 1}, {"name": "a", "address": "http://p:9090", "query": "up", "max": 1}`,
+		{`{"name": "a", "address": "http://p:9090", "query": "up", "max": 1},
+			{"name": "a", "address": "http://p:9090", "query": "up", "max": 1}`,
 			`healthGate.metrics[1].name: Duplicate value: "a"`},
 	} {
 		load := LoadKey(metricKey(c.check))

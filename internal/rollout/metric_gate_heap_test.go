@@ -14,14 +14,16 @@ import (
 // metricFleetKey has three checks, the most a key is likely to carry.
 var metricFleetKey = `{"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}, "paused": true,
 	"healthGate": {"metrics": [` + strings.Join([]string{
-	metricCheckJSON("p99", `histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{node=~\"{{.NodesRegex}}\"}[2m])))`),
+	metricCheckJSON("p99", `histogram_quantile(0.99, sum by (le) `+
+		`(rate(http_request_duration_seconds_bucket{node=~\"{{.NodesRegex}}\"}[2m])))`),
 	metricCheckJSON("throttled", `max(rate(container_cpu_cfs_throttled_periods_total{node=~\"{{.CanariesRegex}}\"}[2m]))`),
-	metricCheckJSON("evictions", `sum(increase(koordlet_pod_eviction{node=~\"{{.NodesRegex}}\"}[{{.Interval}}])) or vector(0)`),
+	metricCheckJSON("evictions",
+		`sum(increase(koordlet_pod_eviction{node=~\"{{.NodesRegex}}\"}[{{.Interval}}])) or vector(0)`),
 }, ", ") + `]}}`
 
 func metricCheckJSON(name, query string) string {
-	return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "max": 1, "intervalSeconds": 30, "failureLimit": 1, "query": "%s"}`,
-		name, query)
+	return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "max": 1, "intervalSeconds": 30,
+		"failureLimit": 1, "query": "%s"}`, name, query)
 }
 
 // metricFleet is a plan input of n nodes (1% canaries), every one reached,
@@ -53,7 +55,8 @@ func heapAfterGC() uint64 {
 // built for one measurement and dropped (docs/rollout.md#metric-gates).
 func TestMetricGateKeepsNothingPerNode(t *testing.T) {
 	const n = 10000
-	with, without := metricFleet(n, metricFleetKey), metricFleet(n, `{"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}, "paused": true, "healthGate": {}}`)
+	const gateOnly = `{"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}, "paused": true, "healthGate": {}}`
+	with, without := metricFleet(n, metricFleetKey), metricFleet(n, gateOnly)
 	queries, err := Memory{}.MetricQueries(with)
 	if err != nil || len(queries) != 3 {
 		t.Fatalf("queries %d, %v", len(queries), err)
@@ -64,7 +67,6 @@ func TestMetricGateKeepsNothingPerNode(t *testing.T) {
 		size += len(q.Query)
 		with.MetricSamples[q.Check.Name] = MetricSample{Value: 2} // out of bounds: recorded
 	}
-	queries = nil
 
 	plain, plainKept := planKept(without)
 	gated, gatedKept := planKept(with)

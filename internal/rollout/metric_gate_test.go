@@ -43,6 +43,7 @@ func TestNodesRegex(t *testing.T) {
 func TestJudgeMetric(t *testing.T) {
 	load := LoadKey(metricKey(latencyCheck + `, "failureLimit": 1, "noDataLimit": 1}`))
 	c := &load.Policy.HealthGate.Metrics[0]
+	const value2, noDataSeen = "value 2", "no data"
 	bad, good := MetricSample{Value: 2}, MetricSample{Value: 0.1}
 	noData, down := MetricSample{NoData: true}, MetricSample{Err: "Prometheus unreachable: connection refused"}
 	for _, tc := range []struct {
@@ -52,17 +53,20 @@ func TestJudgeMetric(t *testing.T) {
 		kept    bool
 	}{
 		{"a pass keeps nothing", []MetricSample{good}, MetricRecord{}, false},
-		{"one failure, within the limit", []MetricSample{bad}, MetricRecord{Failures: 1, Seen: "value 2 outside <= 0.5"}, true},
-		{"two consecutive failures fail", []MetricSample{bad, bad}, MetricRecord{Failures: 2, Seen: "value 2", Failed: true}, true},
-		{"a pass between resets", []MetricSample{bad, good, bad}, MetricRecord{Failures: 1, Seen: "value 2"}, true},
-		{"no data within its limit", []MetricSample{noData}, MetricRecord{NoData: 1, Seen: "no data"}, true},
-		{"no data beyond its limit counts", []MetricSample{noData, noData}, MetricRecord{NoData: 2, Failures: 1, Seen: "no data"}, true},
+		{"one failure, within the limit", []MetricSample{bad},
+			MetricRecord{Failures: 1, Seen: "value 2 outside <= 0.5"}, true},
+		{"two consecutive failures fail", []MetricSample{bad, bad},
+			MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
+		{"a pass between resets", []MetricSample{bad, good, bad}, MetricRecord{Failures: 1, Seen: value2}, true},
+		{"no data within its limit", []MetricSample{noData}, MetricRecord{NoData: 1, Seen: noDataSeen}, true},
+		{"no data beyond its limit counts", []MetricSample{noData, noData},
+			MetricRecord{NoData: 2, Failures: 1, Seen: noDataSeen}, true},
 		{"no data then a failure", []MetricSample{noData, noData, bad},
-			MetricRecord{Failures: 2, Seen: "value 2", Failed: true}, true},
-		{"NaN is no data", []MetricSample{{Value: nan()}}, MetricRecord{NoData: 1, Seen: "no data"}, true},
+			MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
+		{"NaN is no data", []MetricSample{{Value: nan()}}, MetricRecord{NoData: 1, Seen: noDataSeen}, true},
 		{"unreachable twice fails", []MetricSample{down, down},
 			MetricRecord{Failures: 2, Seen: "Prometheus unreachable", Failed: true}, true},
-		{"a verdict stays", []MetricSample{bad, bad, good}, MetricRecord{Failures: 2, Seen: "value 2", Failed: true}, true},
+		{"a verdict stays", []MetricSample{bad, bad, good}, MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
 	} {
 		var r MetricRecord
 		kept := false
@@ -113,8 +117,9 @@ func TestDecideMetricGate(t *testing.T) {
 		t.Fatalf("a second failure halts: %+v", d.Record.Health)
 	}
 	events, _ := decisionEvents(load, d, "")
-	if len(events) != 1 || !strings.Contains(events[0].Note,
-		"halted by its health gate: metric check latency failed: value 2 outside <= 0.5 (2 consecutive failures); reverting") {
+	const note = "halted by its health gate: metric check latency failed: value 2 outside <= 0.5 " +
+		"(2 consecutive failures); reverting"
+	if len(events) != 1 || !strings.Contains(events[0].Note, note) {
 		t.Errorf("events %+v", events)
 	}
 	if r := revertOf(d.Record); r == nil || !strings.Contains(r.Summary, "metric check latency failed") {

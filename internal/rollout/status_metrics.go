@@ -23,7 +23,10 @@ type StatusMetric struct {
 // metricStatus lists the metric records of h by name; the record holds at
 // most one per check, so the list is bounded as the checks are.
 func metricStatus(h *HealthRecord) []StatusMetric {
-	var out []StatusMetric
+	if len(h.Metrics) == 0 {
+		return nil
+	}
+	out := make([]StatusMetric, 0, len(h.Metrics))
 	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
 		r := h.Metrics[name]
 		out = append(out, StatusMetric{Name: name, Failures: r.Failures, NoData: r.NoData, Seen: r.Seen,
