@@ -1,11 +1,13 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"strings"
 	"text/template"
+	"text/template/parse"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -215,21 +217,50 @@ func (c *MetricCheck) compileQuery(v *string, path *field.Path) field.ErrorList 
 	if err != nil {
 		return field.ErrorList{field.Invalid(path, sloconfig.Echo(c.Query), "does not parse as a template: "+err.Error())}
 	}
+	if err := onlyFields(t); err != nil {
+		return field.ErrorList{field.Invalid(path, sloconfig.Echo(c.Query), err.Error())}
+	}
 	sample := MetricQueryData{NodesRegex: nodesRegex([]string{"node-a", "node-b.example"}),
 		CanariesRegex: nodesRegex([]string{"node-a"}), Interval: "60s"}
 	var out strings.Builder
 	if err := t.Execute(&out, sample); err != nil {
 		return field.ErrorList{field.Invalid(path, sloconfig.Echo(c.Query), "does not execute: "+templateHint(err))}
 	}
-	if strings.TrimSpace(out.String()) == "" {
-		return field.ErrorList{field.Invalid(path, sloconfig.Echo(c.Query), "renders an empty query")}
-	}
 	c.query = t
+	return nil
+}
+
+// onlyFields checks that a query template holds text and fields only: no
+// function, loop, condition or template call, so that rendering it costs
+// what its text and the regexes cost, in the webhook and the controller
+// alike (a range or a printf width could take seconds or gigabytes).
+func onlyFields(t *template.Template) error {
+	if len(t.Templates()) > 1 || t.Tree == nil {
+		return errors.New("must not define templates: only the fields " + fieldList + " may be used")
+	}
+	for _, n := range t.Root.Nodes {
+		switch n := n.(type) {
+		case *parse.TextNode:
+		case *parse.ActionNode:
+			p := n.Pipe
+			if len(p.Decl) == 0 && len(p.Cmds) == 1 && len(p.Cmds[0].Args) == 1 {
+				if _, ok := p.Cmds[0].Args[0].(*parse.FieldNode); ok {
+					continue
+				}
+			}
+			return fmt.Errorf("%s: only the fields %s may be used, without functions", n, fieldList)
+		default:
+			return fmt.Errorf("%s: only the fields %s may be used, without conditions or loops", n, fieldList)
+		}
+	}
 	return nil
 }
 
 // templateFields are the fields a query template may use.
 var templateFields = []string{"NodesRegex", "CanariesRegex", "Interval"}
+
+// fieldList names the template's fields for messages.
+var fieldList = "{{." + strings.Join(templateFields, "}}, {{.") + "}}"
 
 // templateHint is a template's execution error, with the closest field
 // name when the template names one that does not exist.
@@ -244,7 +275,7 @@ func templateHint(err error) string {
 	if best := sloconfig.Closest(name, templateFields); best != "" {
 		return fmt.Sprintf("%s (did you mean {{.%s}}?)", msg, best)
 	}
-	return fmt.Sprintf("%s (the fields are {{.%s}})", msg, strings.Join(templateFields, "}}, {{."))
+	return fmt.Sprintf("%s (the fields are %s)", msg, fieldList)
 }
 
 // usesCanaries reports whether a query template renders the canaries' regex.

@@ -38,7 +38,7 @@ func TestMetricCheckDefaults(t *testing.T) {
 }
 
 func TestMetricCheckErrors(t *testing.T) {
-	const p = "healthGate.metrics[0]."
+	const p, noDefine = "healthGate.metrics[0].", "must not define templates"
 	for _, c := range []struct{ check, want string }{
 		{`{"address": "http://p:9090", "query": "up", "max": 1}`, p + "name: Required value"},
 		{`{"name": "P99", "address": "http://p:9090", "query": "up", "max": 1}`, p + `name: Invalid value: "P99"`},
@@ -60,8 +60,18 @@ func TestMetricCheckErrors(t *testing.T) {
 			`does not execute: template: healthGate.metrics[0].query:1:11: ` +
 				`executing "healthGate.metrics[0].query" at <.NodeRegex>: ` +
 				`can't evaluate field NodeRegex in type rollout.MetricQueryData (did you mean {{.NodesRegex}}?)`},
-		{`{"name": "a", "address": "http://p:9090", "query": "{{\"\"}}", "max": 1}`,
-			p + "query: Invalid value: \"{{\\\"\\\"}}\": renders an empty query"},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{printf \"%999999999d\" 1}}", "max": 1}`,
+			`{{printf "%999999999d" 1}}: only the fields {{.NodesRegex}}, {{.CanariesRegex}}, {{.Interval}} may be used`},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{range 1000000000}}x{{end}}", "max": 1}`,
+			"{{range 1000000000}}x{{end}}: only the fields"},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{define \"a\"}}{{template \"a\"}}{{end}}up", "max": 1}`,
+			noDefine},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{define \"a\"}}up{{end}}", "max": 1}`,
+			noDefine},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{block \"a\" .}}up{{end}}", "max": 1}`,
+			noDefine},
+		{`{"name": "a", "address": "http://p:9090", "query": "{{if .Interval}}up{{end}}", "max": 1}`,
+			"without conditions or loops"},
 		{`{"name": "a", "address": "http://p:9090", "query": "up"}`,
 			p + "max: Required value: a check needs min, max or both"},
 		{`{"name": "a", "address": "http://p:9090", "query": "up", "min": 2, "max": 1}`,
