@@ -97,10 +97,12 @@ RACE_TESTS = internal/sloconfig:^TestConcurrent
 MODULE = $(shell go list -m)
 
 # The chart tests (test/chart) run bin/helm and bin/kustomize: both are
-# installed first.
+# installed first; the metric gate's specs (internal/controller) start
+# bin/prometheus.
 .PHONY: test
-test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setup-envtest ## Run every test (unit, envtest, chart, fuzz, alerts) against a real kube-apiserver and etcd, with -race where concurrency is exercised.
+test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setup-envtest prometheus ## Run every test (unit, envtest, chart, fuzz, alerts) against a real kube-apiserver and etcd (and Prometheus), with -race where concurrency is exercised.
 	@export KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
+	export PROMETHEUS="$(PROMETHEUS)"; \
 	all=$$(go list ./... | grep -v /test/e2e); \
 	norace=$$(printf '$(MODULE)/%s\n' $(NORACE_PACKAGES)); \
 	for p in $$norace; do grep -qxF "$$p" <<<"$$all" || { echo "NORACE_PACKAGES: no package $$p" >&2; exit 2; }; done; \
@@ -416,6 +418,7 @@ ENVTEST ?= $(LOCALBIN)/setup-envtest
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 HELM ?= $(LOCALBIN)/helm
 PROMTOOL ?= $(LOCALBIN)/promtool
+PROMETHEUS ?= $(LOCALBIN)/prometheus
 KREW ?= $(LOCALBIN)/krew
 
 # v5.8.3 and later need Go 1.27; this project builds with Go 1.26.
@@ -472,6 +475,15 @@ $(KREW): $(LOCALBIN)
 promtool: $(PROMTOOL) ## Install promtool into bin/.
 $(PROMTOOL): $(LOCALBIN)
 	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION),-tags=remove_all_sd)
+
+# The Prometheus server the metric gate's specs query (internal/controller,
+# metric_gate_test.go), from the same module, version and tags as promtool:
+# with promtool's build cache warm, only cmd/prometheus's own packages are
+# compiled.
+.PHONY: prometheus
+prometheus: $(PROMETHEUS) ## Install the Prometheus server into bin/.
+$(PROMETHEUS): $(LOCALBIN)
+	$(call go-install-tool,$(PROMETHEUS),github.com/prometheus/prometheus/cmd/prometheus,$(PROMTOOL_VERSION),-tags=remove_all_sd)
 
 # go-install-tool installs package $(2) at version $(3) as $(1)-$(3) and links
 # $(1) to it; $(4) are further flags of go install.

@@ -110,6 +110,11 @@ func (w *healthWatch) observe(ctx context.Context, gate *rollout.HealthGate) (ma
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.ctx.Err(); err != nil {
+		// The manager is stopping and Start waits for the watches' goroutines:
+		// starting one now would race with that wait.
+		return nil, fmt.Errorf("the health gate's watches are stopping: %w", err)
+	}
 	settings := settingsOf(gate)
 	if w.running != nil && w.running.settings != settings {
 		w.stopLocked()

@@ -42,6 +42,8 @@ type rolloutDriver struct {
 	// health watches the nodes while a rollout key's health gate judges a
 	// rollout (docs/rollout.md#health-gates).
 	health *healthWatch
+	// metrics queries Prometheus for the health gate's metric checks.
+	metrics metricQuerier
 
 	// memory is what the last decision left for the next.
 	memory rollout.Memory
@@ -90,6 +92,11 @@ func (d *rolloutDriver) plan(
 			return rollout.Plan{}, err
 		}
 		in.Health = health
+		queries, err := d.memory.MetricQueries(in)
+		if err != nil {
+			return rollout.Plan{}, err
+		}
+		measureMetrics(ctx, d.metrics, queries, &in)
 	} else {
 		d.health.stop()
 	}

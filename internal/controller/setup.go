@@ -115,6 +115,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			clock:         clk,
 			releasedNodes: sig.releasedNodes,
 			health:        health,
+			metrics:       &prometheusQuerier{},
 		},
 	}
 	if err := configs.setupWithManager(mgr); err != nil {

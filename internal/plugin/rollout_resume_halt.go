@@ -57,6 +57,9 @@ func resumeHalt(ctx context.Context, c client.Client, ref ConfigMapRef, cm *core
 	}
 	tolerated := fmt.Sprintf("the unhealthy nodes known (%d: %s) are tolerated from now on: "+
 		"the gate halts again only when more than it allows turn unhealthy beyond them", len(halt.Unhealthy), halt.Summary())
+	if halt.MetricFailed() {
+		tolerated += "; the metric checks count their failures afresh"
+	}
 	if halt.ResumedBy(load.Policy, rollout.KeyFingerprint(raw)) {
 		printLine(out, fmt.Sprintf("ConfigMap %s: %s changed since the health gate halted the rollout and is not paused, "+
 			"so the controller resumes it; nothing written; %s", ref, sloconfig.KeyRollout, tolerated))

@@ -30,11 +30,15 @@ func (s RolloutStatus) resuming() bool {
 func (s RolloutStatus) writeVerdicts(w io.Writer) {
 	st := s.Status
 	h := st.Health
-	if h == nil || (h.Unhealthy == 0 && !st.Halted()) {
+	if h == nil || (h.Unhealthy == 0 && !st.Halted() && len(h.Metrics) == 0) {
 		return
 	}
 	counted := h.Unhealthy - h.Tolerated
 	switch {
+	case st.Halted() && haltedByMetrics(h, counted):
+		printLine(w, fmt.Sprintf("halted: yes, by the health gate's metric checks at %s",
+			h.HaltedAt.UTC().Format(time.RFC3339)))
+	case h.Unhealthy == 0 && !st.Halted():
 	case st.Halted():
 		beyond := ""
 		if h.Tolerated > 0 {
@@ -61,6 +65,7 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 		printLine(w, fmt.Sprintf("unhealthy nodes not listed: %d more (the status lists the first %d by name)",
 			h.Omitted, len(h.Nodes)))
 	}
+	writeMetricChecks(w, h)
 	switch {
 	case !st.Halted():
 	case s.resuming():

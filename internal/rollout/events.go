@@ -65,8 +65,8 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 				"and the ConfigMap's data stays as it is, not in force"
 		}
 		out = append(out, Event{corev1.EventTypeWarning, ReasonHalted, "Halt " + target,
-			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s halted by its health gate: %d reached nodes unhealthy, "+
-				"more than the %d allowed: %s; %s", target, len(h.Unhealthy)-h.Tolerated, d.MaxUnhealthy, h.Summary(), then),
+			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s halted by its health gate: %s; %s",
+				target, haltReason(h, d.MaxUnhealthy), then),
 				sloconfig.MaxEventNote)})
 	}
 	if !d.Paused || d.Halted {

@@ -99,7 +99,7 @@ func (r Record) HaltOf(target string) (Halt, bool) {
 // currentHalt is the halt of the rollout in progress as a Halt.
 func (r Record) currentHalt() Halt {
 	return Halt{Target: r.Target, Revision: r.Revision, HaltedAt: r.Health.HaltedAt, Revert: r.Health.Revert,
-		Summary: sloconfig.Shorten(r.Health.Summary(), maxHaltSummary)}
+		Summary: sloconfig.Shorten(r.Health.HaltSummary(), maxHaltSummary)}
 }
 
 // haltsAfter is what a new rollout towards target remembers of r: r's

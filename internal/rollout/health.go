@@ -43,6 +43,9 @@ type HealthRecord struct {
 	// before these were kept has Judged zero: a halt judged at least one).
 	Judged  int `json:"judged,omitempty"`
 	Allowed int `json:"allowed,omitempty"`
+	// Metrics has, by check name, the metric checks not passing or failed
+	// (metric_gate.go); at most maxMetricChecks.
+	Metrics map[string]MetricRecord `json:"metrics,omitempty"`
 }
 
 // Halted reports whether the gate halted the rollout.
@@ -137,6 +140,8 @@ func Judge(gate *HealthGate, h NodeHealth) string {
 type HealthInput struct {
 	Judged    int
 	Unhealthy map[string]string
+	// Metrics are the metric checks measured, by name.
+	Metrics map[string]MetricSample
 }
 
 // gateWatches reports whether the gate of policy judges the rollout of rec
@@ -173,10 +178,15 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 		// Resumed: the verdicts known stay, and are tolerated.
 		next := *h
 		next.HaltedAt, next.HaltedKey, next.Revert, next.Tolerated = time.Time{}, "", false, len(h.Unhealthy)
-		next.Judged, next.Allowed = 0, 0
+		next.Judged, next.Allowed, next.Metrics = 0, 0, nil
 		h = &next
 	}
-	if gateWatches(policy, *rec, in.Now) && len(in.Health.Unhealthy) > 0 {
+	var gate *HealthGate
+	if policy != nil {
+		gate = policy.HealthGate
+	}
+	metrics, metricsChanged := judgeMetrics(h.metrics(), gate, in.Health.Metrics, in.Now)
+	if gateWatches(policy, *rec, in.Now) && (len(in.Health.Unhealthy) > 0 || metricsChanged) {
 		next := HealthRecord{}
 		if h != nil {
 			next = *h
@@ -190,10 +200,10 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 				next.Unhealthy[name] = in.Health.Unhealthy[name]
 			}
 		}
+		next.Metrics = metrics
 		h = &next
-		gate := policy.HealthGate
 		allowed = gate.MaxUnhealthy(in.Health.Judged)
-		if !h.Halted() && len(h.Unhealthy)-h.Tolerated > allowed {
+		if !h.Halted() && (len(h.Unhealthy)-h.Tolerated > allowed || h.MetricFailed()) {
 			h.HaltedAt, h.HaltedKey, h.Revert = in.Now, in.RolloutKey, gate.Revert
 			h.Judged, h.Allowed = in.Health.Judged, allowed
 			haltedNow = true

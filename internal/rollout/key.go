@@ -187,6 +187,7 @@ func compileKey(raw string) (*Policy, *sloconfig.Findings) {
 		var errs field.ErrorList
 		policy.HealthGate, errs = compileHealthGate(g)
 		found.Fail(errs...)
+		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, written.Canary != nil, found)
 	}
 	found.Fail(ranges...)
 	return policy, found

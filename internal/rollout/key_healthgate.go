@@ -49,6 +49,9 @@ type HealthGate struct {
 	// Revert: on a halt, write the previous revision back (onUnhealthy
 	// "revert"); otherwise only pause.
 	Revert bool
+	// Metrics are the checks on Prometheus (key_metricgate.go); a failed
+	// one halts whatever the nodes show.
+	Metrics []MetricCheck
 }
 
 // MaxUnhealthy is how many unhealthy nodes the gate tolerates among
@@ -93,10 +96,11 @@ func ConditionBad(t corev1.NodeConditionType, s corev1.ConditionStatus) bool {
 
 // healthGateDocument is healthGate as written; nil means "not set".
 type healthGateDocument struct {
-	MaxUnhealthyNodes *intstr.IntOrString `json:"maxUnhealthyNodes,omitempty"`
-	NodeConditions    []string            `json:"nodeConditions,omitempty"`
-	Evictions         *evictionsDocument  `json:"evictions,omitempty"`
-	OnUnhealthy       *string             `json:"onUnhealthy,omitempty"`
+	MaxUnhealthyNodes *intstr.IntOrString   `json:"maxUnhealthyNodes,omitempty"`
+	NodeConditions    []string              `json:"nodeConditions,omitempty"`
+	Evictions         *evictionsDocument    `json:"evictions,omitempty"`
+	OnUnhealthy       *string               `json:"onUnhealthy,omitempty"`
+	Metrics           []metricCheckDocument `json:"metrics,omitempty"`
 }
 
 type evictionsDocument struct {

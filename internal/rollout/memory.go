@@ -18,6 +18,9 @@ type Memory struct {
 	pausedReported string
 	// withheldReported identifies the RolloutWithheld Event last recorded.
 	withheldReported string
+	// metricsMeasured is when each metric check of the gate was last
+	// measured, by name; lost on a restart, which measures at once.
+	metricsMeasured map[string]time.Time
 }
 
 // Echo reports whether a reconcile of ConfigMap version is only the watch

@@ -56,6 +56,8 @@ type PlanInput struct {
 	Retry string
 	// Revision is the number of the revision of Config (0: not known yet).
 	Revision int64
+	// MetricSamples are the answers to Memory.MetricQueries, by check name.
+	MetricSamples map[string]MetricSample
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -134,9 +136,11 @@ func (m Memory) Plan(in PlanInput) Plan {
 	nodes, held := describe(in, m.gate)
 	target := in.Config.Fingerprint()
 	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
+	health := judgeReached(in, rec, target, nodes)
+	health.Metrics = in.MetricSamples
 	d := Decide(Input{
 		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,
-		RolloutKey: in.RolloutKey, Health: judgeReached(in, rec, target, nodes),
+		RolloutKey: in.RolloutKey, Health: health,
 		RevertOf: in.RevertOf, Retry: retry, Revision: in.Revision,
 	})
 	withheld := withheldOf(d.Record, in.Data)
@@ -155,6 +159,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		// The gate watches the soak after completion; decide again at its end.
 		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
 	}
+	mem.nextAt = earliestOf(mem.nextAt, mem.measured(in, d))
 	p := Plan{
 		Gate:    gate,
 		Release: d.Write,

@@ -125,6 +125,9 @@ type StatusHealth struct {
 	HaltedAt  time.Time `json:"haltedAt,omitzero"`
 	HaltedKey string    `json:"haltedKey,omitempty"`
 	Revert    bool      `json:"revert,omitempty"`
+	// Metrics are the metric checks whose last measurement did not pass,
+	// or that failed, by name (at most 10; status_metrics.go).
+	Metrics []StatusMetric `json:"metrics,omitempty"`
 }
 
 // UnhealthyNode is a reached node the gate judged unhealthy, and why.
@@ -258,6 +261,7 @@ func healthStatus(policy *Policy, h *HealthRecord, reached int) *StatusHealth {
 		out.Nodes = append(out.Nodes, UnhealthyNode{Name: name, Signal: signal})
 	}
 	out.Omitted = len(names) - len(out.Nodes)
+	out.Metrics = metricStatus(h)
 	return out
 }
 
@@ -266,5 +270,5 @@ func healthStatus(policy *Policy, h *HealthRecord, reached int) *StatusHealth {
 func gateSettings(g *HealthGate) string {
 	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; evictions %s, maxPerNode %d; onUnhealthy %s",
 		g.MaxUnhealthyNodes.String(), strings.Join(g.ConditionNames(), ", "),
-		strings.Join(g.EvictionReasons, ", "), g.MaxEvictionsPerNode, g.OnUnhealthy())
+		strings.Join(g.EvictionReasons, ", "), g.MaxEvictionsPerNode, g.OnUnhealthy()) + metricSettings(g)
 }

@@ -151,6 +151,8 @@ func (c *shapeChecker) check(n *jsonNode, t reflect.Type, path *field.Path) (val
 		return b, ok
 	case reflect.Int64, reflect.Int32:
 		return c.checkInt(n, t.Bits(), path)
+	case reflect.Float64:
+		return c.checkNumber(n, path)
 	case reflect.Interface:
 		return plainValue(n), true
 	default:
@@ -171,6 +173,21 @@ func (c *shapeChecker) checkInt(n *jsonNode, bits int, path *field.Path) (any, b
 		} else {
 			c.typeError(path, n, "an integer")
 		}
+		return nil, false
+	}
+	return num, true
+}
+
+// checkNumber checks a JSON number that fits a float64 (the bounds of a
+// rollout key's metric checks).
+func (c *shapeChecker) checkNumber(n *jsonNode, path *field.Path) (any, bool) {
+	num, ok := n.value.(json.Number)
+	if !ok {
+		c.typeError(path, n, "a number")
+		return nil, false
+	}
+	if _, err := strconv.ParseFloat(string(num), 64); err != nil {
+		c.typeError(path, n, "a number that fits in 64 bits")
 		return nil, false
 	}
 	return num, true

@@ -51,3 +51,7 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Closest is closestName for the parsers outside the engine, so that their
+// did-you-mean hints (a rollout key's query template) read alike.
+func Closest(name string, known []string) string { return closestName(name, known) }

@@ -1,0 +1,249 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+)
+
+// The health gate's metric checks (docs/rollout.md#metric-gates) against a
+// real Prometheus server (bin/prometheus, built by make prometheus from the
+// module promtool comes from), started by the test as envtest starts
+// kube-apiserver, scraping every second an exporter the test runs with one
+// series per node. The canary soak is an hour: no batch follows the
+// canaries, so whatever halts, halts at the canaries.
+
+// metricCanaries is how many of the fleet's 40 nodes are canaries.
+const metricCanaries = 2
+
+// prometheusBinary is the Prometheus server the specs start: $PROMETHEUS,
+// else the repository's bin/prometheus.
+func prometheusBinary() string {
+	if p := os.Getenv("PROMETHEUS"); p != "" {
+		return p
+	}
+	p, err := filepath.Abs(filepath.Join("..", "..", "bin", "prometheus"))
+	Expect(err).NotTo(HaveOccurred())
+	return p
+}
+
+// freeAddress is a loopback address nothing listens on once it returns.
+func freeAddress() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	addr := l.Addr().String()
+	Expect(l.Close()).To(Succeed())
+	return addr
+}
+
+// nodeExporter serves node_latency_seconds with one series per node.
+type nodeExporter struct {
+	server  *httptest.Server
+	latency *prometheus.GaugeVec
+}
+
+func startNodeExporter() *nodeExporter {
+	reg := prometheus.NewRegistry()
+	e := &nodeExporter{latency: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "node_latency_seconds", Help: "A service's latency on the node, as the test sets it.",
+	}, []string{"node"})}
+	reg.MustRegister(e.latency)
+	e.server = httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	DeferCleanup(e.server.Close)
+	return e
+}
+
+// startPrometheus starts the Prometheus server scraping target every
+// second and returns its URL once it is ready; it is stopped at cleanup.
+func startPrometheus(target string) string {
+	binary := prometheusBinary()
+	Expect(binary).To(BeAnExistingFile(),
+		"the Prometheus server is missing: make prometheus builds it into bin/ (or set PROMETHEUS)")
+	dir := GinkgoT().TempDir()
+	config := fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
+scrape_configs:
+  - job_name: nodes
+    scrape_interval: 1s
+    static_configs: [{targets: [%q]}]
+`, target)
+	Expect(os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)).To(Succeed())
+	addr := freeAddress()
+	cmd := exec.Command(binary, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+	Expect(cmd.Start()).To(Succeed())
+	DeferCleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	url := "http://" + addr
+	Eventually(func() (int, error) {
+		resp, err := http.Get(url + "/-/ready") //nolint:noctx // a readiness probe of a local process
+		if err != nil {
+			return 0, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, nil
+	}).WithTimeout(time.Minute).Should(Equal(http.StatusOK), "Prometheus did not get ready")
+	return url
+}
+
+// promQuery asks Prometheus at url for a query's one value (NaN: no data).
+func promQuery(ctx context.Context, url, query string) func() (float64, error) {
+	client, err := api.NewClient(api.Config{Address: url})
+	Expect(err).NotTo(HaveOccurred())
+	prom := promv1.NewAPI(client)
+	return func() (float64, error) {
+		v, _, err := prom.Query(ctx, query, time.Now())
+		if err != nil {
+			return 0, err
+		}
+		if vec, ok := v.(model.Vector); ok && len(vec) == 1 {
+			return float64(vec[0].Value), nil
+		}
+		return -1, nil
+	}
+}
+
+// metricGatePolicy is a rollout key with the one metric check given and
+// an hour's canary soak.
+func metricGatePolicy(check string) string {
+	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2,
+		"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": 3600},
+		"healthGate": {"maxUnhealthyNodes": 1, "metrics": [%s]}}`, rolloutStep, canaryLabel, check)
+}
+
+// measurements counts the gate's measurements of a check with a result
+// ("": any).
+func measurements(check, result string) func() float64 {
+	labels := map[string]string{"check": check}
+	if result != "" {
+		labels["result"] = result
+	}
+	return func() float64 { return metricValue(controller.MetricGateMeasurements, labels) }
+}
+
+var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, Ordered, func() {
+	var (
+		exporter *nodeExporter
+		promURL  string
+	)
+	BeforeAll(func() {
+		exporter = startNodeExporter()
+		promURL = startPrometheus(exporter.server.Listener.Addr().String())
+	})
+
+	// start creates the fleet under a key without a gate, waits until
+	// Prometheus holds every node's series (when exported), changes the
+	// configuration under policy and returns once the canaries have it.
+	start := func(ctx SpecContext, policy string, export bool) (*corev1.ConfigMap, fleet) {
+		cm := setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
+		f := createFleetWith(ctx, 50, metricCanaries)
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		target := record(ctx).Target
+		if export {
+			for _, n := range f.names {
+				exporter.latency.WithLabelValues(n).Set(0.1)
+			}
+			Eventually(promQuery(ctx, promURL, "count(node_latency_seconds == 0.1)")).
+				Should(BeNumerically(">=", rolloutNodes), "Prometheus did not scrape every node's series")
+		}
+		waitUntilQuiet()
+		writes.Reset()
+		setConfig(ctx, rolloutData(40, policy))
+		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+			func(reached []string) bool { return len(reached) >= metricCanaries })
+		onlyMetricCanariesReached(ctx, f)
+		return cm, f
+	}
+
+	It("halts at the first measurement once a reached canary's value crosses the threshold, not on an unreached node's",
+		func(ctx SpecContext) {
+			const check = "latency"
+			cm, f := start(ctx, metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": %q, "max": 0.5,
+				"query": "max(node_latency_seconds{node=~\"{{.NodesRegex}}\"})", "intervalSeconds": 1}`,
+				check, promURL)), true)
+			Eventually(measurements(check, controller.MeasurementPass)).Should(BeNumerically(">=", 1),
+				"the gate measured the canaries")
+
+			// An unreached node crosses the threshold: the gate keeps passing.
+			unreached := slices.DeleteFunc(slices.Clone(f.names), func(n string) bool { return f.canaries[n] })[0]
+			exporter.latency.WithLabelValues(unreached).Set(2)
+			Eventually(promQuery(ctx, promURL, fmt.Sprintf(`node_latency_seconds{node=%q}`, unreached))).Should(Equal(2.0))
+			passed := measurements(check, controller.MeasurementPass)()
+			Eventually(measurements(check, controller.MeasurementPass)).Should(BeNumerically(">=", passed+2),
+				"two measurements after Prometheus held the unreached node's value")
+			Expect(measurements(check, controller.MeasurementOutOfBounds)()).To(BeZero())
+			Expect(record(ctx).Health.Halted()).To(BeFalse())
+
+			// A reached canary crosses it: the next measurement halts.
+			canary := f.canaryNames()[0]
+			exporter.latency.WithLabelValues(canary).Set(2)
+			Eventually(promQuery(ctx, promURL, fmt.Sprintf(`node_latency_seconds{node=%q}`, canary))).Should(Equal(2.0))
+			passed = measurements(check, controller.MeasurementPass)()
+			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
+			Expect(measurements(check, controller.MeasurementPass)()).To(BeNumerically("<=", passed+1),
+				"at most one measurement, begun before Prometheus held the value, passed after it")
+			Expect(measurements(check, controller.MeasurementOutOfBounds)()).To(Equal(1.0),
+				"the first measurement out of bounds halted, and none followed the halt")
+			h := record(ctx).Health
+			Expect(h.Metrics).To(HaveKeyWithValue(check, And(
+				HaveField("Failed", BeTrue()), HaveField("Failures", 1),
+				HaveField("Seen", "value 2 outside <= 0.5"))))
+			Expect(h.Unhealthy).To(BeEmpty(), "the nodes themselves stayed healthy")
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(
+				ContainSubstring("halted by its health gate: metric check latency failed: value 2 outside <= 0.5")))
+			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			onlyMetricCanariesReached(ctx, f)
+			for _, n := range f.names {
+				exporter.latency.DeleteLabelValues(n)
+			}
+		})
+
+	It("halts when Prometheus is unreachable beyond the failure limit, and says so", func(ctx SpecContext) {
+		const check = "reachable"
+		down := "http://" + freeAddress()
+		cm, f := start(ctx, metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": %q, "min": 0,
+			"query": "max(up{instance=~\"{{.CanariesRegex}}\"})", "intervalSeconds": 1, "failureLimit": 2}`,
+			check, down)), false)
+		Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
+		Expect(measurements(check, controller.MeasurementError)()).To(Equal(3.0),
+			"halted at the third consecutive failure, not before, and measured no more")
+		Expect(measurements(check, "")()).To(Equal(3.0))
+		Expect(record(ctx).Health.Metrics).To(HaveKeyWithValue(check, And(
+			HaveField("Failed", BeTrue()), HaveField("Failures", 3),
+			HaveField("Seen", ContainSubstring("Prometheus unreachable at "+down)))))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
+			ContainSubstring("metric check reachable failed: Prometheus unreachable at "+down),
+			ContainSubstring("(3 consecutive failures)"))))
+		onlyMetricCanariesReached(ctx, f)
+	})
+})
+
+// onlyMetricCanariesReached checks that no node of f but a canary has the
+// configuration changed to.
+func onlyMetricCanariesReached(ctx context.Context, f fleet) {
+	canaries, others := f.split(f.at(ctx, 40))
+	Expect(others).To(BeZero(), "a node beyond the canaries was reached")
+	Expect(canaries).To(Equal(metricCanaries))
+}

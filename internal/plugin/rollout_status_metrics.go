@@ -1,0 +1,35 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+)
+
+// The metric checks' part of `rollout status` (docs/rollout.md#metric-gates):
+// the checks whose last measurement did not pass, or that failed, as the
+// status on the revision in force lists them.
+
+// haltedByMetrics reports whether a halt came from a failed metric check
+// rather than from the counted unhealthy nodes.
+func haltedByMetrics(h *rollout.StatusHealth, counted int) bool {
+	failed := false
+	for _, m := range h.Metrics {
+		failed = failed || m.Failed
+	}
+	return failed && (counted == 0 || (h.Allowed >= 0 && counted <= h.Allowed))
+}
+
+// writeMetricChecks prints one line a check the status lists.
+func writeMetricChecks(w io.Writer, h *rollout.StatusHealth) {
+	for _, m := range h.Metrics {
+		state := "not passing"
+		if m.Failed {
+			state = "failed"
+		}
+		printLine(w, fmt.Sprintf("metric check %s: %s at %s: %s (%d consecutive failures, %d without data)",
+			m.Name, state, m.At.UTC().Format(time.RFC3339), m.Seen, m.Failures, m.NoData))
+	}
+}

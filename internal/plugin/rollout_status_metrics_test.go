@@ -1,0 +1,42 @@
+package plugin
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+)
+
+// A halt by a metric check says so, not that nodes were unhealthy, and
+// lists the check with what it saw; a check not passing yet is listed
+// while the rollout goes on.
+func TestRolloutStatusMetricChecks(t *testing.T) {
+	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
+	s := halted(data, "1", nil)
+	s.Health.Metrics = []rollout.StatusMetric{{Name: "latency", Failures: 1, Seen: "value 2 outside <= 0.5",
+		At: s.Updated, Failed: true}}
+	out, err := followStatus(t, statusCluster(t, data, inForce(7, data, &s)), false)
+	expectPending(t, err)
+	for _, want := range []string{
+		"halted: yes, by the health gate's metric checks at 2026",
+		"metric check latency: failed at 2026",
+		": value 2 outside <= 0.5 (1 consecutive failures, 0 without data)",
+		"resume: kubectl nodeslo rollout resume",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "reached nodes unhealthy") {
+		t.Errorf("a metric halt reported as unhealthy nodes:\n%s", out)
+	}
+
+	going := midRollout(data)
+	going.Health = &rollout.StatusHealth{Allowed: 1, AllowedOf: 3, Metrics: []rollout.StatusMetric{
+		{Name: "latency", NoData: 1, Seen: "no data", At: going.Updated}}}
+	out, err = followStatus(t, statusCluster(t, data, inForce(7, data, &going)), false)
+	expectPending(t, err)
+	if !strings.Contains(out, "metric check latency: not passing at ") || strings.Contains(out, "unhealthy:") {
+		t.Errorf("a check not passing, no node unhealthy:\n%s", out)
+	}
+}

@@ -1,0 +1,310 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// The metric checks of a health gate (docs/rollout.md#metric-gates), as
+// pure code: which checks are due and their queries over the nodes reached
+// (MetricQueries), and the judgement of what Prometheus answered. The
+// controller runs the queries (internal/controller/metric_gate_querier.go)
+// and hands the samples to the next Plan. Nothing per node is kept: the
+// regex of names is built for one measurement and dropped.
+
+// MetricQuery is one due check with its query rendered for the nodes reached.
+type MetricQuery struct {
+	Check *MetricCheck
+	Query string
+}
+
+// MetricSample is what one measurement of a check found: Err when
+// Prometheus could not be asked or refused the query, else NoData when it
+// returned no number, else Value.
+type MetricSample struct {
+	Value  float64
+	NoData bool
+	Err    string
+}
+
+// MetricRecord is what the gate keeps of one check during a rollout, in
+// the HealthRecord: only while its last measurement did not pass, or once
+// it failed, so that a passing check writes nothing.
+type MetricRecord struct {
+	// Failures counts the consecutive failed measurements (out of bounds,
+	// Prometheus unreachable, or no data beyond noDataLimit), NoData the
+	// consecutive ones without data.
+	Failures int `json:"failures,omitempty"`
+	NoData   int `json:"noData,omitempty"`
+	// Seen is what the last of them saw (a value, no data, or the error),
+	// At when.
+	Seen string    `json:"seen"`
+	At   time.Time `json:"at"`
+	// Failed: more consecutive failures than failureLimit; the check's
+	// verdict for the rest of the rollout, as a node's is.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// maxMetricSeen bounds what a record keeps of a measurement.
+const maxMetricSeen = 200
+
+// matchNoName is a regex that matches no name: the canaries' regex when
+// no canary is reached. It holds no backslash, like every regex rendered.
+const matchNoName = "$.^"
+
+// nodesRegex is an anchored regex matching exactly names. Node names are
+// DNS subdomains, so "." is their only metacharacter: it is written "[.]",
+// which needs no backslash whatever quotes the query puts around it.
+func nodesRegex(names []string) string {
+	if len(names) == 0 {
+		return matchNoName
+	}
+	size := len("^(?:)$") + len(names)
+	for _, n := range names {
+		size += len(n) + 2*strings.Count(n, ".") // "[.]" for "."
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString("^(?:")
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		for _, r := range n {
+			switch {
+			case r == '.':
+				b.WriteString("[.]")
+			case strings.ContainsRune(`\+*?()|[]{}^$`, r):
+				// Not in a node name; escaped all the same.
+				b.WriteString(`\`)
+				b.WriteRune(r)
+			default:
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteString(")$")
+	return b.String()
+}
+
+// promDuration renders d as a PromQL duration in seconds ("60s").
+func promDuration(d time.Duration) string {
+	return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+}
+
+// MetricQueries are the checks due now with their queries, over the nodes
+// this rollout reached (its NodeSLO written since the rollout started) and
+// the canaries among them. None while the gate does not judge the rollout
+// of in's configuration, while it is halted, or before any node is reached.
+func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
+	policy := in.Rollout.Policy
+	if policy == nil || policy.HealthGate == nil || len(policy.HealthGate.Metrics) == 0 || in.Config == nil {
+		return nil, nil
+	}
+	rec, err := ParseRecord(in.Record)
+	if err != nil || rec.Target != in.Config.Fingerprint() || !gateWatches(policy, rec, in.Now) ||
+		(rec.Health.Halted() && !rec.Health.ResumedBy(policy, in.RolloutKey)) {
+		return nil, nil //nolint:nilerr // an unreadable record starts a new rollout, which nothing reached yet
+	}
+	var due []*MetricCheck
+	for i := range policy.HealthGate.Metrics {
+		c := &policy.HealthGate.Metrics[i]
+		if last, ok := m.metricsMeasured[c.Name]; !ok || !in.Now.Before(last.Add(c.Interval)) {
+			due = append(due, c)
+		}
+	}
+	if len(due) == 0 {
+		return nil, nil
+	}
+	since := rec.Started.Truncate(time.Second) // the annotation has seconds
+	var reached, canaries []string
+	for _, o := range in.Nodes {
+		if !o.hasNodeSLO() || o.WrittenAt.Before(since) {
+			continue
+		}
+		reached = append(reached, o.Node.Name)
+		if policy.IsCanary(o.Node.Labels) {
+			canaries = append(canaries, o.Node.Name)
+		}
+	}
+	if len(reached) == 0 {
+		return nil, nil
+	}
+	slices.Sort(reached)
+	slices.Sort(canaries)
+	nodes, canaryNodes := nodesRegex(reached), nodesRegex(canaries)
+	out := make([]MetricQuery, 0, len(due))
+	for _, c := range due {
+		q, err := c.Render(MetricQueryData{NodesRegex: nodes, CanariesRegex: canaryNodes, Interval: promDuration(c.Interval)})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, MetricQuery{Check: c, Query: q})
+	}
+	return out, nil
+}
+
+// measured notes the checks measured now, and returns when the next check
+// is due (zero: none is measured any more).
+func (m *Memory) measured(in PlanInput, d Decision) time.Time {
+	policy := in.Rollout.Policy
+	if policy == nil || policy.HealthGate == nil || len(policy.HealthGate.Metrics) == 0 ||
+		d.Halted || !gateWatches(policy, d.Record, in.Now) {
+		m.metricsMeasured = nil
+		return time.Time{}
+	}
+	next := make(map[string]time.Time, len(policy.HealthGate.Metrics))
+	var due time.Time
+	for _, c := range policy.HealthGate.Metrics {
+		last, ok := m.metricsMeasured[c.Name]
+		if _, now := in.MetricSamples[c.Name]; now || !ok {
+			last = in.Now
+		}
+		next[c.Name] = last
+		due = earliestOf(due, last.Add(c.Interval))
+	}
+	m.metricsMeasured = next
+	return due
+}
+
+// earliestOf is the earlier of two times, zero standing for "never".
+func earliestOf(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// judgeMetrics merges the samples of gate's checks into prior, the
+// records of a rollout; it returns the records and whether they changed.
+func judgeMetrics(
+	prior map[string]MetricRecord, gate *HealthGate, samples map[string]MetricSample, now time.Time,
+) (map[string]MetricRecord, bool) {
+	if gate == nil || len(samples) == 0 {
+		return prior, false
+	}
+	out := maps.Clone(prior)
+	if out == nil {
+		out = map[string]MetricRecord{}
+	}
+	for i := range gate.Metrics {
+		c := &gate.Metrics[i]
+		s, ok := samples[c.Name]
+		if !ok {
+			continue
+		}
+		if r, keep := judgeMetric(c, out[c.Name], s, now); keep {
+			out[c.Name] = r
+		} else {
+			delete(out, c.Name)
+		}
+	}
+	changed := !maps.Equal(out, prior)
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, changed
+}
+
+// judgeMetric counts one sample of check c into its record r; keep is
+// false when there is nothing to keep (it passed, and had not failed).
+func judgeMetric(c *MetricCheck, r MetricRecord, s MetricSample, now time.Time) (MetricRecord, bool) {
+	if r.Failed {
+		return r, true // a verdict stands for the rest of the rollout
+	}
+	switch {
+	case s.Err != "":
+		r.Failures++
+		r.Seen = s.Err
+	case s.NoData || math.IsNaN(s.Value):
+		r.NoData++
+		r.Seen = "no data"
+		if r.NoData > c.NoDataLimit {
+			r.Failures++
+		}
+	case !c.Pass(s.Value):
+		r.Failures++
+		r.NoData = 0
+		r.Seen = "value " + FormatMetricValue(s.Value) + " outside " + c.Bounds()
+	default:
+		return MetricRecord{}, false
+	}
+	r.Seen, r.At = sloconfig.Shorten(r.Seen, maxMetricSeen), now
+	r.Failed = r.Failures > c.FailureLimit
+	return r, true
+}
+
+// FormatMetricValue renders a value as Prometheus does.
+func FormatMetricValue(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// MetricFailed reports whether a metric check failed during the rollout.
+func (h *HealthRecord) MetricFailed() bool {
+	if h == nil {
+		return false
+	}
+	for _, r := range h.Metrics {
+		if r.Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// metricSummary names the failed checks and what each saw last.
+func (h *HealthRecord) metricSummary() string {
+	if h == nil {
+		return ""
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
+		if r := h.Metrics[name]; r.Failed {
+			parts = append(parts, fmt.Sprintf("metric check %s failed: %s (%s)", name, r.Seen, consecutiveFailures(r.Failures)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// consecutiveFailures is "1 consecutive failure" or "N consecutive failures".
+func consecutiveFailures(n int) string {
+	if n == 1 {
+		return "1 consecutive failure"
+	}
+	return fmt.Sprintf("%d consecutive failures", n)
+}
+
+// HaltSummary says what halted the rollout: the unhealthy nodes with
+// their signals, the failed metric checks with what they saw.
+func (h *HealthRecord) HaltSummary() string {
+	return joinNonEmpty("; ", h.Summary(), h.metricSummary())
+}
+
+// haltReason is the body of a RolloutHalted Event: the nodes beyond those
+// allowed, and the metric checks that failed.
+func haltReason(h *HealthRecord, allowed int) string {
+	nodes := ""
+	if n := len(h.Unhealthy) - h.Tolerated; n > allowed {
+		nodes = fmt.Sprintf("%d reached nodes unhealthy, more than the %d allowed: %s", n, allowed, h.Summary())
+	}
+	return joinNonEmpty("; ", nodes, h.metricSummary())
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
+}
+
+// metrics is the metric records of h (nil: none).
+func (h *HealthRecord) metrics() map[string]MetricRecord {
+	if h == nil {
+		return nil
+	}
+	return h.Metrics
+}

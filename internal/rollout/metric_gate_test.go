@@ -1,0 +1,198 @@
+package rollout
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// The regex matches exactly the names given, as Prometheus anchors it too,
+// and holds no backslash; none given, it matches no name at all.
+func TestNodesRegex(t *testing.T) {
+	names := []string{"node-a", "node-b.zone1.example"}
+	re := regexp.MustCompile("^(?:" + nodesRegex(names) + ")$")
+	for _, n := range names {
+		if !re.MatchString(n) {
+			t.Errorf("%s not matched by %s", n, re)
+		}
+	}
+	for _, n := range []string{"node-a1", "xnode-a", "node-bxzone1.example", "node-b", ""} {
+		if re.MatchString(n) {
+			t.Errorf("%q matched by %s", n, re)
+		}
+	}
+	if strings.Contains(nodesRegex(names), `\`) {
+		t.Errorf("a backslash in %s", nodesRegex(names))
+	}
+	none := regexp.MustCompile("^(?:" + nodesRegex(nil) + ")$")
+	for _, n := range []string{"", "node-a"} {
+		if none.MatchString(n) {
+			t.Errorf("the empty set's regex %s matches %q", none, n)
+		}
+	}
+}
+
+// A check's consecutive failures count up to its failureLimit, a pass
+// resets them, no data counts as a failure only beyond noDataLimit, an
+// unreachable Prometheus counts as a failure, and a failed check's verdict
+// stays.
+func TestJudgeMetric(t *testing.T) {
+	load := LoadKey(metricKey(latencyCheck + `, "failureLimit": 1, "noDataLimit": 1}`))
+	c := &load.Policy.HealthGate.Metrics[0]
+	const value2, noDataSeen = "value 2", "no data"
+	bad, good := MetricSample{Value: 2}, MetricSample{Value: 0.1}
+	noData, down := MetricSample{NoData: true}, MetricSample{Err: "Prometheus unreachable: connection refused"}
+	for _, tc := range []struct {
+		name    string
+		samples []MetricSample
+		want    MetricRecord // Seen compared as a prefix; At not compared
+		kept    bool
+	}{
+		{"a pass keeps nothing", []MetricSample{good}, MetricRecord{}, false},
+		{"one failure, within the limit", []MetricSample{bad},
+			MetricRecord{Failures: 1, Seen: "value 2 outside <= 0.5"}, true},
+		{"two consecutive failures fail", []MetricSample{bad, bad},
+			MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
+		{"a pass between resets", []MetricSample{bad, good, bad}, MetricRecord{Failures: 1, Seen: value2}, true},
+		{"no data within its limit", []MetricSample{noData}, MetricRecord{NoData: 1, Seen: noDataSeen}, true},
+		{"no data beyond its limit counts", []MetricSample{noData, noData},
+			MetricRecord{NoData: 2, Failures: 1, Seen: noDataSeen}, true},
+		{"no data then a failure", []MetricSample{noData, noData, bad},
+			MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
+		{"NaN is no data", []MetricSample{{Value: nan()}}, MetricRecord{NoData: 1, Seen: noDataSeen}, true},
+		{"unreachable twice fails", []MetricSample{down, down},
+			MetricRecord{Failures: 2, Seen: "Prometheus unreachable", Failed: true}, true},
+		{"a verdict stays", []MetricSample{bad, bad, good}, MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
+	} {
+		var r MetricRecord
+		kept := false
+		for _, s := range tc.samples {
+			r, kept = judgeMetric(c, r, s, time.Time{})
+		}
+		if kept != tc.kept || r.Failures != tc.want.Failures || r.NoData != tc.want.NoData || r.Failed != tc.want.Failed ||
+			!strings.HasPrefix(r.Seen, tc.want.Seen) {
+			t.Errorf("%s: %+v kept %t, want %+v kept %t", tc.name, r, kept, tc.want, tc.kept)
+		}
+	}
+}
+
+func nan() float64 {
+	var zero float64
+	return zero / zero
+}
+
+// A failing check halts the rollout as an unhealthy node does, says so in
+// the Event, the status and the revert's summary; passes write nothing.
+func TestDecideMetricGate(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	key := strings.Replace(gatedKey, `"maxUnhealthyNodes": 0`, `"maxUnhealthyNodes": 0, "onUnhealthy": "revert",
+		"metrics": [{"name": "latency", "address": "http://p:9090", "query": "max(x{node=~\"{{.NodesRegex}}\"})",
+		"max": 0.5, "failureLimit": 1}]`, 1)
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): key})
+	if !load.Valid() {
+		t.Fatal(load.Messages())
+	}
+	nodes := []Node{{Name: "a", Stored: true, Canary: true}, {Name: "b", Stored: true, Differs: true}}
+	rec := Record{Target: "B", Started: t0, Pending: 2, Canaries: 1, Steps: 1, StepAt: t0}
+	in := Input{Rollout: load, Target: "B", Record: rec, Nodes: nodes, RolloutKey: "k1", Now: t0.Add(time.Second)}
+	measure := func(s MetricSample) Decision {
+		in.Health = HealthInput{Judged: 1, Metrics: map[string]MetricSample{"latency": s}}
+		d := Decide(in)
+		in.Record, in.Now = d.Record, in.Now.Add(time.Second)
+		return d
+	}
+	if d := measure(MetricSample{Value: 0.1}); d.RecordChanged || d.Record.Health != nil {
+		t.Fatalf("a pass wrote the record: %+v", d.Record.Health)
+	}
+	if d := measure(MetricSample{Err: "Prometheus unreachable: connection refused"}); d.Halted || !d.RecordChanged ||
+		d.Record.Health.Metrics["latency"].Failures != 1 {
+		t.Fatalf("one failure of a limit of 1 halts: %+v", d.Record.Health)
+	}
+	d := measure(MetricSample{Value: 2})
+	if !d.HaltedNow || !d.Record.Health.MetricFailed() {
+		t.Fatalf("a second failure halts: %+v", d.Record.Health)
+	}
+	events, _ := decisionEvents(load, d, "")
+	const note = "halted by its health gate: metric check latency failed: value 2 outside <= 0.5 " +
+		"(2 consecutive failures); reverting"
+	if len(events) != 1 || !strings.Contains(events[0].Note, note) {
+		t.Errorf("events %+v", events)
+	}
+	if h := d.Record.currentHalt(); !h.Revert || !strings.Contains(h.Summary, "metric check latency failed") {
+		t.Errorf("the halt remembered: %+v", h)
+	}
+	st := statusOf(load, d, "k1", in.Now)
+	if st.Health == nil || len(st.Health.Metrics) != 1 || !st.Health.Metrics[0].Failed ||
+		!strings.Contains(st.Health.Gate, "metrics latency <= 0.5 every 60s") {
+		t.Errorf("status health %+v", st.Health)
+	}
+
+	// A changed key resumes with fresh counts.
+	in.RolloutKey = "k2"
+	if d := measure(MetricSample{Value: 2}); d.Halted || d.Record.Health.Metrics["latency"].Failures != 1 {
+		t.Errorf("resumed: %+v", d.Record.Health)
+	}
+}
+
+// The queries are rendered over the nodes written since the rollout
+// started, canaries apart, only while the gate judges the rollout and a
+// check is due; the plan asks to decide again when the next one is (the
+// rollout is paused, so that nothing else asks for a decision).
+func TestMetricQueries(t *testing.T) {
+	key := `{"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}, "paused": true,
+		"healthGate": {"metrics": [{"name": "latency", "address": "http://p:9090", "max": 0.5, "intervalSeconds": 30,
+		"query": "max(x{node=~\"{{.NodesRegex}}\"}) + max(x{node=~\"{{.CanariesRegex}}\"}[{{.Interval}}])"}]}}`
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	observe := func(name string, canary bool, written time.Time) Observed {
+		o := Observed{Node: sloconfig.Node{Name: name, Labels: map[string]string{}},
+			Stored: &slov1alpha1.NodeSLOSpec{}, WrittenAt: written}
+		if canary {
+			o.Node.Labels["canary"] = "true"
+		}
+		return o
+	}
+	in := planInput(key, []Observed{
+		observe("c1", true, t0.Add(time.Second)), observe("b", false, t0.Add(2*time.Second)),
+		observe("c2", true, t0.Add(-time.Hour)), observe("u", false, t0.Add(-time.Hour)),
+		{Node: sloconfig.Node{Name: "new"}},
+	})
+	rec := Record{Target: in.Config.Fingerprint(), Started: t0, Pending: 4, Canaries: 2, Steps: 1, StepAt: t0}
+	in.Record, in.HasRecord, in.Now = rec.Encode(), true, t0.Add(3*time.Second)
+
+	qs, err := Memory{}.MetricQueries(in)
+	want := `max(x{node=~"^(?:b|c1)$"}) + max(x{node=~"^(?:c1)$"}[30s])`
+	if err != nil || len(qs) != 1 || qs[0].Query != want {
+		t.Fatalf("queries %+v (%v), want %s", qs, err, want)
+	}
+	in.MetricSamples = map[string]MetricSample{"latency": {Value: 0.1}}
+	p := Memory{}.Plan(in)
+	if !p.NextAt.Equal(in.Now.Add(30 * time.Second)) {
+		t.Errorf("next decision at %s, want the check's next measurement %s", p.NextAt, in.Now.Add(30*time.Second))
+	}
+	later := in
+	later.MetricSamples, later.Now = nil, in.Now.Add(29*time.Second)
+	if qs, _ := p.Memory().MetricQueries(later); len(qs) != 0 {
+		t.Errorf("measured again within its interval: %+v", qs)
+	}
+	later.Now = in.Now.Add(30 * time.Second)
+	if qs, _ := p.Memory().MetricQueries(later); len(qs) != 1 {
+		t.Errorf("not measured after its interval: %+v", qs)
+	}
+
+	halted := rec
+	halted.Health = &HealthRecord{HaltedAt: t0, HaltedKey: in.RolloutKey}
+	in.Record = halted.Encode()
+	if qs, _ := (Memory{}).MetricQueries(in); len(qs) != 0 {
+		t.Errorf("a halted rollout measured: %+v", qs)
+	}
+	other := rec
+	other.Target = "another"
+	in.Record = other.Encode()
+	if qs, _ := (Memory{}).MetricQueries(in); len(qs) != 0 {
+		t.Errorf("a rollout not started yet measured: %+v", qs)
+	}
+}
