@@ -92,6 +92,9 @@ type Decision struct {
 	Halted, HaltedNow bool
 	// MaxUnhealthy is how many unhealthy nodes the gate allowed at the halt.
 	MaxUnhealthy int
+	// SeenBefore lists the nodes this decision recorded unhealthy before
+	// their write (HealthRecord.Before), for RolloutUnhealthyBeforeWrite.
+	SeenBefore []string
 }
 
 // Decide decides which pending nodes are reached now (docs/rollout.md).
@@ -126,7 +129,13 @@ func Decide(in Input) Decision {
 	if d.HaltedNow {
 		rec.Revision = in.Revision
 	}
-	pending, canaries := d.classify(in.Nodes, rec.Canaries > 0 || rec.Steps == 0)
+	d.SeenBefore = noteBefore(rec, in, in.Health.Before)
+	if rec.Steps == 0 {
+		// No step of this rollout taken: no node of it is written yet.
+		d.SeenBefore = append(d.SeenBefore, noteBefore(rec, in, in.Health.Sick)...)
+	}
+	nodes := withoutUnhealthyCanaries(in.Nodes, rec.Health)
+	pending, canaries := d.classify(nodes, rec.Canaries > 0 || rec.Steps == 0)
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the
 		// canary selector of a key that was invalid until now).
@@ -176,6 +185,7 @@ func Decide(in Input) Decision {
 	}
 	d.Step = rec.Steps
 	d.reach(s, canaries, pending, reachedBatch, in.Target)
+	d.SeenBefore = append(d.SeenBefore, noteBefore(rec, in, heldOnly(in.Health.Sick, d.Held))...)
 	d.Reached = max(s.Pending-len(d.Held), 0)
 	if !d.Paused {
 		d.NextStep = d.next(s, complete)

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -22,6 +23,9 @@ const (
 	// ReasonWithheld: the ConfigMap's data is a configuration the health
 	// gate halted, not in force until a retry (docs/rollout.md#gitops-argo-cd-flux).
 	ReasonWithheld = "RolloutWithheld"
+	// ReasonUnhealthyBeforeWrite: nodes were unhealthy before the rollout
+	// wrote them; the gate does not count it, and they are no canaries.
+	ReasonUnhealthyBeforeWrite = "RolloutUnhealthyBeforeWrite"
 )
 
 // Event is one Event to record on the ConfigMap. Each Event of a rollout
@@ -56,6 +60,15 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 		out = append(out, Event{corev1.EventTypeNormal, ReasonCompleted, "Complete " + target,
 			fmt.Sprintf("rollout of configuration %s completed: %d nodes reached in %d steps",
 				target, d.Record.Pending, d.Record.Steps)})
+	}
+	if len(d.SeenBefore) > 0 {
+		seen := slices.Sorted(slices.Values(d.SeenBefore))
+		// The action counts the nodes recorded, so that no two such Events fold into one series.
+		action := fmt.Sprintf("Note %d unhealthy before %s", len(d.Record.Health.before()), target)
+		out = append(out, Event{corev1.EventTypeWarning, ReasonUnhealthyBeforeWrite, action,
+			sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s: %d nodes unhealthy before it wrote them, "+
+				"not held against the change and not used as canaries: %s", target, len(seen),
+				summarize(seen, d.Record.Health.before())), sloconfig.MaxEventNote)})
 	}
 	if d.HaltedNow {
 		h := d.Record.Health

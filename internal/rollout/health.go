@@ -46,6 +46,10 @@ type HealthRecord struct {
 	// Metrics has, by check name, the metric checks not passing or failed
 	// (metric_gate.go); at most maxMetricChecks.
 	Metrics map[string]MetricRecord `json:"metrics,omitempty"`
+	// Before has the nodes seen unhealthy before this rollout wrote them,
+	// each with every bad watched condition it showed (health_before.go):
+	// reported, never counted, and not used as canaries.
+	Before map[string]string `json:"before,omitempty"`
 }
 
 // Halted reports whether the gate halted the rollout.
@@ -77,11 +81,14 @@ func (h *HealthRecord) UnhealthyNames() []string {
 
 // Summary names up to five unhealthy nodes with their signals, and how
 // many more there are, for an Event or a status line.
-func (h *HealthRecord) Summary() string {
-	names := h.UnhealthyNames()
+func (h *HealthRecord) Summary() string { return summarize(h.UnhealthyNames(), h.Unhealthy) }
+
+// summarize names up to five of names with their signals in m, and how
+// many more there are.
+func summarize(names []string, m map[string]string) string {
 	parts := make([]string, 0, 6)
 	for _, n := range names[:min(len(names), 5)] {
-		parts = append(parts, n+" ("+h.Unhealthy[n]+")")
+		parts = append(parts, n+" ("+m[n]+")")
 	}
 	if len(names) > 5 {
 		parts = append(parts, fmt.Sprintf("and %d more", len(names)-5))
@@ -90,11 +97,17 @@ func (h *HealthRecord) Summary() string {
 }
 
 // NodeHealth is what the gate sees of one node: when its NodeSLO was last
-// written, its watched conditions and the eviction Events reported from it.
+// written (zero: no readable SpecWrittenAnnotation), its watched conditions
+// and the eviction Events reported from it. Started is when the rollout
+// judging it started (in seconds): a node whose write time is unknown was
+// not written by the rollout before then. SeenBefore is what the rollout
+// recorded the node showing bad before it wrote it (HealthRecord.Before).
 type NodeHealth struct {
 	WrittenAt  time.Time
 	Conditions []corev1.NodeCondition
 	Evictions  []Eviction
+	Started    time.Time
+	SeenBefore string
 }
 
 // Eviction is one Event with an eviction reason whose source host is the
@@ -105,22 +118,80 @@ type Eviction struct {
 	Count  int
 }
 
-// Judge returns the signal that makes a reached node unhealthy under gate
-// ("" when healthy): a watched condition that turned bad after the node
-// was reached, or more eviction Events since then than the gate allows.
-// A condition already bad when the node was reached does not count: the
-// change did not cause it. Times have seconds only; what happened in the
-// second of the write counts as before it, so that a node written again
-// (a revert) is not judged on what it showed when written.
-func Judge(gate *HealthGate, h NodeHealth) string {
+// Verdict is the gate's judgement of one reached node. Unhealthy is the
+// signal that counts against the change ("": none); Before is what the node
+// showed bad since before its write ("": nothing), reported and not counted.
+type Verdict struct {
+	Unhealthy, Before string
+}
+
+// Judge judges a reached node under gate (docs/rollout.md#health-gates). A
+// bad watched condition counts against the change unless it is known to
+// have turned bad before the node's write, which is so only when
+//   - its transition is in an earlier second than the write (both have
+//     seconds only), or
+//   - it is the very transition (type, status, time) the rollout recorded
+//     while the node was not yet written (h.SeenBefore).
+//
+// Everything else counts, as the reading that halts is the safe one when
+// the order cannot be told: a transition in the second of the write, one
+// with no time, one on a node whose write time is unknown (unless it
+// predates the rollout, which wrote nothing before it started).
+//
+// The second rule is why the same second can count: a revert (or any
+// change) writes back nodes made unhealthy by the configuration it undoes,
+// often within the second they turned bad. They are pending when the new
+// rollout starts, so it records what they show then, and after its write
+// the same transition is known to be older than the write, whatever the
+// seconds say. A node that turns bad again afterwards has a new transition,
+// and is judged.
+//
+// Eviction Events count when later than the write (or, when the write time
+// is unknown, from the rollout's start): more than the gate allows is
+// unhealthy.
+func Judge(gate *HealthGate, h NodeHealth) Verdict {
+	var before []string
 	for _, c := range h.Conditions {
-		if gate.Watches(c.Type) && ConditionBad(c.Type, c.Status) && c.LastTransitionTime.After(h.WrittenAt) {
-			return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, c.LastTransitionTime.UTC().Format(time.TimeOnly))
+		if !gate.Watches(c.Type) || !ConditionBad(c.Type, c.Status) {
+			continue
+		}
+		// Both times have seconds only, as the apiserver keeps them.
+		at, written := c.LastTransitionTime.Truncate(time.Second), h.WrittenAt.Truncate(time.Second)
+		since := fmt.Sprintf("%s=%s since %s", c.Type, c.Status, at.UTC().Format(time.TimeOnly))
+		switch {
+		case at.IsZero():
+			return Verdict{Unhealthy: fmt.Sprintf("%s=%s with no transition time", c.Type, c.Status)}
+		case seenBefore(h.SeenBefore, conditionSignal(c)):
+			before = append(before, conditionSignal(c))
+		case written.IsZero() && at.Before(h.Started):
+			// Bad before the rollout started: not its doing, and the
+			// node is not known to be reached.
+		case written.IsZero():
+			return Verdict{Unhealthy: since + " (no readable " + SpecWrittenAnnotation + ")"}
+		case at.After(written):
+			return Verdict{Unhealthy: since}
+		case at.Equal(written):
+			return Verdict{Unhealthy: since + " (the second of its write)"}
+		default:
+			before = append(before, conditionSignal(c))
 		}
 	}
+	if signal := judgeEvictions(gate, h); signal != "" {
+		return Verdict{Unhealthy: signal}
+	}
+	return Verdict{Before: strings.Join(before, signalSeparator)}
+}
+
+// judgeEvictions is the signal of more eviction Events since the write
+// than the gate allows ("": none).
+func judgeEvictions(gate *HealthGate, h NodeHealth) string {
 	counts := map[string]int{}
 	for _, e := range h.Evictions {
-		if slices.Contains(gate.EvictionReasons, e.Reason) && e.At.After(h.WrittenAt) {
+		later := e.At.After(h.WrittenAt)
+		if h.WrittenAt.IsZero() {
+			later = !e.At.Before(h.Started)
+		}
+		if slices.Contains(gate.EvictionReasons, e.Reason) && later {
 			counts[e.Reason] += max(e.Count, 1)
 		}
 	}
@@ -136,12 +207,18 @@ func Judge(gate *HealthGate, h NodeHealth) string {
 }
 
 // HealthInput is what the gate observed in one decision: how many nodes
-// this rollout reached that it judged, and the verdicts among them.
+// this rollout reached that it judged, the verdicts among them, and what
+// nodes showed bad before their write: Before, reached nodes whose
+// condition is older than their write; Sick, nodes not written yet (they
+// differ from the target) with a bad watched condition now, of which the
+// decision records those it knows unwritten (HealthRecord.Before).
 type HealthInput struct {
 	Judged    int
 	Unhealthy map[string]string
 	// Metrics are the metric checks measured, by name.
 	Metrics map[string]MetricSample
+	Before    map[string]string
+	Sick      map[string]string
 }
 
 // gateWatches reports whether the gate of policy judges the rollout of rec
@@ -213,31 +290,60 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 	return h.Halted(), haltedNow, allowed
 }
 
-// judgeReached judges the nodes this rollout reached: those whose stored
-// NodeSLO is the target and was written since the rollout started. Before
-// the rollout's first decision, or outside the gate's watch, it judges none.
-func judgeReached(in PlanInput, rec Record, target string, nodes []Node) HealthInput {
+// judgeNodes judges the nodes this rollout reached: those whose stored
+// NodeSLO is the target and was written since the rollout started (or
+// whose write time is unknown: Judge tells whether they count). It notes
+// the nodes not yet written that show a bad watched condition. Outside the
+// gate's watch it judges none; at the rollout's first decision, none is
+// reached yet.
+func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInput {
 	var out HealthInput
-	if rec.Target != target || !gateWatches(in.Rollout.Policy, rec, in.Now) {
+	policy := in.Rollout.Policy
+	fresh := rec.Target != target
+	if policy == nil || policy.HealthGate == nil || (!fresh && !gateWatches(policy, rec, in.Now)) {
 		return out
 	}
-	gate := in.Rollout.Policy.HealthGate
-	since := rec.Started.Truncate(time.Second) // the annotation has seconds
+	gate := policy.HealthGate
+	since := in.Now.Truncate(time.Second) // the annotation has seconds
+	var seen map[string]string
+	if !fresh {
+		since, seen = rec.Started.Truncate(time.Second), rec.Health.before()
+	}
 	for i, o := range in.Nodes {
-		if !nodes[i].Stored || nodes[i].Differs || o.WrittenAt.Before(since) {
-			continue
-		}
-		out.Judged++
-		h := in.Health[o.Node.Name]
-		h.WrittenAt = o.WrittenAt
-		if signal := Judge(gate, h); signal != "" {
-			if out.Unhealthy == nil {
-				out.Unhealthy = map[string]string{}
+		name, n := o.Node.Name, nodes[i]
+		h := in.Health[name]
+		switch {
+		case !n.Stored:
+		case n.Differs:
+			if signal := badSignals(gate, h.Conditions); signal != "" && !n.Immediate {
+				out.Sick = setSignal(out.Sick, name, signal)
 			}
-			out.Unhealthy[o.Node.Name] = signal
+		case fresh || (!o.WrittenAt.IsZero() && o.WrittenAt.Before(since)):
+			// Not reached by this rollout.
+		default:
+			h.WrittenAt, h.Started, h.SeenBefore = o.WrittenAt, since, seen[name]
+			v := Judge(gate, h)
+			if !o.WrittenAt.IsZero() || v.Unhealthy != "" {
+				// A node of unknown write time is known reached only by what counts.
+				out.Judged++
+			}
+			if v.Unhealthy != "" {
+				out.Unhealthy = setSignal(out.Unhealthy, name, v.Unhealthy)
+			} else if v.Before != "" && seen[name] == "" {
+				out.Before = setSignal(out.Before, name, v.Before)
+			}
 		}
 	}
 	return out
+}
+
+// setSignal sets m[name] to signal, making m when nil.
+func setSignal(m map[string]string, name, signal string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[name] = signal
+	return m
 }
 
 // KeyFingerprint identifies a rollout key's value, to tell a change of it.

@@ -22,7 +22,9 @@ func gateOf(t *testing.T, gate string) *HealthGate {
 
 func TestJudge(t *testing.T) {
 	reached := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	started := reached.Add(-time.Hour)
 	before, after := metav1.NewTime(reached.Add(-time.Minute)), metav1.NewTime(reached.Add(time.Minute))
+	sameSecond := metav1.NewTime(reached)
 	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, at metav1.Time) []corev1.NodeCondition {
 		return []corev1.NodeCondition{{Type: t, Status: s, LastTransitionTime: at}}
 	}
@@ -36,32 +38,64 @@ func TestJudge(t *testing.T) {
 	gate := gateOf(t, `{"evictions": {"maxPerNode": 3}}`)
 	const evicted = "evictPodSuccess"
 	readyFalse := func(at metav1.Time) NodeHealth { return NodeHealth{Conditions: cond("Ready", "False", at)} }
+	unknownWrite := func(h NodeHealth) NodeHealth { h.WrittenAt = time.Time{}; return h }
+	seen := func(h NodeHealth, signal string) NodeHealth { h.SeenBefore = signal; return h }
 	evictedAfter := func(counts ...int) NodeHealth {
 		return NodeHealth{Evictions: evictions(evicted, after.Time, counts...)}
 	}
+	const readyFalseBefore = "Ready=False since 2026-12-01T11:59:00Z"
 	for _, c := range []struct {
-		name string
-		h    NodeHealth
-		want string // substring of the signal; "" healthy
+		name    string
+		h       NodeHealth
+		want    string // substring of the unhealthy signal; "" healthy
+		noWrite bool   // the write time unknown
+		before  string // the signal reported as before the write
 	}{
-		{"no signal", NodeHealth{}, ""},
-		{"Ready turned False after the write", readyFalse(after), "Ready=False since 12:01:00"},
-		{"Ready turned False in the second of the write", readyFalse(metav1.NewTime(reached)), ""},
-		{"Ready False before the write: not the change's doing", readyFalse(before), ""},
-		{"Ready Unknown", NodeHealth{Conditions: cond("Ready", "Unknown", after)}, "Ready=Unknown"},
-		{"MemoryPressure True", NodeHealth{Conditions: cond("MemoryPressure", "True", after)}, "MemoryPressure=True"},
-		{"MemoryPressure False", NodeHealth{Conditions: cond("MemoryPressure", "False", after)}, ""},
-		{"a condition not watched", NodeHealth{Conditions: cond("NetworkUnavailable", "True", after)}, ""},
-		{"3 evictions: at the limit", evictedAfter(1, 1, 1), ""},
-		{"4 evictions", evictedAfter(1, 1, 1, 1), "4 evictPodSuccess Events, at most 3 allowed"},
-		{"an aggregated Event counts its count", evictedAfter(4), "4 evictPodSuccess"},
-		{"evictions before the write", NodeHealth{Evictions: evictions(evicted, before.Time, 1, 1, 1, 1)}, ""},
-		{"another reason", NodeHealth{Evictions: evictions("Evicted", after.Time, 1, 1, 1, 1)}, ""},
+		{name: "no signal", h: NodeHealth{}},
+		{name: "Ready turned False after the write", h: readyFalse(after), want: "Ready=False since 12:01:00"},
+		{name: "Ready turned False in the second of the write: the order cannot be told",
+			h: readyFalse(sameSecond), want: "Ready=False since 12:00:00 (the second of its write)"},
+		{name: "Ready False with no transition time", h: readyFalse(metav1.Time{}),
+			want: "Ready=False with no transition time"},
+		{name: "Ready False before the write: reported, not counted", h: readyFalse(before), before: readyFalseBefore},
+		{name: "the same transition seen before the write, in its second (a revert)",
+			h: seen(readyFalse(sameSecond), "MemoryPressure=True since 2026-12-01T11:00:00Z; "+
+				"Ready=False since 2026-12-01T12:00:00Z"), before: "Ready=False since 2026-12-01T12:00:00Z"},
+		{name: "another transition than the one seen before the write", h: seen(readyFalse(sameSecond),
+			"Ready=False since 2026-12-01T11:59:59Z"), want: "(the second of its write)"},
+		{name: "a transition with no time is never the one seen", h: seen(readyFalse(metav1.Time{}),
+			"Ready=False since 0001-01-01T00:00:00Z"), want: "with no transition time"},
+		{name: "write time unknown, bad since the rollout started", h: unknownWrite(readyFalse(before)),
+			want: "Ready=False since 11:59:00 (no readable " + SpecWrittenAnnotation + ")", noWrite: true},
+		{name: "write time unknown, bad in the second the rollout started",
+			h: unknownWrite(readyFalse(metav1.NewTime(started))), want: "(no readable", noWrite: true},
+		{name: "write time unknown, bad before the rollout started: not its doing",
+			h: unknownWrite(readyFalse(metav1.NewTime(started.Add(-time.Second)))), noWrite: true},
+		{name: "Ready Unknown", h: NodeHealth{Conditions: cond("Ready", "Unknown", after)}, want: "Ready=Unknown"},
+		{name: "MemoryPressure True", h: NodeHealth{Conditions: cond("MemoryPressure", "True", after)},
+			want: "MemoryPressure=True"},
+		{name: "MemoryPressure False", h: NodeHealth{Conditions: cond("MemoryPressure", "False", after)}},
+		{name: "a condition not watched", h: NodeHealth{Conditions: cond("NetworkUnavailable", "True", after)}},
+		{name: "3 evictions: at the limit", h: evictedAfter(1, 1, 1)},
+		{name: "4 evictions", h: evictedAfter(1, 1, 1, 1), want: "4 evictPodSuccess Events, at most 3 allowed"},
+		{name: "an aggregated Event counts its count", h: evictedAfter(4), want: "4 evictPodSuccess"},
+		{name: "evictions before the write", h: NodeHealth{Evictions: evictions(evicted, before.Time, 1, 1, 1, 1)}},
+		{name: "write time unknown: evictions since the rollout started count",
+			h: NodeHealth{Evictions: evictions(evicted, started, 4)}, want: "4 evictPodSuccess", noWrite: true},
+		{name: "write time unknown: evictions before the rollout started do not",
+			h: NodeHealth{Evictions: evictions(evicted, started.Add(-time.Second), 4)}, noWrite: true},
+		{name: "another reason", h: NodeHealth{Evictions: evictions("Evicted", after.Time, 1, 1, 1, 1)}},
 	} {
-		c.h.WrittenAt = reached
+		c.h.Started = started
+		if !c.noWrite {
+			c.h.WrittenAt = reached
+		}
 		got := Judge(gate, c.h)
-		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
-			t.Errorf("%s: signal %q, want %q", c.name, got, c.want)
+		if (c.want == "") != (got.Unhealthy == "") || !strings.Contains(got.Unhealthy, c.want) {
+			t.Errorf("%s: signal %q, want %q", c.name, got.Unhealthy, c.want)
+		}
+		if got.Before != c.before {
+			t.Errorf("%s: before the write %q, want %q", c.name, got.Before, c.before)
 		}
 	}
 }

@@ -136,7 +136,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	nodes, held := describe(in, m.gate)
 	target := in.Config.Fingerprint()
 	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
-	health := judgeReached(in, rec, target, nodes)
+	health := judgeNodes(in, rec, target, nodes)
 	health.Metrics = in.MetricSamples
 	d := Decide(Input{
 		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,

@@ -116,6 +116,22 @@ func TestPlanCountsANodeLackingOnlyDroppedFieldsAsReached(t *testing.T) {
 	if p := (Memory{}).Plan(in); p.Figures == nil || p.Figures.Pending != 0 || p.Gate.Len() != 0 {
 		t.Errorf("lacking only a dropped field, the node is reached: figures %+v, gate %d", p.Figures, p.Gate.Len())
 	}
+
+	// The status the controller publishes (which rollout status prints and
+	// exits on) counts it so too: pending at the start, then written by a
+	// step and stored without the dropped field, it is reached and the
+	// rollout completed.
+	data[string(sloconfig.KeyRollout)] = `{"maxNodesPerStep": 1}`
+	in.Rollout, in.Nodes[0].Stored = LoadKey(data), &slov1alpha1.NodeSLOSpec{}
+	started := (Memory{}).Plan(in)
+	if len(started.Release) != 1 || started.RecordChange == nil {
+		t.Fatalf("the step released %v", started.Release)
+	}
+	in.Nodes[0].Stored, in.Record, in.HasRecord = &pruned, started.RecordChange.Value, true
+	s := started.Memory().Plan(in).Status
+	if s == nil || s.Phase != PhaseCompleted || s.Reached != 1 || s.PendingAtStart != 1 || s.Pending != 0 || !s.Done() {
+		t.Errorf("status %+v", s)
+	}
 }
 
 // A NodeSLO read as metadata only stands for its spec by digest: the node

@@ -44,6 +44,8 @@ const (
 	maxStatusNodes  = 50
 	maxStatusSignal = 200
 	maxStatusGate   = 512
+	// maxStatusBefore nodes unhealthy before their write are listed.
+	maxStatusBefore = 10
 )
 
 // Status is where the rollout of the configuration in force stands. The
@@ -128,6 +130,12 @@ type StatusHealth struct {
 	// Metrics are the metric checks whose last measurement did not pass,
 	// or that failed, by name (at most 10; status_metrics.go).
 	Metrics []StatusMetric `json:"metrics,omitempty"`
+	// Before counts the nodes seen unhealthy before the rollout wrote them
+	// (the record keeps at most 100): not counted by the gate, and not
+	// used as canaries. BeforeNodes lists the first of them by name, at
+	// most 10, each with what it showed.
+	Before      int             `json:"before,omitempty"`
+	BeforeNodes []UnhealthyNode `json:"beforeNodes,omitempty"`
 }
 
 // UnhealthyNode is a reached node the gate judged unhealthy, and why.
@@ -256,12 +264,19 @@ func healthStatus(policy *Policy, h *HealthRecord, reached int) *StatusHealth {
 	}
 	out.Unhealthy, out.Tolerated = len(h.Unhealthy), h.Tolerated
 	names := h.UnhealthyNames()
-	for _, name := range names[:min(len(names), maxStatusNodes)] {
-		signal := sloconfig.Shorten(h.Unhealthy[name], maxStatusSignal)
-		out.Nodes = append(out.Nodes, UnhealthyNode{Name: name, Signal: signal})
-	}
+	out.Nodes = listed(names, h.Unhealthy, maxStatusNodes)
 	out.Omitted = len(names) - len(out.Nodes)
 	out.Metrics = metricStatus(h)
+	out.Before, out.BeforeNodes = len(h.Before), listed(h.BeforeNames(), h.Before, maxStatusBefore)
+	return out
+}
+
+// listed is the first max of names, sorted, with their signals in m.
+func listed(names []string, m map[string]string, limit int) []UnhealthyNode {
+	var out []UnhealthyNode
+	for _, name := range names[:min(len(names), limit)] {
+		out = append(out, UnhealthyNode{Name: name, Signal: sloconfig.Shorten(m[name], maxStatusSignal)})
+	}
 	return out
 }
 

@@ -208,9 +208,13 @@ func TestStatusIsBounded(t *testing.T) {
 	for i := range 10000 {
 		unhealthy[fmt.Sprintf("%0253d", i)] = strings.Repeat("x", 1000)
 	}
+	before := make(map[string]string, maxBeforeKept)
+	for i := range maxBeforeKept {
+		before[fmt.Sprintf("%0253d", i)] = strings.Repeat("y", 1000)
+	}
 	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): gatedKey})
 	d := Decision{Halted: true, Paused: true, Record: Record{Target: "B", Pending: 10000, Health: &HealthRecord{
-		Unhealthy: unhealthy, HaltedAt: time.Now(), Judged: 10000, Allowed: 1000}}}
+		Unhealthy: unhealthy, HaltedAt: time.Now(), Judged: 10000, Allowed: 1000, Before: before}}}
 	s := statusOf(load, d, "k1", time.Now())
 	h := s.Health
 	if len(h.Nodes) != 50 || h.Omitted != 9950 || h.Unhealthy != 10000 || h.Allowed != 1000 || h.AllowedOf != 10000 {
@@ -221,7 +225,10 @@ func TestStatusIsBounded(t *testing.T) {
 		h.Nodes[0].Name != fmt.Sprintf("%0253d", 0) {
 		t.Errorf("the first nodes by name are listed: %s...", h.Nodes[0].Name)
 	}
-	for _, n := range h.Nodes {
+	if h.Before != maxBeforeKept || len(h.BeforeNodes) != 10 {
+		t.Errorf("before the write: %d, listed %d", h.Before, len(h.BeforeNodes))
+	}
+	for _, n := range slices.Concat(h.Nodes, h.BeforeNodes) {
 		if len(n.Signal) > 200 {
 			t.Fatalf("signal of %d bytes", len(n.Signal))
 		}
