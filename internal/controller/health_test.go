@@ -36,16 +36,21 @@ func gatePolicy(onUnhealthy string) string {
 }
 
 // setReady sets a node's Ready condition, as its kubelet or the node
-// lifecycle controller would, with the transition at now.
+// lifecycle controller would, with the transition at now (the controllers'
+// clock).
 func setReady(ctx context.Context, name string, status corev1.ConditionStatus) {
+	setReadyAt(ctx, name, status, metav1.NewTime(clock.Now()))
+}
+
+// setReadyAt is setReady with the transition at the time given.
+func setReadyAt(ctx context.Context, name string, status corev1.ConditionStatus, at metav1.Time) {
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		node := &corev1.Node{}
 		if err := k8sClient.Get(ctx, types.NamespacedName{Name: name}, node); err != nil {
 			return err
 		}
-		now := metav1.NewTime(clock.Now())
 		ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: status, Reason: "Test",
-			LastHeartbeatTime: now, LastTransitionTime: now}
+			LastHeartbeatTime: metav1.NewTime(clock.Now()), LastTransitionTime: at}
 		node.Status.Conditions = slices.DeleteFunc(node.Status.Conditions,
 			func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
 		node.Status.Conditions = append(node.Status.Conditions, ready)
@@ -104,9 +109,9 @@ var _ = Describe("A staged rollout with a health gate", Serial, func() {
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
 			func(reached []string) bool { return len(reached) >= gateCanaries })
 		onlyCanariesReached(ctx, f, 40)
-		// The gate's times have seconds only and count what happens in the
-		// second of a node's write as before it: what the test does to the
-		// canaries comes a second later.
+		// Eviction Events count when in a later second than the write
+		// (health_ambiguity_test.go has conditions in the same second):
+		// what these specs do to the canaries comes a second later.
 		clock.Skip(1100 * time.Millisecond)
 	}
 	halted := func(ctx SpecContext) func() bool {

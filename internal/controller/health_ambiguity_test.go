@@ -1,0 +1,125 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
+)
+
+// When the health gate cannot tell a node's trouble from its write
+// (docs/rollout.md#health-gates), against a real apiserver: 40 nodes, 4
+// canaries, a canary soak that a halt comes well before.
+const ambiguitySoak = 5 * time.Second
+
+func ambiguityPolicy(maxUnhealthy int) string {
+	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2,
+		"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": %d},
+		"healthGate": {"maxUnhealthyNodes": %d}}`,
+		rolloutStep, canaryLabel, int(ambiguitySoak.Seconds()), maxUnhealthy)
+}
+
+// writtenAt is the time the controller last wrote node's NodeSLO, as its
+// spec-written-at annotation says (seconds only).
+func writtenAt(ctx context.Context, node string) metav1.Time {
+	slo := &slov1alpha1.NodeSLO{}
+	Expect(getNodeSLO(ctx, node, slo)).To(Succeed())
+	at := rollout.ParseWrittenAt(slo.Annotations)
+	Expect(at.IsZero()).To(BeFalse(), "NodeSLO %s has no spec-written-at", node)
+	return metav1.NewTime(at)
+}
+
+var _ = Describe("A health gate that cannot tell the order", Serial, func() {
+	// setUp makes the fleet at threshold 50 under policy and returns it with
+	// the target of that configuration.
+	setUp := func(ctx SpecContext, policy string) (*corev1.ConfigMap, fleet, string) {
+		cm := setConfig(ctx, rolloutData(50, policy))
+		f := createFleetWith(ctx, 50, gateCanaries)
+		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		target := record(ctx).Target
+		waitUntilQuiet()
+		writes.Reset()
+		return cm, f, target
+	}
+
+	It("halts when canaries turn NotReady in the second of their write, before any other node is reached",
+		func(ctx SpecContext) {
+			cm, f, target := setUp(ctx, ambiguityPolicy(1))
+			setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
+			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+				func(reached []string) bool { return len(reached) >= gateCanaries })
+			onlyCanariesReached(ctx, f, 40)
+
+			// Both NotReady with the transition in the very second of their write.
+			sick := f.canaryNames()[:2]
+			for _, n := range sick {
+				setReadyAt(ctx, n, corev1.ConditionFalse, writtenAt(ctx, n))
+			}
+			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
+			Expect(record(ctx).Health.Unhealthy).To(HaveLen(2))
+			Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("(the second of its write)")))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
+				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
+
+			// Past the soak and several step intervals, nothing beyond the canaries.
+			skipAndSettle(ambiguitySoak + 3*time.Second)
+			_, others := f.split(f.at(ctx, 40))
+			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
+			Expect(f.writesTo()).To(Equal(gateCanaries))
+		})
+
+	It("reports a canary NotReady before the rollout, reaches it in a batch rather than as a canary, "+
+		"and does not hold it against the change", func(ctx SpecContext) {
+		cm, f, target := setUp(ctx, ambiguityPolicy(0))
+		down := f.canaryNames()[0]
+		setReady(ctx, down, corev1.ConditionFalse)
+		setConfig(ctx, rolloutData(40, ambiguityPolicy(0)))
+
+		// At every observation (the nodes read before the record, which is
+		// written before a step's nodes): the node down is reached by a
+		// batch, never by the canary step.
+		deadline := time.Now().Add(rolloutWait)
+		for {
+			reached := f.at(ctx, 40)
+			rec := record(ctx)
+			if slices.Contains(reached, down) {
+				Expect(rec.Steps).To(BeNumerically(">=", 2), "the node down was reached as a canary")
+			}
+			if len(reached) == rolloutNodes && rec.Done {
+				Expect(rec.Canaries).To(Equal(gateCanaries-1), "canaries pending at the start")
+				break
+			}
+			Expect(time.Now().Before(deadline)).To(BeTrue(), "the rollout did not end: %d reached", len(reached))
+			// The soak and the step intervals pass a second a look.
+			time.Sleep(envtestharness.PollingInterval)
+			clock.Skip(time.Second)
+		}
+		Expect(target).NotTo(Equal(record(ctx).Target))
+
+		// Still NotReady, reached, and a gate allowing no unhealthy node did not halt.
+		rec := record(ctx)
+		Expect(rec.Health.Halted()).To(BeFalse())
+		Expect(rec.Health.UnhealthyNames()).To(BeEmpty())
+		Expect(rec.Health.BeforeNames()).To(Equal([]string{down}))
+		Expect(rec.Health.Before[down]).To(HavePrefix("Ready=False since "))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonUnhealthyBeforeWrite)).
+			Should(ContainElement(And(ContainSubstring("not used as canaries"), ContainSubstring(down+" (Ready=False"))))
+		status, err := statusInForce(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(status.Status.Health.Before).To(Equal(1))
+		Expect(status.Status.Health.BeforeNodes).To(ConsistOf(HaveField("Name", down)))
+		Expect(status.Done()).To(BeTrue())
+		waitUntilQuiet()
+		Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
+		setReady(ctx, down, corev1.ConditionTrue)
+	})
+})
