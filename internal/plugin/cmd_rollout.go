@@ -1,18 +1,11 @@
 package plugin
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// ExitPending is the exit status of `rollout status` while the rollout has not
-// completed, or is halted.
-const ExitPending = 1
 
 // newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
 // `history`, `undo`, `pause`, `resume` and `retry`.
@@ -173,79 +166,55 @@ which fields, and writes nothing.`,
 	return cmd
 }
 
-// newRolloutStatusCommand is `kubectl nodeslo rollout status [--watch]`.
+// newRolloutStatusCommand is `kubectl nodeslo rollout status`.
 func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
-	var watch bool
-	var interval time.Duration
+	opts := statusFollow{}
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show how far the configuration in force has reached the nodes",
+		Short: "Show how far the configuration in force has reached the nodes; wait until it has reached them all",
 		Long: `Prints the status the controller publishes on the revision in force (the
 newest ControllerRevision of the slo-controller-config ConfigMap, annotation
 nodeslo.koordinator.sh/rollout-status), as it is: the step, the nodes the
 rollout reached, the nodes pending and the canaries among them, whether it
 is paused and the time of the next step. With a health gate in the rollout
 key: its settings, the nodes it judged unhealthy with the signal for each,
-and a halt, why, and how to resume or undo it. When the ConfigMap's data is
-not yet the configuration of that status, it says the controller has not
-taken it up yet. Reads the ConfigMap and lists the ControllerRevisions of
-its namespace; no Node or NodeSLO.
-Exit status, like kubectl rollout status: 0 when the rollout of the
-ConfigMap's configuration completed (or there is no rollout key), 1 while it
-has not, or the health gate holds it halted (without --watch), 2 on an
-error. With --watch it prints the status again whenever it changes and exits
-0 once the rollout completed and is not halted.`,
+the nodes unhealthy before their write, and a halt, why, and how to resume
+or undo it. When the ConfigMap's data is not yet the configuration of that
+status, it says the controller has not taken it up yet. Reads the ConfigMap
+and lists the ControllerRevisions of its namespace; no Node or NodeSLO.
+Like kubectl rollout status, it watches by default: it prints the status
+again whenever it changes, until the rollout of the ConfigMap's
+configuration completed; --watch=false prints it once. --timeout ends the
+wait (0: wait forever).
+Exit status, as kubectl rollout status: 0 when the rollout completed (or
+there is no rollout key), or with --watch=false when it is not halted; 1
+when the health gate halted it, the wait timed out ("timed out waiting for
+the condition"), or on any error.`,
 		Example: `  kubectl nodeslo rollout status
-  kubectl nodeslo rollout status --watch`,
-		Args: cobra.NoArgs,
+  kubectl nodeslo rollout status --watch=false
+  kubectl nodeslo rollout status --timeout 10m`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return rolloutStatusError(cobra.NoArgs(cmd, args))
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := kube.client()
 			if err != nil {
-				return err
+				return rolloutStatusError(err)
 			}
 			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
-			return followRollout(cmd.Context(), c, key, streams, watch, interval)
+			return rolloutStatusError(followRollout(cmd.Context(), c, key, streams.Out, opts))
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return rolloutStatusError(err) })
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false,
-		"print the status again as it changes, until the rollout completed and is not halted")
-	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the cluster")
+	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", true,
+		"print the status again as it changes, until the rollout completed; false: print it once")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0,
+		"how long to wait for the rollout to complete before giving up (0: wait forever)")
+	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
+		"how often the watch reads the ConfigMap and its revisions")
 	return cmd
-}
-
-// followRollout prints the status once, or with watch every time it
-// changes until nothing is pending.
-func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, streams IOStreams,
-	watch bool, interval time.Duration) error {
-	last := ""
-	for {
-		status, err := FetchRolloutStatus(ctx, c, key)
-		if err != nil {
-			return err
-		}
-		var b bytes.Buffer
-		status.Write(&b)
-		if b.String() != last {
-			if last != "" {
-				printLine(streams.Out, "---")
-			}
-			_, _ = streams.Out.Write(b.Bytes())
-			last = b.String()
-		}
-		switch {
-		case status.Done():
-			return nil
-		case !watch:
-			return exitError{code: ExitPending}
-		}
-		select {
-		case <-ctx.Done():
-			return errors.New("interrupted before the rollout completed, or while it is halted")
-		case <-time.After(interval):
-		}
-	}
 }

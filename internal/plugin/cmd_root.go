@@ -23,10 +23,21 @@ type IOStreams struct {
 	ErrOut io.Writer
 }
 
-// exitError ends the plugin with code after the command has said why.
-type exitError struct{ code int }
+// exitError ends the plugin with code, after the command has said why, or
+// saying err on stderr.
+type exitError struct {
+	code int
+	err  error
+}
 
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.code)
+}
+
+func (e exitError) Unwrap() error { return e.err }
 
 // NewRootCommand builds "kubectl nodeslo" with its subcommands.
 func NewRootCommand(streams IOStreams) *cobra.Command {
@@ -57,15 +68,23 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 func Execute(args []string, streams IOStreams) int {
 	root := NewRootCommand(streams)
 	root.SetArgs(args)
-	err := root.Execute()
+	return exitCode(root.Execute(), streams.ErrOut)
+}
+
+// exitCode is the exit status err ends the plugin with, after saying on
+// errOut what the command has not said.
+func exitCode(err error, errOut io.Writer) int {
 	var exit exitError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &exit):
+		if exit.err != nil {
+			printLine(errOut, "error: "+exit.err.Error())
+		}
 		return exit.code
 	default:
-		printLine(streams.ErrOut, "error: "+err.Error())
+		printLine(errOut, "error: "+err.Error())
 		return ExitUsage
 	}
 }

@@ -99,6 +99,12 @@ func (s RolloutStatus) TakenUp() bool {
 // or it went to every node at once.
 func (s RolloutStatus) Done() bool { return s.TakenUp() && s.Status.Done() }
 
+// HaltedByTheGate reports whether the health gate holds the rollout of the
+// ConfigMap's configuration halted, with no resume under way.
+func (s RolloutStatus) HaltedByTheGate() bool {
+	return s.TakenUp() && s.Status.Halted() && !s.resuming()
+}
+
 // Write prints the status, one fact a line.
 func (s RolloutStatus) Write(w io.Writer) {
 	for _, m := range s.Key.Messages() {
@@ -155,6 +161,7 @@ func (s RolloutStatus) writeProgress(w io.Writer) {
 	}
 	printLine(w, "paused: "+pausedBy(st))
 	s.writeVerdicts(w)
+	s.writeBefore(w)
 	switch {
 	case st.Halted():
 	case st.Phase == rollout.PhaseCompleted:

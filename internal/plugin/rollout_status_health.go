@@ -118,3 +118,23 @@ func writeWithheld(w io.Writer, st *rollout.Status) {
 		rollout.ShortTarget(wh.Fingerprint), wh.AtRevision(), wh.HaltedAt.UTC().Format(time.RFC3339), wh.Summary, instead))
 	printLine(w, "retry: kubectl nodeslo rollout retry (rolls it out again, canaries first); or change the ConfigMap")
 }
+
+// writeBefore prints the nodes seen unhealthy before the rollout wrote
+// them: the gate does not count them, and they are not canaries.
+func (s RolloutStatus) writeBefore(w io.Writer) {
+	h := s.Status.Health
+	if h == nil || h.Before == 0 {
+		return
+	}
+	nodes := "1 node"
+	if h.Before != 1 {
+		nodes = fmt.Sprintf("%d nodes", h.Before)
+	}
+	printLine(w, "unhealthy before their write: "+nodes+", not held against the change and not used as canaries")
+	for _, n := range h.BeforeNodes {
+		printLine(w, fmt.Sprintf("unhealthy before its write, node %s: %s", n.Name, n.Signal))
+	}
+	if more := h.Before - len(h.BeforeNodes); more > 0 {
+		printLine(w, fmt.Sprintf("unhealthy before their write, not listed: %d more", more))
+	}
+}

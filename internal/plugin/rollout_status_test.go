@@ -158,17 +158,40 @@ func (r onlyConfigMapAndRevisions) List(ctx context.Context, list client.ObjectL
 
 func followStatus(t *testing.T, c client.Reader, watch bool) (string, error) {
 	t.Helper()
+	return followStatusFor(t, c, statusFollow{watch: watch, interval: time.Millisecond})
+}
+
+func followStatusFor(t *testing.T, c client.Reader, opts statusFollow) (string, error) {
+	t.Helper()
 	var out bytes.Buffer
-	err := followRollout(context.Background(), onlyConfigMapAndRevisions{Reader: c, t: t}, statusKey,
-		IOStreams{Out: &out}, watch, time.Millisecond)
+	err := followRollout(context.Background(), onlyConfigMapAndRevisions{Reader: c, t: t}, statusKey, &out, opts)
 	return out.String(), err
 }
 
-func expectPending(t *testing.T, err error) {
+// expectPrintedOnce checks that --watch=false printed a status not
+// complete and ended with exit status 0, as kubectl's does.
+func expectPrintedOnce(t *testing.T, err error) {
 	t.Helper()
-	var exit exitError
-	if !errors.As(err, &exit) || exit.code != ExitPending {
-		t.Errorf("error %v, want exit status %d", err, ExitPending)
+	if err != nil {
+		t.Errorf("--watch=false on a rollout not halted: %v, want exit status 0", err)
+	}
+}
+
+// expectHalted checks that the wait ended on a halt, with exit status 1.
+func expectHalted(t *testing.T, err error) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), "halted by its health gate") {
+		t.Fatalf("error %v, want the halt", err)
+	}
+	expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: rollout of configuration ")
+}
+
+// expectExit checks the exit status of err and what the plugin says of it.
+func expectExit(t *testing.T, err error, code int, says string) {
+	t.Helper()
+	var errOut bytes.Buffer
+	if got := exitCode(err, &errOut); got != code || !strings.HasPrefix(errOut.String(), says) {
+		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), code, says)
 	}
 }
 
@@ -177,7 +200,7 @@ func TestRolloutStatusMidRollout(t *testing.T) {
 	s := midRollout(data)
 	c := statusCluster(t, data, inForce(4, statusData(50, false), nil), inForce(5, data, &s))
 	out, err := followStatus(t, c, false)
-	expectPending(t, err)
+	expectPrintedOnce(t, err)
 	golden(t, "rollout-status-progressing.txt", out)
 }
 
@@ -187,7 +210,7 @@ func TestRolloutStatusPausedCanaryPending(t *testing.T) {
 	s.Phase, s.Paused, s.Step, s.Reached, s.Pending, s.CanariesPending, s.NextStep =
 		rollout.PhasePaused, true, 0, 0, 5, 1, time.Time{}
 	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
-	expectPending(t, err)
+	expectPrintedOnce(t, err)
 	expectLines(t, out, "step 0 of 3", "reached: 0 of 5 nodes", "pending: 5 nodes (1 canaries)",
 		"paused: yes (paused: true)")
 	if strings.Contains(out, "next step") {
@@ -221,7 +244,7 @@ func TestRolloutStatusAwaitingWrites(t *testing.T) {
 
 	s.AwaitingWrites, s.Step, s.Reached, s.Pending = false, 3, 5, 0
 	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
-	expectPending(t, err)
+	expectPrintedOnce(t, err)
 	expectLines(t, out, "complete: once the NodeSLOs of the last step are written\n")
 }
 
@@ -233,7 +256,7 @@ func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
 	s := midRollout(previous)
 	c := statusCluster(t, data, inForce(1, previous, &s))
 	out, err := followStatus(t, c, false)
-	expectPending(t, err)
+	expectPrintedOnce(t, err)
 	want := fmt.Sprintf("configuration %s: the controller has not taken up this configuration yet; "+
 		"in force: configuration %s (revision 1)\n",
 		rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()), rollout.ShortTarget(s.Fingerprint))
@@ -302,7 +325,7 @@ func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
 	s := midRollout(data)
 	s.Phase, s.KeyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
 	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
-	expectPending(t, err)
+	expectPrintedOnce(t, err)
 	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep",
 		"2 steps taken, started 2026-11-30T16:00:00Z; held until the rollout key is valid",
 		"pending: 2 nodes", "paused: yes (the rollout key is invalid)")
@@ -367,7 +390,7 @@ func TestRolloutStatusWithoutAStatus(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, err := followStatus(t, statusCluster(t, data, tc.revisions...), false)
-			expectPending(t, err)
+			expectPrintedOnce(t, err)
 			if out != tc.want {
 				t.Errorf("output:\n%s\nwant:\n%s", out, tc.want)
 			}
@@ -392,7 +415,7 @@ func TestRolloutStatusHaltedByTheGate(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	out, err := followStatus(t, statusCluster(t, data, inForce(7, data, &s)), false)
-	expectPending(t, err)
+	expectHalted(t, err)
 	// docs/kubectl-nodeslo.md#a-rollout-the-health-gate-halted shows this output.
 	golden(t, "rollout-status-halted.txt", out)
 }
@@ -446,28 +469,35 @@ func TestRolloutStatusHaltedAllowanceUnknown(t *testing.T) {
 }
 
 // A halt after the last node was reached (within the soak) is not a
-// completed rollout: without --watch the exit status says so, and --watch
-// goes on until a resume lifts the halt and the rollout completes.
+// completed rollout: with or without --watch, the wait ends on it with exit
+// status 1, as kubectl's does on a Deployment past its progress deadline.
+// Once a resume is under way (the key changed, unpaused), the watch goes on
+// until the controller takes it up and the rollout completes.
 func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	s.Step, s.Reached, s.Pending, s.Completed = 3, 5, 0, stepAt
 	c := statusCluster(t, data, inForce(1, data, &s))
-	out, err := followStatus(t, c, false)
-	expectPending(t, err)
-	expectLines(t, out, "pending: 0 nodes", "halted: yes")
-	if strings.Contains(out, "complete:") {
-		t.Errorf("a halted rollout says it is complete:\n%s", out)
+	for _, watch := range []bool{false, true} {
+		out, err := followStatus(t, c, watch)
+		expectHalted(t, err)
+		expectLines(t, out, "pending: 0 nodes", "halted: yes")
+		if strings.Contains(out, "complete:") || strings.Contains(out, "---") {
+			t.Errorf("watch %t: a halted rollout says it is complete, or was printed again:\n%s", watch, out)
+		}
 	}
 
+	resuming := gateData(false, `{"maxUnhealthyNodes": 1}`)
+	resuming[string(sloconfig.KeyRollout)] += "\n"
+	c = statusCluster(t, resuming, inForce(1, data, &s))
 	resumed := s
-	resumed.Phase, resumed.Updated = rollout.PhaseCompleted, stepAt.Add(time.Minute)
+	resumed.Phase, resumed.Updated, resumed.RolloutKey = rollout.PhaseCompleted, stepAt.Add(time.Minute), keyOf(resuming)
 	health := *s.Health
 	health.HaltedAt, health.HaltedKey, health.Tolerated = time.Time{}, "", 2
 	resumed.Health = &health
-	next := inForce(2, data, &resumed)
+	next := inForce(2, resuming, &resumed)
 	reader := &takeUpAfterReads{Client: c, t: t, after: 3, revision: next}
-	out, err = followStatus(t, reader, true)
+	out, err := followStatus(t, reader, true)
 	if err != nil {
 		t.Fatalf("--watch after the resume: %v", err)
 	}
@@ -475,9 +505,77 @@ func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	if !found || reader.reads < 3 {
 		t.Fatalf("--watch ended before the resume:\n%s", out)
 	}
-	expectLines(t, halt, "halted: yes")
+	expectLines(t, halt, "halted: yes", "resume: under way")
 	expectLines(t, after, "paused: no", "unhealthy: 2 reached nodes, 2 of them tolerated by a resume; "+
 		"beyond those, the gate halts on more than the 1 allowed\n", "complete: every node")
+}
+
+// By default the status is watched: printed again as it changes, until the
+// rollout completed, exit status 0.
+func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	c := statusCluster(t, data, inForce(1, data, &s))
+	done := midRollout(data)
+	done.Phase, done.Step, done.Reached, done.Pending, done.NextStep, done.Completed =
+		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
+	reader := &takeUpAfterReads{Client: c, t: t, after: 5, revision: inForce(2, data, &done)}
+	out, err := followStatusFor(t, reader, statusFollow{watch: true, interval: time.Millisecond})
+	if err != nil {
+		t.Fatalf("the rollout completed: %v", err)
+	}
+	if reader.reads < 5 || strings.Count(out, "\n---\n") != 1 {
+		t.Fatalf("printed before every change and once after it, read %d times:\n%s", reader.reads, out)
+	}
+	progressing, complete, _ := strings.Cut(out, "\n---\n")
+	expectLines(t, progressing, "reached: 3 of 5 nodes", "next step: ")
+	expectLines(t, complete, "reached: 5 of 5 nodes", "complete: every node has the configuration in force")
+}
+
+// --timeout ends the wait with kubectl's wording and exit status 1; 0
+// waits forever (until the rollout completes).
+func TestRolloutStatusTimesOut(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	c := statusCluster(t, data, inForce(1, data, &s))
+	out, err := followStatusFor(t, c, statusFollow{watch: true, timeout: 20 * time.Millisecond, interval: time.Millisecond})
+	if !errors.Is(err, errTimedOut) {
+		t.Fatalf("error %v, want the timeout", err)
+	}
+	expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: timed out waiting for the condition\n")
+	expectLines(t, out, "reached: 3 of 5 nodes")
+
+	reader := &takeUpAfterReads{Client: c, t: t, after: 20, revision: inForce(2, data, &rollout.Status{
+		Fingerprint: s.Fingerprint, RolloutKey: s.RolloutKey, Phase: rollout.PhaseCompleted, Updated: stepAt})}
+	if _, err := followStatusFor(t, reader, statusFollow{watch: true, interval: time.Millisecond}); err != nil {
+		t.Errorf("no timeout: %v", err)
+	}
+}
+
+// Every error of rollout status exits 1 and says why on stderr, as
+// kubectl's: a cluster it cannot reach, a flag it cannot parse, an
+// argument, a status it cannot read.
+func TestRolloutStatusErrorsExitOne(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no kubeconfig":  {"rollout", "status", "--kubeconfig", t.TempDir() + "/none"},
+		"a bad timeout":  {"rollout", "status", "--timeout", "soon"},
+		"a bad watch":    {"rollout", "status", "--watch=maybe"},
+		"an argument":    {"rollout", "status", "slo-controller-config"},
+		"an unknown one": {"rollout", "status", "--follow"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := Execute(args, IOStreams{Out: &out, ErrOut: &errOut}); code != ExitRolloutFailed ||
+				!strings.HasPrefix(errOut.String(), "error: ") {
+				t.Errorf("exit status %d, stderr %q", code, errOut.String())
+			}
+		})
+	}
+	data := statusData(40, false)
+	rev := inForce(2, data, nil)
+	rev.Status = `{"fingerprint": 7}`
+	_, err := followStatus(t, statusCluster(t, data, rev), true)
+	expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: revision 2 of ConfigMap")
 }
 
 func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
@@ -526,5 +624,27 @@ func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 		"paused: no")
 	if strings.Contains(out, "health gate:") {
 		t.Errorf("a key without a gate shows one:\n%s", out)
+	}
+}
+
+// Nodes seen unhealthy before the rollout wrote them are listed, as the
+// status holds them, apart from the verdicts: the gate does not count them.
+func TestRolloutStatusUnhealthyBeforeTheirWrite(t *testing.T) {
+	data := gateData(false, `{"maxUnhealthyNodes": 0}`)
+	s := halted(data, "0", nil)
+	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, stepAt.Add(time.Minute),
+		time.Time{}, ""
+	s.Health.Before = 3
+	s.Health.BeforeNodes = []rollout.UnhealthyNode{{Name: worker0, Signal: "Ready=False since 2026-11-30T15:00:00Z"},
+		{Name: worker1, Signal: "DiskPressure=True since 2026-11-30T15:30:00Z"}}
+	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	expectPrintedOnce(t, err)
+	expectLines(t, out,
+		"paused: no\nunhealthy before their write: 3 nodes, not held against the change and not used as canaries\n"+
+			"unhealthy before its write, node worker-0: Ready=False since 2026-11-30T15:00:00Z\n"+
+			"unhealthy before its write, node worker-1: DiskPressure=True since 2026-11-30T15:30:00Z\n"+
+			"unhealthy before their write, not listed: 1 more\nnext step: ")
+	if strings.Contains(out, "unhealthy: ") || strings.Contains(out, "halted:") {
+		t.Errorf("nodes unhealthy before their write were taken for verdicts:\n%s", out)
 	}
 }
