@@ -538,7 +538,8 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
 	c := statusCluster(t, data, inForce(1, data, &s))
-	out, err := followStatusFor(t, c, statusFollow{watch: true, timeout: 20 * time.Millisecond, interval: time.Millisecond})
+	wait := statusFollow{watch: true, timeout: 20 * time.Millisecond, interval: time.Millisecond}
+	out, err := followStatusFor(t, c, wait)
 	if !errors.Is(err, errTimedOut) {
 		t.Fatalf("error %v, want the timeout", err)
 	}
@@ -557,14 +558,15 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 // argument, a status it cannot read.
 func TestRolloutStatusErrorsExitOne(t *testing.T) {
 	for name, args := range map[string][]string{
-		"no kubeconfig":  {"rollout", "status", "--kubeconfig", t.TempDir() + "/none"},
-		"a bad timeout":  {"rollout", "status", "--timeout", "soon"},
-		"a bad watch":    {"rollout", "status", "--watch=maybe"},
-		"an argument":    {"rollout", "status", "slo-controller-config"},
-		"an unknown one": {"rollout", "status", "--follow"},
+		"no kubeconfig":  {"--kubeconfig", t.TempDir() + "/none"},
+		"a bad timeout":  {"--timeout", "soon"},
+		"a bad watch":    {"--watch=maybe"},
+		"an argument":    {sloconfig.DefaultConfigMapName},
+		"an unknown one": {"--follow"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
+			args = append([]string{"rollout", "status"}, args...)
 			if code := Execute(args, IOStreams{Out: &out, ErrOut: &errOut}); code != ExitRolloutFailed ||
 				!strings.HasPrefix(errOut.String(), "error: ") {
 				t.Errorf("exit status %d, stderr %q", code, errOut.String())

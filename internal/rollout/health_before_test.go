@@ -114,7 +114,8 @@ func TestAHealthyCanaryOnlyIsUsed(t *testing.T) {
 		t.Errorf("record: %d canaries, before the write %v", rec.Canaries, rec.Health.before())
 	}
 	if notes := eventsOf(p, ReasonUnhealthyBeforeWrite); len(notes) != 1 ||
-		!strings.Contains(notes[0], "1 nodes unhealthy before it wrote them") || !strings.Contains(notes[0], "c1 ("+signal+")") {
+		!strings.Contains(notes[0], "1 nodes unhealthy before it wrote them") ||
+		!strings.Contains(notes[0], "c1 ("+signal+")") {
 		t.Errorf("events %v", notes)
 	}
 	if h := p.Status.Health; h == nil || h.Before != 1 || len(h.BeforeNodes) != 1 ||
@@ -179,7 +180,7 @@ func TestACanaryUnhealthyInTheSecondOfItsWriteHalts(t *testing.T) {
 	if !halt.Figures.Halted || halt.Figures.Unhealthy != 1 || len(halt.Release) != 0 {
 		t.Fatalf("not halted: %+v, released %v", halt.Figures, halt.Release)
 	}
-	if got := recordOf(t, halt).Health.Unhealthy["c1"]; got != "Ready=False since 12:00:00 (the second of its write)" {
+	if got := recordOf(t, halt).Health.Unhealthy["c1"]; got != inTheSecondOfTheWrite {
 		t.Errorf("signal %q", got)
 	}
 	if notes := eventsOf(halt, ReasonHalted); len(notes) != 1 {
@@ -220,7 +221,7 @@ func TestARevertIsNotJudgedOnWhatItsNodesShowedWhenWritten(t *testing.T) {
 	sick["c2"] = notReadySince(t0)
 	again := f.plan(p.Memory(), &p, back, t0.Add(700*time.Millisecond), sick)
 	if again.Figures.Unhealthy != 1 ||
-		recordOf(t, again).Health.Unhealthy["c2"] != "Ready=False since 12:00:00 (the second of its write)" {
+		recordOf(t, again).Health.Unhealthy["c2"] != inTheSecondOfTheWrite {
 		t.Errorf("a new transition in the second of the write: %+v", again.Figures)
 	}
 }

@@ -20,6 +20,10 @@ func gateOf(t *testing.T, gate string) *HealthGate {
 	return load.Policy.HealthGate
 }
 
+// inTheSecondOfTheWrite is the signal of a node NotReady since the second
+// of its write at 12:00:00.
+const inTheSecondOfTheWrite = "Ready=False since 12:00:00 (the second of its write)"
+
 func TestJudge(t *testing.T) {
 	reached := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	started := reached.Add(-time.Hour)
@@ -54,7 +58,7 @@ func TestJudge(t *testing.T) {
 		{name: "no signal", h: NodeHealth{}},
 		{name: "Ready turned False after the write", h: readyFalse(after), want: "Ready=False since 12:01:00"},
 		{name: "Ready turned False in the second of the write: the order cannot be told",
-			h: readyFalse(sameSecond), want: "Ready=False since 12:00:00 (the second of its write)"},
+			h: readyFalse(sameSecond), want: inTheSecondOfTheWrite},
 		{name: "Ready False with no transition time", h: readyFalse(metav1.Time{}),
 			want: "Ready=False with no transition time"},
 		{name: "Ready False before the write: reported, not counted", h: readyFalse(before), before: readyFalseBefore},

@@ -273,7 +273,10 @@ func healthStatus(policy *Policy, h *HealthRecord, reached int) *StatusHealth {
 
 // listed is the first max of names, sorted, with their signals in m.
 func listed(names []string, m map[string]string, limit int) []UnhealthyNode {
-	var out []UnhealthyNode
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]UnhealthyNode, 0, min(len(names), limit))
 	for _, name := range names[:min(len(names), limit)] {
 		out = append(out, UnhealthyNode{Name: name, Signal: sloconfig.Shorten(m[name], maxStatusSignal)})
 	}
