@@ -125,6 +125,30 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		Consistently(writes.Total).Should(BeZero())
 	})
 
+	It("a staged rollout counts the nodes lacking only the field as reached: its status completes, "+
+		"and kubectl nodeslo rollout status exits 0", func(ctx SpecContext) {
+		staged := map[string]string{
+			string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS": ` +
+				`{"enable": true, "pageCacheLimitPercent": 50, "minLimitPercent": 10}}}}`,
+			string(sloconfig.KeyRollout): `{"maxNodesPerStep": 2, "stepIntervalSeconds": 1}`,
+		}
+		putConfig(ctx, k8sClient, staged)
+		code, stdout, stderr := runPlugin("rollout", "status", "--timeout", "2m")
+		Expect(code).To(Equal(plugin.ExitOK), stderr)
+		Expect(stdout).To(ContainSubstring(fmt.Sprintf("reached: %d of %d nodes\n", nodeCount, nodeCount)))
+		Expect(stdout).To(ContainSubstring("complete: every node has the configuration in force"))
+		for _, n := range nodes {
+			spec, err := storedSpec(ctx, k8sClient, n)()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(pageCacheLimit(spec)).To(BeNil(), "the apiserver pruned the field of %s", n)
+			Expect(*spec.ResourceQOSStrategy.LSClass.MemoryQOS.MinLimitPercent).To(BeEquivalentTo(10))
+		}
+		// Back to the configuration the specs below start from, at once; the
+		// restart below starts the rechecks of the dropped field afresh.
+		putConfig(ctx, k8sClient, data)
+		waitUntilQuiet()
+	})
+
 	It("writes nothing after a restart, and learns the dropped field again by dry runs", func(ctx SpecContext) {
 		stopManager()
 		writes.Reset()
