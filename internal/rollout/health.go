@@ -304,7 +304,7 @@ func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInp
 		return out
 	}
 	gate := policy.HealthGate
-	since := in.Now.Truncate(time.Second) // the annotation has seconds
+	var since time.Time // when the rollout started, in seconds as the annotation has them
 	var seen map[string]string
 	if !fresh {
 		since, seen = rec.Started.Truncate(time.Second), rec.Health.before()
