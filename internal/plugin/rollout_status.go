@@ -100,9 +100,20 @@ func (s RolloutStatus) TakenUp() bool {
 func (s RolloutStatus) Done() bool { return s.TakenUp() && s.Status.Done() }
 
 // HaltedByTheGate reports whether the health gate holds the rollout of the
-// ConfigMap's configuration halted, with no resume under way.
+// ConfigMap's configuration halted, with no resume under way, or withholds
+// the ConfigMap's data, a configuration it halted: either way no wait ends
+// without an act of the operator.
 func (s RolloutStatus) HaltedByTheGate() bool {
-	return s.TakenUp() && s.Status.Halted() && !s.resuming()
+	return s.TakenUp() && ((s.Status.Halted() && !s.resuming()) || s.Status.Withheld != nil)
+}
+
+// haltError is the error a wait ends with when HaltedByTheGate.
+func (s RolloutStatus) haltError() error {
+	if wh := s.Status.Withheld; wh != nil {
+		return fmt.Errorf("configuration %s, the ConfigMap's data, was halted by the health gate and is not in force",
+			rollout.ShortTarget(wh.Fingerprint))
+	}
+	return fmt.Errorf("rollout of configuration %s halted by its health gate", rollout.ShortTarget(s.Status.Fingerprint))
 }
 
 // Write prints the status, one fact a line.

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
 // `kubectl nodeslo rollout status` waits as `kubectl rollout status` does
@@ -82,8 +79,7 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, o
 		}
 		switch {
 		case status.HaltedByTheGate():
-			return fmt.Errorf("rollout of configuration %s halted by its health gate",
-				rollout.ShortTarget(status.Status.Fingerprint))
+			return status.haltError()
 		case status.Done() || !opts.watch:
 			return nil
 		}

@@ -650,3 +650,24 @@ func TestRolloutStatusUnhealthyBeforeTheirWrite(t *testing.T) {
 		t.Errorf("nodes unhealthy before their write were taken for verdicts:\n%s", out)
 	}
 }
+
+// The ConfigMap's data halted before and withheld since (applied again by
+// a GitOps self-heal): the wait ends on it with exit status 1, as on a
+// halt, even though the configuration in force completed.
+func TestRolloutStatusEndsOnDataWithheld(t *testing.T) {
+	good, bad := statusData(50, false), statusData(40, false)
+	s := midRollout(good)
+	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
+		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
+	s.Withheld = &rollout.Withheld{Fingerprint: sloconfig.Load(bad, nil).Fingerprint(), Revision: 2,
+		HaltedAt: stepAt, Summary: "worker-0 (Ready=False since 17:00:00)"}
+	c := statusCluster(t, bad, inForce(3, good, &s))
+	for _, watch := range []bool{false, true} {
+		// The timeout only bounds a wait that would not end.
+		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute, interval: time.Millisecond})
+		expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: configuration "+
+			rollout.ShortTarget(s.Withheld.Fingerprint)+", the ConfigMap's data, was halted by the health gate "+
+			"and is not in force\n")
+		expectLines(t, out, "not in force: the ConfigMap's data")
+	}
+}
