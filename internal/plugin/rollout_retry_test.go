@@ -86,11 +86,8 @@ func TestRetryWithoutAHalt(t *testing.T) {
 // and is not done even when the configuration in force completed.
 func TestRolloutStatusSaysTheDataIsNotInForce(t *testing.T) {
 	good, bad := statusData(50, false), statusData(40, false)
-	s := midRollout(good)
-	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
-		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
-	s.Withheld = &rollout.Withheld{Fingerprint: sloconfig.Load(bad, nil).Fingerprint(), Revision: 2,
-		HaltedAt: stepAt, Summary: "worker-0 (Ready=False since 17:00:00)", Reverted: true}
+	s := withheldStatus(good, bad)
+	s.Withheld.Reverted = true
 	h := History{Revisions: []rollout.Revision{inForce(3, good, &s)}}
 	st, err := NewRolloutStatus(statusRef, bad, true, h)
 	if err != nil {

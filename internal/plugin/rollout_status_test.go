@@ -183,15 +183,16 @@ func expectHalted(t *testing.T, err error) {
 	if err == nil || !strings.Contains(err.Error(), "halted by its health gate") {
 		t.Fatalf("error %v, want the halt", err)
 	}
-	expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: rollout of configuration ")
+	expectFailed(t, err, "error: rollout of configuration ")
 }
 
-// expectExit checks the exit status of err and what the plugin says of it.
-func expectExit(t *testing.T, err error, code int, says string) {
+// expectFailed checks that err ends the plugin with exit status 1, saying
+// what it begins with.
+func expectFailed(t *testing.T, err error, says string) {
 	t.Helper()
 	var errOut bytes.Buffer
-	if got := exitCode(err, &errOut); got != code || !strings.HasPrefix(errOut.String(), says) {
-		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), code, says)
+	if got := exitCode(rolloutStatusError(err), &errOut); got != ExitRolloutFailed || !strings.HasPrefix(errOut.String(), says) {
+		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), ExitRolloutFailed, says)
 	}
 }
 
@@ -543,7 +544,7 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	if !errors.Is(err, errTimedOut) {
 		t.Fatalf("error %v, want the timeout", err)
 	}
-	expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: timed out waiting for the condition\n")
+	expectFailed(t, err, "error: timed out waiting for the condition\n")
 	expectLines(t, out, "reached: 3 of 5 nodes")
 
 	reader := &takeUpAfterReads{Client: c, t: t, after: 20, revision: inForce(2, data, &rollout.Status{
@@ -577,7 +578,7 @@ func TestRolloutStatusErrorsExitOne(t *testing.T) {
 	rev := inForce(2, data, nil)
 	rev.Status = `{"fingerprint": 7}`
 	_, err := followStatus(t, statusCluster(t, data, rev), true)
-	expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: revision 2 of ConfigMap")
+	expectFailed(t, err, "error: revision 2 of ConfigMap")
 }
 
 func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
@@ -656,18 +657,25 @@ func TestRolloutStatusUnhealthyBeforeTheirWrite(t *testing.T) {
 // halt, even though the configuration in force completed.
 func TestRolloutStatusEndsOnDataWithheld(t *testing.T) {
 	good, bad := statusData(50, false), statusData(40, false)
+	s := withheldStatus(good, bad)
+	c := statusCluster(t, bad, inForce(3, good, &s))
+	for _, watch := range []bool{false, true} {
+		// The timeout only bounds a wait that would not end.
+		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute, interval: time.Millisecond})
+		expectFailed(t, err, "error: configuration "+
+			rollout.ShortTarget(s.Withheld.Fingerprint)+", the ConfigMap's data, was halted by the health gate "+
+			"and is not in force\n")
+		expectLines(t, out, "not in force: the ConfigMap's data")
+	}
+}
+
+// withheldStatus is the status of good's completed rollout while the
+// ConfigMap's data is bad, halted at revision 2 and withheld since.
+func withheldStatus(good, bad map[string]string) rollout.Status {
 	s := midRollout(good)
 	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
 		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
 	s.Withheld = &rollout.Withheld{Fingerprint: sloconfig.Load(bad, nil).Fingerprint(), Revision: 2,
 		HaltedAt: stepAt, Summary: "worker-0 (Ready=False since 17:00:00)"}
-	c := statusCluster(t, bad, inForce(3, good, &s))
-	for _, watch := range []bool{false, true} {
-		// The timeout only bounds a wait that would not end.
-		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute, interval: time.Millisecond})
-		expectExit(t, rolloutStatusError(err), ExitRolloutFailed, "error: configuration "+
-			rollout.ShortTarget(s.Withheld.Fingerprint)+", the ConfigMap's data, was halted by the health gate "+
-			"and is not in force\n")
-		expectLines(t, out, "not in force: the ConfigMap's data")
-	}
+	return s
 }
