@@ -191,7 +191,8 @@ func expectHalted(t *testing.T, err error) {
 func expectFailed(t *testing.T, err error, says string) {
 	t.Helper()
 	var errOut bytes.Buffer
-	if got := exitCode(rolloutStatusError(err), &errOut); got != ExitRolloutFailed || !strings.HasPrefix(errOut.String(), says) {
+	got := exitCode(rolloutStatusError(err), &errOut)
+	if got != ExitRolloutFailed || !strings.HasPrefix(errOut.String(), says) {
 		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), ExitRolloutFailed, says)
 	}
 }
