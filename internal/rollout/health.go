@@ -217,8 +217,8 @@ type HealthInput struct {
 	Unhealthy map[string]string
 	// Metrics are the metric checks measured, by name.
 	Metrics map[string]MetricSample
-	Before    map[string]string
-	Sick      map[string]string
+	Before  map[string]string
+	Sick    map[string]string
 }
 
 // gateWatches reports whether the gate of policy judges the rollout of rec

@@ -17,6 +17,9 @@ import (
 
 var gatedFleetNames = []string{"c1", "c2", "n1", "n2", "n3", "n4"}
 
+// gatedCanaryLabel is the label gatedKey's canary selector matches ("true").
+const gatedCanaryLabel = "canary"
+
 // gatedData is a configuration (threshold) under gatedKey.
 func gatedData(threshold string) map[string]string {
 	return map[string]string{
@@ -34,9 +37,9 @@ type gatedFleet struct {
 func newGatedFleet(t *testing.T, data map[string]string, writtenAt time.Time) *gatedFleet {
 	f := &gatedFleet{t: t}
 	for _, name := range gatedFleetNames {
-		node := sloconfig.Node{Name: name, Labels: map[string]string{"canary": "false"}}
+		node := sloconfig.Node{Name: name, Labels: map[string]string{gatedCanaryLabel: "false"}}
 		if strings.HasPrefix(name, "c") {
-			node.Labels["canary"] = "true"
+			node.Labels[gatedCanaryLabel] = "true"
 		}
 		f.nodes = append(f.nodes, Observed{Node: node, Generation: 1})
 		f.store(name, data, writtenAt)
