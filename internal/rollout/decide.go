@@ -189,6 +189,11 @@ func Decide(in Input) Decision {
 	d.Reached = max(s.Pending-len(d.Held), 0)
 	if !d.Paused {
 		d.NextStep = d.next(s, complete)
+		if d.NextStep.IsZero() && len(d.Write) > 0 {
+			// Past the last step, nodes the plan did not count are being
+			// written: completion is seen once they are.
+			d.NextStep = in.Now.Add(recheck)
+		}
 	}
 	d.RecordChanged = !d.Record.Equal(in.Record)
 	return d
@@ -234,7 +239,15 @@ func (d *Decision) reach(s Schedule, canaries, pending []string, reachedBatch in
 		return
 	}
 	d.Write = append(d.Write, canaries...)
-	n := min(max(s.BatchQuota(d.Step)-reachedBatch, 0), len(pending))
+	quota := s.BatchQuota(d.Step)
+	if d.Step >= s.Steps() {
+		// The last step reaches every node still pending, including one
+		// the plan did not count: its NodeSLO appeared, from an older
+		// configuration, after the rollout counted its nodes. Without
+		// this, a plan of canaries only (no batch) would hold it forever.
+		quota = reachedBatch + len(pending)
+	}
+	n := min(max(quota-reachedBatch, 0), len(pending))
 	d.Write = append(d.Write, pending[:n]...)
 	d.Held = pending[n:]
 }

@@ -39,6 +39,21 @@ func TestDecide(t *testing.T) {
 		name: "no key: every node at once", nodes: 40, canary: 3, key: "",
 		steps: []step{{at: 0, change: change("B"), writes: 40, canaries: -1, next: -1}},
 	}, {
+		// A node whose NodeSLO appeared, from the older configuration, after
+		// the rollout counted its nodes: a plan of canaries only has no
+		// batch to reach it in, and would have held it for ever.
+		name: "a node the plan did not count is reached past the last step", nodes: 2, canary: 2, key: acceptanceKey,
+		steps: []step{
+			{at: 0, change: change("B"), writes: 2, canaries: 2, started: true, stepped: true, next: 1},
+			{at: 0.5, change: func(c *cluster) { c.stored["late"] = "A" }, writes: 1, canaries: 0, next: 1.5},
+			{at: 1.5, writes: 0, completed: true, next: -1},
+		},
+		finally: func(t *testing.T, c *cluster) {
+			if c.onTarget() != 3 {
+				t.Errorf("%d nodes on target, want 3", c.onTarget())
+			}
+		},
+	}, {
 		name: "canary first, soak, then batches of 10 every interval", nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
