@@ -49,7 +49,7 @@ func nothingWritten(ctx context.Context, why string) {
 	Expect(allResourceVersions(ctx)).To(Equal(before), why)
 }
 
-var _ = Describe("A health gate under GitOps", Serial, func() {
+var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func() {
 	var (
 		cm           *corev1.ConfigMap
 		f            fleet

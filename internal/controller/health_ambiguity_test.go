@@ -38,7 +38,7 @@ func writtenAt(ctx context.Context, node string) metav1.Time {
 	return metav1.NewTime(at)
 }
 
-var _ = Describe("A health gate that cannot tell the order", Serial, func() {
+var _ = Describe("A health gate that cannot tell the order", Serial, Label(shardGates), func() {
 	// setUp makes the fleet at threshold 50 under policy and returns it with
 	// the target of that configuration.
 	setUp := func(ctx SpecContext, policy string) (*corev1.ConfigMap, fleet, string) {

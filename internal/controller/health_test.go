@@ -92,7 +92,7 @@ func onlyCanariesReached(ctx context.Context, f fleet, threshold int) {
 	Expect(canaries).To(Equal(gateCanaries))
 }
 
-var _ = Describe("A staged rollout with a health gate", Serial, func() {
+var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates), func() {
 	var (
 		cm     *corev1.ConfigMap
 		f      fleet

@@ -14,7 +14,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -35,6 +34,17 @@ const (
 	gold         = "gold"
 )
 
+// Shard labels: make test runs internal/controller's specs as four
+// processes at once, each with its own control plane, since they mostly
+// wait (SPLIT_SUITES in the Makefile names these labels): the staged
+// rollout and its history, the health and metric gates, GitOps, and the
+// specs without a label.
+const (
+	shardRollout = "rollout"
+	shardGates   = "gates"
+	shardGitOps  = "gitops"
+)
+
 // uniqueName returns a name no other test uses.
 func uniqueName(prefix string) string {
 	return fmt.Sprintf("%s-%s", prefix, rand.String(6))
@@ -42,16 +52,34 @@ func uniqueName(prefix string) string {
 
 // createNode creates a Node that is deleted again when the test ends.
 func createNode(ctx context.Context, labels, annotations map[string]string) *corev1.Node {
+	node := newNode(ctx, labels, annotations)
+	DeferCleanup(deleteNodes, []string{node.Name})
+	return node
+}
+
+// newNode creates a Node; the caller deletes it (deleteNodes).
+func newNode(ctx context.Context, labels, annotations map[string]string) *corev1.Node {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 		Name: uniqueName("node"), Labels: labels, Annotations: annotations,
 	}}
 	Expect(k8sClient.Create(ctx, node)).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, node))).To(Succeed())
-		Eventually(func() error { return getNodeSLO(ctx, node.Name, &slov1alpha1.NodeSLO{}) }).
-			WithContext(ctx).Should(Satisfy(apierrors.IsNotFound))
-	})
 	return node
+}
+
+// deleteNodes deletes the named Nodes, then waits until the controller has
+// deleted their NodeSLOs: all at once, as a fleet's 40 nodes one by one
+// cost a poll each.
+func deleteNodes(ctx SpecContext, names []string) {
+	for _, name := range names {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, node))).To(Succeed())
+	}
+	Eventually(func(g Gomega) {
+		list := &slov1alpha1.NodeSLOList{}
+		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+		g.Expect(list.Items).NotTo(ContainElement(HaveField("Name", BeElementOf(names))),
+			"the NodeSLOs of deleted Nodes")
+	}).WithContext(ctx).Should(Succeed())
 }
 
 func getNodeSLO(ctx context.Context, name string, slo *slov1alpha1.NodeSLO) error {

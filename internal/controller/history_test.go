@@ -70,7 +70,7 @@ func (f fleet) matching(ctx context.Context, data map[string]string) []string {
 	return out
 }
 
-var _ = Describe("The revision history", Serial, func() {
+var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 	It("keeps each configuration put in force; an undo writes one back byte for byte and rolls it out in steps",
 		func(ctx SpecContext) {
 			setConfig(ctx, rolloutData(50, rolloutPolicy(false)))

@@ -72,12 +72,13 @@ func createFleetWith(ctx context.Context, threshold, canaries int) fleet {
 		if i < canaries {
 			labels = map[string]string{canaryLabel: "canary"}
 		}
-		n := createNode(ctx, labels, nil)
+		n := newNode(ctx, labels, nil)
 		f.names = append(f.names, n.Name)
 		if labels != nil {
 			f.canaries[n.Name] = true
 		}
 	}
+	DeferCleanup(deleteNodes, f.names)
 	Eventually(func() int { return len(f.at(ctx, threshold)) }).Should(Equal(rolloutNodes))
 	return f
 }
@@ -202,7 +203,7 @@ func watchRolloutTo(
 	}
 }
 
-var _ = Describe("A staged rollout", Serial, func() {
+var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 	var (
 		cm     *corev1.ConfigMap
 		f      fleet
