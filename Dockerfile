@@ -14,13 +14,19 @@ ARG TARGETARCH
 # means the toolchain's default.
 ARG GOPROXY
 
+# Where the build keeps downloaded modules and compiled packages: by default
+# the cache mounts below (Docker BuildKit and Podman), which keep them between
+# builds and never end up in the image. The offline build points both at the
+# host's own Go caches, bind-mounted, so that what make build compiled is not
+# compiled again (hack/image/build-offline.sh).
+ARG GOMODCACHE=/go/pkg/mod
+ARG GOCACHE=/root/.cache/go-build
+
 WORKDIR /workspace
 # Modules first: this layer is reused while go.mod and go.sum are unchanged.
-# The cache mounts keep downloads and compiled packages between builds
-# (Docker BuildKit and Podman); they never end up in the image.
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod \
-    GOMODCACHE=/go/pkg/mod go mod download
+    GOMODCACHE=${GOMODCACHE} go mod download
 
 COPY api/ api/
 COPY cmd/ cmd/
@@ -34,7 +40,7 @@ ARG REVISION=unknown
 # One line per flag, so that a flag is added without touching the others.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    GOMODCACHE=/go/pkg/mod GOCACHE=/root/.cache/go-build \
+    GOMODCACHE=${GOMODCACHE} GOCACHE=${GOCACHE} \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
     go build \
       -trimpath \

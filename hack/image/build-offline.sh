@@ -121,6 +121,21 @@ rm -rf "${work:?}"/*
 # contacted. Host networking reaches the module proxy as the host does.
 build_args=(--build-arg "BUILDER_IMAGE=$builder_image" --build-arg "RUNTIME_IMAGE=$runtime_image")
 [[ -z ${GOPROXY:-} ]] || build_args+=(--build-arg "GOPROXY=$GOPROXY")
+# The host's module and build caches, bind-mounted into the builder's RUN
+# steps (OFFLINE_SHARE_GO_CACHES=0 keeps the Dockerfile's own cache mounts):
+# the builder runs this machine's toolchain with make build's flags
+# (CGO off, -trimpath), so every package make build compiled is a cache hit
+# and a first image build costs a link instead of compiling the manager's
+# dependencies from empty caches (about 3.5 minutes on 2 cores). The binary
+# is the same either way; a cache changes how long the build takes, never
+# what it makes.
+if [[ ${OFFLINE_SHARE_GO_CACHES:-1} == 1 ]]; then
+  modcache=$(go env GOMODCACHE)
+  gocache=$(go env GOCACHE)
+  mkdir -p "$modcache" "$gocache"
+  build_args+=(--volume "$modcache:/host-go/mod" --volume "$gocache:/host-go/build"
+    --build-arg GOMODCACHE=/host-go/mod --build-arg GOCACHE=/host-go/build)
+fi
 start=$(date +%s)
 "$tool" "${tool_flags[@]}" build --pull=never --network=host "${build_flags[@]}" \
   "${build_args[@]}" -f "$root/Dockerfile" -t "$image" "$root"
