@@ -46,7 +46,7 @@ var _ = Describe("Bad input", Serial, func() {
 			for _, n := range nodes {
 				Eventually(specOf(ctx, n)).Should(inForce)
 			}
-			waitUntilQuiet()
+			settle()
 			before := resourceVersions(ctx, nodes...)
 
 			setConfig(ctx, with(key, bad))

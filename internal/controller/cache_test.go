@@ -39,7 +39,7 @@ var _ = Describe("The manager's cache", Serial, func() {
 			setConfig(ctx, map[string]string{string(sloconfig.KeyResourceThreshold): suppressAt55})
 			Eventually(specOf(ctx, node.Name)).Should(haveField(55.0,
 				"resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
-			waitUntilQuiet()
+			settle()
 			Expect(wholeReads()[before:]).To(BeEmpty())
 
 			// A hand edit moves the generation past the one the digest names:

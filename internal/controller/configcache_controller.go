@@ -400,7 +400,7 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		return nil
 	})
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("config-cache").
+		Named(ConfigCacheController).
 		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
 		WatchesRawSource(loadAtStart).
 		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, r.wokenBy(&r.heldNodeWritten))).

@@ -35,7 +35,7 @@ var _ = Describe("kubectl nodeslo diff", Serial, func() {
 			Eventually(specOf(ctx, n)).
 				Should(haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		}
-		waitUntilQuiet()
+		settle()
 		stored := map[string]map[string]any{}
 		for _, n := range names {
 			spec, err := specOf(ctx, n)()

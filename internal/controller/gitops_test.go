@@ -42,7 +42,12 @@ func applyAs(ctx context.Context, manager string, data map[string]string) {
 }
 
 // nothingWritten checks, for quietFor, that no NodeSLO is written: by the
-// manager (the write log) or anyone (the resourceVersions).
+// manager (the write log) or anyone (the resourceVersions). A re-apply of
+// the same data may change nothing the controllers watch, so there is no
+// reconcile to wait for: the check is a while instead. Three seconds is
+// enough: a write the re-apply caused would be sent within milliseconds of
+// its event on loopback, and the window spans three of the health gate's
+// looks (one a second), the other way a write could come.
 func nothingWritten(ctx context.Context, why string) {
 	before, total := allResourceVersions(ctx), writes.Total()
 	Consistently(func() int { return writes.Total() - total }).WithTimeout(quietFor).Should(BeZero(), why)
@@ -64,7 +69,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 		f = createFleetWith(ctx, 50, gateCanaries)
 		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		target := record(ctx).Target
-		waitUntilQuiet()
+		settle()
 		writes.Reset()
 		argoApply(ctx, halted)
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
@@ -109,7 +114,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
 				Should(HaveLen(rolloutNodes),
 					"the reached canaries go back to the last good revision's values")
-			waitUntilQuiet()
+			settle()
 			for n := range f.canaries {
 				Expect(writes.Succeeded(n)).To(Equal(2), "canary %s: the change, then the revert", n)
 			}
@@ -158,7 +163,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
 				Should(HaveLen(rolloutNodes))
 			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
-			waitUntilQuiet()
+			settle()
 
 			for i := range gitopsReapplies {
 				argoApply(ctx, halted)

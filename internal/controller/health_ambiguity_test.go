@@ -46,7 +46,7 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 		f := createFleetWith(ctx, 50, gateCanaries)
 		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		target := record(ctx).Target
-		waitUntilQuiet()
+		settle()
 		writes.Reset()
 		return cm, f, target
 	}
@@ -118,7 +118,7 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 		Expect(status.Status.Health.Before).To(Equal(1))
 		Expect(status.Status.Health.BeforeNodes).To(ConsistOf(HaveField("Name", down)))
 		Expect(status.Done()).To(BeTrue())
-		waitUntilQuiet()
+		settle()
 		Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
 		setReady(ctx, down, corev1.ConditionTrue)
 	})

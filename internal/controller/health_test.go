@@ -103,7 +103,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 		f = createFleetWith(ctx, 50, gateCanaries)
 		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		target = record(ctx).Target
-		waitUntilQuiet()
+		settle()
 		writes.Reset()
 		setConfig(ctx, rolloutData(40, gatePolicy(onUnhealthy)))
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
@@ -159,7 +159,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			// A change of the key that leaves it unpaused resumes, the verdicts tolerated.
 			setConfig(ctx, rolloutData(40, gatePolicy(rollout.OnUnhealthyPause)+"\n"))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
-			waitUntilQuiet()
+			settle()
 			Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
 			Expect(metric(controller.MetricRolloutHalted)()).To(BeZero())
 		})
@@ -173,7 +173,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			}
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
 				Should(HaveLen(rolloutNodes))
-			waitUntilQuiet()
+			settle()
 			for _, n := range f.names {
 				want := 0
 				if f.canaries[n] {
@@ -214,7 +214,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			}
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
-			waitUntilQuiet()
+			settle()
 			Expect(record(ctx).Health.Halted()).To(BeFalse())
 			Expect(record(ctx).Health.UnhealthyNames()).To(BeEmpty())
 			for _, n := range f.names {

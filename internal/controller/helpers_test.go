@@ -256,29 +256,20 @@ func configInvalid(key sloconfig.Key) func() float64 {
 	}
 }
 
-// waitUntilQuiet waits until no NodeSLO reconcile has run for a while, so
-// that a test can then tell that an action of its own caused none.
-func waitUntilQuiet() {
-	last, since := reconciles(), time.Now()
-	Eventually(func() bool {
-		if now := reconciles(); now != last {
-			last, since = now, time.Now()
-		}
-		return time.Since(since) > 500*time.Millisecond
-	}).Should(BeTrue())
-}
+// settle waits until the controllers hold no request (testkit.Settle).
+func settle() { testkit.Settle(controller.Controllers...) }
 
 // skipAndSettle moves the controllers' clock by d, waits until the
 // config-cache controller has looked again (the skip fires the wait it
 // requeued on: a soak, a step interval or the health gate's next look),
-// then until the controllers are quiet: what a spec then sees is what d
+// then until the controllers have settled: what a spec then sees is what d
 // of waiting would have left.
 func skipAndSettle(d time.Duration) {
 	before := configCacheReconciles()
 	clock.Skip(d)
 	Eventually(configCacheReconciles).Should(BeNumerically(">", before),
 		"the config-cache controller did not look again %s later", d)
-	waitUntilQuiet()
+	settle()
 }
 
 // aSecondALook makes each call of look move the controllers' clock a

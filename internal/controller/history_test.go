@@ -126,7 +126,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 
 			// The undo: revision 1 of the three, byte for byte, in steps.
 			target := record(ctx).Target
-			waitUntilQuiet()
+			settle()
 			writes.Reset()
 			Expect(plugin.Undo(ctx, k8sClient, historyRef, three[0].Number, false, &out, &errOut)).To(Succeed())
 			Expect(k8sClient.Get(ctx, cmKey, after)).To(Succeed())
@@ -141,7 +141,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			watchRolloutTo(ctx, f, target, func() []string { return f.matching(ctx, first) }, nil)
 			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 			Expect(record(ctx).Steps).To(Equal(rolloutSteps), "the undo rolled out in the steps of the rollout key")
-			waitUntilQuiet()
+			settle()
 			for _, n := range f.names {
 				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
 			}
@@ -172,7 +172,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 		Expect(status).To(ContainSubstring(`"phase":"AllAtOnce"`), "the revision is created with its status")
 		stopManager()
 		stopManager = startManager()
-		waitUntilQuiet()
+		settle()
 		Consistently(newestRevision(ctx)).WithTimeout(3 * time.Second).Should(Equal(n))
 		Expect(history(ctx).InForce().Status).To(Equal(status), "nor is its status written again")
 	})

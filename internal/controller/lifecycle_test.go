@@ -42,7 +42,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 	It("Node present, NodeSLO present and equal: writes nothing", func(ctx SpecContext) {
 		node := createNode(ctx, map[string]string{"pool": "a"}, nil)
 		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
-		waitUntilQuiet()
+		settle()
 		before := resourceVersions(ctx, node.Name)
 		writesBefore, noops := writes.Succeeded(node.Name), reconcilesOf(controller.OpNoop)
 
@@ -109,7 +109,7 @@ var _ = Describe("The NodeSLO lifecycle", Serial, func() {
 	It("does not rewrite a spec that means the same as the resolved one", func(ctx SpecContext) {
 		node := createNode(ctx, nil, map[string]string{"node.koordinator.sh/network-bandwidth": "1G"})
 		Eventually(specOf(ctx, node.Name)).Should(haveField("1G", "systemStrategy", "totalNetworkBandwidth"))
-		waitUntilQuiet()
+		settle()
 		before := writes.Succeeded(node.Name)
 
 		noops := reconcilesOf(controller.OpNoop)

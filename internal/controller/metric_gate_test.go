@@ -168,7 +168,7 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 			Eventually(promQuery(ctx, promURL, "count(node_latency_seconds == 0.1)")).
 				Should(BeNumerically(">=", rolloutNodes), "Prometheus did not scrape every node's series")
 		}
-		waitUntilQuiet()
+		settle()
 		writes.Reset()
 		setConfig(ctx, rolloutData(40, policy))
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },

@@ -236,7 +236,7 @@ func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []re
 // released.
 func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, s signals, maxConcurrent int) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("nodeslo").
+		Named(NodeSLOController).
 		For(&slov1alpha1.NodeSLO{}, builder.OnlyMetadata,
 			builder.WithPredicates(configurationLoaded(r.snapshots), nodeSLOSpecChanged(), r.stored.NotEcho())).
 		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},

@@ -37,7 +37,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		Eventually(specOf(ctx, gold.Name)).
 			Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 		Eventually(specOf(ctx, plain.Name)).Should(haveField("10G", "systemStrategy", "totalNetworkBandwidth"))
-		waitUntilQuiet()
+		settle()
 		before := allResourceVersions(ctx)
 		reconciled := reconciles()
 
@@ -57,7 +57,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		old := createNode(ctx, nil, nil)
 		Eventually(specOf(ctx, old.Name)).
 			Should(haveField(55.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
-		waitUntilQuiet()
+		settle()
 		before := resourceVersions(ctx, old.Name)
 
 		restart(ctx, func() {

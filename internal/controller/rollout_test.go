@@ -214,7 +214,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		f = createFleet(ctx, 50)
 		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
 		target = record(ctx).Target
-		waitUntilQuiet()
+		settle()
 		writes.Reset()
 	})
 
@@ -254,7 +254,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 				rolloutNodes, 0, 0}), countsAre)
 			g.Expect(st.Status.Completed).To(BeTemporally("==", rec.DoneAt))
 		}).Should(Succeed())
-		waitUntilQuiet()
+		settle()
 		for _, n := range f.names {
 			Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
 		}
@@ -283,7 +283,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(getNodeSLO(ctx, edited, slo)).To(Succeed())
 		delete(slo.Annotations, sloconfig.SpecDigestAnnotation)
 		Expect(k8sClient.Update(ctx, slo)).To(Succeed())
-		waitUntilQuiet()
+		settle()
 		before := len(wholeReads())
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
@@ -301,7 +301,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 		setConfig(ctx, rolloutData(40, rolloutPolicy(true)))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).ShouldNot(BeEmpty())
-		waitUntilQuiet()
+		settle()
 		held := rolloutNodes - len(f.at(ctx, 40))
 		Expect(held).To(BeNumerically(">", 0))
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
@@ -324,7 +324,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
-		waitUntilQuiet()
+		settle()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
 		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
 	})
@@ -352,7 +352,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			clock.Skip(time.Second)
 			time.Sleep(envtestharness.PollingInterval)
 		}
-		waitUntilQuiet()
+		settle()
 		Expect(f.writesTo()).To(Equal(rolloutNodes-before), "each node still pending written once")
 	})
 
@@ -364,7 +364,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 
 		setConfig(ctx, rolloutData(30, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 30, nil)
-		waitUntilQuiet()
+		settle()
 		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "every node differs from the newest configuration")
 		Expect(f.writesTo()).To(Equal(first + rolloutNodes))
 		Expect(f.at(ctx, 40)).To(BeEmpty())
@@ -373,14 +373,14 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 	It("on a revert mid-rollout, writes only the nodes already reached", func(ctx SpecContext) {
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
-		waitUntilQuiet()
+		settle()
 		reached := f.at(ctx, 40)
 		target = record(ctx).Target
 		writes.Reset()
 
 		setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 		Eventually(aSecondALook(func() []string { return f.at(ctx, 40) })).WithTimeout(rolloutWait).Should(BeEmpty())
-		waitUntilQuiet()
+		settle()
 		Expect(record(ctx).Pending).To(Equal(len(reached)), "only the reached nodes are pending")
 		for _, n := range f.names {
 			want := 0
@@ -418,7 +418,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			}
 			Eventually(metric(controller.MetricRolloutInProgress)).Should(BeZero())
 			Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
-			waitUntilQuiet()
+			settle()
 			for _, n := range f.names {
 				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
 			}
@@ -438,7 +438,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
-		waitUntilQuiet()
+		settle()
 		Expect(f.writesTo()).To(Equal(rolloutNodes))
 	})
 
@@ -448,7 +448,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
 				Should(ContainElement(
 					ContainSubstring("40 nodes pending keep their NodeSLO")))
-			waitUntilQuiet()
+			settle()
 			writes.Reset()
 
 			relabelled, edited := f.names[rolloutCanaries], f.names[rolloutCanaries+1]
@@ -465,7 +465,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Eventually(func() []string { return f.at(ctx, 40) }).Should(ConsistOf(relabelled, edited))
 			Eventually(specOf(ctx, fresh.Name)).
 				Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
-			waitUntilQuiet()
+			settle()
 			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
 			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
 			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes - 2)))

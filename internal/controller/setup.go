@@ -12,6 +12,16 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
+// The controllers' names, as their logs and controller-runtime's metrics
+// (the "controller" label) name them.
+const (
+	NodeSLOController     = "nodeslo"
+	ConfigCacheController = "config-cache"
+)
+
+// Controllers names both controllers of the manager.
+var Controllers = []string{NodeSLOController, ConfigCacheController}
+
 // releasedBuffer is how many nodes released by a rollout step may wait to
 // be queued before the config-cache controller waits for the NodeSLO controller.
 const releasedBuffer = 1024

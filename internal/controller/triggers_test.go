@@ -59,7 +59,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 	It("a Node status or unrelated metadata change triggers no reconcile; a label change does", func(ctx SpecContext) {
 		node := createNode(ctx, map[string]string{"zone": "a"}, nil)
 		Eventually(nodeSLOOf(ctx, node.Name)).Should(Not(BeNil()))
-		waitUntilQuiet()
+		settle()
 		before := reconciles()
 
 		node.Status.Conditions = []corev1.NodeCondition{{
@@ -82,7 +82,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		for _, n := range nodes {
 			Eventually(specOf(ctx, n.Name)).Should(haveField("none", "cpuBurstStrategy", "policy"))
 		}
-		waitUntilQuiet()
+		settle()
 		generation, before := metricValue(controller.MetricConfigGeneration, nil), reconciles()
 		all := &corev1.NodeList{}
 		Expect(k8sClient.List(ctx, all)).To(Succeed())
@@ -100,7 +100,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		Expect(metricSeries(controller.MetricConfigInfo)).To(HaveLen(1), "one fingerprint in force")
 		// One reconcile per node: neither the echo of the controller's own
 		// write nor a second request for the same node costs another.
-		waitUntilQuiet()
+		settle()
 		Expect(reconciles()-before).To(BeEquivalentTo(len(all.Items)), "reconciles for %d nodes", len(all.Items))
 	})
 
@@ -110,7 +110,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		})
 		node := createNode(ctx, nil, nil)
 		Eventually(specOf(ctx, node.Name)).Should(haveField("auto", "cpuBurstStrategy", "policy"))
-		waitUntilQuiet()
+		settle()
 		before, generation := reconciles(), metricValue(controller.MetricConfigGeneration, nil)
 
 		// Other controllers' keys and a reformatted value change the

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,6 +18,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // droppedPath is the field Koordinator v1.8.0's CRD lacks, as the messages name it.
@@ -41,18 +41,6 @@ func configMapFile(cm *corev1.ConfigMap) string {
 	file := filepath.Join(GinkgoT().TempDir(), "cm.yaml")
 	Expect(os.WriteFile(file, raw, 0o600)).To(Succeed())
 	return file
-}
-
-// waitUntilQuiet waits until the manager wrote no NodeSLO for a second
-// (reconciles go on: one per recheck interval while a field is dropped).
-func waitUntilQuiet() {
-	last, since := writes.Total(), time.Now()
-	Eventually(func() bool {
-		if now := writes.Total(); now != last {
-			last, since = now, time.Now()
-		}
-		return time.Since(since) > time.Second
-	}).Should(BeTrue())
 }
 
 var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQOS.pageCache*", Ordered, Serial, func() {
@@ -79,7 +67,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 				}, BeTrue()), "NodeSLO of %s", n)
 		}
 		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonFieldsDroppedByCRD)).ShouldNot(BeEmpty())
-		waitUntilQuiet()
+		testkit.Settle(controller.Controllers...)
 	})
 
 	It("the admission webhook warns of the field the CRD would drop", func() {
@@ -146,7 +134,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		// Back to the configuration the specs below start from, at once; the
 		// restart below starts the rechecks of the dropped field afresh.
 		putConfig(ctx, k8sClient, data)
-		waitUntilQuiet()
+		testkit.Settle(controller.Controllers...)
 	})
 
 	It("writes nothing after a restart, and learns the dropped field again by dry runs", func(ctx SpecContext) {
@@ -196,7 +184,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		for _, n := range nodes {
 			Eventually(storedSpec(ctx, k8sClient, n)).Should(WithTransform(pageCacheLimit, HaveValue(BeEquivalentTo(50))), n)
 		}
-		waitUntilQuiet()
+		testkit.Settle(controller.Controllers...)
 		Expect(writes.Total()).To(Equal(nodeCount))
 		for _, n := range nodes {
 			Expect(writes.Succeeded(n)).To(Equal(1), "writes of %s", n)

@@ -6,12 +6,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/nodeslo/nodeslo-controller/test/testkit"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,7 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/test/faults"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // killFleetSize is the number of Nodes the SIGKILL spec adds to the cluster.
@@ -113,7 +115,7 @@ var _ = Describe("the manager SIGKILLed in the middle of a change", func() {
 			WithPolling(100 * time.Millisecond).ShouldNot(Or(Equal(holder), BeEmpty()))
 		leading := time.Now()
 		end := converged(to)
-		updates := waitProcessQuiet(manager)
+		updates := waitProcessIdle(manager)
 
 		after := state()
 		Expect(after.NothingLost(to)).To(Succeed())
@@ -164,27 +166,25 @@ func setConfig(ctx context.Context, c client.Client, data map[string]string) {
 	testkit.SetConfig(ctx, c, client.ObjectKey{Namespace: namespace, Name: configMapName}, data)
 }
 
-// waitProcessQuiet waits until the manager has run no NodeSLO reconcile
-// for a second and returns its successful NodeSLO writes.
-func waitProcessQuiet(p *managerProcess) int {
+// waitProcessIdle waits until the manager process holds no request (none
+// queued, no reconcile running: testkit.Busy over its /metrics, on two
+// scrapes in a row) and returns its successful NodeSLO writes, final then
+// for the converged state the spec waited for.
+func waitProcessIdle(p *managerProcess) int {
 	GinkgoHelper()
-	last, since := -1.0, time.Now()
 	var writes float64
 	Eventually(func(g Gomega) {
-		all, w, err := p.reconciles()
+		busy, w, err := p.reconciles()
 		g.Expect(err).NotTo(HaveOccurred())
-		if all != last {
-			last, since = all, time.Now()
-		}
 		writes = w
-		g.Expect(time.Since(since)).To(BeNumerically(">", time.Second))
-	}).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Succeed())
+		g.Expect(busy).To(BeZero(), "requests queued or reconciles running")
+	}).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).MustPassRepeatedly(2).Should(Succeed())
 	return int(writes)
 }
 
-// reconciles scrapes the manager's plain-HTTP metrics for its NodeSLO
-// reconciles, all of them and those that wrote.
-func (p *managerProcess) reconciles() (all, writes float64, err error) {
+// reconciles scrapes the manager's plain-HTTP metrics for the requests its
+// controllers hold (testkit.Busy) and its successful NodeSLO writes.
+func (p *managerProcess) reconciles() (busy, writes float64, err error) {
 	resp, err := http.Get("http://" + p.metricsAddr + "/metrics") //nolint:noctx // polled by Eventually
 	if err != nil {
 		return 0, 0, err
@@ -204,13 +204,12 @@ func (p *managerProcess) reconciles() (all, writes float64, err error) {
 		for _, l := range m.GetLabel() {
 			labels[l.GetName()] = l.GetValue()
 		}
-		all += m.GetCounter().GetValue()
 		if labels["result"] == "success" && (labels["operation"] == "create" || labels["operation"] == "update" ||
 			labels["operation"] == "delete") {
 			writes += m.GetCounter().GetValue()
 		}
 	}
-	return all, writes, nil
+	return testkit.Busy(slices.Collect(maps.Values(families)), controller.Controllers), writes, nil
 }
 
 // seconds formats a duration as seconds with two decimals.

@@ -38,7 +38,7 @@ var _ = Describe("kube-apiserver stopped in the middle of a change", Serial, fun
 		Expect(cluster.StartAPIServer()).To(Succeed())
 		restarted := time.Now()
 
-		after, converged := convergedAndQuiet(ctx, writes, want)
+		after, converged := convergedAndQuiet(ctx, want)
 		tally, err := faults.NoWriteDoubled(before, after, changes, nil, writes.Succeeded, true)
 		Expect(err).NotTo(HaveOccurred())
 		_, conflicts, failed := writes.Totals()

@@ -37,7 +37,7 @@ var _ = Describe("the ConfigMap changed 20 times in a burst", Serial, func() {
 		}
 		lastWritten := time.Now()
 
-		after, converged := convergedAndQuiet(ctx, writes, want)
+		after, converged := convergedAndQuiet(ctx, want)
 		// The manager may skip versions it never saw in force: those did
 		// not reach the nodes.
 		applied := int(configGeneration() - generation)

@@ -104,7 +104,7 @@ var _ = Describe("another writer editing NodeSLOs during a change", Serial, func
 		otherDone := time.Now()
 		Expect(other.specEditTotal()).To(BeNumerically(">", 0), "the other writer changed some specs")
 
-		after, converged := convergedAndQuiet(ctx, writes, want)
+		after, converged := convergedAndQuiet(ctx, want)
 		tally, err := faults.NoWriteDoubled(before, after, changes, other.specEdits, writes.Succeeded, false)
 		Expect(err).NotTo(HaveOccurred())
 		labelled := 0

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeslo/nodeslo-controller/test/testkit"
-
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,12 +15,14 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/manager"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/faults"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // The suite runs the manager that cmd/ runs (manager.New), in-process, as
@@ -142,29 +142,15 @@ func waitConverged(ctx context.Context, want faults.Specs) (faults.State, time.T
 	return s, time.Now()
 }
 
-// waitQuiet waits until the manager has sent no NodeSLO write for a
-// second, so that its counts are final and a late write would show.
-func waitQuiet(writes *localcluster.WriteLog) {
-	GinkgoHelper()
-	last, since := -1, time.Now()
-	Eventually(func() bool {
-		s, c, f := writes.Totals()
-		if now := s + c + f; now != last {
-			last, since = now, time.Now()
-		}
-		return time.Since(since) > time.Second
-	}).WithTimeout(converge).WithPolling(poll).Should(BeTrue())
-}
-
 // convergedAndQuiet waits until the NodeSLOs are the wanted ones and the
-// manager stopped writing, checks they still are, and returns them with
-// the time they were first seen so.
-func convergedAndQuiet(
-	ctx context.Context, writes *localcluster.WriteLog, want faults.Specs,
-) (faults.State, time.Time) {
+// manager holds no request (testkit.Settle: every write the converged
+// state needed has been sent, so the write counts are final), checks they
+// still are, so that a late write would show, and returns them with the
+// time they were first seen so.
+func convergedAndQuiet(ctx context.Context, want faults.Specs) (faults.State, time.Time) {
 	GinkgoHelper()
 	_, converged := waitConverged(ctx, want)
-	waitQuiet(writes)
+	testkit.Settle(controller.Controllers...)
 	s := readState(ctx)
 	Expect(s.NothingLost(want)).To(Succeed(), "after the manager stopped writing")
 	return s, converged

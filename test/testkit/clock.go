@@ -1,5 +1,7 @@
 // Package testkit holds what the envtest suites share: a clock that a
-// spec moves ahead instead of waiting.
+// spec moves ahead instead of waiting, the ConfigMap set and Nodes created
+// the same way everywhere, and a wait until the controllers hold no work
+// (Settle) instead of a wait for a quiet while.
 package testkit
 
 import (
