@@ -226,14 +226,19 @@ plugin-scale: build ## Measure kubectl-nodeslo validate and render on the larges
 BENCH_NODES ?= 1000
 BENCH_REGIMES ?=
 BENCH_REPEAT ?= 1
+# BENCH_KWOK=1 (or kubelet, or fast) has kwok keep the Nodes alive (Leases,
+# status reports at kubelet's pace or every 10 s) and adds the steady phase,
+# BENCH_STEADY long (10m by default).
+BENCH_KWOK ?=
 
 # The figures are printed, never asserted against times; writes and
 # reconciles are checked (the check column). Code: test/bench.
 .PHONY: bench
-bench: build setup-envtest ## Measure bin/manager at BENCH_NODES nodes against a real apiserver, beside the floor (bin/bench/results.json).
+bench: build setup-envtest $(if $(filter-out 0,$(BENCH_KWOK)),kwok) ## Measure bin/manager at BENCH_NODES nodes against a real apiserver, beside the floor (bin/bench/results.json).
 	go build -o bin/bench/nodeslo-bench ./test/bench
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
-		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)" -repeat=$(BENCH_REPEAT)
+		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)" -repeat=$(BENCH_REPEAT) \
+		-kwok="$(BENCH_KWOK)" -kwok-binary="$(KWOK)"
 
 # A cluster with one real node (docs/cluster.md): kubelet, kube-proxy,
 # kube-controller-manager and kube-scheduler are built beside the envtest
@@ -447,6 +452,7 @@ HELM ?= $(LOCALBIN)/helm
 PROMTOOL ?= $(LOCALBIN)/promtool
 PROMETHEUS ?= $(LOCALBIN)/prometheus
 KREW ?= $(LOCALBIN)/krew
+KWOK ?= $(LOCALBIN)/kwok
 
 # v5.8.3 and later need Go 1.27; this project builds with Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.1
@@ -459,6 +465,7 @@ HELM_VERSION ?= v3.22.0
 PROMTOOL_VERSION ?= v0.316.0
 # krew installs the released plugin in make test-release.
 KREW_VERSION ?= v0.4.3
+KWOK_VERSION ?= v0.8.0
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.
@@ -493,6 +500,11 @@ $(HELM): $(LOCALBIN)
 krew: $(KREW) ## Install krew into bin/.
 $(KREW): $(LOCALBIN)
 	$(call go-install-tool,$(KREW),sigs.k8s.io/krew/cmd/krew,$(KREW_VERSION))
+
+.PHONY: kwok
+kwok: $(KWOK) ## Install kwok into bin/ (BENCH_KWOK=1 make bench: nodes that live).
+$(KWOK): $(LOCALBIN)
+	$(call go-install-tool,$(KWOK),sigs.k8s.io/kwok/cmd/kwok,$(KWOK_VERSION))
 
 # promtool is built without the service-discovery plugins (AWS, Azure, GCE,
 # ...), which only `promtool check service-discovery` would use. Measured

@@ -53,6 +53,11 @@ type settings struct {
 	// and cold, change-all and restart one of kube-apiserver (the first
 	// two for the floor too).
 	cpuProfileSeconds int
+	// kwok, when set, has kwok keep the Nodes alive at its pace
+	// (BENCH_KWOK), with kwokBinary; steady is the steady phase's length.
+	kwok       *kwokPace
+	kwokBinary string
+	steady     time.Duration
 }
 
 // etcdFlags raise etcd's limits for the largest runs. Its default backend
@@ -100,10 +105,20 @@ func main() {
 			"cpu-<regime>-<phase>.pprof, and of kube-apiserver under the floor's and the manager's cold and "+
 			"change-all and the manager's restart, into apiserver-<regime>-<phase>-{floor,manager}.pprof "+
 			"(BENCH_CPU_PROFILE; 0: none).")
+	flag.StringVar(&s.kwokBinary, "kwok-binary", envString("KWOK", "bin/kwok"), "kwok binary (KWOK).")
+	flag.DurationVar(&s.steady, "steady", envDuration("BENCH_STEADY", 10*time.Minute),
+		"Length of the steady phase, run with BENCH_KWOK (BENCH_STEADY).")
+	kwok := flag.String("kwok", os.Getenv("BENCH_KWOK"),
+		"Nodes kept alive by kwok at a pace: 1 or kubelet (kubelet's defaults), fast (a status report every 10 s); "+
+			"adds the steady phase (BENCH_KWOK).")
 	flag.Parse()
+	var err error
+	if s.kwok, err = kwokPaceNamed(*kwok); err != nil {
+		logf("error: %v", err)
+		os.Exit(2)
+	}
 	// The bench's own informer logs nothing worth reading.
 	ctrllog.SetLogger(logr.Discard())
-	var err error
 	if s.sweep != "" {
 		err = runSweep(s)
 	} else {
@@ -149,6 +164,22 @@ func runOnce(s settings, path string) (*results, error) {
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
 		return v
+	}
+	return def
+}
+
+// envString reads a string from the environment, or def.
+func envString(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// envDuration reads a duration (e.g. 2m) from the environment, or def.
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
 	}
 	return def
 }
@@ -223,6 +254,14 @@ func run(s settings) (*results, error) {
 		results: results{Nodes: s.nodes, Repeat: s.repeat, FloorWatches: s.floorWatches}}
 	if err := b.prepare(ctx); err != nil {
 		return nil, err
+	}
+	if s.kwok != nil {
+		k, err := b.startKwok(ctx, *s.kwok, s.nodes)
+		defer k.stop()
+		if err != nil {
+			return nil, err
+		}
+		b.results.Kwok = s.kwok.name
 	}
 	for _, r := range rs {
 		for rep := 1; rep <= s.repeat; rep++ {

@@ -119,6 +119,11 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 		logf("  floor %-14s %7.2fs, %d writes, control plane %.2f CPU-s, machine %.2f CPU-s", step.phase, seconds,
 			len(names), spent.controlPlane, spent.machine)
 	}
+	if b.kwok != nil {
+		if out[phaseSteady], err = b.measureSteadyFloor(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
@@ -221,6 +226,12 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		return out, err
 	}
 	add(p)
+	if b.kwok != nil {
+		if p, err = b.measureSteady(ctx, m, r, rep); err != nil {
+			return out, err
+		}
+		add(p)
+	}
 	return out, b.measureHealthGateHeap(ctx, m, r, rep, configChange10pct)
 }
 

@@ -19,6 +19,8 @@ type results struct {
 	// FloorWatches: the floor watched NodeSLOs as metadata, as the manager
 	// does (BENCH_FLOOR_WATCHES).
 	FloorWatches bool `json:"floor_watches,omitempty"`
+	// Kwok is the pace at which kwok kept the Nodes alive (BENCH_KWOK), if it did.
+	Kwok string `json:"kwok,omitempty"`
 	// HeapBytesPerNode is the manager's heap in use after convergence (the
 	// cold phase of the defaults regime when it ran, else of the last
 	// regime; its last repetition; after a full GC) above the empty

@@ -166,38 +166,42 @@ func setConfig(ctx context.Context, c client.Client, data map[string]string) {
 	testkit.SetConfig(ctx, c, client.ObjectKey{Namespace: namespace, Name: configMapName}, data)
 }
 
-// waitProcessIdle waits until the manager process holds no request (none
-// queued, no reconcile running: testkit.Busy over its /metrics, on two
-// scrapes in a row) and returns its successful NodeSLO writes, final then
-// for the converged state the spec waited for.
+// waitProcessIdle waits until the manager process holds no work (no
+// reconcile running, none begun between two scrapes of its /metrics,
+// testkit.Activity.SettledSince, twice in a row) and returns its
+// successful NodeSLO writes, final then for the converged state the spec
+// waited for.
 func waitProcessIdle(p *managerProcess) int {
 	GinkgoHelper()
 	var writes float64
+	var earlier *testkit.Activity
 	Eventually(func(g Gomega) {
-		busy, w, err := p.reconciles()
+		now, w, err := p.activity()
 		g.Expect(err).NotTo(HaveOccurred())
-		writes = w
-		g.Expect(busy).To(BeZero(), "requests queued or reconciles running")
+		before := earlier
+		earlier, writes = &now, w
+		g.Expect(before).NotTo(BeNil(), "a first scrape")
+		g.Expect(now.SettledSince(*before)).To(BeTrue(), "reconciles running or begun: %+v, then %+v", *before, now)
 	}).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).MustPassRepeatedly(2).Should(Succeed())
 	return int(writes)
 }
 
-// reconciles scrapes the manager's plain-HTTP metrics for the requests its
-// controllers hold (testkit.Busy) and its successful NodeSLO writes.
-func (p *managerProcess) reconciles() (busy, writes float64, err error) {
+// activity scrapes the manager's plain-HTTP metrics for its controllers'
+// activity and its successful NodeSLO writes.
+func (p *managerProcess) activity() (a testkit.Activity, writes float64, err error) {
 	resp, err := http.Get("http://" + p.metricsAddr + "/metrics") //nolint:noctx // polled by Eventually
 	if err != nil {
-		return 0, 0, err
+		return testkit.Activity{}, 0, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, 0, err
+		return testkit.Activity{}, 0, err
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
 	if err != nil {
-		return 0, 0, err
+		return testkit.Activity{}, 0, err
 	}
 	for _, m := range families["nodeslo_reconcile_total"].GetMetric() {
 		labels := map[string]string{}
@@ -209,7 +213,7 @@ func (p *managerProcess) reconciles() (busy, writes float64, err error) {
 			writes += m.GetCounter().GetValue()
 		}
 	}
-	return testkit.Busy(slices.Collect(maps.Values(families)), controller.Controllers), writes, nil
+	return testkit.ActivityOf(slices.Collect(maps.Values(families)), controller.Controllers), writes, nil
 }
 
 // seconds formats a duration as seconds with two decimals.
