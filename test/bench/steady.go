@@ -35,11 +35,10 @@ func (b *bench) measureSteadyFloor(ctx context.Context) (floorFigures, error) {
 	if err != nil {
 		return floorFigures{}, err
 	}
-	spent := after.since(before)
-	minutes := b.steady.Minutes()
+	spent, seconds, minutes := after.since(before), time.Since(start).Seconds(), b.steady.Minutes()
 	logf("  floor %-14s %7.2fs, no writer: control plane %.2f CPU-s a minute, machine %.2f", phaseSteady,
-		time.Since(start).Seconds(), spent.controlPlane/minutes, spent.machine/minutes)
-	return floorFigures{seconds: time.Since(start).Seconds(), cpu: spent}, nil
+		seconds, spent.controlPlane/minutes, spent.machine/minutes)
+	return floorFigures{seconds: seconds, cpu: spent}, nil
 }
 
 // measureSteady runs the settled manager through the steady phase: it must

@@ -174,15 +174,11 @@ func setConfig(ctx context.Context, c client.Client, data map[string]string) {
 func waitProcessIdle(p *managerProcess) int {
 	GinkgoHelper()
 	var writes float64
-	var earlier *testkit.Activity
-	Eventually(func(g Gomega) {
-		now, w, err := p.activity()
-		g.Expect(err).NotTo(HaveOccurred())
-		before := earlier
-		earlier, writes = &now, w
-		g.Expect(before).NotTo(BeNil(), "a first scrape")
-		g.Expect(now.SettledSince(*before)).To(BeTrue(), "reconciles running or begun: %+v, then %+v", *before, now)
-	}).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).MustPassRepeatedly(2).Should(Succeed())
+	Eventually(testkit.Settled(func() (testkit.Activity, error) {
+		a, w, err := p.activity()
+		writes = w
+		return a, err
+	})).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).MustPassRepeatedly(2).Should(Succeed())
 	return int(writes)
 }
 

@@ -31,17 +31,20 @@ type Activity struct {
 func ActivityOf(families []*dto.MetricFamily, controllers []string) Activity {
 	var a Activity
 	for _, f := range families {
+		var sum *float64
+		switch f.GetName() {
+		case metricActiveWorkers:
+			sum = &a.Running
+		case metricReconciles:
+			sum = &a.Reconciled
+		default:
+			continue
+		}
 		for _, m := range f.GetMetric() {
-			if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			if slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
 				return l.GetName() == "controller" && slices.Contains(controllers, l.GetValue())
 			}) {
-				continue
-			}
-			switch f.GetName() {
-			case metricActiveWorkers:
-				a.Running += m.GetGauge().GetValue()
-			case metricReconciles:
-				a.Reconciled += m.GetCounter().GetValue()
+				*sum += m.GetGauge().GetValue() + m.GetCounter().GetValue()
 			}
 		}
 	}
@@ -70,15 +73,24 @@ func (a Activity) SettledSince(earlier Activity) bool {
 func Settle(controllers ...string) {
 	GinkgoHelper()
 	Expect(controllers).NotTo(BeEmpty(), "Settle counts the work of the controllers it is given: name them")
-	var earlier *Activity
-	Eventually(func(g Gomega) {
+	Eventually(Settled(func() (Activity, error) {
 		families, err := metrics.Registry.Gather()
+		return ActivityOf(families, controllers), err
+	})).MustPassRepeatedly(2).Should(Succeed())
+}
+
+// Settled is the body of an Eventually that passes when read's Activity
+// has settled since its previous reading (SettledSince); the first reading
+// fails, as it has nothing to compare with. Ask it to pass twice in a row.
+func Settled(read func() (Activity, error)) func(Gomega) {
+	var earlier *Activity
+	return func(g Gomega) {
+		now, err := read()
 		g.Expect(err).NotTo(HaveOccurred())
-		now := ActivityOf(families, controllers)
 		before := earlier
 		earlier = &now
 		g.Expect(before).NotTo(BeNil(), "a first reading")
 		g.Expect(now.SettledSince(*before)).To(BeTrue(),
-			"reconciles running or begun since the last poll: %+v, then %+v", *before, now)
-	}).MustPassRepeatedly(2).Should(Succeed())
+			"reconciles running or begun since the last reading: %+v, then %+v", *before, now)
+	}
 }
