@@ -227,8 +227,10 @@ BENCH_NODES ?= 1000
 BENCH_REGIMES ?=
 BENCH_REPEAT ?= 1
 # BENCH_KWOK=1 (or kubelet, or fast) has kwok keep the Nodes alive (Leases,
-# status reports at kubelet's pace or every 10 s) and adds the steady phase,
-# BENCH_STEADY long (10m by default).
+# status reports at kubelet's pace or every 10 s) and adds three phases: steady
+# and steady-labels (1 % of the nodes relabelled a minute), each BENCH_STEADY
+# long (10m by default), and health-gate (a gated rollout halted by canaries
+# kwok turns NotReady).
 BENCH_KWOK ?=
 
 # The figures are printed, never asserted against times; writes and

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Where the manager looks for its ConfigMap by default.
@@ -43,6 +44,9 @@ type bench struct {
 	// change-10pct configuration changes.
 	specsCold, specsAll, specs10pct specSet
 	changed10pct                    int
+	// config10pct is the configuration in force after change-10pct, the
+	// one the kwok phases resolve relabelled nodes against.
+	config10pct *sloconfig.Config
 }
 
 // prepare measures the empty manager, then creates the Nodes and computes
@@ -56,11 +60,11 @@ func (b *bench) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, specs10pct, err := expectedSpecs(configChange10pct, all, b.nodes)
+	config10pct, specs10pct, err := expectedSpecs(configChange10pct, all, b.nodes)
 	if err != nil {
 		return err
 	}
-	b.specsCold, b.specsAll, b.specs10pct = specsCold, specsAll, specs10pct
+	b.specsCold, b.specsAll, b.specs10pct, b.config10pct = specsCold, specsAll, specs10pct, config10pct
 	b.changed10pct = changedNodes(specsAll, specs10pct)
 	if err := b.setConfig(ctx, configCold); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -60,10 +61,17 @@ func kwokPaceNamed(v string) (*kwokPace, error) {
 	return &p, nil
 }
 
-// heartbeatStage is the one Stage kwok plays: every Ready Node reports its
-// conditions again, unchanged but for the heartbeat time, after the pace's
-// interval. The report changes the Node, which schedules the next one.
-const heartbeatStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+// The bench's kwok Stages (kwok-stages.yaml in bin/bench/), one document
+// each: the status report at the pace's interval, and the chaos the
+// health-gate phase applies by label (gate_at_scale.go): a Node labelled
+// chaosLabel=chaosNotReady turns Ready=False at once and reports nothing
+// more; without the label again, it turns Ready=True at once.
+const (
+	// statusReportStage: every Ready Node without the chaos label reports
+	// its conditions again, unchanged but for the heartbeat time, after
+	// the pace's interval. The report changes the Node, which schedules
+	// the next one.
+	statusReportStage = `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: nodeslo-bench-status-report
@@ -76,6 +84,8 @@ spec:
     - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
       operator: In
       values: ["True"]
+    - key: '.metadata.labels["` + chaosLabel + `"]'
+      operator: DoesNotExist
   delay:
     durationMilliseconds: %d
     jitterDurationMilliseconds: %d
@@ -91,6 +101,64 @@ spec:
         lastHeartbeatTime: {{ Now | Quote }}
       {{ end }}
 `
+	// readyStage sets a Node's Ready condition, its transition now, on the
+	// Nodes the selector lines pick; the other conditions stay as they are.
+	readyStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Node
+  selector:
+    matchExpressions:
+%s
+  next:
+    statusTemplate: |
+      conditions:
+      {{ range .status.conditions }}
+      {{ if eq .type "Ready" }}
+      - type: Ready
+        status: %q
+        reason: %s
+        message: %q
+        lastTransitionTime: {{ Now | Quote }}
+        lastHeartbeatTime: {{ Now | Quote }}
+      {{ else }}
+      - type: {{ .type | Quote }}
+        status: {{ .status | Quote }}
+        reason: {{ .reason | Quote }}
+        message: {{ .message | Quote }}
+        lastTransitionTime: {{ .lastTransitionTime | Quote }}
+        lastHeartbeatTime: {{ Now | Quote }}
+      {{ end }}
+      {{ end }}
+`
+	readySelector = `    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: %s
+      values: ["True"]
+`
+)
+
+// kwokStages renders the Stages for pace.
+func kwokStages(pace kwokPace) string {
+	ms := pace.status.Milliseconds()
+	chaos := fmt.Sprintf(`    - key: '.metadata.labels["%s"]'
+      operator: In
+      values: [%q]
+`, chaosLabel, chaosNotReady)
+	calm := fmt.Sprintf(`    - key: '.metadata.labels["%s"]'
+      operator: DoesNotExist
+`, chaosLabel)
+	return strings.Join([]string{
+		fmt.Sprintf(statusReportStage, ms, ms+ms/10),
+		fmt.Sprintf(readyStage, "nodeslo-bench-chaos-not-ready", fmt.Sprintf(readySelector, "In")+chaos,
+			"False", "KubeletNotReady", "the bench's chaos label "+chaosLabel),
+		fmt.Sprintf(readyStage, "nodeslo-bench-chaos-recovered", fmt.Sprintf(readySelector, "NotIn")+calm,
+			"True", "KubeletReady", "kubelet is posting ready status"),
+	}, "---\n")
+}
 
 // kwokProcess is a running kwok.
 type kwokProcess struct {
@@ -103,8 +171,7 @@ type kwokProcess struct {
 // kubeconfig, and waits until each of the n bench Nodes has its Lease.
 func (b *bench) startKwok(ctx context.Context, pace kwokPace, n int) (*kwokProcess, error) {
 	stages := filepath.Join(b.outDir, "kwok-stages.yaml")
-	ms := pace.status.Milliseconds()
-	if err := os.WriteFile(stages, fmt.Appendf(nil, heartbeatStage, ms, ms+ms/10), 0o600); err != nil {
+	if err := os.WriteFile(stages, []byte(kwokStages(pace)), 0o600); err != nil {
 		return nil, err
 	}
 	log, err := os.Create(filepath.Join(b.outDir, "kwok.log"))

@@ -135,3 +135,17 @@ func (o *observer) wait(ctx context.Context, reached <-chan struct{}, timeout ti
 		return fmt.Errorf("not reached within %s: %s", timeout, o.progress())
 	}
 }
+
+// differing counts the nodes of want whose stored NodeSLO is missing or
+// has another spec.
+func (o *observer) differing(want specSet) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for name, spec := range want {
+		if stored, ok := o.stored[name]; !ok || !sloconfig.SpecEqual(stored, spec) {
+			n++
+		}
+	}
+	return n
+}

@@ -123,6 +123,9 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 		if out[phaseSteady], err = b.measureSteadyFloor(ctx); err != nil {
 			return nil, err
 		}
+		if out[phaseSteadyLabels], err = b.measureSteadyLabelsFloor(ctx, r, f); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -227,10 +230,14 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 	}
 	add(p)
 	if b.kwok != nil {
-		if p, err = b.measureSteady(ctx, m, r, rep); err != nil {
-			return out, err
+		for _, measure := range []func(context.Context, *managerProcess, regime, int) (phaseResult, error){
+			b.measureSteady, b.measureSteadyLabels, b.measureHealthGate,
+		} {
+			if p, err = measure(ctx, m, r, rep); err != nil {
+				return out, err
+			}
+			add(p)
 		}
-		add(p)
 	}
 	return out, b.measureHealthGateHeap(ctx, m, r, rep, configChange10pct)
 }

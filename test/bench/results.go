@@ -101,8 +101,11 @@ type phaseResult struct {
 	cpuFigures
 	// Requests are the manager's API requests by verb during the phase.
 	Requests map[string]int `json:"requests"`
+	// Gate holds the health-gate phase's own figures.
+	Gate *gateFigures `json:"health_gate,omitempty"`
 	// Check is "pass" when the writes (and, where given, the reconciles)
-	// are as expected.
+	// are as expected, and in the health-gate phase the halt came within
+	// the step interval with no node beyond the canaries written.
 	Check string `json:"check"`
 }
 
@@ -134,6 +137,9 @@ func newPhaseResult(r regime, rep int, phase string, seconds float64, before, af
 func (p *phaseResult) check() {
 	p.Check = checkPass
 	if p.Writes != p.ExpectedWrites || (p.ExpectedReconciles != nil && p.Reconciles != *p.ExpectedReconciles) {
+		p.Check = checkFail
+	}
+	if g := p.Gate; g != nil && (g.HaltSeconds >= gateStepSeconds || g.WrittenBeyondCanaries > 0) {
 		p.Check = checkFail
 	}
 }
