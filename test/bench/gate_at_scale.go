@@ -140,11 +140,7 @@ func (b *bench) measureHealthGate(ctx context.Context, m *managerProcess, r regi
 	if err := wait(ctx, time.Until(canariesAt.Add(2*gateStepSeconds*time.Second))); err != nil {
 		return phaseResult{}, err
 	}
-	after, err := m.scrape(ctx)
-	if err != nil {
-		return phaseResult{}, err
-	}
-	end, err := sampleCPU(b.controlPlane)
+	after, end, err := b.readEnd(ctx, m)
 	if err != nil {
 		return phaseResult{}, err
 	}

@@ -65,45 +65,13 @@ func kwokPaceNamed(v string) (*kwokPace, error) {
 // each: the status report at the pace's interval, and the chaos the
 // health-gate phase applies by label (gate_at_scale.go): a Node labelled
 // chaosLabel=chaosNotReady turns Ready=False at once and reports nothing
-// more; without the label again, it turns Ready=True at once.
-const (
-	// statusReportStage: every Ready Node without the chaos label reports
-	// its conditions again, unchanged but for the heartbeat time, after
-	// the pace's interval. The report changes the Node, which schedules
-	// the next one.
-	statusReportStage = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: nodeslo-bench-status-report
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Node
-  selector:
-    matchExpressions:
-    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
-      operator: In
-      values: ["True"]
-    - key: '.metadata.labels["` + chaosLabel + `"]'
-      operator: DoesNotExist
-  delay:
-    durationMilliseconds: %d
-    jitterDurationMilliseconds: %d
-  next:
-    statusTemplate: |
-      conditions:
-      {{ range .status.conditions }}
-      - type: {{ .type | Quote }}
-        status: {{ .status | Quote }}
-        reason: {{ .reason | Quote }}
-        message: {{ .message | Quote }}
-        lastTransitionTime: {{ .lastTransitionTime | Quote }}
-        lastHeartbeatTime: {{ Now | Quote }}
-      {{ end }}
-`
-	// readyStage sets a Node's Ready condition, its transition now, on the
-	// Nodes the selector lines pick; the other conditions stay as they are.
-	readyStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+// more; without the label again, it turns Ready=True at once. Every Stage
+// reads the chaos label, so that no two of them match one Node.
+
+// stageTemplate is one Node Stage: a name, selector lines, a delay (empty
+// for none) and the conditions' template, which reports every condition
+// again with a new heartbeat time, the Ready one as the Stage says.
+const stageTemplate = `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: %s
@@ -113,18 +81,13 @@ spec:
     kind: Node
   selector:
     matchExpressions:
-%s
-  next:
+%s%s  next:
     statusTemplate: |
       conditions:
       {{ range .status.conditions }}
       {{ if eq .type "Ready" }}
       - type: Ready
-        status: %q
-        reason: %s
-        message: %q
-        lastTransitionTime: {{ Now | Quote }}
-        lastHeartbeatTime: {{ Now | Quote }}
+%s
       {{ else }}
       - type: {{ .type | Quote }}
         status: {{ .status | Quote }}
@@ -135,28 +98,55 @@ spec:
       {{ end }}
       {{ end }}
 `
-	readySelector = `    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+
+// Selector lines of the Stages.
+const (
+	readyIs = `    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
       operator: %s
       values: ["True"]
 `
+	chaosIs = `    - key: '.metadata.labels["` + chaosLabel + `"]'
+      operator: In
+      values: ["` + chaosNotReady + `"]
+`
+	chaosAbsent = `    - key: '.metadata.labels["` + chaosLabel + `"]'
+      operator: DoesNotExist
+`
 )
 
-// kwokStages renders the Stages for pace.
+// readyReported keeps a Ready condition as it is but for its heartbeat.
+const readyReported = `        status: {{ .status | Quote }}
+        reason: {{ .reason | Quote }}
+        message: {{ .message | Quote }}
+        lastTransitionTime: {{ .lastTransitionTime | Quote }}
+        lastHeartbeatTime: {{ Now | Quote }}`
+
+// readyTurned makes a Ready condition status, transitioned now.
+func readyTurned(status, reason, message string) string {
+	return fmt.Sprintf(`        status: %q
+        reason: %s
+        message: %q
+        lastTransitionTime: {{ Now | Quote }}
+        lastHeartbeatTime: {{ Now | Quote }}`, status, reason, message)
+}
+
+// kwokStages renders the Stages for pace: every Ready Node without the
+// chaos label reports its conditions again after the pace's interval
+// (each report changes the Node, which schedules the next one); the
+// chaos label turns a Node NotReady, and its removal Ready again.
 func kwokStages(pace kwokPace) string {
 	ms := pace.status.Milliseconds()
-	chaos := fmt.Sprintf(`    - key: '.metadata.labels["%s"]'
-      operator: In
-      values: [%q]
-`, chaosLabel, chaosNotReady)
-	calm := fmt.Sprintf(`    - key: '.metadata.labels["%s"]'
-      operator: DoesNotExist
-`, chaosLabel)
+	delay := fmt.Sprintf(`  delay:
+    durationMilliseconds: %d
+    jitterDurationMilliseconds: %d
+`, ms, ms+ms/10)
 	return strings.Join([]string{
-		fmt.Sprintf(statusReportStage, ms, ms+ms/10),
-		fmt.Sprintf(readyStage, "nodeslo-bench-chaos-not-ready", fmt.Sprintf(readySelector, "In")+chaos,
-			"False", "KubeletNotReady", "the bench's chaos label "+chaosLabel),
-		fmt.Sprintf(readyStage, "nodeslo-bench-chaos-recovered", fmt.Sprintf(readySelector, "NotIn")+calm,
-			"True", "KubeletReady", "kubelet is posting ready status"),
+		fmt.Sprintf(stageTemplate, "nodeslo-bench-status-report", fmt.Sprintf(readyIs, "In")+chaosAbsent, delay,
+			readyReported),
+		fmt.Sprintf(stageTemplate, "nodeslo-bench-chaos-not-ready", fmt.Sprintf(readyIs, "In")+chaosIs, "",
+			readyTurned("False", "KubeletNotReady", "the bench's chaos label "+chaosLabel)),
+		fmt.Sprintf(stageTemplate, "nodeslo-bench-chaos-recovered", fmt.Sprintf(readyIs, "NotIn")+chaosAbsent, "",
+			readyTurned("True", "KubeletReady", "kubelet is posting ready status")),
 	}, "---\n")
 }
 

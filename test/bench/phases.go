@@ -273,6 +273,17 @@ func (b *bench) begin(ctx context.Context, m *managerProcess) (phaseStart, error
 	return s, nil
 }
 
+// readEnd reads what a phase ends with: the manager's counters, then the
+// control plane's CPU time.
+func (b *bench) readEnd(ctx context.Context, m *managerProcess) (metrics, cpuSample, error) {
+	after, err := m.scrape(ctx)
+	if err != nil {
+		return nil, cpuSample{}, err
+	}
+	end, err := sampleCPU(b.controlPlane)
+	return after, end, err
+}
+
 // finish puts into p the manager's CPU time from start until now and the
 // machine's and control plane's until end (sampled at the phase's end).
 func (b *bench) finish(m *managerProcess, start phaseStart, end cpuSample, p *phaseResult) error {

@@ -52,11 +52,7 @@ func (b *bench) measureSteady(ctx context.Context, m *managerProcess, r regime, 
 	if err := wait(ctx, b.steady); err != nil {
 		return phaseResult{}, err
 	}
-	after, err := m.scrape(ctx)
-	if err != nil {
-		return phaseResult{}, err
-	}
-	end, err := sampleCPU(b.controlPlane)
+	after, end, err := b.readEnd(ctx, m)
 	if err != nil {
 		return phaseResult{}, err
 	}
