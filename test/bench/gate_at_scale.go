@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiwait "k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
@@ -144,7 +145,7 @@ func (b *bench) measureHealthGate(ctx context.Context, m *managerProcess, r regi
 	if err != nil {
 		return phaseResult{}, err
 	}
-	g.WrittenBeyondCanaries = b.observer.differing(want)
+	g.WrittenBeyondCanaries = b.observer.unmatched() // want is the set last expected
 	p := newPhaseResult(r, rep, phaseHealthGate, haltAt.Sub(start.at).Seconds(), start.metrics, after, len(canaries))
 	p.Gate = &g
 	p.check()
@@ -162,20 +163,15 @@ func (b *bench) measureHealthGate(ctx context.Context, m *managerProcess, r regi
 
 // waitHalted waits until the manager says its rollout is halted.
 func (b *bench) waitHalted(ctx context.Context, m *managerProcess, timeout time.Duration) (time.Time, error) {
-	deadline := time.Now().Add(timeout)
-	for {
+	err := apiwait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
 		ms, err := m.scrape(ctx)
-		if err == nil && ms.sum(controller.MetricRolloutHalted, nil) >= 1 {
-			return time.Now(), nil
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("%s: the rollout was not halted within %s (log in %s)", phaseHealthGate,
-				timeout, m.log.Name())
-		}
-		if err := wait(ctx, pollInterval); err != nil {
-			return time.Time{}, err
-		}
+		return err == nil && ms.sum(controller.MetricRolloutHalted, nil) >= 1, nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: the rollout was not halted within %s (log in %s): %w", phaseHealthGate,
+			timeout, m.log.Name(), err)
 	}
+	return time.Now(), nil
 }
 
 // undoHealthGate puts back what the phase changed: the configuration
@@ -213,22 +209,20 @@ func (b *bench) labelNodes(ctx context.Context, nodes []int, key, value string) 
 
 // waitReady waits until kwok reports node Ready again.
 func (b *bench) waitReady(ctx context.Context, name string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
+	err := apiwait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
 		node := &corev1.Node{}
 		if err := b.client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
-			return fmt.Errorf("reading node %s: %w", name, err)
+			return false, fmt.Errorf("reading node %s: %w", name, err)
 		}
 		for _, c := range node.Status.Conditions {
-			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				return nil
+			if c.Type == corev1.NodeReady {
+				return c.Status == corev1.ConditionTrue, nil
 			}
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("node %s not Ready again within %s of its chaos label's removal", name, timeout)
-		}
-		if err := wait(ctx, pollInterval); err != nil {
-			return err
-		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s not Ready again within %s of its chaos label's removal: %w", name, timeout, err)
 	}
+	return nil
 }

@@ -56,32 +56,37 @@ func otherSize(size string) string {
 	return bigSize
 }
 
-// churn is the fleet's sizes while the phase runs: which nodes are swapped,
-// and the spec every node must carry then.
+// churn is the fleet's sizes while the phase runs on one side: which nodes
+// are swapped, the spec every node must carry then, and who writes.
 type churn struct {
 	b       *bench
 	swapped map[int]bool
 	want    specSet
+	// write is the floor's (nil for the manager's side); writer the
+	// process writing (nil for the floor); timeout bounds each change.
+	write   func(context.Context, []string, specSet) error
+	writer  *localcluster.Process
+	timeout time.Duration
 }
 
-func (b *bench) newChurn() *churn {
-	return &churn{b: b, swapped: map[int]bool{}, want: maps.Clone(b.specs10pct)}
+func (b *bench) newChurn(write func(context.Context, []string, specSet) error, writer *localcluster.Process,
+	timeout time.Duration) *churn {
+	return &churn{b: b, swapped: map[int]bool{}, want: maps.Clone(b.specs10pct), write: write, writer: writer,
+		timeout: timeout}
 }
 
 // size is node i's size label now.
 func (c *churn) size(i int) string {
-	size := realisticNode(i).Labels[sizeLabel]
 	if c.swapped[i] {
-		return otherSize(size)
+		return otherSize(nodeSize(i))
 	}
-	return size
+	return nodeSize(i)
 }
 
-// swap changes the size of nodes, labels them so, and has write (the
-// floor's; nil for the manager) write what changed; it returns once the
-// observer saw every node as it must be, and says how many NodeSLOs changed.
-func (c *churn) swap(ctx context.Context, nodes []int, write func(context.Context, []string, specSet) error,
-	writer *localcluster.Process, timeout time.Duration) (int, error) {
+// swap changes the size of nodes, labels them so, and has the floor, if
+// it is the floor's side, write what changed; it returns once the observer
+// saw every node as it must be, and says how many NodeSLOs changed.
+func (c *churn) swap(ctx context.Context, nodes []int) (int, error) {
 	want := maps.Clone(c.want)
 	var changed []string
 	for _, i := range nodes {
@@ -102,24 +107,23 @@ func (c *churn) swap(ctx context.Context, nodes []int, write func(context.Contex
 	}); err != nil {
 		return 0, err
 	}
-	if write != nil {
-		if err := write(ctx, changed, want); err != nil {
+	if c.write != nil {
+		if err := c.write(ctx, changed, want); err != nil {
 			return 0, err
 		}
 	}
-	return len(changed), c.b.observer.wait(ctx, reached, timeout, writer)
+	return len(changed), c.b.observer.wait(ctx, reached, c.timeout, c.writer)
 }
 
 // run makes the phase's changes, each at its minute, until the phase's
 // length is over, and returns how many NodeSLOs changed.
-func (c *churn) run(ctx context.Context, write func(context.Context, []string, specSet) error,
-	writer *localcluster.Process, timeout time.Duration) (int, error) {
+func (c *churn) run(ctx context.Context) (int, error) {
 	start, changed := time.Now(), 0
 	for k := range c.b.churnChanges() {
 		if err := wait(ctx, time.Until(start.Add(time.Duration(k)*churnInterval))); err != nil {
 			return changed, err
 		}
-		n, err := c.swap(ctx, churnNodes(c.b.nodes, k), write, writer, timeout)
+		n, err := c.swap(ctx, churnNodes(c.b.nodes, k))
 		changed += n
 		if err != nil {
 			return changed, fmt.Errorf("%s, change %d: %w", phaseSteadyLabels, k+1, err)
@@ -129,15 +133,14 @@ func (c *churn) run(ctx context.Context, write func(context.Context, []string, s
 }
 
 // restore gives every swapped node its size back, outside the measurement.
-func (c *churn) restore(ctx context.Context, write func(context.Context, []string, specSet) error,
-	writer *localcluster.Process, timeout time.Duration) error {
+func (c *churn) restore(ctx context.Context) error {
 	var nodes []int
 	for i, swapped := range c.swapped {
 		if swapped {
 			nodes = append(nodes, i)
 		}
 	}
-	_, err := c.swap(ctx, nodes, write, writer, timeout)
+	_, err := c.swap(ctx, nodes)
 	return err
 }
 
@@ -161,36 +164,26 @@ func labelNode(ctx context.Context, c client.Client, i int, key, value string) e
 // measureSteadyLabelsFloor makes the phase's label changes and has the
 // floor write the NodeSLOs they change.
 func (b *bench) measureSteadyLabelsFloor(ctx context.Context, r regime, f *floor) (floorFigures, error) {
-	c := b.newChurn()
-	before, err := sampleCPU(b.controlPlane)
+	c := b.newChurn(f.write, nil, b.timeout(r))
+	figures, err := b.measureFloorSpan(ctx, phaseSteadyLabels, func(ctx context.Context) (string, error) {
+		changed, err := c.run(ctx)
+		return fmt.Sprintf("%d writes", changed), err
+	})
 	if err != nil {
-		return floorFigures{}, err
+		return figures, err
 	}
-	start := time.Now()
-	changed, err := c.run(ctx, f.write, nil, b.timeout(r))
-	if err != nil {
-		return floorFigures{}, err
-	}
-	seconds := time.Since(start).Seconds()
-	after, err := sampleCPU(b.controlPlane)
-	if err != nil {
-		return floorFigures{}, err
-	}
-	spent, minutes := after.since(before), b.steady.Minutes()
-	logf("  floor %-14s %7.2fs, %d writes: control plane %.2f CPU-s a minute, machine %.2f", phaseSteadyLabels,
-		seconds, changed, spent.controlPlane/minutes, spent.machine/minutes)
-	return floorFigures{seconds: seconds, cpu: spent}, c.restore(ctx, f.write, nil, b.timeout(r))
+	return figures, c.restore(ctx)
 }
 
 // measureSteadyLabels runs the settled manager through the phase: it must
 // write exactly the NodeSLOs the label changes change.
 func (b *bench) measureSteadyLabels(ctx context.Context, m *managerProcess, r regime, rep int) (phaseResult, error) {
-	c := b.newChurn()
+	c := b.newChurn(nil, m.Process, b.timeout(r))
 	start, err := b.begin(ctx, m)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	changed, err := c.run(ctx, nil, m.Process, b.timeout(r))
+	changed, err := c.run(ctx)
 	if err != nil {
 		return phaseResult{}, err
 	}
@@ -211,7 +204,7 @@ func (b *bench) measureSteadyLabels(ctx context.Context, m *managerProcess, r re
 	logf("  manager %-14s a minute: %.2f CPU-s, %.1f reconciles, %.1f writes (%d NodeSLOs changed in all); "+
 		"control plane %.2f CPU-s", phaseSteadyLabels, p.CPUSeconds/minutes, float64(p.Reconciles)/minutes,
 		float64(p.Writes)/minutes, changed, p.ControlPlaneCPUSeconds/minutes)
-	if err := c.restore(ctx, nil, m.Process, b.timeout(r)); err != nil {
+	if err := c.restore(ctx); err != nil {
 		return p, err
 	}
 	_, _, err = b.waitSettled(ctx, m, b.nodes, b.timeout(r))

@@ -43,10 +43,7 @@ func realisticNode(i int) *corev1.Node {
 	if i%10 == 0 {
 		pool = batchPool
 	}
-	size := "standard"
-	if i%4 == 0 {
-		size = bigSize
-	}
+	size := nodeSize(i)
 	labels := map[string]string{
 		"kubernetes.io/hostname":                   name,
 		"kubernetes.io/arch":                       arch,
@@ -121,6 +118,14 @@ func realisticNode(i int) *corev1.Node {
 			Images: nodeImages(),
 		},
 	}
+}
+
+// nodeSize is the size label node i is created with: every 4th is big.
+func nodeSize(i int) string {
+	if i%4 == 0 {
+		return bigSize
+	}
+	return "standard"
 }
 
 func nodeIP(i int) string { return fmt.Sprintf("10.%d.%d.%d", 1+i/65536, (i/256)%256, i%256) }

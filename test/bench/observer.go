@@ -136,16 +136,10 @@ func (o *observer) wait(ctx context.Context, reached <-chan struct{}, timeout ti
 	}
 }
 
-// differing counts the nodes of want whose stored NodeSLO is missing or
-// has another spec.
-func (o *observer) differing(want specSet) int {
+// unmatched counts the nodes of the set last expected whose stored
+// NodeSLO is missing or has another spec.
+func (o *observer) unmatched() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	n := 0
-	for name, spec := range want {
-		if stored, ok := o.stored[name]; !ok || !sloconfig.SpecEqual(stored, spec) {
-			n++
-		}
-	}
-	return n
+	return len(o.want) - o.matched
 }

@@ -23,12 +23,23 @@ func wait(ctx context.Context, d time.Duration) error {
 // the steady phase's length: kwok's heartbeats alone, what the manager's
 // steady figures are read against.
 func (b *bench) measureSteadyFloor(ctx context.Context) (floorFigures, error) {
+	return b.measureFloorSpan(ctx, phaseSteady, func(ctx context.Context) (string, error) {
+		return "no writer", wait(ctx, b.steady)
+	})
+}
+
+// measureFloorSpan measures the control plane and the machine while run
+// does the floor's side of a phase as long as the steady phase, and logs
+// their CPU a minute after what run says it did.
+func (b *bench) measureFloorSpan(ctx context.Context, phase string,
+	run func(context.Context) (string, error)) (floorFigures, error) {
 	before, err := sampleCPU(b.controlPlane)
 	if err != nil {
 		return floorFigures{}, err
 	}
 	start := time.Now()
-	if err := wait(ctx, b.steady); err != nil {
+	did, err := run(ctx)
+	if err != nil {
 		return floorFigures{}, err
 	}
 	after, err := sampleCPU(b.controlPlane)
@@ -36,8 +47,8 @@ func (b *bench) measureSteadyFloor(ctx context.Context) (floorFigures, error) {
 		return floorFigures{}, err
 	}
 	spent, seconds, minutes := after.since(before), time.Since(start).Seconds(), b.steady.Minutes()
-	logf("  floor %-14s %7.2fs, no writer: control plane %.2f CPU-s a minute, machine %.2f", phaseSteady,
-		seconds, spent.controlPlane/minutes, spent.machine/minutes)
+	logf("  floor %-14s %7.2fs, %s: control plane %.2f CPU-s a minute, machine %.2f", phase, seconds, did,
+		spent.controlPlane/minutes, spent.machine/minutes)
 	return floorFigures{seconds: seconds, cpu: spent}, nil
 }
 

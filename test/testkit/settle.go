@@ -32,11 +32,12 @@ func ActivityOf(families []*dto.MetricFamily, controllers []string) Activity {
 	var a Activity
 	for _, f := range families {
 		var sum *float64
+		var value func(*dto.Metric) float64
 		switch f.GetName() {
 		case metricActiveWorkers:
-			sum = &a.Running
+			sum, value = &a.Running, func(m *dto.Metric) float64 { return m.GetGauge().GetValue() }
 		case metricReconciles:
-			sum = &a.Reconciled
+			sum, value = &a.Reconciled, func(m *dto.Metric) float64 { return m.GetCounter().GetValue() }
 		default:
 			continue
 		}
@@ -44,7 +45,7 @@ func ActivityOf(families []*dto.MetricFamily, controllers []string) Activity {
 			if slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
 				return l.GetName() == "controller" && slices.Contains(controllers, l.GetValue())
 			}) {
-				*sum += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+				*sum += value(m)
 			}
 		}
 	}
