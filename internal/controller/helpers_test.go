@@ -272,6 +272,14 @@ func skipAndSettle(d time.Duration) {
 	settle()
 }
 
+// holdClock stops the controllers' clock for the rest of the spec: it then
+// moves only by the spec's skips, never by the real time a slow machine
+// takes between two of the spec's actions.
+func holdClock() {
+	clock.Hold()
+	DeferCleanup(clock.Release)
+}
+
 // aSecondALook makes each call of look move the controllers' clock a
 // second first: an Eventually over it passes a soak or step intervals at
 // its polling pace, and still sees every state on the way.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -28,8 +29,11 @@ const (
 )
 
 var (
-	// k8sClient is the admin's: it sets up fixtures and observes.
+	// k8sClient is the admin's: it sets up fixtures and observes; watcher
+	// is the same admin's, for the specs that follow every version of an
+	// object (a poll could miss one).
 	k8sClient client.Client
+	watcher   client.WithWatch
 	// managerConfig impersonates the ServiceAccount and counts NodeSLO writes.
 	managerConfig *rest.Config
 	writes        = &localcluster.WriteLog{}
@@ -50,6 +54,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// Unthrottled: client-go's default of 5 requests a second, not the
 	// apiserver, paced the fixtures (40 Nodes a rollout spec, and more).
 	k8sClient = env.UnthrottledClient()
+	var err error
+	watcher, err = client.NewWithWatch(env.UnthrottledAdmin(), client.Options{Scheme: scheme.New()})
+	Expect(err).NotTo(HaveOccurred())
 	managerConfig = env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC, envtestharness.LeaderElectionRBAC)
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)

@@ -16,23 +16,64 @@ import (
 // a spec skips a rollout's soak or step interval instead of waiting it
 // out, and a spec that never skips sees the real clock. A fake clock that
 // stands still would stall everything a spec does not step by hand (the
-// health gate's rechecks, retries); this one only jumps when told to.
+// health gate's rechecks, retries); this one only jumps when told to, and
+// stands still only while a spec holds it (Hold).
 type Clock struct {
 	mu     sync.Mutex
 	offset time.Duration
 	armed  map[*timer]struct{}
+	// held is set between Hold and Release; heldAt is then the time.
+	held   bool
+	heldAt time.Time
 }
 
 var _ clock.Clock = &Clock{}
 
-// Now is the real time plus every skip so far.
+// Now is the real time plus every skip so far (the time held, while held).
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.nowLocked()
 }
 
-func (c *Clock) nowLocked() time.Time { return time.Now().Add(c.offset) }
+func (c *Clock) nowLocked() time.Time {
+	if c.held {
+		return c.heldAt
+	}
+	return time.Now().Add(c.offset)
+}
+
+// Hold stops the clock: until Release it moves only by Skip, and no timer
+// fires in real time. A spec that reads what a rollout reached and then
+// changes the configuration holds it, so that no step interval can pass
+// in between however slow the machine is: the real time a busy machine
+// takes between two actions of a spec is then not a step's time.
+func (c *Clock) Hold() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held {
+		return
+	}
+	c.heldAt, c.held = c.nowLocked(), true
+	for t := range c.armed {
+		t.stopRealLocked()
+	}
+}
+
+// Release lets a held clock run with the real time again, from where it
+// stood: the time held is not skipped.
+func (c *Clock) Release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.held {
+		return
+	}
+	c.held = false
+	c.offset = time.Until(c.heldAt)
+	for t := range c.armed {
+		t.startLocked(t.deadline.Sub(c.heldAt))
+	}
+}
 
 // Since is Now().Sub(t).
 func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
@@ -41,7 +82,11 @@ func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 func (c *Clock) Skip(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.offset += d
+	if c.held {
+		c.heldAt = c.heldAt.Add(d)
+	} else {
+		c.offset += d
+	}
 	now := c.nowLocked()
 	for t := range c.armed {
 		if t.deadline.After(now) {
@@ -120,12 +165,13 @@ func (t *timer) armLocked(d time.Duration) {
 	t.startLocked(d)
 }
 
-// startLocked (re)starts the real timer for the time left.
+// startLocked (re)starts the real timer for the time left; while the
+// clock is held, only a skip fires the timer.
 func (t *timer) startLocked(left time.Duration) {
-	if t.real != nil {
-		t.real.Stop()
+	t.stopRealLocked()
+	if t.clock.held {
+		return
 	}
-	t.generation++
 	generation := t.generation
 	t.real = time.AfterFunc(left, func() {
 		t.clock.mu.Lock()
@@ -150,7 +196,15 @@ func (t *timer) disarmLocked() bool {
 		return false
 	}
 	delete(t.clock.armed, t)
-	t.real.Stop()
-	t.generation++
+	t.stopRealLocked()
 	return true
+}
+
+// stopRealLocked stops the real timer, if any, and tells one already
+// firing that it was replaced.
+func (t *timer) stopRealLocked() {
+	if t.real != nil {
+		t.real.Stop()
+	}
+	t.generation++
 }

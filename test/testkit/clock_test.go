@@ -58,3 +58,39 @@ func TestTimersFireInRealTimeWithoutSkips(t *testing.T) {
 		t.Fatal("a timer reset to 10ms did not fire")
 	}
 }
+
+func TestAHeldClockMovesOnlyBySkips(t *testing.T) {
+	c := &Clock{}
+	soon := c.NewTimer(20 * time.Millisecond)
+	c.Hold()
+	held := c.Now()
+	later := c.NewTimer(30 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
+	if !c.Now().Equal(held) {
+		t.Fatalf("a held clock moved by %s in real time", c.Now().Sub(held))
+	}
+	if fired(soon.C()) || fired(later.C()) {
+		t.Fatal("a timer fired in real time while the clock was held")
+	}
+	c.Skip(25 * time.Millisecond)
+	select {
+	case <-soon.C():
+	case <-time.After(time.Second):
+		t.Fatal("a skip past a timer's deadline did not fire it while held")
+	}
+	if got := c.Since(held); got != 25*time.Millisecond {
+		t.Fatalf("a held clock moved by %s on a skip of 25ms", got)
+	}
+	if fired(later.C()) {
+		t.Fatal("a timer fired before its deadline while held")
+	}
+	c.Release()
+	if got := c.Since(held); got < 25*time.Millisecond || got > 25*time.Millisecond+time.Second {
+		t.Fatalf("released, the clock stood %s after the time held instead of going on from it", got)
+	}
+	select {
+	case <-later.C():
+	case <-time.After(time.Second):
+		t.Fatal("released, a timer did not fire in real time")
+	}
+}
