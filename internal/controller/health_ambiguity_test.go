@@ -22,10 +22,15 @@ import (
 const ambiguitySoak = 5 * time.Second
 
 func ambiguityPolicy(maxUnhealthy int) string {
+	return ambiguityPolicyOn(maxUnhealthy, rollout.OnUnhealthyPause)
+}
+
+// ambiguityPolicyOn is ambiguityPolicy with onUnhealthy.
+func ambiguityPolicyOn(maxUnhealthy int, onUnhealthy string) string {
 	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2,
 		"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": %d},
-		"healthGate": {"maxUnhealthyNodes": %d}}`,
-		rolloutStep, canaryLabel, int(ambiguitySoak.Seconds()), maxUnhealthy)
+		"healthGate": {"maxUnhealthyNodes": %d, "onUnhealthy": %q}}`,
+		rolloutStep, canaryLabel, int(ambiguitySoak.Seconds()), maxUnhealthy, onUnhealthy)
 }
 
 // writtenAt is the time the controller last wrote node's NodeSLO, as its
@@ -38,18 +43,90 @@ func writtenAt(ctx context.Context, node string) metav1.Time {
 	return metav1.NewTime(at)
 }
 
+// setUpWith makes the fleet at threshold 50 under policy, with canaries
+// canaries, and returns it with the ConfigMap and the target of that
+// configuration, the writes log reset. The set-up's own rollout is past
+// its soak: the gate no longer judges it, so that what a spec does to a
+// node before its change cannot halt the set-up's configuration.
+func setUpWith(ctx SpecContext, policy string, canaries int) (*corev1.ConfigMap, fleet, string) {
+	cm := setConfig(ctx, rolloutData(50, policy))
+	f := createFleetWith(ctx, 50, canaries)
+	Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+	target := record(ctx).Target
+	skipAndSettle(ambiguitySoak)
+	Expect(record(ctx).Health.Halted()).To(BeFalse(), "the set-up's rollout halted")
+	writes.Reset()
+	return cm, f, target
+}
+
 var _ = Describe("A health gate that cannot tell the order", Serial, Label(shardGates), func() {
 	// setUp makes the fleet at threshold 50 under policy and returns it with
 	// the target of that configuration.
 	setUp := func(ctx SpecContext, policy string) (*corev1.ConfigMap, fleet, string) {
-		cm := setConfig(ctx, rolloutData(50, policy))
-		f := createFleetWith(ctx, 50, gateCanaries)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
-		target := record(ctx).Target
-		settle()
-		writes.Reset()
-		return cm, f, target
+		return setUpWith(ctx, policy, gateCanaries)
 	}
+
+	It("with onUnhealthy revert, puts every canary the halted change reached back at once, the two made NotReady "+
+		"in the second of the revert's write included, and never halts the revert", func(ctx SpecContext) {
+		// docs/rollout.md#the-revert: two canaries, both reached, both turn
+		// NotReady; the gate halts and reverts within the same second, as
+		// it does when the clock is held.
+		const canaries = 2
+		policy := ambiguityPolicyOn(0, rollout.OnUnhealthyRevert)
+		cm, f, target := setUpWith(ctx, policy, canaries)
+		holdClock()
+		bad := rolloutData(40, policy)
+		setConfig(ctx, bad)
+		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+			func(reached []string) bool { return len(reached) >= canaries })
+		reached, others := f.split(f.at(ctx, 40))
+		Expect(reached).To(Equal(canaries))
+		Expect(others).To(BeZero(), "a node beyond the canaries was reached")
+
+		sick := f.canaryNames()
+		now := metav1.NewTime(clock.Now())
+		for _, n := range sick {
+			setReadyAt(ctx, n, corev1.ConditionFalse, now)
+		}
+		// No skip: the revert reaches both at once, in no step interval.
+		Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(ContainElements(sick),
+			"both canaries back on the previous revision's values")
+		for _, n := range sick {
+			Expect(writtenAt(ctx, n).Time).To(BeTemporally("==", now.Truncate(time.Second)),
+				"canary %s written back in the second it turned NotReady", n)
+		}
+		rec := record(ctx)
+		Expect(rec.Target).To(Equal(target), "the previous configuration in force again")
+		Expect(rec.RevertOf).NotTo(BeEmpty())
+
+		// Past the soak and several step intervals: the revert is complete,
+		// unhalted, and no node but the canaries was ever written.
+		skipAndSettle(ambiguitySoak + 3*time.Second)
+		rec = record(ctx)
+		Expect(rec.Health.Halted()).To(BeFalse(), "the revert halted: %+v", rec.Health)
+		Expect(rec.Done).To(BeTrue())
+		Expect(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)()).To(HaveLen(1),
+			"one RolloutHalted Event: the change's, none for the revert")
+		st, err := statusInForce(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Status.Phase).To(Equal(rollout.PhaseCompleted), "the revert completed")
+		Expect(st.Status.Withheld).To(HaveField("Reverted", BeTrue()))
+		for _, n := range f.names {
+			want := 0
+			if f.canaries[n] {
+				want = 2 // the change, then the revert
+			}
+			Expect(writes.Succeeded(n)).To(Equal(want), "node %s", n)
+		}
+
+		// The halted data applied again stays withheld: nothing is written.
+		argoApply(ctx, bad)
+		nothingWritten(ctx, "the halted data applied again")
+		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+		for _, n := range sick {
+			setReady(ctx, n, corev1.ConditionTrue)
+		}
+	})
 
 	It("halts when canaries turn NotReady in the second of their write, before any other node is reached",
 		func(ctx SpecContext) {

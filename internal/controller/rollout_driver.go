@@ -86,7 +86,7 @@ func (d *rolloutDriver) plan(
 		}
 		in.Nodes = nodes
 	}
-	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.Now) {
+	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.RevertOf, in.Now) {
 		health, err := d.health.observe(ctx, in.Rollout.Policy.HealthGate)
 		if err != nil {
 			return rollout.Plan{}, err

@@ -51,7 +51,7 @@ func (d *rolloutDriver) inForce(
 
 // revert is the health gate's revert of the halted configuration of the
 // ConfigMap's data (halt): the revision before the halted one goes in
-// force in its place, and rolls out to the reached nodes in steps, as a
+// force in its place, and goes back to every reached node at once, as a
 // new revision made by revertFieldManager. Without an earlier revision,
 // or when the halted configuration is itself a revert, it stays halted
 // and an Event says why, once for as long as it is in force.
@@ -80,7 +80,7 @@ func (d *rolloutDriver) revert(
 		"halted", halted, "toRevision", previous.Number)
 	d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
 		"configuration %s, the ConfigMap's data, halted by its health gate (%s): revision %d's configuration %s "+
-			"is in force in its place and rolls out to the reached nodes in steps; the ConfigMap is not written, "+
+			"is in force in its place and goes back to every reached node at once; the ConfigMap is not written, "+
 			"its data is not in force until it changes or kubectl nodeslo rollout retry",
 		halted, halt.Summary, previous.Number, rollout.ShortTarget(cfg.Fingerprint()))
 	return loaded{cfg: cfg, data: data.data, revertOf: halt.Target, changeCause: fmt.Sprintf(

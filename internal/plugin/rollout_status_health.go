@@ -73,7 +73,7 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 			"the controller resumes the rollout at its next decision, tolerating the unhealthy nodes above")
 	case h.Revert:
 		printLine(w, "reverting to the previous revision (onUnhealthy: revert): its configuration goes in force "+
-			"in place of the ConfigMap's data, which is not written, and rolls out to the reached nodes")
+			"in place of the ConfigMap's data, which is not written, and goes back to every reached node at once")
 	default:
 		printLine(w, "resume: kubectl nodeslo rollout resume (the unhealthy nodes above are tolerated from then on)")
 		printLine(w, "undo: kubectl nodeslo rollout undo (puts the previous revision back)")

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"time"
 )
 
@@ -27,6 +28,10 @@ type Node struct {
 	// during the rollout: it is resolved against the target at once and
 	// counts as reached.
 	Immediate bool
+	// WrittenAt is when this controller last wrote the node's spec (its
+	// SpecWrittenAnnotation; zero: unknown): a node written since a halted
+	// rollout started carries the configuration the operator rejected.
+	WrittenAt time.Time
 }
 
 // Input is everything a decision depends on.
@@ -121,7 +126,7 @@ func Decide(in Input) Decision {
 			previous = rec.StepAt
 		}
 		*rec = Record{Target: in.Target, Started: in.Now, StepAt: previous, RevertOf: in.RevertOf,
-			Halts: rec.haltsAfter(in.Target)}
+			Halts: rec.haltsAfter(in.Target), RejectedSince: rejectedSince(*rec, retried)}
 		d.Started = true
 	}
 	policy := in.Rollout.Policy // nil when the key is invalid
@@ -135,20 +140,27 @@ func Decide(in Input) Decision {
 		d.SeenBefore = append(d.SeenBefore, noteBefore(rec, in, in.Health.Sick)...)
 	}
 	nodes := withoutUnhealthyCanaries(in.Nodes, rec.Health)
-	pending, canaries := d.classify(nodes, rec.Canaries > 0 || rec.Steps == 0)
+	pending, canaries, rejected := d.classify(nodes, rec.Canaries > 0 || rec.Steps == 0, rec.RejectedSince)
+	if rec.RevertOf != "" {
+		// A revert reaches every node at once: none is set apart.
+		pending, rejected = append(rejected, pending...), nil
+	}
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the
 		// canary selector of a key that was invalid until now).
 		rec.Pending, rec.Canaries = len(pending)+len(canaries), len(canaries)
 	}
-	if len(pending)+len(canaries) == 0 {
+	if len(pending)+len(canaries)+len(rejected) == 0 {
 		d.Completed = !rec.Done && !d.Started
 		d.Started = false // nothing to roll out
 		if !rec.Done {
 			rec.Done, rec.DoneAt = true, in.Now
 		}
 		d.Step = rec.Steps
-		if policy != nil {
+		switch {
+		case rec.RevertOf != "":
+			d.Steps, d.StepSize = revertSteps, rec.Pending
+		case policy != nil:
 			s := NewSchedule(policy, *rec)
 			d.Steps, d.StepSize = s.Steps(), s.StepSize
 		}
@@ -156,12 +168,18 @@ func Decide(in Input) Decision {
 		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
+	if rec.RevertOf != "" {
+		d.revert(in, canaries, pending)
+		return d
+	}
 	d.Paused = Paused(in.Rollout) || d.Halted
+	rejected = order(rejected, in.Target)
 	if policy == nil {
 		d.Step = rec.Steps
 		d.Held = append(order(canaries, in.Target), order(pending, in.Target)...)
 		d.HeldCanaries = len(canaries)
 		d.Reached = max(rec.Pending-len(d.Held), 0)
+		d.reachRejected(rejected, in.Now)
 		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
@@ -195,6 +213,7 @@ func Decide(in Input) Decision {
 			d.NextStep = in.Now.Add(recheck)
 		}
 	}
+	d.reachRejected(rejected, in.Now)
 	d.RecordChanged = !d.Record.Equal(in.Record)
 	return d
 }
@@ -213,8 +232,13 @@ func allAtOnce(nodes []Node) Decision {
 
 // classify puts new and Immediate nodes in d.Write and returns the pending
 // ones, canaries apart when withCanaries (a rollout that started without
-// canaries has none, whatever the selector says now).
-func (d *Decision) classify(nodes []Node, withCanaries bool) (pending, canaries []string) {
+// canaries has none, whatever the selector says now), and apart again the
+// others that carry a halted configuration (written since rejectedSince,
+// Record.RejectedSince): a canary among those stays a canary, which the
+// first step reaches at once too.
+func (d *Decision) classify(
+	nodes []Node, withCanaries bool, rejectedSince time.Time,
+) (pending, canaries, rejected []string) {
 	for _, n := range nodes {
 		switch {
 		case !n.Stored || (n.Differs && n.Immediate):
@@ -222,11 +246,13 @@ func (d *Decision) classify(nodes []Node, withCanaries bool) (pending, canaries 
 		case !n.Differs:
 		case n.Canary && withCanaries:
 			canaries = append(canaries, n.Name)
+		case n.carriesRejected(rejectedSince):
+			rejected = append(rejected, n.Name)
 		default:
 			pending = append(pending, n.Name)
 		}
 	}
-	return pending, canaries
+	return pending, canaries, rejected
 }
 
 // reach moves the pending nodes the steps taken allow into d.Write, in the
@@ -263,4 +289,73 @@ func (d *Decision) next(s Schedule, complete bool) time.Time {
 		return time.Time{}
 	}
 	return s.Due(d.Record)
+}
+
+// revertSteps is the steps of a revert: one, which reaches every node.
+const revertSteps = 1
+
+// revert reaches every pending node of a health gate's revert at once,
+// the nodes unhealthy before the revert's write first
+// (docs/rollout.md#the-revert): each of them carries the configuration the
+// gate halted, and a step that held one back would keep it on what the
+// gate rejected. Neither a pause nor the gate holds a revert: what its
+// nodes show was caused by the configuration it undoes (gateWatches).
+// It decides again a second later, to see the writes done and complete.
+func (d *Decision) revert(in Input, canaries, pending []string) {
+	rec := &d.Record
+	all := append(order(canaries, in.Target), order(pending, in.Target)...)
+	slices.SortStableFunc(all, func(a, b string) int {
+		_, sickA := in.Health.Sick[a]
+		_, sickB := in.Health.Sick[b]
+		switch {
+		case sickA == sickB:
+			return 0
+		case sickA:
+			return -1
+		}
+		return 1
+	})
+	d.Write = append(d.Write, all...)
+	if rec.Steps == 0 {
+		rec.Steps, rec.StepAt, d.Stepped = revertSteps, in.Now, true
+	}
+	d.Step, d.Steps, d.StepSize = rec.Steps, revertSteps, rec.Pending
+	d.Reached = rec.Pending
+	d.NextStep = in.Now.Add(recheck)
+	d.RecordChanged = !d.Record.Equal(in.Record)
+}
+
+// reachRejected writes the nodes that carry a halted configuration
+// (classify) at once, in no step and whatever the step size, unless the
+// rollout is paused (docs/rollout.md#after-a-halt): steps would keep them
+// on what the operator or the gate rejected. Like Immediate nodes they are
+// not counted in the steps.
+func (d *Decision) reachRejected(rejected []string, now time.Time) {
+	if d.Paused {
+		d.Held = append(d.Held, rejected...)
+		return
+	}
+	d.Write = append(d.Write, rejected...)
+	if len(rejected) > 0 && d.NextStep.IsZero() {
+		d.NextStep = now.Add(recheck) // completion is seen once they are written
+	}
+}
+
+// rejectedSince is, for a rollout replacing the one of rec, when the nodes
+// carrying a configuration the operator rejected began to be written:
+// the start of rec's rollout when the health gate halted it (and the new
+// rollout is not its retry), else zero.
+func rejectedSince(rec Record, retried bool) time.Time {
+	if !rec.Health.Halted() || retried {
+		return time.Time{}
+	}
+	return rec.Started
+}
+
+// carriesRejected reports whether the node's spec was written since
+// rejectedSince (in seconds, as the annotation has them): by the halted
+// rollout, so it carries the configuration the gate halted. A node of
+// unknown write time is not known to.
+func (n Node) carriesRejected(rejectedSince time.Time) bool {
+	return !rejectedSince.IsZero() && !n.WrittenAt.IsZero() && !n.WrittenAt.Before(rejectedSince.Truncate(time.Second))
 }

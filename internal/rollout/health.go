@@ -146,9 +146,9 @@ type Verdict struct {
 // seconds say. A node that turns bad again afterwards has a new transition,
 // and is judged.
 //
-// Eviction Events count when later than the write (or, when the write time
-// is unknown, from the rollout's start): more than the gate allows is
-// unhealthy.
+// Eviction Events count by the rule of the conditions: from the second of
+// the write on (or, when the write time is unknown, from the rollout's
+// start); more than the gate allows is unhealthy.
 func Judge(gate *HealthGate, h NodeHealth) Verdict {
 	var before []string
 	for _, c := range h.Conditions {
@@ -187,7 +187,9 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 func judgeEvictions(gate *HealthGate, h NodeHealth) string {
 	counts := map[string]int{}
 	for _, e := range h.Evictions {
-		later := e.At.After(h.WrittenAt)
+		// The rule of the conditions (Judge): an Event in the second of
+		// the write counts, as the order within it cannot be told.
+		later := !e.At.Truncate(time.Second).Before(h.WrittenAt.Truncate(time.Second))
 		if h.WrittenAt.IsZero() {
 			later = !e.At.Before(h.Started)
 		}
@@ -224,21 +226,27 @@ type HealthInput struct {
 // gateWatches reports whether the gate of policy judges the rollout of rec
 // now: while it has pending nodes, and for canary.soakSeconds after it
 // completed.
+//
+// A revert is never judged (docs/rollout.md#the-revert): what its nodes
+// show, until well after its write, is what the configuration it undoes
+// did to them, and a revert held back would keep them on that one.
 func gateWatches(policy *Policy, rec Record, now time.Time) bool {
-	if policy == nil || policy.HealthGate == nil || rec.Target == "" {
+	if policy == nil || policy.HealthGate == nil || rec.Target == "" || rec.RevertOf != "" {
 		return false
 	}
 	return !rec.Done || now.Before(rec.DoneAt.Add(policy.CanarySoak))
 }
 
 // GateWatches reports whether a health gate must watch the nodes for the
-// rollout whose record value is given: the controller starts and stops its
-// watches by it.
-func GateWatches(load Key, record string, target string, now time.Time) bool {
+// rollout whose record value is given, towards target (a revert of the
+// halted configuration revertOf when that is set): the controller starts
+// and stops its watches, and its metric checks, by it.
+func GateWatches(load Key, record, target, revertOf string, now time.Time) bool {
 	rec, err := ParseRecord(record)
 	if err != nil || rec.Target != target {
-		// A rollout about to start: it is watched from its first step.
-		return load.Policy != nil && load.Policy.HealthGate != nil
+		// A rollout about to start: it is watched from its first step,
+		// unless it is a revert, which is never judged.
+		return load.Policy != nil && load.Policy.HealthGate != nil && revertOf == ""
 	}
 	return gateWatches(load.Policy, rec, now)
 }

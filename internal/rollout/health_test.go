@@ -48,6 +48,7 @@ func TestJudge(t *testing.T) {
 		return NodeHealth{Evictions: evictions(evicted, after.Time, counts...)}
 	}
 	const readyFalseBefore = "Ready=False since 2026-12-01T11:59:00Z"
+	const fourEvicted = "4 evictPodSuccess"
 	for _, c := range []struct {
 		name    string
 		h       NodeHealth
@@ -82,8 +83,12 @@ func TestJudge(t *testing.T) {
 		{name: "a condition not watched", h: NodeHealth{Conditions: cond("NetworkUnavailable", "True", after)}},
 		{name: "3 evictions: at the limit", h: evictedAfter(1, 1, 1)},
 		{name: "4 evictions", h: evictedAfter(1, 1, 1, 1), want: "4 evictPodSuccess Events, at most 3 allowed"},
-		{name: "an aggregated Event counts its count", h: evictedAfter(4), want: "4 evictPodSuccess"},
+		{name: "an aggregated Event counts its count", h: evictedAfter(4), want: fourEvicted},
 		{name: "evictions before the write", h: NodeHealth{Evictions: evictions(evicted, before.Time, 1, 1, 1, 1)}},
+		{name: "evictions in the second of the write count, as a condition does",
+			h: NodeHealth{Evictions: evictions(evicted, reached, 4)}, want: fourEvicted},
+		{name: "evictions in the second before the write do not",
+			h: NodeHealth{Evictions: evictions(evicted, reached.Add(-time.Millisecond), 4)}},
 		{name: "write time unknown: evictions since the rollout started count",
 			h: NodeHealth{Evictions: evictions(evicted, started, 4)}, want: "4 evictPodSuccess", noWrite: true},
 		{name: "write time unknown: evictions before the rollout started do not",

@@ -210,7 +210,7 @@ func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
 func nodesOf(cfg *sloconfig.Config, policy *Policy, observed []Observed, dropped []string) []Node {
 	nodes := make([]Node, len(observed))
 	for i, o := range observed {
-		n := Node{Name: o.Node.Name, Canary: policy != nil && policy.IsCanary(o.Node.Labels)}
+		n := Node{Name: o.Node.Name, Canary: policy != nil && policy.IsCanary(o.Node.Labels), WrittenAt: o.WrittenAt}
 		if o.hasNodeSLO() {
 			n.Stored = true
 			n.Differs = o.differs(cfg, dropped)

@@ -42,6 +42,12 @@ type Record struct {
 	// configuration halted that the ConfigMap's data still holds, and
 	// whose place Target took (docs/rollout.md#health-gates).
 	RevertOf string `json:"revertOf,omitempty"`
+	// RejectedSince is set on a rollout that replaced one the health gate
+	// halted (an undo, a new change, a revert): when the halted rollout
+	// started. The nodes written since then carry the configuration it
+	// halted, which the operator or the gate rejected: they are reached at
+	// once, not held in steps (docs/rollout.md#after-a-halt).
+	RejectedSince time.Time `json:"rejectedSince,omitzero"`
 	// Halts are the configurations the health gate halted before the
 	// rollout of Target, newest last: applied again, they stay halted
 	// until a retry (halts.go).
