@@ -152,7 +152,11 @@ func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
 }
 
 // measured notes the checks measured now, and returns when the next check
-// is due (zero: none is measured any more).
+// is due (zero: none is measured any more). A check is measured now when
+// in has its sample, and also when it is due now: the controller then
+// starts its query, whose sample a later plan takes (the queries run
+// beside the decision, internal/controller/metric_measurer.go), so that
+// the next is due an interval later, not at once while this one runs.
 func (m *Memory) measured(in PlanInput, d Decision) time.Time {
 	policy := in.Rollout.Policy
 	if policy == nil || policy.HealthGate == nil || len(policy.HealthGate.Metrics) == 0 ||
@@ -164,7 +168,7 @@ func (m *Memory) measured(in PlanInput, d Decision) time.Time {
 	var due time.Time
 	for _, c := range policy.HealthGate.Metrics {
 		last, ok := m.metricsMeasured[c.Name]
-		if _, now := in.MetricSamples[c.Name]; now || !ok {
+		if _, now := in.MetricSamples[c.Name]; now || !ok || !in.Now.Before(last.Add(c.Interval)) {
 			last = in.Now
 		}
 		next[c.Name] = last
