@@ -123,8 +123,7 @@ func metricError(format string, args ...any) rollout.MetricSample {
 // unwrapURLError drops the method and URL net/http puts before a
 // transport error: the address is said already.
 func unwrapURLError(err error) error {
-	var u *url.Error
-	if errors.As(err, &u) {
+	if u, ok := errors.AsType[*url.Error](err); ok {
 		return u.Err
 	}
 	return err
@@ -199,11 +198,11 @@ func (q *prometheusQuerier) credentials(name string) (credentials, error) {
 	}
 	token, hasToken, err := readCredentialFile(dir, CredentialToken)
 	if err != nil {
-		return credentials{}, err
+		return credentials{}, fmt.Errorf("credentials %s: %s: %w", name, CredentialToken, err)
 	}
 	ca, hasCA, err := readCredentialFile(dir, CredentialCA)
 	if err != nil {
-		return credentials{}, err
+		return credentials{}, fmt.Errorf("credentials %s: %s: %w", name, CredentialCA, err)
 	}
 	var out credentials
 	switch {
@@ -230,14 +229,23 @@ func readCredentialFile(dir, file string) (content []byte, found bool, err error
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, unwrapPathError(err)
 	}
 	defer func() { _ = f.Close() }()
 	content, err = readBounded(f, maxCredentialFile)
 	if err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", filepath.Join(dir, file), err)
+		return nil, false, unwrapPathError(err)
 	}
 	return content, true, nil
+}
+
+// unwrapPathError drops the path from a file's error: the credentials'
+// name and file say it.
+func unwrapPathError(err error) error {
+	if p, ok := errors.AsType[*fs.PathError](err); ok {
+		return p.Err
+	}
+	return err
 }
 
 // readBounded reads r whole, unless it holds more than limit bytes: then

@@ -115,7 +115,9 @@ func compileMetricChecks(
 }
 
 // compileMetricCheck checks one check at path.
-func compileMetricCheck(doc *metricCheckDocument, path *field.Path, limits *MetricLimits) (MetricCheck, field.ErrorList) {
+func compileMetricCheck(
+	doc *metricCheckDocument, path *field.Path, limits *MetricLimits,
+) (MetricCheck, field.ErrorList) {
 	c := MetricCheck{Interval: defaultMetricIntervalSeconds * time.Second}
 	var errs field.ErrorList
 	switch {

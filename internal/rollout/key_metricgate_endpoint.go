@@ -43,7 +43,7 @@ type MetricLimits struct {
 // address in brackets when it has one). Entries are lower-cased.
 func ParseAllowedHosts(list string) ([]string, error) {
 	var out []string
-	for _, e := range strings.Split(list, ",") {
+	for e := range strings.SplitSeq(list, ",") {
 		e = strings.ToLower(strings.TrimSpace(e))
 		if e == "" {
 			continue
@@ -89,7 +89,9 @@ func (l MetricLimits) CheckAddress(address string) error {
 // address with a host; credentials by name, only over https with the
 // server verified; no verification only when asked for, over https and
 // without credentials. limits (nil: not known) are the manager's.
-func (c *MetricCheck) compileEndpoint(doc *metricCheckDocument, path *field.Path, limits *MetricLimits) field.ErrorList {
+func (c *MetricCheck) compileEndpoint(
+	doc *metricCheckDocument, path *field.Path, limits *MetricLimits,
+) field.ErrorList {
 	var errs field.ErrorList
 	addr := path.Child("address")
 	if doc.Address == nil || *doc.Address == "" {

@@ -29,7 +29,7 @@ func FuzzRolloutKey(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	limits := MetricLimits{AllowedHosts: []string{"prometheus.monitoring", "p:443"}, HasCredentials: true}
+	limits := MetricLimits{AllowedHosts: []string{promHost, "p:443"}, HasCredentials: true}
 	f.Fuzz(func(t *testing.T, raw string) {
 		data := map[string]string{string(sloconfig.KeyRollout): raw}
 		within, anyone := LoadKeyWithin(data, limits), LoadKey(data)

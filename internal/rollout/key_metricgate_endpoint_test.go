@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// promHost is an allowed host of the tests.
+const promHost = "prometheus.monitoring"
+
 // endpointCheck is a metric check reaching Prometheus as fields say.
 func endpointCheck(fields string) map[string]string {
 	return metricKey(`{"name": "a", "query": "up", "max": 1, ` + fields + `}`)
@@ -12,7 +15,7 @@ func endpointCheck(fields string) map[string]string {
 
 func TestMetricCheckEndpointErrors(t *testing.T) {
 	const p = "healthGate.metrics[0]."
-	within := &MetricLimits{AllowedHosts: []string{"prometheus.monitoring", "thanos.monitoring:10902"}}
+	within := &MetricLimits{AllowedHosts: []string{promHost, "thanos.monitoring:10902"}}
 	for _, c := range []struct {
 		fields string
 		limits *MetricLimits // nil: LoadKey
@@ -62,7 +65,7 @@ func TestMetricCheckEndpointErrors(t *testing.T) {
 
 func TestMetricCheckEndpointsAccepted(t *testing.T) {
 	limits := MetricLimits{HasCredentials: true,
-		AllowedHosts: []string{"prometheus.monitoring", "thanos.monitoring:443", "[::1]:9090", "127.0.0.1"}}
+		AllowedHosts: []string{promHost, "thanos.monitoring:443", "[::1]:9090", "127.0.0.1"}}
 	for _, fields := range []string{
 		`"address": "https://prometheus.monitoring:9090", "credentials": "prometheus-a"`,
 		`"address": "https://Prometheus.Monitoring./prefix/"`,
@@ -84,7 +87,7 @@ func TestMetricCheckEndpointsAccepted(t *testing.T) {
 
 func TestParseAllowedHosts(t *testing.T) {
 	got, err := ParseAllowedHosts(" Prometheus.Monitoring , thanos.monitoring:10902,,[::1]:9090, 10.0.0.1,")
-	want := []string{"prometheus.monitoring", "thanos.monitoring:10902", "[::1]:9090", "10.0.0.1"}
+	want := []string{promHost, "thanos.monitoring:10902", "[::1]:9090", "10.0.0.1"}
 	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
