@@ -15,8 +15,9 @@ import (
 // The metric checks of a health gate (docs/rollout.md#metric-gates), as
 // pure code: which checks are due and their queries over the nodes reached
 // (MetricQueries), and the judgement of what Prometheus answered. The
-// controller runs the queries (internal/controller/metric_gate_querier.go)
-// and hands the samples to the next Plan. Nothing per node is kept: the
+// controller runs the queries beside its decisions
+// (internal/controller/metric_measurer.go) and hands the samples to the
+// next Plan after they end. Nothing per node is kept: the
 // regex of names is built for one measurement and dropped.
 
 // MetricQuery is one due check with its query rendered for the nodes reached.
