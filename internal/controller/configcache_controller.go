@@ -51,6 +51,8 @@ type ConfigCacheReconciler struct {
 	reader    client.Reader
 	apiReader client.Reader
 	key       types.NamespacedName
+	// limits are what the manager allows the rollout key's metric checks.
+	limits    rollout.MetricLimits
 	snapshots *snapshots
 	recorder  events.EventRecorder
 	clock     clock.Clock
@@ -69,10 +71,10 @@ type ConfigCacheReconciler struct {
 	skew *crdSkew
 	// rollout drives the staged rollout the ConfigMap asks for.
 	rollout *rolloutDriver
-	// heldNodeWritten and healthChanged say what woke this reconcile
-	// besides the ConfigMap: either has it decide the rollout again, even
-	// on the echo of its own record write.
-	heldNodeWritten, healthChanged atomic.Bool
+	// heldNodeWritten, healthChanged and metricMeasured say what woke this
+	// reconcile besides the ConfigMap: each has it decide the rollout
+	// again, even on the echo of its own record write.
+	heldNodeWritten, healthChanged, metricMeasured atomic.Bool
 	// revertDue: the last plan halted the ConfigMap's data under
 	// onUnhealthy revert; the revert comes with the next decision, which
 	// the echo of the record write must not skip.
@@ -130,7 +132,8 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		return ctrl.Result{}, err
 	}
 	now := r.clock.Now()
-	woken := r.heldNodeWritten.Swap(false) || r.healthChanged.Swap(false) || r.revertDue
+	woken := r.heldNodeWritten.Swap(false) || r.healthChanged.Swap(false) || r.metricMeasured.Swap(false) ||
+		r.revertDue
 	r.revertDue = false
 	switch r.skipReason(read, woken, now) {
 	case skipUnchanged:
@@ -220,7 +223,7 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 		return configMapRead{}, err
 	}
 	if out.rolloutKey != "" || exists {
-		out.rollout = rollout.LoadKey(rolloutData(cm.Data, out.rolloutKey, exists))
+		out.rollout = rollout.LoadKeyWithin(rolloutData(cm.Data, out.rolloutKey, exists), r.limits)
 	}
 	r.rollout.orphan.keep(out)
 	return out, nil
@@ -390,7 +393,8 @@ func (r *ConfigCacheReconciler) report(
 // setupWithManager registers the controller; it watches the one ConfigMap and
 // is also started once at start-up, so that an absent ConfigMap is loaded (as
 // defaults) too. It is woken, too, when a node the rollout held was written
-// because its inputs changed, and when the health watch saw a change.
+// because its inputs changed, when the health watch saw a change, and when
+// a metric query ended.
 func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
@@ -405,6 +409,7 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(loadAtStart).
 		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, r.wokenBy(&r.heldNodeWritten))).
 		WatchesRawSource(source.Channel(r.signals.healthChanged, r.wokenBy(&r.healthChanged))).
+		WatchesRawSource(source.Channel(r.signals.metricMeasured, r.wokenBy(&r.metricMeasured))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock)}).
 		Complete(r)
 }

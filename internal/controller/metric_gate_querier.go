@@ -2,19 +2,26 @@ package controller
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
-	"math"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/api"
-	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/client_golang/prometheus"
-	promconfig "github.com/prometheus/common/config"
-	"github.com/prometheus/common/model"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // MetricGateMeasurements counts the health gate's metric measurements by
@@ -37,146 +44,236 @@ var metricMeasurements = prometheus.NewCounterVec(prometheus.CounterOpts{
 
 func init() { metrics.Registry.MustRegister(metricMeasurements) }
 
+// The files of an entry of the credentials directory
+// (docs/rollout.md#metric-gate-credentials): the keys of the Secret the
+// operator mounts there.
+const (
+	CredentialToken = "token"
+	CredentialCA    = "ca.crt"
+)
+
+// maxCredentialFile bounds what is read of a token or a CA bundle: a
+// ServiceAccount token is about 1 KiB, a CA certificate 1 to 2 KiB.
+const maxCredentialFile = 16 << 10
+
+// maxMetricError bounds a measurement's error, which lands in the rollout
+// record (which cuts it to 200 bytes), the status and Events.
+const maxMetricError = 300
+
 // metricQuerier runs one query of a metric check: the I/O of the metric
-// gate, apart from its judgement (internal/rollout/metric_gate.go).
+// gate, apart from its judgement (internal/rollout/metric_gate.go). It is
+// called from several goroutines at once (metric_measurer.go).
 type metricQuerier interface {
 	Query(ctx context.Context, check *rollout.MetricCheck, query string) rollout.MetricSample
-	// KeepOnly forgets what it keeps for endpoints no check uses any more.
-	KeepOnly(checks []rollout.MetricCheck)
 }
 
 // promUserAgent names the controller to the Prometheus server it queries.
 const promUserAgent = "nodeslo-controller-metric-gate"
 
-// prometheusQuerier queries Prometheus's HTTP API, with one client per
-// endpoint (address, credentials, CA); prometheus/common reads the token
-// and CA files at each request, so that a rotated token is taken up.
-// Only the config-cache controller's one worker calls it: no lock.
+// prometheusQuerier queries Prometheus's HTTP API (/api/v1/query, the
+// query in a POST body) with a client of its own for each query: the
+// credentials are read at each query, so that a rotated token or CA is
+// taken up, and no connection is kept to a host the ConfigMap may no
+// longer name. It holds nothing that changes: safe for concurrent use.
 type prometheusQuerier struct {
-	clients map[endpoint]promv1.API
+	// credentialsDir holds the credentials a check may name ("": none).
+	credentialsDir string
+	// limits are the manager's, checked again at each query.
+	limits rollout.MetricLimits
 }
 
-// endpoint is how a check reaches its Prometheus.
-type endpoint struct {
-	address, tokenFile, caFile string
-	insecure                   bool
-}
-
-func endpointOf(c *rollout.MetricCheck) endpoint {
-	return endpoint{c.Address, c.BearerTokenFile, c.CAFile, c.InsecureSkipVerify}
-}
-
-// Query asks Prometheus for the query's value now. An error, a refused
-// query or an answer that is not one number is the sample's Err, saying so.
+// Query asks Prometheus for the query's value now. Whatever goes wrong is
+// the sample's Err, bounded, and never repeats what the server sent.
 func (q *prometheusQuerier) Query(ctx context.Context, check *rollout.MetricCheck, query string) rollout.MetricSample {
-	client, err := q.client(endpointOf(check))
-	if err != nil {
-		return rollout.MetricSample{Err: fmt.Sprintf("cannot make a client for Prometheus at %s: %v", check.Address, err)}
-	}
 	ctx, cancel := context.WithTimeout(ctx, metricQueryTimeout(check.Interval))
 	defer cancel()
-	value, _, err := client.Query(ctx, query, time.Now())
-	var refused *promv1.Error
+	who := "Prometheus at " + check.Address
+	if err := q.limits.CheckAddress(check.Address); err != nil {
+		return metricError("%s is not queried: %v", who, err)
+	}
+	creds, err := q.credentials(check.Credentials)
+	if err != nil {
+		return metricError("%s is not queried: %v", who, err)
+	}
+	req, err := newQueryRequest(ctx, check.Address, query, creds)
+	if err != nil {
+		return metricError("%s is not queried: %v", who, err)
+	}
+	resp, err := newPrometheusClient(check, creds).Do(req)
+	if err != nil {
+		return metricError("Prometheus unreachable at %s: %v", check.Address, unwrapURLError(err))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode/100 == 3 {
+		return metricError("%s answered a redirect (HTTP %d), which is not followed: set address to where it leads",
+			who, resp.StatusCode)
+	}
+	body, err := readBounded(resp.Body, rollout.MaxMetricAnswer)
+	if err != nil {
+		return metricError("%s: reading the answer: %v", who, err)
+	}
+	return rollout.ParsePrometheusAnswer(who, resp.StatusCode, body)
+}
+
+// metricError is a failed measurement's sample, its error bounded.
+func metricError(format string, args ...any) rollout.MetricSample {
+	return rollout.MetricSample{Err: sloconfig.Shorten(fmt.Sprintf(format, args...), maxMetricError)}
+}
+
+// unwrapURLError drops the method and URL net/http puts before a
+// transport error: the address is said already.
+func unwrapURLError(err error) error {
+	if u, ok := errors.AsType[*url.Error](err); ok {
+		return u.Err
+	}
+	return err
+}
+
+// newQueryRequest is the instant query as a POST to address's
+// /api/v1/query, with the bearer token when creds has one: only to an
+// https address (the key's validation says so too; this is the last word).
+func newQueryRequest(ctx context.Context, address, query string, creds credentials) (*http.Request, error) {
+	form := url.Values{"query": {query}, "time": {strconv.FormatInt(time.Now().Unix(), 10)}}
+	target := strings.TrimSuffix(address, "/") + "/api/v1/query"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("User-Agent", promUserAgent)
+	if creds.token != "" {
+		if req.URL.Scheme != "https" {
+			return nil, errors.New("a credential is sent over https only")
+		}
+		req.Header.Set("Authorization", "Bearer "+creds.token)
+	}
+	return req, nil
+}
+
+// newPrometheusClient is the client of one query: the check's TLS
+// settings, no keep-alive, no proxy, no redirect followed (a redirect
+// could lead the token elsewhere), response headers bounded.
+func newPrometheusClient(check *rollout.MetricCheck, creds credentials) *http.Client {
+	transport := &http.Transport{
+		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		TLSClientConfig: &tls.Config{
+			MinVersion: tls.VersionTLS12,
+			RootCAs:    creds.roots,
+			// Asked for by the check: https, and no credential with it (validated).
+			InsecureSkipVerify: check.InsecureSkipVerify, //nolint:gosec // see above
+		},
+		TLSHandshakeTimeout:    10 * time.Second,
+		DisableKeepAlives:      true,
+		ForceAttemptHTTP2:      true,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return &http.Client{
+		Transport:     transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// credentials are what an entry of the credentials directory holds.
+type credentials struct {
+	token string
+	// roots verify the server (nil: the system's roots).
+	roots *x509.CertPool
+}
+
+// credentials reads the entry name of the credentials directory (""
+// reads nothing): its token and CA bundle, each optional but not both,
+// each at most maxCredentialFile bytes. name is a DNS label (validated
+// with the key), so it names an entry, never a path elsewhere.
+func (q *prometheusQuerier) credentials(name string) (credentials, error) {
+	if name == "" {
+		return credentials{}, nil
+	}
+	if q.credentialsDir == "" {
+		return credentials{}, fmt.Errorf("credentials %s: the manager runs without --metric-gate-credentials-dir", name)
+	}
+	dir := filepath.Join(q.credentialsDir, name)
+	if _, err := os.Stat(dir); err != nil {
+		return credentials{}, fmt.Errorf("no credentials %s in the manager's --metric-gate-credentials-dir (%s)",
+			name, q.credentialsDir)
+	}
+	token, hasToken, err := readCredentialFile(dir, CredentialToken)
+	if err != nil {
+		return credentials{}, fmt.Errorf("credentials %s: %s: %w", name, CredentialToken, err)
+	}
+	ca, hasCA, err := readCredentialFile(dir, CredentialCA)
+	if err != nil {
+		return credentials{}, fmt.Errorf("credentials %s: %s: %w", name, CredentialCA, err)
+	}
+	var out credentials
 	switch {
-	case errors.As(err, &refused):
-		return rollout.MetricSample{Err: fmt.Sprintf("Prometheus at %s refused the query (%s): %s",
-			check.Address, refused.Type, refused.Msg)}
-	case err != nil:
-		return rollout.MetricSample{Err: fmt.Sprintf("Prometheus unreachable at %s: %v", check.Address, err)}
-	}
-	return sampleOf(value)
-}
-
-// client returns the client of an endpoint, made at its first use.
-func (q *prometheusQuerier) client(e endpoint) (promv1.API, error) {
-	if c, ok := q.clients[e]; ok {
-		return c, nil
-	}
-	cfg := promconfig.HTTPClientConfig{
-		TLSConfig:       promconfig.TLSConfig{CAFile: e.caFile, InsecureSkipVerify: e.insecure},
-		FollowRedirects: true,
-		EnableHTTP2:     true,
-	}
-	if e.tokenFile != "" {
-		cfg.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: e.tokenFile}
-	}
-	httpClient, err := promconfig.NewClientFromConfig(cfg, promUserAgent,
-		promconfig.WithUserAgent(promUserAgent))
-	if err != nil {
-		return nil, err
-	}
-	apiClient, err := api.NewClient(api.Config{Address: e.address, Client: httpClient})
-	if err != nil {
-		return nil, err
-	}
-	if q.clients == nil {
-		q.clients = map[endpoint]promv1.API{}
-	}
-	q.clients[e] = promv1.NewAPI(apiClient)
-	return q.clients[e], nil
-}
-
-// KeepOnly drops the clients of endpoints no check of checks uses.
-func (q *prometheusQuerier) KeepOnly(checks []rollout.MetricCheck) {
-	used := map[endpoint]bool{}
-	for i := range checks {
-		used[endpointOf(&checks[i])] = true
-	}
-	for e := range q.clients {
-		if !used[e] {
-			delete(q.clients, e)
+	case !hasToken && !hasCA:
+		return credentials{}, fmt.Errorf("credentials %s hold neither %s nor %s", name, CredentialToken, CredentialCA)
+	case hasCA:
+		out.roots = x509.NewCertPool()
+		if !out.roots.AppendCertsFromPEM(ca) {
+			return credentials{}, fmt.Errorf("credentials %s: %s holds no PEM certificate", name, CredentialCA)
 		}
 	}
+	out.token = strings.TrimSpace(string(token))
+	if hasToken && out.token == "" {
+		return credentials{}, fmt.Errorf("credentials %s: %s is empty", name, CredentialToken)
+	}
+	return out, nil
+}
+
+// readCredentialFile reads file of the entry dir, at most
+// maxCredentialFile bytes; found is false when there is no such file.
+func readCredentialFile(dir, file string) (content []byte, found bool, err error) {
+	f, err := os.Open(filepath.Join(dir, file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, unwrapPathError(err)
+	}
+	defer func() { _ = f.Close() }()
+	content, err = readBounded(f, maxCredentialFile)
+	if err != nil {
+		return nil, false, unwrapPathError(err)
+	}
+	return content, true, nil
+}
+
+// unwrapPathError drops the path from a file's error: the credentials'
+// name and file say it.
+func unwrapPathError(err error) error {
+	if p, ok := errors.AsType[*fs.PathError](err); ok {
+		return p.Err
+	}
+	return err
+}
+
+// readBounded reads r whole, unless it holds more than limit bytes: then
+// an error names the limit, having read one byte past it and no more.
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than the limit of %s", byteSize(limit))
+	}
+	return b, nil
+}
+
+// byteSize renders a limit in KiB or MiB.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 // metricQueryTimeout bounds one query: the check's interval, within 5 to
-// 30 seconds, since the config-cache controller's worker waits for it.
+// 30 seconds. The query runs beside the config-cache controller, which
+// never waits for it; past the bound the measurement fails.
 func metricQueryTimeout(interval time.Duration) time.Duration {
 	return min(max(interval, 5*time.Second), 30*time.Second)
-}
-
-// sampleOf reads Prometheus's answer: one number, or no data, or an
-// answer the check cannot judge.
-func sampleOf(v model.Value) rollout.MetricSample {
-	switch v := v.(type) {
-	case *model.Scalar:
-		return number(float64(v.Value))
-	case model.Vector:
-		switch len(v) {
-		case 0:
-			return rollout.MetricSample{NoData: true}
-		case 1:
-			return number(float64(v[0].Value))
-		}
-		return rollout.MetricSample{Err: fmt.Sprintf(
-			"the query returned %d series, not one number: aggregate them (max, sum, avg)", len(v))}
-	case nil:
-		return rollout.MetricSample{NoData: true}
-	}
-	return rollout.MetricSample{Err: fmt.Sprintf("the query returned a %s, not one number", v.Type())}
-}
-
-// number is a sample of one value; NaN (0/0, say) is no data.
-func number(v float64) rollout.MetricSample {
-	if math.IsNaN(v) {
-		return rollout.MetricSample{NoData: true}
-	}
-	return rollout.MetricSample{Value: v}
-}
-
-// measureMetrics runs the queries due of plan input in and adds their
-// samples to it, counting each measurement.
-func measureMetrics(ctx context.Context, q metricQuerier, queries []rollout.MetricQuery, in *rollout.PlanInput) {
-	q.KeepOnly(in.Rollout.Policy.HealthGate.Metrics)
-	if len(queries) == 0 {
-		return
-	}
-	in.MetricSamples = make(map[string]rollout.MetricSample, len(queries))
-	for _, mq := range queries {
-		s := q.Query(ctx, mq.Check, mq.Query)
-		in.MetricSamples[mq.Check.Name] = s
-		metricMeasurements.WithLabelValues(mq.Check.Name, measurementResult(mq.Check, s)).Inc()
-	}
 }
 
 // measurementResult is the "result" label of a sample.

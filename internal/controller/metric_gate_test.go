@@ -153,28 +153,19 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 		promURL = startPrometheus(exporter.server.Listener.Addr().String())
 	})
 
-	// start creates the fleet under a key without a gate, waits until
-	// Prometheus holds every node's series (when exported), changes the
-	// configuration under policy and returns once the canaries have it.
+	// start is startMetricRollout, waiting first, when export is set,
+	// until Prometheus holds every node's series.
 	start := func(ctx SpecContext, policy string, export bool) (*corev1.ConfigMap, fleet) {
-		cm := setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
-		f := createFleetWith(ctx, 50, metricCanaries)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
-		target := record(ctx).Target
-		if export {
+		return startMetricRollout(ctx, policy, func(f fleet) {
+			if !export {
+				return
+			}
 			for _, n := range f.names {
 				exporter.latency.WithLabelValues(n).Set(0.1)
 			}
 			Eventually(promQuery(ctx, promURL, "count(node_latency_seconds == 0.1)")).
 				Should(BeNumerically(">=", rolloutNodes), "Prometheus did not scrape every node's series")
-		}
-		settle()
-		writes.Reset()
-		setConfig(ctx, rolloutData(40, policy))
-		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
-			func(reached []string) bool { return len(reached) >= metricCanaries })
-		onlyMetricCanariesReached(ctx, f)
-		return cm, f
+		})
 	}
 
 	It("halts at the first measurement once a reached canary's value crosses the threshold, not on an unreached node's",
@@ -239,6 +230,26 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 		onlyMetricCanariesReached(ctx, f)
 	})
 })
+
+// startMetricRollout creates the fleet under a key without a gate, calls
+// before (when set) with it, changes the configuration under policy and
+// returns once the canaries have it.
+func startMetricRollout(ctx context.Context, policy string, before func(fleet)) (*corev1.ConfigMap, fleet) {
+	cm := setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
+	f := createFleetWith(ctx, 50, metricCanaries)
+	Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+	target := record(ctx).Target
+	if before != nil {
+		before(f)
+	}
+	settle()
+	writes.Reset()
+	setConfig(ctx, rolloutData(40, policy))
+	watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+		func(reached []string) bool { return len(reached) >= metricCanaries })
+	onlyMetricCanariesReached(ctx, f)
+	return cm, f
+}
 
 // onlyMetricCanariesReached checks that no node of f but a canary has the
 // configuration changed to.

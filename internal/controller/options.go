@@ -36,6 +36,9 @@ type Options struct {
 	// More workers would only queue on the rate limiter.
 	MaxConcurrentReconciles int
 
+	// MetricGate is what the health gate's metric checks may use.
+	MetricGate MetricGateOptions
+
 	// CRDRecheckInterval is how often, at most, the fields the installed
 	// CRD was seen to drop are checked again by one dry run, so that an
 	// upgraded CRD is noticed (0: DefaultCRDRecheckInterval). Not a flag:
@@ -72,6 +75,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Name of the ConfigMap that holds the NodeSLO configuration.")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", o.MaxConcurrentReconciles,
 		"Number of NodeSLO reconciles run at once.")
+	o.MetricGate.bindFlags(fs)
 }
 
 // configKey is the namespaced name of the configured ConfigMap.

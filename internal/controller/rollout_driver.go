@@ -42,8 +42,8 @@ type rolloutDriver struct {
 	// health watches the nodes while a rollout key's health gate judges a
 	// rollout (docs/rollout.md#health-gates).
 	health *healthWatch
-	// metrics queries Prometheus for the health gate's metric checks.
-	metrics metricQuerier
+	// metrics runs the health gate's metric queries beside the decision.
+	metrics *metricMeasurer
 
 	// memory is what the last decision left for the next.
 	memory rollout.Memory
@@ -86,21 +86,29 @@ func (d *rolloutDriver) plan(
 		}
 		in.Nodes = nodes
 	}
+	var queries []rollout.MetricQuery
 	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.RevertOf, in.Now) {
 		health, err := d.health.observe(ctx, in.Rollout.Policy.HealthGate)
 		if err != nil {
 			return rollout.Plan{}, err
 		}
 		in.Health = health
-		queries, err := d.memory.MetricQueries(in)
-		if err != nil {
+		// The samples of the queries ended since the last plan are judged
+		// now; the queries due now start after the decision (metric_measurer.go).
+		in.MetricSamples = d.metrics.take(metricScope(&in))
+		if queries, err = d.memory.MetricQueries(in); err != nil {
 			return rollout.Plan{}, err
 		}
-		measureMetrics(ctx, d.metrics, queries, &in)
 	} else {
 		d.health.stop()
+		d.metrics.stop()
 	}
 	plan := d.memory.Plan(in)
+	if plan.Figures != nil && plan.Figures.Halted {
+		d.metrics.stop()
+	} else {
+		d.metrics.start(metricScope(&in), queries)
+	}
 	if plan.RecordProblem != nil {
 		logf.FromContext(ctx).Info("Cannot read the rollout record; starting the rollout again",
 			"error", plan.RecordProblem.Error())

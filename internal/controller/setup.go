@@ -46,6 +46,9 @@ type signals struct {
 	// healthChanged: the health watch saw a watched condition or an
 	// eviction change; the config-cache controller judges again.
 	healthChanged chan event.GenericEvent
+	// metricMeasured: a metric query ended (metric_measurer.go); the
+	// config-cache controller judges its sample.
+	metricMeasured chan event.GenericEvent
 }
 
 // nodeEvent is a signal about the node (and NodeSLO) name.
@@ -59,6 +62,7 @@ func newSignals() signals {
 		releasedNodes:   make(chan event.GenericEvent, releasedBuffer),
 		heldNodeWritten: make(chan event.GenericEvent, 1),
 		healthChanged:   make(chan event.GenericEvent, 1),
+		metricMeasured:  make(chan event.GenericEvent, 1),
 	}
 }
 
@@ -108,10 +112,20 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.Add(health); err != nil {
 		return fmt.Errorf("adding the health gate's watch: %w", err)
 	}
+	limits, err := opts.MetricGate.Limits()
+	if err != nil {
+		return err
+	}
+	measurer := newMetricMeasurer(&prometheusQuerier{credentialsDir: opts.MetricGate.CredentialsDir, limits: limits},
+		sig.metricMeasured)
+	if err := mgr.Add(measurer); err != nil {
+		return fmt.Errorf("adding the metric gate's measurer: %w", err)
+	}
 	configs := &ConfigCacheReconciler{
 		reader:    mgr.GetClient(),
 		apiReader: mgr.GetAPIReader(),
 		key:       opts.configKey(),
+		limits:    limits,
 		snapshots: published,
 		recorder:  recorder,
 		clock:     clk,
@@ -125,7 +139,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			clock:         clk,
 			releasedNodes: sig.releasedNodes,
 			health:        health,
-			metrics:       &prometheusQuerier{},
+			metrics:       measurer,
 		},
 	}
 	if err := configs.setupWithManager(mgr); err != nil {

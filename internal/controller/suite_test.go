@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -42,7 +43,14 @@ var (
 	// clock is the controllers' clock: specs move it past a soak or a step
 	// interval instead of waiting (docs/testing.md, "The controllers' clock").
 	clock = &testkit.Clock{}
+	// metricCredentials is the manager's --metric-gate-credentials-dir;
+	// specs add entries to it (metric_gate_security_test.go).
+	metricCredentials string
 )
+
+// metricAllowedHosts is the manager's --metric-gate-allowed-hosts: the
+// loopback address every listener of the specs binds.
+const metricAllowedHosts = "127.0.0.1,localhost"
 
 func TestControllers(t *testing.T) {
 	envtestharness.RunSuite(t, "Controller suite")
@@ -61,6 +69,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
 
+	dir, err := os.MkdirTemp("", "metric-gate-credentials-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	metricCredentials = dir
+
 	stopManager = startManager()
 })
 
@@ -76,6 +89,8 @@ func startManager() func() {
 	opts := managertest.Options()
 	opts.LeaderElection = true
 	opts.Controllers.Clock = clock
+	opts.Controllers.MetricGate.CredentialsDir = metricCredentials
+	opts.Controllers.MetricGate.AllowedHosts = metricAllowedHosts
 	opts.LeaderElectionNamespace = envtestharness.SystemNamespace
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())

@@ -55,7 +55,11 @@ func setupWebhook(mgr ctrl.Manager, opts Options) error {
 		return nil
 	}
 	key := types.NamespacedName{Namespace: opts.Controllers.ConfigNamespace, Name: opts.Controllers.ConfigName}
-	if err := webhook.SetupWithManager(mgr, key); err != nil {
+	limits, err := opts.Controllers.MetricGate.Limits()
+	if err != nil {
+		return err
+	}
+	if err := webhook.SetupWithManager(mgr, key, limits); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {

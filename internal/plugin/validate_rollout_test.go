@@ -24,6 +24,20 @@ func TestValidateRolloutKey(t *testing.T) {
 		code:   ExitInvalid,
 		stdout: "nodeslo-rollout-config: canary.nodeSelector: Required value: a canary needs a nodeSelector",
 	}, {
+		name: "a token file",
+		value: `{"healthGate": {"metrics": [{"name": "a", "address": "http://p:9090", "query": "up", "max": 1,
+			"bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token"}]}}`,
+		code: ExitInvalid,
+		stdout: "nodeslo-rollout-config: healthGate.metrics[0].bearerTokenFile: Forbidden: a ConfigMap names no file: " +
+			`put the token, as the file "token", in an entry of the manager's --metric-gate-credentials-dir`,
+	}, {
+		name: "a credential over http",
+		value: `{"healthGate": {"metrics": [{"name": "a", "address": "http://p:9090", "query": "up", "max": 1,
+			"credentials": "prometheus"}]}}`,
+		code: ExitInvalid,
+		stdout: `nodeslo-rollout-config: healthGate.metrics[0].address: Invalid value: "http://p:9090": ` +
+			"must be https when credentials is set",
+	}, {
 		name: "unknown field", value: `{"pausd": true}`,
 		code:   ExitOK,
 		stderr: `warning: nodeslo-rollout-config: pausd: unknown field, ignored; did you mean "paused"? (line 1, column 2)`,

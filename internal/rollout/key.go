@@ -113,13 +113,21 @@ func (r Key) Lines() sloconfig.KeyLines {
 }
 
 // LoadKey parses, validates and compiles the rollout key of a
-// ConfigMap's data (nil when the ConfigMap does not exist).
-func LoadKey(data map[string]string) Key {
+// ConfigMap's data (nil when the ConfigMap does not exist), as anyone can
+// who does not know the manager's flags (kubectl nodeslo validate).
+func LoadKey(data map[string]string) Key { return loadKey(data, nil) }
+
+// LoadKeyWithin is LoadKey checked also against what the manager allows a
+// metric check to reach (its flags), as the controller and the webhook
+// load it.
+func LoadKeyWithin(data map[string]string, limits MetricLimits) Key { return loadKey(data, &limits) }
+
+func loadKey(data map[string]string, limits *MetricLimits) Key {
 	raw, present := data[string(sloconfig.KeyRollout)]
 	if !present {
 		return Key{}
 	}
-	policy, found := compileKey(raw)
+	policy, found := compileKey(raw, limits)
 	errs, warnings := found.Report()
 	out := Key{Present: true, Errors: errs, Warnings: warnings}
 	if len(errs) == 0 {
@@ -146,7 +154,7 @@ type canaryDocument struct {
 // compileKey reads the key's document with the same parser and shape
 // checks as the other keys (positions, unknown fields with the closest
 // name, repeated fields), then checks the bounds.
-func compileKey(raw string) (*Policy, *sloconfig.Findings) {
+func compileKey(raw string, limits *MetricLimits) (*Policy, *sloconfig.Findings) {
 	written, found := sloconfig.DecodeDocument[keyDocument](raw)
 	if written == nil {
 		return nil, found
@@ -187,7 +195,7 @@ func compileKey(raw string) (*Policy, *sloconfig.Findings) {
 		var errs field.ErrorList
 		policy.HealthGate, errs = compileHealthGate(g)
 		found.Fail(errs...)
-		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, written.Canary != nil, found)
+		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, written.Canary != nil, limits, found)
 	}
 	found.Fail(ranges...)
 	return policy, found

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -30,12 +29,13 @@ const (
 // over the nodes reached, which must return one number within [Min, Max].
 type MetricCheck struct {
 	Name string
-	// Address is the Prometheus server's base URL; BearerTokenFile, CAFile
-	// and InsecureSkipVerify are how the controller reaches it. The files
-	// are read by the controller at each query, never here.
+	// Address is the Prometheus server's base URL; Credentials and
+	// InsecureSkipVerify are how the controller reaches it
+	// (key_metricgate_endpoint.go). Credentials names an entry of the
+	// manager's credentials directory, read by the controller at each
+	// query, never here.
 	Address            string
-	BearerTokenFile    string
-	CAFile             string
+	Credentials        string
 	InsecureSkipVerify bool
 	// Query is the PromQL query as written, and query its compiled template.
 	Query string
@@ -64,8 +64,11 @@ type MetricQueryData struct {
 
 // metricCheckDocument is one check as written; nil means "not set".
 type metricCheckDocument struct {
-	Name               *string  `json:"name,omitempty"`
-	Address            *string  `json:"address,omitempty"`
+	Name        *string `json:"name,omitempty"`
+	Address     *string `json:"address,omitempty"`
+	Credentials *string `json:"credentials,omitempty"`
+	// BearerTokenFile and CAFile are refused (a ConfigMap names no file);
+	// read only to say what replaces them.
 	BearerTokenFile    *string  `json:"bearerTokenFile,omitempty"`
 	CAFile             *string  `json:"caFile,omitempty"`
 	InsecureSkipVerify *bool    `json:"insecureSkipVerify,omitempty"`
@@ -80,7 +83,9 @@ type metricCheckDocument struct {
 // compileMetricChecks checks healthGate.metrics and fills in the defaults,
 // reporting to found. hasCanary says whether the key selects canaries: a
 // query over the canaries without any is warned about.
-func compileMetricChecks(docs []metricCheckDocument, hasCanary bool, found *sloconfig.Findings) []MetricCheck {
+func compileMetricChecks(
+	docs []metricCheckDocument, hasCanary bool, limits *MetricLimits, found *sloconfig.Findings,
+) []MetricCheck {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -93,7 +98,7 @@ func compileMetricChecks(docs []metricCheckDocument, hasCanary bool, found *sloc
 	seen := map[string]bool{}
 	for i := range docs {
 		p := path.Index(i)
-		c, cerrs := compileMetricCheck(&docs[i], p)
+		c, cerrs := compileMetricCheck(&docs[i], p, limits)
 		errs = append(errs, cerrs...)
 		if c.Name != "" && seen[c.Name] {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
@@ -110,7 +115,9 @@ func compileMetricChecks(docs []metricCheckDocument, hasCanary bool, found *sloc
 }
 
 // compileMetricCheck checks one check at path.
-func compileMetricCheck(doc *metricCheckDocument, path *field.Path) (MetricCheck, field.ErrorList) {
+func compileMetricCheck(
+	doc *metricCheckDocument, path *field.Path, limits *MetricLimits,
+) (MetricCheck, field.ErrorList) {
 	c := MetricCheck{Interval: defaultMetricIntervalSeconds * time.Second}
 	var errs field.ErrorList
 	switch {
@@ -122,7 +129,7 @@ func compileMetricCheck(doc *metricCheckDocument, path *field.Path) (MetricCheck
 			errs = append(errs, field.Invalid(path.Child("name"), sloconfig.Echo(c.Name), msg))
 		}
 	}
-	errs = append(errs, c.compileEndpoint(doc, path)...)
+	errs = append(errs, c.compileEndpoint(doc, path, limits)...)
 	errs = append(errs, c.compileQuery(doc.Query, path.Child("query"))...)
 	c.Min, c.Max = doc.Min, doc.Max
 	switch {
@@ -133,11 +140,11 @@ func compileMetricCheck(doc *metricCheckDocument, path *field.Path) (MetricCheck
 		errs = append(errs, field.Invalid(path.Child("min"), *c.Min,
 			fmt.Sprintf("must not be greater than max (%g)", *c.Max)))
 	}
-	const limits = maxMetricFailureOrNoDataLimit
+	const most = maxMetricFailureOrNoDataLimit
 	errs = append(errs,
 		sloconfig.InRange(path.Child("intervalSeconds"), doc.IntervalSeconds, 1, maxMetricIntervalSeconds)...)
-	errs = append(errs, sloconfig.InRange(path.Child("failureLimit"), doc.FailureLimit, 0, limits)...)
-	errs = append(errs, sloconfig.InRange(path.Child("noDataLimit"), doc.NoDataLimit, 0, limits)...)
+	errs = append(errs, sloconfig.InRange(path.Child("failureLimit"), doc.FailureLimit, 0, most)...)
+	errs = append(errs, sloconfig.InRange(path.Child("noDataLimit"), doc.NoDataLimit, 0, most)...)
 	c.Interval = time.Duration(valueOr(doc.IntervalSeconds, defaultMetricIntervalSeconds)) * time.Second
 	c.FailureLimit, c.NoDataLimit = int(valueOr(doc.FailureLimit, 0)), int(valueOr(doc.NoDataLimit, 0))
 	return c, errs
@@ -149,56 +156,6 @@ func valueOr(v *int64, def int64) int64 {
 		return def
 	}
 	return *v
-}
-
-// compileEndpoint checks how the check reaches Prometheus: an http or https
-// address, and for https a CA file or, explicitly, no verification.
-func (c *MetricCheck) compileEndpoint(doc *metricCheckDocument, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	p := path.Child("address")
-	if doc.Address == nil || *doc.Address == "" {
-		errs = append(errs, field.Required(p, "the Prometheus server's URL, such as http://prometheus.monitoring:9090"))
-	} else {
-		c.Address = *doc.Address
-		u, err := url.Parse(c.Address)
-		switch {
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			errs = append(errs, field.Invalid(p, sloconfig.Echo(c.Address), "must be an http or https URL with a host"))
-		case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-			errs = append(errs, field.Invalid(p, sloconfig.Echo(c.Address),
-				"must have no query, fragment or user: use bearerTokenFile for credentials"))
-		}
-	}
-	if v := doc.BearerTokenFile; v != nil {
-		c.BearerTokenFile = *v
-		errs = append(errs, validateFilePath(c.BearerTokenFile, path.Child("bearerTokenFile"))...)
-	}
-	if v := doc.CAFile; v != nil {
-		c.CAFile = *v
-		errs = append(errs, validateFilePath(c.CAFile, path.Child("caFile"))...)
-	}
-	if v := doc.InsecureSkipVerify; v != nil {
-		c.InsecureSkipVerify = *v
-	}
-	tls := c.CAFile != "" || c.InsecureSkipVerify
-	switch {
-	case c.CAFile != "" && c.InsecureSkipVerify:
-		errs = append(errs, field.Invalid(path.Child("insecureSkipVerify"), true,
-			"must not be set with caFile: a CA to verify with and no verification contradict each other"))
-	case tls && strings.HasPrefix(c.Address, "http:"):
-		errs = append(errs, field.Invalid(path.Child("address"), sloconfig.Echo(c.Address),
-			"must be https when caFile or insecureSkipVerify is set"))
-	}
-	return errs
-}
-
-// validateFilePath checks a path of a file the controller reads: absolute,
-// as mounted in its Pod.
-func validateFilePath(v string, path *field.Path) field.ErrorList {
-	if !strings.HasPrefix(v, "/") {
-		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v), "must be an absolute path in the controller's Pod")}
-	}
-	return nil
 }
 
 // compileQuery parses the query template and executes it on sample nodes,

@@ -15,8 +15,9 @@ import (
 // The metric checks of a health gate (docs/rollout.md#metric-gates), as
 // pure code: which checks are due and their queries over the nodes reached
 // (MetricQueries), and the judgement of what Prometheus answered. The
-// controller runs the queries (internal/controller/metric_gate_querier.go)
-// and hands the samples to the next Plan. Nothing per node is kept: the
+// controller runs the queries beside its decisions
+// (internal/controller/metric_measurer.go) and hands the samples to the
+// next Plan after they end. Nothing per node is kept: the
 // regex of names is built for one measurement and dropped.
 
 // MetricQuery is one due check with its query rendered for the nodes reached.
@@ -152,7 +153,11 @@ func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
 }
 
 // measured notes the checks measured now, and returns when the next check
-// is due (zero: none is measured any more).
+// is due (zero: none is measured any more). A check is measured now when
+// in has its sample, and also when it is due now: the controller then
+// starts its query, whose sample a later plan takes (the queries run
+// beside the decision, internal/controller/metric_measurer.go), so that
+// the next is due an interval later, not at once while this one runs.
 func (m *Memory) measured(in PlanInput, d Decision) time.Time {
 	policy := in.Rollout.Policy
 	if policy == nil || policy.HealthGate == nil || len(policy.HealthGate.Metrics) == 0 ||
@@ -164,7 +169,7 @@ func (m *Memory) measured(in PlanInput, d Decision) time.Time {
 	var due time.Time
 	for _, c := range policy.HealthGate.Metrics {
 		last, ok := m.metricsMeasured[c.Name]
-		if _, now := in.MetricSamples[c.Name]; now || !ok {
+		if _, now := in.MetricSamples[c.Name]; now || !ok || !in.Now.Before(last.Add(c.Interval)) {
 			last = in.Now
 		}
 		next[c.Name] = last

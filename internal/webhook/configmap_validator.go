@@ -54,6 +54,9 @@ type ConfigMapValidator struct {
 	// to warn of those the installed CRD would drop
 	// (docs/behaviour.md#crd-version-skew); nil: no such check.
 	Writer client.Client
+	// MetricLimits are what the manager allows the rollout key's metric
+	// checks (its flags); nil: not known, as for kubectl nodeslo validate.
+	MetricLimits *rollout.MetricLimits
 }
 
 var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
@@ -97,7 +100,7 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 		data = map[string]string{}
 	}
 	cfg := sloconfig.Load(data, nil)
-	errs, keyWarnings := sloconfig.ReportLines(cfg, rollout.LoadKey(data).Lines())
+	errs, keyWarnings := sloconfig.ReportLines(cfg, v.loadRolloutKey(data).Lines())
 	warnings = sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
 	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)
@@ -105,6 +108,14 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 		warnings = append(warnings, v.droppedWarnings(ctx, cfg)...)
 	}
 	return warnings, errs
+}
+
+// loadRolloutKey loads the rollout key as the controller does.
+func (v *ConfigMapValidator) loadRolloutKey(data map[string]string) rollout.Key {
+	if v.MetricLimits == nil {
+		return rollout.LoadKey(data)
+	}
+	return rollout.LoadKeyWithin(data, *v.MetricLimits)
 }
 
 // sameData reports whether an update leaves data and binaryData as stored.

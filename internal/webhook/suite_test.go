@@ -68,6 +68,7 @@ func startManager() func() {
 	opts := managertest.Options()
 	opts.Webhook.Enable = true
 	opts.Webhook.Host, opts.Webhook.Port, opts.Webhook.CertDir = env.WebhookServing()
+	opts.Controllers.MetricGate.AllowedHosts = metricAllowedHost
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func() error { return running.Manager.GetWebhookServer().StartedChecker()(nil) }).Should(Succeed())

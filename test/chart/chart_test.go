@@ -276,6 +276,56 @@ func TestLeaderElection(t *testing.T) {
 	}
 }
 
+// The metric gate's credentials are Secrets the kubelet mounts into one
+// directory, one entry each, named as the ConfigMap names them; the
+// manager reads none through the API (docs/rollout.md#metric-gate-credentials).
+func TestMetricGateCredentialsAreMountedSecrets(t *testing.T) {
+	const dir = "/etc/nodeslo/metric-gate-credentials"
+	objs := byKey(t, "the chart", helmTemplate(t,
+		"metricGate.credentials[0].name=prometheus", "metricGate.credentials[0].secretName=prometheus-metric-gate",
+		"metricGate.credentials[1].name=thanos", "metricGate.credentials[1].secretName=thanos-token",
+		"metricGate.allowedHosts={prometheus.monitoring,thanos.monitoring:10902}"))
+	container := managerContainer(t, objs)
+	flags := containerFlags(t, container)
+	if flags["--metric-gate-credentials-dir"] != dir ||
+		flags["--metric-gate-allowed-hosts"] != "prometheus.monitoring,thanos.monitoring:10902" {
+		t.Errorf("metric gate flags %q, %q", flags["--metric-gate-credentials-dir"], flags["--metric-gate-allowed-hosts"])
+	}
+	mounts, _, _ := unstructured.NestedSlice(container, "volumeMounts")
+	secrets := map[string]string{} // mount path: Secret
+	pod, _, _ := unstructured.NestedMap(deployment(t, objs).Object, "spec", "template", "spec")
+	volumes, _, _ := unstructured.NestedSlice(pod, "volumes")
+	for _, m := range mounts {
+		m := m.(map[string]any)
+		if m["readOnly"] != true {
+			t.Errorf("mount %v is not read-only", m)
+		}
+		for _, v := range volumes {
+			v := v.(map[string]any)
+			if v["name"] == m["name"] {
+				name, _, _ := unstructured.NestedString(v, "secret", "secretName")
+				secrets[m["mountPath"].(string)] = name
+			}
+		}
+	}
+	want := map[string]string{dir + "/prometheus": "prometheus-metric-gate", dir + "/thanos": "thanos-token",
+		"/tmp/k8s-webhook-server/serving-certs": "webhook-server-cert"}
+	if !maps.Equal(secrets, want) {
+		t.Errorf("mounted Secrets %v, want %v", secrets, want)
+	}
+	for key, obj := range objs {
+		// Roles and ClusterRoles: the RBAC objects with rules.
+		if obj.GroupVersionKind().Group == "rbac.authorization.k8s.io" &&
+			strings.Contains(fmt.Sprint(obj.Object["rules"]), "secrets") {
+			t.Errorf("%s grants Secrets: %v", key, obj.Object["rules"])
+		}
+	}
+	if out, err := helmTemplateError(t, "metricGate.credentials[0].name=../token",
+		"metricGate.credentials[0].secretName=x"); err == nil || !strings.Contains(out, "/metricGate/credentials/0/name") {
+		t.Errorf("a credential named ../token rendered (err %v): %s", err, out)
+	}
+}
+
 // viaExtraArgs is why the chart has no value for a logging flag.
 const viaExtraArgs = "logging flags go through manager.extraArgs"
 
@@ -303,7 +353,9 @@ func TestEveryFlagOfTheTableIsAValue(t *testing.T) {
 	}
 	// Every optional flag is set, so that all of them are rendered.
 	args := managerArgs(t, byKey(t, "the chart", helmTemplate(t, "manager.pprofBindAddress=:6060",
-		"leaderElection.leaseDuration=30s", "leaderElection.renewDeadline=20s", "leaderElection.retryPeriod=4s")))
+		"leaderElection.leaseDuration=30s", "leaderElection.renewDeadline=20s", "leaderElection.retryPeriod=4s",
+		"metricGate.credentials[0].name=prometheus", "metricGate.credentials[0].secretName=prometheus-metric-gate",
+		"metricGate.allowedHosts={prometheus.monitoring}")))
 	for _, row := range rows {
 		rendered := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, row.Name+"=") })
 		if _, skipped := notValues[row.Name]; !rendered && !skipped {

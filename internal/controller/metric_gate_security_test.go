@@ -1,0 +1,235 @@
+package controller_test
+
+import (
+	"encoding/pem"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
+)
+
+// What the ConfigMap may make the metric gate do (docs/rollout.md#metric-gate-credentials),
+// against local listeners only: the credentials are entries of the
+// manager's --metric-gate-credentials-dir (metricCredentials), the hosts
+// those of --metric-gate-allowed-hosts (metricAllowedHosts).
+
+// promAnswerOf is Prometheus's answer of one number.
+const promAnswerOf = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"%s"]}]}}`
+
+// recorder is a listener that answers as Prometheus does and records, by
+// path, the Authorization header of every request ("" when none).
+type recorder struct {
+	server *httptest.Server
+	mu     sync.Mutex
+	seen   map[string][]string
+}
+
+// startRecorder starts a recorder, over TLS when tls is set; handle, when
+// set, answers the paths it knows (returning true).
+func startRecorder(tls bool, handle func(w http.ResponseWriter, r *http.Request) bool) *recorder {
+	rec := &recorder{seen: map[string][]string{}}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.seen[r.URL.Path] = append(rec.seen[r.URL.Path], r.Header.Get("Authorization"))
+		rec.mu.Unlock()
+		if handle != nil && handle(w, r) {
+			return
+		}
+		_, _ = fmt.Fprintf(w, promAnswerOf, "0.1")
+	})
+	if tls {
+		rec.server = httptest.NewTLSServer(h)
+	} else {
+		rec.server = httptest.NewServer(h)
+	}
+	DeferCleanup(rec.server.Close)
+	return rec
+}
+
+// authorizations are the Authorization headers path was asked with.
+func (r *recorder) authorizations(path string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.seen[path]...)
+}
+
+// all are the Authorization headers of every request.
+func (r *recorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, s := range r.seen {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// addCredentials writes an entry of the manager's credentials directory
+// as a Secret volume holds it: files named by its keys.
+func addCredentials(name string, files map[string][]byte) {
+	dir := filepath.Join(metricCredentials, name)
+	Expect(os.MkdirAll(dir, 0o700)).To(Succeed())
+	DeferCleanup(os.RemoveAll, dir)
+	for file, content := range files {
+		Expect(os.WriteFile(filepath.Join(dir, file), content, 0o600)).To(Succeed())
+	}
+}
+
+// caOf is the PEM of a TLS test server's certificate, its own CA.
+func caOf(s *httptest.Server) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+}
+
+// check is one metric check of a key, measured every second.
+func check(name, address, extra string) string {
+	return fmt.Sprintf(`{"name": %q, "address": %q, "max": 0.5, "intervalSeconds": 1, "failureLimit": 100,
+		"query": "max(x{node=~\"{{.NodesRegex}}\"})"%s}`, name, address, extra)
+}
+
+var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, Label(shardGates), func() {
+	It("refuses a token file, a credential over plain http and a host not allowed, each with its field path",
+		func(ctx SpecContext) {
+			plain := startRecorder(false, nil)
+			token := filepath.Join(GinkgoT().TempDir(), "token")
+			Expect(os.WriteFile(token, []byte("s3cret"), 0o600)).To(Succeed())
+			addCredentials("refused", map[string][]byte{controller.CredentialToken: []byte("s3cret")})
+			outside := "http://127.0.0.2:9090"
+			cm := setConfig(ctx, rolloutData(40, metricGatePolicy(strings.Join([]string{
+				check("file", plain.server.URL, fmt.Sprintf(`, "bearerTokenFile": %q`, token)),
+				check("clear", plain.server.URL, `, "credentials": "refused"`),
+				check("outside", outside, ""),
+			}, ", "))))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonInvalidConfig)).
+				Should(ContainElement(And(
+					ContainSubstring(`healthGate.metrics[0].bearerTokenFile: Forbidden: a ConfigMap names no file: `+
+						`put the token, as the file "token", in an entry of the manager's --metric-gate-credentials-dir`),
+					ContainSubstring(fmt.Sprintf(`healthGate.metrics[1].address: Invalid value: %q: must be https `+
+						`when credentials is set: a credential never travels in clear text`, plain.server.URL)),
+					ContainSubstring(fmt.Sprintf(`healthGate.metrics[2].address: Invalid value: %q: host 127.0.0.2:9090 `+
+						`is not among the manager's --metric-gate-allowed-hosts (127.0.0.1,localhost)`, outside)))))
+			Expect(plain.all()).To(BeEmpty(), "the refused key reached out")
+		})
+
+	It("sends a credential over verified https only, follows no redirect, and bounds what it reads",
+		func(ctx SpecContext) {
+			plain := startRecorder(false, nil)
+			secure := startRecorder(true, func(w http.ResponseWriter, r *http.Request) bool {
+				switch r.URL.Path {
+				case "/redirect/api/v1/query":
+					http.Redirect(w, r, plain.server.URL+"/redirected/api/v1/query", http.StatusTemporaryRedirect)
+				case "/zero/api/v1/query":
+					// An answer that never ends, as /dev/zero reads.
+					zeros := make([]byte, 64<<10)
+					for r.Context().Err() == nil {
+						if _, err := w.Write(zeros); err != nil {
+							break
+						}
+					}
+				default:
+					return false
+				}
+				return true
+			})
+			addCredentials("prom", map[string][]byte{
+				controller.CredentialToken: []byte("s3cret\n"), controller.CredentialCA: caOf(secure.server),
+			})
+			zero := filepath.Join(metricCredentials, "zero")
+			Expect(os.MkdirAll(zero, 0o700)).To(Succeed())
+			DeferCleanup(os.RemoveAll, zero)
+			Expect(os.Symlink("/dev/zero", filepath.Join(zero, controller.CredentialToken))).To(Succeed())
+			_, _ = startMetricRollout(ctx, metricGatePolicy(strings.Join([]string{
+				check("tls-token", secure.server.URL+"/ok", `, "credentials": "prom"`),
+				check("plain-none", plain.server.URL+"/plain", ""),
+				check("redirect", secure.server.URL+"/redirect", `, "credentials": "prom"`),
+				check("zero-token", secure.server.URL+"/zero-token", `, "credentials": "zero"`),
+				check("zero-answer", secure.server.URL+"/zero", `, "credentials": "prom"`),
+			}, ", ")), nil)
+
+			Eventually(measurements("tls-token", controller.MeasurementPass)).Should(BeNumerically(">=", 1))
+			Eventually(measurements("plain-none", controller.MeasurementPass)).Should(BeNumerically(">=", 1))
+			Expect(secure.authorizations("/ok/api/v1/query")).To(ContainElement("Bearer s3cret"),
+				"the token, read from the credentials, went to the verified server")
+			Eventually(func() map[string]string {
+				seen := map[string]string{}
+				for name, r := range record(ctx).Health.Metrics {
+					seen[name] = r.Seen
+				}
+				return seen
+			}).Should(And(
+				HaveKeyWithValue("redirect", ContainSubstring("answered a redirect (HTTP 307), which is not followed")),
+				HaveKeyWithValue("zero-token", ContainSubstring("credentials zero: token: larger than the limit of 16 KiB")),
+				HaveKeyWithValue("zero-answer", ContainSubstring("reading the answer: larger than the limit of 4 MiB"))))
+			Expect(record(ctx).Health.Halted()).To(BeFalse(), "within the failure limit")
+			Expect(secure.authorizations("/zero-token/api/v1/query")).To(BeEmpty(), "a token too large was not sent")
+			Expect(plain.authorizations("/redirected/api/v1/query")).To(BeEmpty(), "the redirect was followed")
+			Expect(plain.authorizations("/plain/api/v1/query")).NotTo(BeEmpty())
+			Expect(plain.all()).To(HaveEach(""), "a credential travelled over plain http")
+		})
+
+	It("changes the configuration while a query hangs, and halts once the query's deadline passes", func(ctx SpecContext) {
+		// A listener that accepts and never answers.
+		stalled, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(stalled.Close)
+		accepted := make(chan net.Conn, 16)
+		go func() {
+			for {
+				c, err := stalled.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- c
+			}
+		}()
+		DeferCleanup(func() {
+			for {
+				select {
+				case c := <-accepted:
+					_ = c.Close()
+				default:
+					return
+				}
+			}
+		})
+		// A query's deadline is its interval (10 s, within 5 to 30 s).
+		const name = "stalled"
+		policy := metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": "http://%s", "max": 1, "intervalSeconds": 10,
+			"query": "max(x{node=~\"{{.NodesRegex}}\"})"}`, name, stalled.Addr()))
+		cm, f := startMetricRollout(ctx, policy, nil)
+		var hanging net.Conn
+		Eventually(accepted).Should(Receive(&hanging), "the gate queried the stalled listener")
+		accepted <- hanging // closed at cleanup
+
+		// While the query hangs, a configuration change reaches the canaries
+		// as fast as any other; the rollout the query measured is over.
+		changedAt := time.Now()
+		setConfig(ctx, rolloutData(30, policy))
+		Eventually(func() int { return len(f.at(ctx, 30)) }).WithTimeout(5*time.Second).
+			Should(Equal(metricCanaries), "the change waited for the hanging query")
+		Expect(time.Since(changedAt)).To(BeNumerically("<", 5*time.Second))
+
+		// The new rollout's query hangs too: its deadline fails it, and the
+		// failure limit (0) halts.
+		Eventually(func() bool { return record(ctx).Health.Halted() }).WithTimeout(time.Minute).Should(BeTrue())
+		Expect(record(ctx).Health.Metrics).To(HaveKeyWithValue(name, And(
+			HaveField("Failed", BeTrue()), HaveField("Failures", 1),
+			HaveField("Seen", ContainSubstring("Prometheus unreachable at http://"+stalled.Addr().String()+
+				": context deadline exceeded")))))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, "RolloutHalted")).Should(ContainElement(
+			ContainSubstring("metric check stalled failed: Prometheus unreachable")))
+		canaries, others := f.split(f.at(ctx, 30))
+		Expect(others).To(BeZero(), "a node beyond the canaries was reached")
+		Expect(canaries).To(Equal(metricCanaries))
+	})
+})

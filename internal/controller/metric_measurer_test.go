@@ -1,0 +1,104 @@
+package controller
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+)
+
+// blockingQuerier answers "no data" once release is closed, or when its
+// context ends; it counts the queries begun.
+type blockingQuerier struct {
+	release chan struct{}
+	begun   atomic.Int32
+}
+
+func (q *blockingQuerier) Query(ctx context.Context, _ *rollout.MetricCheck, _ string) rollout.MetricSample {
+	q.begun.Add(1)
+	select {
+	case <-q.release:
+		return rollout.MetricSample{NoData: true}
+	case <-ctx.Done():
+		return rollout.MetricSample{Err: ctx.Err().Error()}
+	}
+}
+
+// startedMeasurer runs a measurer as the manager would, until the test ends.
+func startedMeasurer(t *testing.T, q metricQuerier) (*metricMeasurer, chan event.GenericEvent) {
+	t.Helper()
+	done := make(chan event.GenericEvent, 1)
+	m := newMetricMeasurer(q, done)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- m.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	})
+	<-m.started
+	return m, done
+}
+
+func TestMeasurerRunsBesideAndDropsAnotherRolloutsSamples(t *testing.T) {
+	q := &blockingQuerier{release: make(chan struct{})}
+	m, done := startedMeasurer(t, q)
+	check := &rollout.MetricCheck{Name: "a", Interval: time.Second}
+	queries := []rollout.MetricQuery{{Check: check, Query: "up"}}
+
+	m.start("one", queries)
+	m.start("one", queries) // still running: not begun twice
+	if s := m.take("one"); s != nil {
+		t.Fatalf("samples before the query ended: %v", s)
+	}
+	// Another rollout cancels the query of the first: no sample, no wake-up.
+	m.start("two", queries)
+	deadline := time.Now().Add(10 * time.Second)
+	for q.begun.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := q.begun.Load(); n != 2 {
+		t.Fatalf("%d queries begun, want 2 (one a rollout)", n)
+	}
+	close(q.release)
+	<-done
+	got := m.take("two")
+	if len(got) != 1 || !got["a"].NoData {
+		t.Errorf("samples %v, want the one of the second rollout", got)
+	}
+	if s := m.take("two"); s != nil {
+		t.Errorf("a sample taken twice: %v", s)
+	}
+}
+
+func TestQuerierRefusesAHostNotAllowedAndBoundsWhatItReads(t *testing.T) {
+	var asked atomic.Int32
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		_, _ = w.Write([]byte(strings.Repeat(" ", rollout.MaxMetricAnswer+1)))
+	}))
+	t.Cleanup(server.Close)
+	check := &rollout.MetricCheck{Name: "a", Address: server.URL, Interval: time.Second}
+
+	refusing := &prometheusQuerier{limits: rollout.MetricLimits{AllowedHosts: []string{"prometheus.monitoring"}}}
+	s := refusing.Query(t.Context(), check, "up")
+	if !strings.Contains(s.Err, "is not queried: host 127.0.0.1:") || asked.Load() != 0 {
+		t.Errorf("outside the allowed hosts: %q, %d requests", s.Err, asked.Load())
+	}
+	s = (&prometheusQuerier{}).Query(t.Context(), check, "up")
+	if !strings.HasSuffix(s.Err, "reading the answer: larger than the limit of 4 MiB") {
+		t.Errorf("an answer one byte too large: %q", s.Err)
+	}
+	if _, err := newQueryRequest(t.Context(), server.URL, "up", credentials{token: "t"}); err == nil {
+		t.Error("a request with a token to an http address was made")
+	}
+}

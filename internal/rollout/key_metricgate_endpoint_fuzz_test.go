@@ -1,0 +1,59 @@
+package rollout
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// FuzzRolloutKey feeds whole rollout keys to the key's parser, as the
+// webhook and the controller get them from whoever writes the ConfigMap:
+// it never panics; the manager's limits only add errors; and a metric
+// check it accepts names credentials only as a DNS label, sends them only
+// over https to a verified server, and names an allowed host.
+func FuzzRolloutKey(f *testing.F) {
+	for _, seed := range []string{
+		`{"maxNodesPerStep": "10%", "canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}}`,
+		`{"healthGate": {"metrics": [{"name": "a", "address": "https://prometheus.monitoring", "credentials": "prom",
+			"query": "up", "max": 1}]}}`,
+		`{"healthGate": {"metrics": [{"name": "a", "address": "http://p:9090", "bearerTokenFile": "/dev/zero",
+			"query": "up", "max": 1}]}}`,
+		`{"healthGate": {"metrics": [{"name": "a", "address": "https://p", "credentials": "../x", "insecureSkipVerify": true,
+			"query": "up", "min": 0}]}}`,
+		`{"healthGate": {"maxUnhealthyNodes": "10%", "onUnhealthy": "revert", "evictionReasons": ["Evicted"]}}`,
+		`{"paused": true, "revisionHistoryLimit": 3, "stepIntervalSeconds": 0}`, `{`, `[]`, `null`,
+	} {
+		f.Add(seed)
+	}
+	limits := MetricLimits{AllowedHosts: []string{promHost, "p:443"}, HasCredentials: true}
+	f.Fuzz(func(t *testing.T, raw string) {
+		data := map[string]string{string(sloconfig.KeyRollout): raw}
+		within, anyone := LoadKeyWithin(data, limits), LoadKey(data)
+		if within.Valid() && !anyone.Valid() {
+			t.Fatalf("valid within the limits, invalid without: %v", anyone.Messages())
+		}
+		if !within.Valid() || within.Policy.HealthGate == nil {
+			return
+		}
+		for _, c := range within.Policy.HealthGate.Metrics {
+			u, err := url.Parse(c.Address)
+			if err != nil || limits.CheckAddress(c.Address) != nil {
+				t.Errorf("check %s: address %q accepted outside the allowed hosts", c.Name, c.Address)
+				continue
+			}
+			if c.Credentials == "" {
+				continue
+			}
+			if len(validation.IsDNS1123Label(c.Credentials)) > 0 || strings.ContainsAny(c.Credentials, "/.") {
+				t.Errorf("check %s: credentials %q accepted", c.Name, c.Credentials)
+			}
+			if !strings.EqualFold(u.Scheme, "https") || c.InsecureSkipVerify {
+				t.Errorf("check %s: credentials accepted for %q (insecureSkipVerify %v)", c.Name, c.Address, c.InsecureSkipVerify)
+			}
+		}
+	})
+}
