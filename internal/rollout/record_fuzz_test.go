@@ -9,7 +9,7 @@ import (
 // who may edit the ConfigMap can write there: it must never panic, a value
 // it accepts encodes and parses back to the same record, and a plan made on
 // it, accepted or not, never panics either (a value that does not parse
-// starts a new rollout: docs/rollout.md#the-record).
+// starts a new rollout: docs/rollout.md#state-and-why-a-restart-does-not-burst).
 func FuzzParseRecord(f *testing.F) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	full := Record{
