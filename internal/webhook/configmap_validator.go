@@ -143,9 +143,6 @@ func (v *ConfigMapValidator) droppedWarnings(ctx context.Context, cfg *sloconfig
 	if v.Writer == nil {
 		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return []string{cutShort("the ConfigMap was not checked against the installed NodeSLO CRD", err)}
-	}
 	dropped, err := crdprobe.ConfigDropped(ctx, v.Writer, cfg)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
