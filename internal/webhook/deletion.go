@@ -49,7 +49,7 @@ type reset struct {
 
 var (
 	deleting = reset{request: "deleting ConfigMap %s", verb: "delete", noun: "deletion"}
-	// The keys are listed once: the message then names what to keep.
+	// The denial names the keys: they are what data must keep.
 	emptyingData = reset{request: "emptying ConfigMap %s (this update leaves none of " +
 		strings.Join(keyNames(), ", ") + " in data; binaryData is not read)", verb: "empty", noun: "update"}
 )
