@@ -149,7 +149,9 @@ func OutcomeAnnotations(outcome Outcome, reached int) map[string]string {
 	return a
 }
 
-// RevisionOf reads a ControllerRevision of the history.
+// RevisionOf reads a ControllerRevision of the history. Its annotations are
+// read as written; a reached count that is not a number of nodes is not
+// counted (-1).
 func RevisionOf(cr *appsv1.ControllerRevision) (Revision, error) {
 	var d revisionData
 	if err := json.Unmarshal(cr.Data.Raw, &d); err != nil {
@@ -163,7 +165,8 @@ func RevisionOf(cr *appsv1.ControllerRevision) (Revision, error) {
 		ChangeCause: a[ChangeCauseAnnotation], RolloutKey: a[rolloutKeyAnnotation],
 		Outcome: Outcome(a[outcomeAnnotation]), Reached: -1, Status: a[StatusAnnotation],
 	}
-	if v, err := strconv.Atoi(a[reachedAnnotation]); err == nil {
+	// A count is never negative: any other value is no count.
+	if v, err := strconv.Atoi(a[reachedAnnotation]); err == nil && v >= 0 {
 		r.Reached = v
 	}
 	if r.Data == nil {

@@ -125,7 +125,7 @@ func (k sectionKey[V]) resolve(
 		return
 	}
 	ch := s.pick(node.Labels)
-	if len(ch.also) > 0 {
+	if ch.shadowed > 0 {
 		r.Warnings = append(r.Warnings, NodeWarning{
 			Reason: ReasonMultipleNodeStrategies, Message: s.multipleMatchesMessage(k.key, ch)})
 	}

@@ -1,6 +1,7 @@
 package sloconfig
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"strconv"
@@ -51,6 +52,17 @@ type entryRef struct {
 // Nodes alike in the labels the selectors read are matched once, so the
 // cost grows with the number of distinct label combinations, not of nodes.
 func (c *Config) Reach(nodeLabels iter.Seq[map[string]string]) (reach []StrategyReach, nodes int) {
+	// context.Background never ends.
+	reach, nodes, _ = c.ReachWithin(context.Background(), nodeLabels)
+	return reach, nodes
+}
+
+// ReachWithin is Reach for a caller with a deadline (the admission
+// webhook): it stops reading nodes and matching them when ctx ends, and
+// then returns ctx's error and no counts.
+func (c *Config) ReachWithin(
+	ctx context.Context, nodeLabels iter.Seq[map[string]string],
+) (reach []StrategyReach, nodes int, err error) {
 	type keyEntries struct {
 		entries []entryRef
 		first   int // the index of the key's first entry in reach
@@ -70,8 +82,11 @@ func (c *Config) Reach(nodeLabels iter.Seq[map[string]string]) (reach []Strategy
 		}
 	}
 
-	groups := groupByLabels(nodeLabels, c.SelectorLabelKeys())
+	groups := groupByLabels(ctx, nodeLabels, c.SelectorLabelKeys())
 	for _, g := range groups {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		set := labels.Set(g.labels)
 		nodes += g.nodes
 		for _, k := range keys {
@@ -89,7 +104,10 @@ func (c *Config) Reach(nodeLabels iter.Seq[map[string]string]) (reach []Strategy
 			}
 		}
 	}
-	return reach, nodes
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	return reach, nodes, nil
 }
 
 // labelGroup is a number of nodes alike in the labels selectors read, and
@@ -99,11 +117,15 @@ type labelGroup struct {
 	nodes  int
 }
 
-// groupByLabels groups nodes by their values (or absence) of keys.
-func groupByLabels(nodeLabels iter.Seq[map[string]string], keys []string) map[string]*labelGroup {
+// groupByLabels groups nodes by their values (or absence) of keys, until
+// ctx ends.
+func groupByLabels(ctx context.Context, nodeLabels iter.Seq[map[string]string], keys []string) map[string]*labelGroup {
 	groups := map[string]*labelGroup{}
 	var buf []byte
 	for l := range nodeLabels {
+		if ctx.Err() != nil {
+			break
+		}
 		buf = buf[:0]
 		for _, k := range keys {
 			buf = appendPresence(buf, l, k)

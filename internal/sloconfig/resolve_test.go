@@ -1,6 +1,7 @@
 package sloconfig
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -182,6 +183,47 @@ func TestANodeMatchingSeveralStrategiesIsWarnedAbout(t *testing.T) {
 	}
 	if res := c.Resolve(Node{Name: "m", Labels: map[string]string{"accelerator": "nvidia"}}, nil); len(res.Warnings) != 0 {
 		t.Errorf("a node matching one strategy got warnings %+v", res.Warnings)
+	}
+}
+
+// The warning is resolved for every node and recorded per node, so it names
+// the first few of the strategies the first match shadows, each name
+// clipped, and counts the rest: its size does not follow the configuration.
+func TestAWarningAboutManyMatchingStrategiesNamesAFew(t *testing.T) {
+	strategies := make([]string, 500)
+	for i := range strategies {
+		strategies[i] = fmt.Sprintf(`{"name": "s%03d-%s", "nodeSelector": {"matchLabels": {"pool": "all"}}}`,
+			i, strings.Repeat("x", 200))
+	}
+	c := Load(map[string]string{string(KeyCPUBurst): `{"nodeStrategies": [` + strings.Join(strategies, ", ") + `]}`}, nil)
+	res := c.Resolve(Node{Name: "n", Labels: map[string]string{"pool": "all"}}, nil)
+	if len(res.Warnings) != 1 {
+		t.Fatalf("warnings %+v, want one", res.Warnings)
+	}
+	clipped := func(i int) string {
+		return fmt.Sprintf(`"s%03d-%s…(205 bytes)" (index %d)`, i, strings.Repeat("x", 59), i)
+	}
+	want := "cpu-burst-config: the node matches 500 entries of nodeStrategies: the first, " + clipped(0) +
+		", applies; " + clipped(1) + ", " + clipped(2) + ", " + clipped(3) + " and 496 more also match and are ignored"
+	if got := res.Warnings[0].Message; got != want {
+		t.Errorf("message:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestHoldsAnyKey(t *testing.T) {
+	for _, tc := range []struct {
+		data map[string]string
+		want bool
+	}{
+		{data: nil, want: false},
+		{data: map[string]string{}, want: false},
+		{data: map[string]string{string(KeyRollout): `{}`, "cpu-normalization-config": `{}`}, want: false},
+		{data: map[string]string{string(KeyHostApplication): ``}, want: true},
+		{data: map[string]string{string(KeyResourceThreshold): `{}`, "cpu-normalization-config": `{}`}, want: true},
+	} {
+		if got := HoldsAnyKey(tc.data); got != tc.want {
+			t.Errorf("HoldsAnyKey(%v) = %v, want %v", tc.data, got, tc.want)
+		}
 	}
 }
 

@@ -24,13 +24,27 @@ type rule[V any] struct {
 	value    V
 }
 
+// Bounds of the warning about a node that several rules match: it is
+// resolved for every node and recorded in an Event per node, so its size
+// must not grow with the number of rules (4 × 500 overlapping strategies
+// over the fleet), nor with their names.
+const (
+	// maxShadowedNamed is how many of the rules a node's first match
+	// shadows the warning names; it counts the others.
+	maxShadowedNamed = 3
+	// maxRuleNameEchoed bounds each name it quotes.
+	maxRuleNameEchoed = 64
+)
+
 // choice is the outcome of matching a node against a section.
 type choice[V any] struct {
 	value V
 	index int // -1 for the fallback
 	name  string
-	// also lists every later rule that matched too, which the first one shadows.
-	also []int
+	// shadowed counts the later rules that matched too, which the first
+	// one shadows; also lists the first maxShadowedNamed of them.
+	shadowed int
+	also     []int
 }
 
 // pick returns the first rule whose selector matches, else the fallback,
@@ -43,36 +57,47 @@ func (s *section[V]) pick(nodeLabels map[string]string) choice[V] {
 		if !s.rules[i].selector.Matches(set) {
 			continue
 		}
-		if c.index < 0 {
+		switch {
+		case c.index < 0:
 			c.value, c.index, c.name = s.rules[i].value, i, s.rules[i].name
-		} else {
+		case c.shadowed < maxShadowedNamed:
 			c.also = append(c.also, i)
+			c.shadowed++
+		default:
+			c.shadowed++
 		}
 	}
 	return c
 }
 
-// describe names a rule for messages: its name when it has one, always its index.
+// describe names a rule for messages: its name (clipped) when it has one,
+// always its index.
 func (s *section[V]) describe(i int) string {
 	if s.rules[i].name != "" {
-		return fmt.Sprintf("%q (index %d)", echo(s.rules[i].name), i)
+		return fmt.Sprintf("%q (index %d)", Truncate(s.rules[i].name, maxRuleNameEchoed), i)
 	}
 	return fmt.Sprintf("index %d", i)
 }
 
-// multipleMatchesMessage says which entries of key matched a node and which one won.
+// multipleMatchesMessage says which entries of key matched a node and which
+// one won, naming the first maxShadowedNamed of those it shadows and
+// counting the rest: a few hundred bytes, however many entries matched.
 func (s *section[V]) multipleMatchesMessage(key Key, c choice[V]) string {
 	list := key.entriesField()
 	others := make([]string, len(c.also))
 	for i, idx := range c.also {
 		others[i] = s.describe(idx)
 	}
+	shadowed := strings.Join(others, ", ")
+	if rest := c.shadowed - len(c.also); rest > 0 {
+		shadowed += fmt.Sprintf(" and %d more", rest)
+	}
 	verb := "matches and is"
-	if len(others) > 1 {
+	if c.shadowed > 1 {
 		verb = "match and are"
 	}
 	return fmt.Sprintf("%s: the node matches %d entries of %s: the first, %s, applies; %s also %s ignored",
-		key, len(c.also)+1, list, s.describe(c.index), strings.Join(others, ", "), verb)
+		key, c.shadowed+1, list, s.describe(c.index), shadowed, verb)
 }
 
 // The JSON names of the lists of node entries.

@@ -63,6 +63,37 @@ var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
 
 // ValidateCreate checks a new ConfigMap.
 func (v *ConfigMapValidator) ValidateCreate(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
+	if !v.isConfig(ctx, cm) {
+		return nil, nil
+	}
+	return v.check(ctx, cm)
+}
+
+// ValidateUpdate checks the new value of a ConfigMap. An update that leaves
+// data and binaryData as they are stored (an annotation, the controller's
+// own rollout record) is admitted at once, without loading anything, even
+// when they are invalid (they got in with the webhook down): refusing a
+// change of metadata only would protect nothing, and would block the
+// annotation that allows deleting the ConfigMap. An update that takes
+// every key out of data resets every node as a deletion does, and needs
+// the same annotation.
+func (v *ConfigMapValidator) ValidateUpdate(
+	ctx context.Context, old, cm *corev1.ConfigMap,
+) (admission.Warnings, error) {
+	if !v.isConfig(ctx, cm) || sameData(old, cm) {
+		return nil, nil
+	}
+	if emptying(old, cm) {
+		if err := v.resetGuard(ctx, emptyingData, cm, old); err != nil {
+			return nil, err
+		}
+	}
+	return v.check(ctx, cm)
+}
+
+// check loads cm's data as the controller would and denies it with every
+// error line, or admits it with every warning.
+func (v *ConfigMapValidator) check(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
 	warnings, errs := v.validate(ctx, cm)
 	if len(errs) > 0 {
 		return warnings, rejection(v.Key, errs)
@@ -70,31 +101,13 @@ func (v *ConfigMapValidator) ValidateCreate(ctx context.Context, cm *corev1.Conf
 	return warnings, nil
 }
 
-// ValidateUpdate checks the new value of a ConfigMap. An update that leaves
-// data and binaryData as they are stored is admitted even when they are
-// invalid (they got in with the webhook down): refusing a change of
-// metadata only would protect nothing, and would block the annotation that
-// allows deleting the ConfigMap and the controller's rollout record.
-func (v *ConfigMapValidator) ValidateUpdate(
-	ctx context.Context, old, cm *corev1.ConfigMap,
-) (admission.Warnings, error) {
-	warnings, errs := v.validate(ctx, cm)
-	switch {
-	case len(errs) == 0:
-		return warnings, nil
-	case sameData(old, cm):
-		return append(warnings, unchangedInvalid(v.Key, errs)...), nil
-	default:
-		return warnings, rejection(v.Key, errs)
-	}
-}
-
 // validate loads cm's data as the controller would and returns every
-// warning and every error line.
+// warning and every error line. The errors come from the data alone, whose
+// size the apiserver bounds, so they are always found. Only a value without
+// errors is checked against the cluster (live nodes, the installed CRD),
+// within ctx's deadline (deadline.go): a check cut short is named in a
+// warning, and the value admitted.
 func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap) (warnings, errs []string) {
-	if !v.isConfig(ctx, cm) {
-		return nil, nil
-	}
 	data := cm.Data
 	if data == nil {
 		data = map[string]string{}
@@ -103,11 +116,11 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 	errs, keyWarnings := sloconfig.ReportLines(cfg, v.loadRolloutKey(data).Lines())
 	warnings = sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
-	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)
-	if len(errs) == 0 {
-		warnings = append(warnings, v.droppedWarnings(ctx, cfg)...)
+	if len(errs) > 0 {
+		return warnings, errs
 	}
-	return warnings, errs
+	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)
+	return append(warnings, v.droppedWarnings(ctx, cfg)...), nil
 }
 
 // loadRolloutKey loads the rollout key as the controller does.
@@ -118,19 +131,10 @@ func (v *ConfigMapValidator) loadRolloutKey(data map[string]string) rollout.Key 
 	return rollout.LoadKeyWithin(data, *v.MetricLimits)
 }
 
-// sameData reports whether an update leaves data and binaryData as stored.
+// sameData reports whether an update leaves data and binaryData as stored:
+// all that validation reads.
 func sameData(old, cm *corev1.ConfigMap) bool {
 	return maps.Equal(old.Data, cm.Data) && maps.EqualFunc(old.BinaryData, cm.BinaryData, bytes.Equal)
-}
-
-// unchangedInvalid are the warnings that admit an update of metadata only
-// to a ConfigMap whose stored data is invalid: one line that says so, then
-// the error lines.
-func unchangedInvalid(key types.NamespacedName, errs []string) []string {
-	out := make([]string, 0, len(errs)+1)
-	out = append(out, fmt.Sprintf("ConfigMap %s is invalid (%d %s below); this update is admitted because it "+
-		"leaves data and binaryData as stored", key, len(errs), plural(len(errs), "error", "errors")))
-	return append(out, errs...)
 }
 
 // plural picks the singular or the plural noun for n.
@@ -143,14 +147,18 @@ func plural(n int, one, many string) string {
 
 // droppedWarnings warns of the fields cfg sets that the installed NodeSLO
 // CRD would drop, found by one server-side dry run with the manager's own
-// permission to create NodeSLOs. A dry run that fails says nothing: the
-// controller still reports dropped fields when it writes.
+// permission to create NodeSLOs. A dry run that fails says nothing (the
+// controller still reports dropped fields when it writes), but one that
+// ctx's deadline cut short is named.
 func (v *ConfigMapValidator) droppedWarnings(ctx context.Context, cfg *sloconfig.Config) []string {
 	if v.Writer == nil {
 		return nil
 	}
 	dropped, err := crdprobe.ConfigDropped(ctx, v.Writer, cfg)
 	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return []string{cutShort("the ConfigMap was not checked against the installed NodeSLO CRD", ctxErr)}
+		}
 		logf.FromContext(ctx).Info("Cannot check the ConfigMap against the installed NodeSLO CRD", "error", err.Error())
 		return nil
 	}

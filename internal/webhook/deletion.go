@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,36 +27,83 @@ func (v *ConfigMapValidator) ValidateDelete(ctx context.Context, cm *corev1.Conf
 	if !v.isConfig(ctx, cm) {
 		return nil, nil
 	}
-	value, annotated := cm.Annotations[sloconfig.AllowDeleteAnnotation]
-	if value == allowDeleteValue {
-		return nil, nil
-	}
-	items, err := listLiveNodes(ctx, v.Nodes)
-	return nil, deletionDenial(v.Key, len(items), err, value, annotated)
+	return nil, v.resetGuard(ctx, deleting, cm)
 }
 
-// deletionDenial is the answer to a deletion without the annotation: a
-// Forbidden status that says what the deletion would do, to how many nodes
-// (listErr when they could not be counted), and the command that allows it.
-// value is the annotation's value when it is set to something else.
-func deletionDenial(key types.NamespacedName, nodes int, listErr error, value string, annotated bool) error {
-	var reset string
+// emptying reports whether an update takes every one of sloconfig.Keys out
+// of data (data: {}, or the keys moved to binaryData, which is not read):
+// like a deletion, it resets every node to the defaults.
+func emptying(old, cm *corev1.ConfigMap) bool {
+	return sloconfig.HoldsAnyKey(old.Data) && !sloconfig.HoldsAnyKey(cm.Data)
+}
+
+// reset is a request that resets every node to the defaults, as its
+// denial names it.
+type reset struct {
+	// request says what the request is, of ConfigMap %s.
+	request string
+	// verb is what "To VERB it anyway" asks for; noun what "only "true"
+	// allows the NOUN" names.
+	verb, noun string
+}
+
+var (
+	deleting = reset{request: "deleting ConfigMap %s", verb: "delete", noun: "deletion"}
+	// The denial names the keys: they are what data must keep.
+	emptyingData = reset{request: "emptying ConfigMap %s (this update leaves none of " +
+		strings.Join(keyNames(), ", ") + " in data; binaryData is not read)", verb: "empty", noun: "update"}
+)
+
+// keyNames lists sloconfig.Keys as strings.
+func keyNames() []string {
+	names := make([]string, len(sloconfig.Keys))
+	for i, k := range sloconfig.Keys {
+		names[i] = string(k)
+	}
+	return names
+}
+
+// resetGuard allows r when one of objects (the stored ConfigMap, and for an
+// update the new one) carries sloconfig.AllowDeleteAnnotation: "true", and
+// otherwise denies it, counting the nodes it would reset. The first object
+// annotated with another value is the one the denial quotes.
+func (v *ConfigMapValidator) resetGuard(ctx context.Context, r reset, objects ...*corev1.ConfigMap) error {
+	value, annotated := "", false
+	for _, cm := range objects {
+		got, ok := cm.Annotations[sloconfig.AllowDeleteAnnotation]
+		if got == allowDeleteValue {
+			return nil
+		}
+		if ok && !annotated {
+			value, annotated = got, true
+		}
+	}
+	items, err := listLiveNodes(ctx, v.Nodes)
+	return resetDenial(r, v.Key, len(items), err, value, annotated)
+}
+
+// resetDenial is the answer to a reset without the annotation: a Forbidden
+// status that says what the request would do, to how many nodes (listErr
+// when they could not be counted), and the command that allows it. value
+// is the annotation's value when it is set to something else.
+func resetDenial(r reset, key types.NamespacedName, nodes int, listErr error, value string, annotated bool) error {
+	var what string
 	switch {
 	case listErr != nil:
-		reset = fmt.Sprintf("every node's NodeSLO to the defaults (the nodes could not be counted: %v)", listErr)
+		what = fmt.Sprintf("every node's NodeSLO to the defaults (the nodes could not be counted: %v)", listErr)
 	case nodes == 0:
-		reset = "every node's NodeSLO to the defaults (there is no node now)"
+		what = "every node's NodeSLO to the defaults (there is no node now)"
 	case nodes == 1:
-		reset = "the NodeSLO of the one node to the defaults"
+		what = "the NodeSLO of the one node to the defaults"
 	default:
-		reset = fmt.Sprintf("the NodeSLOs of all %d nodes to the defaults", nodes)
+		what = fmt.Sprintf("the NodeSLOs of all %d nodes to the defaults", nodes)
 	}
-	msg := fmt.Sprintf("deleting ConfigMap %s would reset %s. To delete it anyway, first run: "+
+	msg := fmt.Sprintf("%s would reset %s. To %s it anyway, first run: "+
 		"kubectl annotate configmap %s -n %s %s=%s --overwrite",
-		key, reset, key.Name, key.Namespace, sloconfig.AllowDeleteAnnotation, allowDeleteValue)
+		fmt.Sprintf(r.request, key), what, r.verb, key.Name, key.Namespace, sloconfig.AllowDeleteAnnotation, allowDeleteValue)
 	if annotated {
-		msg += fmt.Sprintf(" (its %s is %q; only %q allows the deletion)",
-			sloconfig.AllowDeleteAnnotation, sloconfig.Truncate(value, 100), allowDeleteValue)
+		msg += fmt.Sprintf(" (its %s is %q; only %q allows the %s)",
+			sloconfig.AllowDeleteAnnotation, sloconfig.Truncate(value, 100), allowDeleteValue, r.noun)
 	}
 	return apierrors.NewForbidden(corev1.Resource("configmaps"), key.Name, errors.New(msg))
 }

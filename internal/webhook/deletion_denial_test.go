@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // The denial's words for the counts the envtest suite does not reach: no
 // node, one node, and a Node cache that did not answer.
 func TestDeletionDenialSaysWhatWouldBeReset(t *testing.T) {
-	key := types.NamespacedName{Namespace: "koordinator-system", Name: "slo-controller-config"}
+	key := configKey
 	const allow = "To delete it anyway, first run: kubectl annotate configmap slo-controller-config " +
 		"-n koordinator-system nodeslo.koordinator.sh/allow-delete=true --overwrite"
 	tests := []struct {
@@ -42,7 +41,7 @@ func TestDeletionDenialSaysWhatWouldBeReset(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := deletionDenial(key, tc.nodes, tc.listErr, tc.value, tc.annotated)
+			err := resetDenial(deleting, key, tc.nodes, tc.listErr, tc.value, tc.annotated)
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("not Forbidden: %v", err)
 			}
@@ -51,5 +50,25 @@ func TestDeletionDenialSaysWhatWouldBeReset(t *testing.T) {
 				t.Errorf("message:\n%s\nwant it to end with:\n%s", err, tc.want)
 			}
 		})
+	}
+}
+
+// An update that empties data is denied with the deletion's words, naming
+// the keys it took out of data and the same command.
+func TestEmptyingDenialSaysWhatWouldBeReset(t *testing.T) {
+	key := configKey
+	err := resetDenial(emptyingData, key, 3, nil, "yes", true)
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("not Forbidden: %v", err)
+	}
+	const want = `configmaps "slo-controller-config" is forbidden: emptying ConfigMap ` +
+		`koordinator-system/slo-controller-config (this update leaves none of resource-threshold-config, ` +
+		`resource-qos-config, cpu-burst-config, system-config, host-application-config in data; ` +
+		`binaryData is not read) would reset the NodeSLOs of all 3 nodes to the defaults. ` +
+		`To empty it anyway, first run: kubectl annotate configmap slo-controller-config ` +
+		`-n koordinator-system nodeslo.koordinator.sh/allow-delete=true --overwrite ` +
+		`(its nodeslo.koordinator.sh/allow-delete is "yes"; only "true" allows the update)`
+	if err.Error() != want {
+		t.Errorf("message:\n%s\nwant:\n%s", err, want)
 	}
 }

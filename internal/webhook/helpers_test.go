@@ -3,6 +3,8 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/nodeslo/nodeslo-controller/test/testkit"
@@ -26,6 +28,23 @@ import (
 // ends.
 func putConfig(ctx context.Context, data map[string]string) error {
 	return putConfigMap(ctx, configNamespace, configName, data, nil)
+}
+
+// again alternates the trailing space putConfigAgain adds.
+var again bool
+
+// putConfigAgain puts data as putConfig does, as a change of the data stored
+// by the call before, so that the webhook checks it: an update that leaves
+// the data as stored is admitted unchecked. It adds a space, every other
+// call, to the value of data's first key, which changes no warning.
+func putConfigAgain(ctx context.Context, data map[string]string) error {
+	again = !again
+	changed := maps.Clone(data)
+	if again {
+		first := slices.Min(slices.Collect(maps.Keys(changed)))
+		changed[first] += " "
+	}
+	return putConfig(ctx, changed)
 }
 
 // putConfigMap creates or replaces a ConfigMap's data and binaryData.

@@ -34,21 +34,32 @@ func listLiveNodes(ctx context.Context, nodes client.Reader) ([]metav1.PartialOb
 
 // liveNodeWarnings checks cfg's node strategies against the live nodes:
 // those of one key that overlap on some nodes, and those that match none.
+// Both checks stop when ctx ends; one warning then says they were not made.
 func liveNodeWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.Config) []string {
+	const notChecked = "node strategies were not checked against live nodes"
 	if nodes == nil {
 		return nil
 	}
 	items, err := listLiveNodes(ctx, nodes)
 	if err != nil {
-		return []string{fmt.Sprintf("node strategies were not checked against live nodes: %v", err)}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return []string{cutShort(notChecked, ctxErr)}
+		}
+		return []string{fmt.Sprintf("%s: %v", notChecked, err)}
 	}
-	warnings := overlapWarnings(items, cfg)
-	reach, count := cfg.Reach(func(yield func(map[string]string) bool) {
+	warnings, err := overlapWarnings(ctx, items, cfg)
+	if err != nil {
+		return []string{cutShort(notChecked, err)}
+	}
+	reach, count, err := cfg.ReachWithin(ctx, func(yield func(map[string]string) bool) {
 		for i := range items {
 			if !yield(items[i].Labels) {
 				return
 			}
 		}
 	})
+	if err != nil {
+		return []string{cutShort(notChecked, err)}
+	}
 	return append(warnings, sloconfig.UnmatchedWarnings(reach, count, "in the cluster")...)
 }

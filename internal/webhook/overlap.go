@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,11 +17,17 @@ const maxNamedNodes = 5
 // overlapWarnings resolves every live Node against cfg and returns one
 // warning per set of node strategies of one key that match the same nodes
 // (the first wins, the others are ignored on those nodes), naming up to
-// maxNamedNodes of them.
-func overlapWarnings(items []metav1.PartialObjectMetadata, cfg *sloconfig.Config) []string {
+// maxNamedNodes of them. It resolves node after node until ctx ends, and
+// then returns ctx's error and no warning.
+func overlapWarnings(
+	ctx context.Context, items []metav1.PartialObjectMetadata, cfg *sloconfig.Config,
+) ([]string, error) {
 	byMessage := map[string][]string{}
 	var order []string
 	for i := range items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		node := sloconfig.NodeOf(&items[i])
 		res := cfg.Resolve(node, nil)
 		for _, w := range res.Warnings {
@@ -39,7 +46,7 @@ func overlapWarnings(items []metav1.PartialObjectMetadata, cfg *sloconfig.Config
 		slices.Sort(names)
 		out = append(out, fmt.Sprintf("%s (%s)", msg, describeNodes(names)))
 	}
-	return out
+	return out, nil
 }
 
 // describeNodes says how many nodes there are and names the first few.

@@ -25,7 +25,8 @@ func SetupWithManager(mgr ctrl.Manager, key types.NamespacedName, limits rollout
 		return fmt.Errorf("registering the Node metadata informer: %w", err)
 	}
 	validator := &ConfigMapValidator{Key: key, Nodes: mgr.GetCache(), Writer: mgr.GetClient(), MetricLimits: &limits}
-	if err := ctrl.NewWebhookManagedBy(mgr, &corev1.ConfigMap{}).WithValidator(validator).Complete(); err != nil {
+	if err := ctrl.NewWebhookManagedBy(mgr, &corev1.ConfigMap{}).WithValidator(validator).
+		WithContextFunc(withAnswerDeadline).Complete(); err != nil {
 		return fmt.Errorf("setting up the ConfigMap webhook: %w", err)
 	}
 	return nil

@@ -1,0 +1,73 @@
+package rollout
+
+import (
+	"maps"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// FuzzRevisionOf feeds the revision history's reader a ControllerRevision
+// whose data and annotations anyone who may write revisions in the
+// namespace chose (docs/rollout.md#revision-history-and-undo): it must never
+// panic, and a revision it reads renders as a ControllerRevision it reads
+// back the same.
+func FuzzRevisionOf(f *testing.F) {
+	good := Revision{Number: 3, Fingerprint: "f", Data: map[string]string{"cpu-burst-config": "{}"},
+		ConfigMapVersion: "12", ChangedBy: "kubectl-edit", Outcome: OutcomeCompleted, Reached: 4, Status: `{"phase": "x"}`}
+	obj := good.Object(historyConfigMap)
+	for _, seed := range []struct{ data, reached, outcome, status string }{
+		{string(obj.Data.Raw), "4", string(OutcomeCompleted), `{"phase": "x"}`},
+		{`{"data": null}`, "", "", ""}, {`{}`, "-1", "Nope", ""}, {`null`, "9223372036854775808", "", "{"},
+		{`{"data": {"a": 1}}`, "x", "", ""}, {`[]`, " 3", "", ""}, {``, "", "", ""}, {`{"data": {"": ""}}`, "+7", "", ""},
+	} {
+		f.Add(seed.data, seed.reached, seed.outcome, seed.status)
+	}
+	f.Fuzz(func(t *testing.T, data, reached, outcome, status string) {
+		cr := &appsv1.ControllerRevision{
+			ObjectMeta: metav1.ObjectMeta{Namespace: historyConfigMap.Namespace, Name: historyConfigMap.Name + "-r3",
+				Annotations: map[string]string{reachedAnnotation: reached, outcomeAnnotation: outcome,
+					StatusAnnotation: status, fingerprintAnnotation: "f"}},
+			Data: runtime.RawExtension{Raw: []byte(data)}, Revision: 3,
+		}
+		r, err := RevisionOf(cr)
+		if err != nil {
+			return
+		}
+		back, err := RevisionOf(r.Object(historyConfigMap))
+		if err != nil || !maps.Equal(back.Data, r.Data) || back.Reached != r.Reached || back.Outcome != r.Outcome ||
+			back.Status != r.Status || back.Fingerprint != r.Fingerprint || back.Number != r.Number {
+			t.Errorf("read %+v, rendered and read again %+v (%v)", r, back, err)
+		}
+	})
+}
+
+// FuzzRolloutAnnotations feeds the parsers of the other rollout annotations
+// what anyone who may edit the ConfigMap or a revision can write: the
+// status (docs/rollout.md#the-status-annotation) and the retry of a halt.
+// Neither may panic, and what they accept encodes and parses back the same.
+func FuzzRolloutAnnotations(f *testing.F) {
+	for _, seed := range []string{
+		"", "{}", `{"fingerprint": "f", "phase": "Completed"}`, `{"fingerprint": "f", "haltedAt": "2026-12-01T12:00:00Z"}`,
+		`{"fingerprint": "f", "phase": "p", "withheld": {"fingerprint": "g"}, "health": {"metrics": [{}]}}`,
+		`{"fingerprint": "", "haltedAt": "0001-01-01T00:00:00Z"}`, `{"updated": "x"}`, `nul`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		if s, err := DecodeStatus(value); err == nil {
+			again, err := DecodeStatus(s.Encode())
+			if err != nil || again.Encode() != s.Encode() || s.Differs(s.Encode()) {
+				t.Errorf("status %q decoded, encoded as %q, decoded again as %q (%v)", value, s.Encode(), again.Encode(), err)
+			}
+		}
+		if r, err := ParseRetry(value); err == nil && value != "" {
+			again, err := ParseRetry(r.Encode())
+			if err != nil || again.Encode() != r.Encode() {
+				t.Errorf("retry %q parsed as %+v, encoded as %q, parsed again as %+v (%v)", value, r, r.Encode(), again, err)
+			}
+		}
+	})
+}
