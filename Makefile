@@ -389,7 +389,7 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 		[ "$$os" = windows ] && binary=$$binary.exe; \
 		echo "building $$binary"; \
 		GOOS=$$os GOARCH=$$arch $(GO_BUILD) -o $$binary ./cmd/kubectl-nodeslo; \
-		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -out "$(RELEASE_DIR)"; \
+		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -license LICENSE -out "$(RELEASE_DIR)"; \
 	done
 	bin/release/release krew-manifest -version "$(VERSION)" -url-base "$(RELEASE_URL)" -dir "$(RELEASE_DIR)"
 	"$(HELM)" package dist/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
