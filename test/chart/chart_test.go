@@ -28,9 +28,6 @@ func assertSameObjects(t *testing.T, chartObjs, configObjs []*unstructured.Unstr
 	t.Helper()
 	chart := byKey(t, "the chart", chartObjs)
 	config := byKey(t, "config/", configObjs)
-	// config/ creates the namespace; a chart does not own its release's
-	// namespace (`helm install --create-namespace` creates it).
-	delete(config, "Namespace/"+releaseNamespace)
 	for _, key := range slices.Sorted(maps.Keys(chart)) {
 		if _, ok := config[key]; !ok {
 			t.Errorf("%s: rendered by the chart, not by config/", key)
