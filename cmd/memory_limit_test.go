@@ -25,8 +25,8 @@ func TestManagerCollectsGarbageBeforeTheContainersMemoryLimit(t *testing.T) {
 			`"msg":"Soft memory limit","bytes":483183810,"from":"CONTAINER_MEMORY_LIMIT"`},
 		{"GOMEMLIMIT wins", []string{"CONTAINER_MEMORY_LIMIT=536870912", "GOMEMLIMIT=300MiB"},
 			`"msg":"Soft memory limit","bytes":314572800,"from":"GOMEMLIMIT"`},
-		{"a malformed limit", []string{"CONTAINER_MEMORY_LIMIT=512Mi"},
-			`"msg":"Cannot set the soft memory limit","error":"CONTAINER_MEMORY_LIMIT=\"512Mi\": not a positive number of bytes`},
+		{"a malformed limit", []string{"CONTAINER_MEMORY_LIMIT=512Mi"}, `"msg":"Cannot set the soft memory limit",` +
+			`"error":"CONTAINER_MEMORY_LIMIT=\"512Mi\": not a positive number of bytes`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Without a cluster to reach the manager exits after set-up.

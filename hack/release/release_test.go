@@ -26,7 +26,7 @@ var (
 // writeLicense writes a stand-in licence file and returns its path.
 func writeLicense(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "LICENSE")
+	path := filepath.Join(t.TempDir(), licenseName)
 	if err := os.WriteFile(path, []byte(testLicense), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestTarGzArchiveHoldsTheExecutableBinaryAndTheLicenceAndIsReproducible(t *t
 		t.Fatalf("no second entry, the licence: %v", err)
 	}
 	content, _ = io.ReadAll(tr)
-	if header.Name != "LICENSE" || header.Mode != 0o644 || string(content) != testLicense {
+	if header.Name != licenseName || header.Mode != 0o644 || string(content) != testLicense {
 		t.Errorf("entry %s mode %o content %q, want the licence", header.Name, header.Mode, content)
 	}
 	if _, err := tr.Next(); err != io.EOF {
@@ -155,7 +155,7 @@ func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 		if p.Bin != wantBin || !strings.Contains(name, "_"+labels["os"]+"_"+labels["arch"]+".") {
 			t.Errorf("platform %+v for %s", p, name)
 		}
-		wantFiles := []krewFile{{From: wantBin, To: "."}, {From: "LICENSE", To: "."}}
+		wantFiles := []krewFile{{From: wantBin, To: "."}, {From: licenseName, To: "."}}
 		if !slices.Equal(p.Files, wantFiles) {
 			t.Errorf("platform %s/%s: files %v, want %v (krew installs the licence with the binary)",
 				labels["os"], labels["arch"], p.Files, wantFiles)

@@ -93,8 +93,9 @@ func kustomizeBuild(t *testing.T, optional ...string) []*unstructured.Unstructur
 			t.Fatal(err)
 		}
 	}
-	var objs []*unstructured.Unstructured
-	for _, part := range []string{"crd", "default"} {
+	parts := []string{"crd", "default"}
+	objs := make([]*unstructured.Unstructured, 0, len(parts))
+	for _, part := range parts {
 		path, err := filepath.Abs(filepath.Join(dir, part))
 		if err != nil {
 			t.Fatal(err)

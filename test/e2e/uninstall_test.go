@@ -122,7 +122,8 @@ const koordinatorObject = "koordlet-config"
 // certManagerStandIns are CRDs of cert-manager's Issuer and Certificate
 // that accept any content: the control plane has no cert-manager, and
 // dist/install.yaml's objects of those kinds must apply and delete.
-var certManagerStandIns = certManagerCRD("Issuer", "issuers") + "\n---\n" + certManagerCRD("Certificate", "certificates")
+var certManagerStandIns = certManagerCRD("Issuer", "issuers") + "\n---\n" +
+	certManagerCRD("Certificate", "certificates")
 
 func certManagerCRD(kind, plural string) string {
 	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
@@ -144,7 +145,7 @@ spec:
 
 // nodeSLOs is a List of n empty NodeSLOs, uninstall-0 to uninstall-<n-1>.
 func nodeSLOs(n int) string {
-	var items []string
+	items := make([]string, 0, n)
 	for i := range n {
 		items = append(items, fmt.Sprintf(
 			`{"apiVersion": "slo.koordinator.sh/v1alpha1", "kind": "NodeSLO", "metadata": {"name": "uninstall-%d"}}`, i))

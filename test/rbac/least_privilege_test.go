@@ -3,6 +3,8 @@ package rbac_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,37 +21,47 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
+// The API groups and resources of the tables below.
+const (
+	eventsGroup, appsGroup = "events.k8s.io", "apps"
+	sloGroup, leasesGroup  = "slo.koordinator.sh", "coordination.k8s.io"
+	events, revisions      = "events", "controllerrevisions"
+	configMaps             = "configmaps"
+	otherNamespace         = "kube-system"
+	patch                  = "patch"
+)
+
 // codesUse is every permission the manager's code needs, written out from
 // what it calls (internal/controller/setup.go's markers say why each):
 // config/rbac must grant exactly these, nothing more. Namespace "" is
 // cluster-wide; systemNamespace is the manager's own (leader election).
-var codesUse = []permission{
-	{"get", "", "nodes", "", ""}, {"list", "", "nodes", "", ""}, {"watch", "", "nodes", "", ""},
-	{"get", "slo.koordinator.sh", "nodeslos", "", ""}, {"list", "slo.koordinator.sh", "nodeslos", "", ""},
-	{"watch", "slo.koordinator.sh", "nodeslos", "", ""}, {"create", "slo.koordinator.sh", "nodeslos", "", ""},
-	{"update", "slo.koordinator.sh", "nodeslos", "", ""}, {"delete", "slo.koordinator.sh", "nodeslos", "", ""},
+var codesUse = slices.Concat(
+	uses("get list watch", "", "nodes", "", ""),
+	uses("get list watch create update delete", sloGroup, "nodeslos", "", ""),
 	// A health gate's eviction Events, listed by reason in every namespace.
-	{"list", "", "events", "", ""}, {"watch", "", "events", "", ""},
+	uses("list watch", "", events, "", ""),
 	// Events recorded: about the Nodes in default, about the ConfigMap in its namespace.
-	{"create", "events.k8s.io", "events", "default", ""}, {"patch", "events.k8s.io", "events", "default", ""},
-	{"create", "events.k8s.io", "events", configNamespace, ""},
-	{"patch", "events.k8s.io", "events", configNamespace, ""},
+	uses("create patch", eventsGroup, events, "default", ""),
+	uses("create patch", eventsGroup, events, configNamespace, ""),
 	// The one ConfigMap, by name.
-	{"get", "", "configmaps", configNamespace, configName}, {"list", "", "configmaps", configNamespace, configName},
-	{"watch", "", "configmaps", configNamespace, configName}, {"patch", "", "configmaps", configNamespace, configName},
+	uses("get list watch patch", "", configMaps, configNamespace, configName),
 	// The revision history (narrowed further by the admission policy).
-	{"list", "apps", "controllerrevisions", configNamespace, ""},
-	{"create", "apps", "controllerrevisions", configNamespace, ""},
-	{"patch", "apps", "controllerrevisions", configNamespace, ""},
-	{"delete", "apps", "controllerrevisions", configNamespace, ""},
+	uses("list create patch delete", appsGroup, revisions, configNamespace, ""),
 	// Leader election, in the manager's namespace.
-	{"get", "coordination.k8s.io", "leases", systemNamespace, ""},
-	{"create", "coordination.k8s.io", "leases", systemNamespace, ""},
-	{"update", "coordination.k8s.io", "leases", systemNamespace, ""},
-	{"create", "", "events", systemNamespace, ""},
+	uses("get create update", leasesGroup, "leases", systemNamespace, ""),
+	uses("create", "", events, systemNamespace, ""),
 	// The metrics endpoint's authentication and authorisation.
-	{"create", "authentication.k8s.io", "tokenreviews", "", ""},
-	{"create", "authorization.k8s.io", "subjectaccessreviews", "", ""},
+	uses("create", "authentication.k8s.io", "tokenreviews", "", ""),
+	uses("create", "authorization.k8s.io", "subjectaccessreviews", "", ""),
+)
+
+// uses is one permission per verb of the space-separated verbs.
+func uses(verbs, group, resource, namespace, name string) []permission {
+	out := make([]permission, 0, strings.Count(verbs, " ")+1)
+	for verb := range strings.FieldsSeq(verbs) {
+		out = append(out, permission{verb, group, resource, namespace, name})
+	}
+	return out
 }
 
 var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
@@ -58,7 +70,7 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 	It("is granted exactly what its code uses", func() {
 		grants, err := grantsOf(ctx, k8sClient, systemNamespace, serviceAccount)
 		Expect(err).NotTo(HaveOccurred())
-		var granted []permission
+		granted := make([]permission, 0, len(grants))
 		for _, g := range grants {
 			granted = append(granted, g.permission)
 		}
@@ -69,17 +81,16 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		func(p permission) {
 			Expect(allowed(ctx, p)).To(BeFalse(), "%s is allowed", p)
 		},
-		Entry("Events created in another namespace", permission{"create", "events.k8s.io", "events", "kube-system", ""}),
-		Entry("Events patched in another namespace", permission{"patch", "events.k8s.io", "events", "kube-system", ""}),
-		Entry("core Events created in Koordinator's namespace", permission{"create", "", "events", configNamespace, ""}),
+		Entry("Events created in another namespace", permission{"create", eventsGroup, events, otherNamespace, ""}),
+		Entry("Events patched in another namespace", permission{patch, eventsGroup, events, otherNamespace, ""}),
+		Entry("core Events created in Koordinator's namespace", permission{"create", "", events, configNamespace, ""}),
 		Entry("ControllerRevisions deleted in another namespace",
-			permission{"delete", "apps", "controllerrevisions", "kube-system", ""}),
-		Entry("ControllerRevisions updated (only patched)",
-			permission{"update", "apps", "controllerrevisions", configNamespace, ""}),
+			permission{"delete", appsGroup, revisions, otherNamespace, ""}),
+		Entry("ControllerRevisions updated (only patched)", permission{"update", appsGroup, revisions, configNamespace, ""}),
 		Entry("another ConfigMap of Koordinator's namespace read",
-			permission{"get", "", "configmaps", configNamespace, "koordlet-config"}),
-		Entry("NodeSLOs patched (only updated)", permission{"patch", "slo.koordinator.sh", "nodeslos", "", ""}),
-		Entry("Leases deleted", permission{"delete", "coordination.k8s.io", "leases", systemNamespace, ""}),
+			permission{"get", "", configMaps, configNamespace, koordletConfig}),
+		Entry("NodeSLOs patched (only updated)", permission{patch, sloGroup, "nodeslos", "", ""}),
+		Entry("Leases deleted", permission{"delete", leasesGroup, "leases", systemNamespace, ""}),
 		Entry("Secrets read", permission{"get", "", "secrets", configNamespace, ""}),
 	)
 
@@ -93,8 +104,8 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		// koordlet is a DaemonSet's revision, as the DaemonSet controller keeps them.
 		koordlet := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{
 			Namespace: configNamespace, Name: "koordlet-5d8f9c7b4",
-			Labels: map[string]string{"controller-revision-hash": "5d8f9c7b4", "app": "koordlet"},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "koordlet",
+			Labels: map[string]string{"controller-revision-hash": "5d8f9c7b4", "app": koordletName},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: koordletName,
 				UID: types.UID("0c1a5d4e-0000-4000-8000-000000000001"), Controller: new(true)}},
 		}, Data: runtime.RawExtension{Raw: []byte(`{"spec":{}}`)}, Revision: 3}
 
@@ -128,10 +139,10 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 			Entry("a DaemonSet's name", func(r *appsv1.ControllerRevision) { r.Name = "koordlet-6e9f" }),
 			Entry("without the ConfigMap's label", func(r *appsv1.ControllerRevision) { r.Labels = nil }),
 			Entry("another ConfigMap's label", func(r *appsv1.ControllerRevision) {
-				r.Labels[rollout.RevisionConfigMapLabel] = "koordlet-config"
+				r.Labels[rollout.RevisionConfigMapLabel] = koordletConfig
 			}),
 			Entry("a DaemonSet's selector labels beside it, for the DaemonSet to adopt",
-				func(r *appsv1.ControllerRevision) { r.Labels["app"] = "koordlet" }),
+				func(r *appsv1.ControllerRevision) { r.Labels["app"] = koordletName }),
 			Entry("an owner", func(r *appsv1.ControllerRevision) { r.OwnerReferences = koordlet.OwnerReferences }),
 		)
 
@@ -144,6 +155,9 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		})
 	})
 })
+
+// Koordinator's node agent, and its ConfigMap, as Koordinator names them.
+const koordletName, koordletConfig = "koordlet", "koordlet-config"
 
 // historyRevision is revision number of the ConfigMap's history, as the
 // manager writes it (rollout.Revision.Object).

@@ -189,7 +189,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 // series only when the same Event repeats for one version of the ConfigMap
 // (a CRD-skew recheck, say), which no step can time. Each is still in
 // codesUse, the list config/rbac must match exactly.
-var notProvoked = []permission{{"patch", "events.k8s.io", "events", configNamespace, ""}}
+var notProvoked = []permission{{patch, eventsGroup, events, configNamespace, ""}}
 
 func grantedBy(grants []grant, p permission) bool {
 	return slices.ContainsFunc(grants, func(g grant) bool { return g.covers(p) })
