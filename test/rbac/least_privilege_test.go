@@ -117,13 +117,15 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(k8sClient.Create(ctx, koordlet.DeepCopy())).To(Succeed())
 			DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, koordlet.DeepCopy()))).To(Succeed()) })
+			By("waiting until the apiserver enforces the policy: a dry run, admitted as a write would be")
+			planted := historyRevision(97)
+			planted.Labels = nil
+			Eventually(func() error { return asManager.Create(ctx, planted, client.DryRunAll) }).
+				Should(beRefusedByThePolicy())
 		})
 
 		It("refuses to delete or patch a DaemonSet's revision", func() {
-			// The policy takes effect once the apiserver has loaded it.
-			Eventually(func() error {
-				return asManager.Delete(ctx, koordlet.DeepCopy())
-			}).Should(beRefusedByThePolicy())
+			Expect(asManager.Delete(ctx, koordlet.DeepCopy())).To(beRefusedByThePolicy())
 			Expect(asManager.Patch(ctx, koordlet.DeepCopy(),
 				client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"planted"}}}`)))).
 				To(beRefusedByThePolicy())
@@ -134,7 +136,7 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 			func(mutate func(*appsv1.ControllerRevision)) {
 				r := historyRevision(98)
 				mutate(r)
-				Eventually(func() error { return asManager.Create(ctx, r.DeepCopy()) }).Should(beRefusedByThePolicy())
+				Expect(asManager.Create(ctx, r.DeepCopy())).To(beRefusedByThePolicy())
 			},
 			Entry("a DaemonSet's name", func(r *appsv1.ControllerRevision) { r.Name = "koordlet-6e9f" }),
 			Entry("without the ConfigMap's label", func(r *appsv1.ControllerRevision) { r.Labels = nil }),
@@ -148,7 +150,7 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 
 		It("creates, patches and deletes its ConfigMap's history", func() {
 			r := historyRevision(99)
-			Eventually(func() error { return asManager.Create(ctx, r.DeepCopy()) }).Should(Succeed())
+			Expect(asManager.Create(ctx, r.DeepCopy())).To(Succeed())
 			Expect(asManager.Patch(ctx, r.DeepCopy(), client.RawPatch(types.MergePatchType,
 				[]byte(`{"metadata":{"annotations":{"nodeslo.koordinator.sh/outcome":"Completed"}}}`)))).To(Succeed())
 			Expect(asManager.Delete(ctx, r.DeepCopy())).To(Succeed())
