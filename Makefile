@@ -260,9 +260,9 @@ CLUSTER_ENV = KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTES
 	CERT_MANAGER_CRDS="$$(hack/cluster/build-cert-manager.sh "$(CERT_MANAGER)")"
 # CLUSTER_SMOKE_IMAGE: an image in OFFLINE_CONTAINER_TOOL's storage (e.g. the
 # IMG make docker-build-offline built) that cluster-smoke also loads into
-# containerd and runs on the node: /manager --version, then config/default's
-# rendering for it (dist/install.yaml, without cert-manager's objects) until
-# the Deployment is available. Empty: not checked.
+# containerd and runs on the node: /manager --version, then the rendering
+# for it (dist/crds.yaml and dist/install.yaml, without cert-manager's
+# objects) until the Deployment is available. Empty: not checked.
 CLUSTER_SMOKE_IMAGE ?=
 
 .PHONY: cluster-binaries
@@ -293,12 +293,13 @@ run-cluster: cluster-binaries cluster-node-packages cluster-cert-manager $(CLUST
 		-cert-manager "$(CERT_MANAGER)" -cert-manager-crds "$$CERT_MANAGER_CRDS" \
 		-image "$(IMG)" -image-tool "$(OFFLINE_CONTAINER_TOOL)"
 
+comma = ,
 .PHONY: cluster-smoke
 cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node cluster, run a restricted Pod to Ready, reach the kubernetes Service from a pod, stop it and check the host is as before.
 	go build -o bin/cluster-smoke ./hack/cluster/smoke
 	@if [ -n "$(CLUSTER_SMOKE_IMAGE)" ]; then $(MAKE) --no-print-directory build-installer IMG="$(CLUSTER_SMOKE_IMAGE)"; fi
 	bin/cluster-smoke -dir "$(CLUSTER_DIR)" -image "$(CLUSTER_SMOKE_IMAGE)" -image-tool "$(OFFLINE_CONTAINER_TOOL)" \
-		-install "$(if $(CLUSTER_SMOKE_IMAGE),dist/install.yaml)" \
+		-install "$(if $(CLUSTER_SMOKE_IMAGE),dist/crds.yaml$(comma)dist/install.yaml)" \
 		-assets "$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"
 
 ##@ Build
@@ -357,9 +358,12 @@ docker-build-offline: ## Build the manager image IMG without a registry (hack/im
 docker-push: ## Push the manager image.
 	$(CONTAINER_TOOL) push ${IMG}
 
+# The CRD is a file of its own, so that `kubectl delete -f dist/install.yaml`
+# removes the controller and keeps every NodeSLO (docs/install.md).
 .PHONY: build-installer
-build-installer: manifests kustomize ## Write one dist/install.yaml with the CRD and the deployment (IMG=...).
+build-installer: manifests kustomize ## Write dist/crds.yaml (the CRD) and dist/install.yaml (the controller, IMG=...).
 	mkdir -p dist
+	"$(KUSTOMIZE)" build config/crd > dist/crds.yaml
 	$(call with-image,"$(KUSTOMIZE)" build config/default > dist/install.yaml)
 
 ##@ Release
@@ -389,10 +393,11 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 		[ "$$os" = windows ] && binary=$$binary.exe; \
 		echo "building $$binary"; \
 		GOOS=$$os GOARCH=$$arch $(GO_BUILD) -o $$binary ./cmd/kubectl-nodeslo; \
-		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -out "$(RELEASE_DIR)"; \
+		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -license LICENSE -out "$(RELEASE_DIR)"; \
 	done
 	bin/release/release krew-manifest -version "$(VERSION)" -url-base "$(RELEASE_URL)" -dir "$(RELEASE_DIR)"
 	"$(HELM)" package dist/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
+	"$(KUSTOMIZE)" build config/crd > "$(RELEASE_DIR)/crds.yaml"
 	$(call with-image,"$(KUSTOMIZE)" build config/default > "$(RELEASE_DIR)/install.yaml")
 	bin/release/release checksums -dir "$(RELEASE_DIR)"
 
@@ -410,23 +415,40 @@ test-release: release krew helm setup-envtest ## Make the release of VERSION and
 ##@ Deployment
 
 ignore-not-found ?= false
+# DELETE_CRD=true lets undeploy and uninstall delete the CRD, and with it
+# every NodeSLO the node agents read; by default both keep it.
+DELETE_CRD ?= false
 
 .PHONY: install
 install: manifests kustomize ## Install the CRD into the cluster of the current kubeconfig.
 	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" apply --server-side -f -
 
 .PHONY: uninstall
-uninstall: manifests kustomize ## Remove the CRD (ignore-not-found=true to ignore missing objects).
-	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+uninstall: manifests kustomize ## Delete the CRD and every NodeSLO, only with DELETE_CRD=true (ignore-not-found=true to ignore missing objects).
+	$(delete-crd)
 
+# delete-crd deletes the CRD with DELETE_CRD=true, and says it kept it otherwise.
+define delete-crd
+@if [ "$(DELETE_CRD)" = true ]; then \
+	echo "deleting the CRD, and with it every NodeSLO (DELETE_CRD=true)"; \
+	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -; \
+else \
+	echo "keeping the CRD and every NodeSLO (DELETE_CRD=true deletes them)"; \
+fi
+endef
+
+# deploy applies the CRD first (make install), then the controller into
+# koordinator-system, which must exist (docs/install.md).
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the controller (IMG=...) to the cluster of the current kubeconfig.
+deploy: install ## Deploy the CRD and the controller (IMG=...) to the cluster of the current kubeconfig.
 	$(call with-image,"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side -f -)
 
-# undeploy keeps the namespace: it is Koordinator's (see hack/drop-namespaces.sh).
+# undeploy deletes what config/default applied, which holds neither the
+# namespace (Koordinator's) nor the CRD; the CRD goes only with DELETE_CRD=true.
 .PHONY: undeploy
-undeploy: kustomize ## Remove the controller and the CRD, but not the namespace (ignore-not-found=true to ignore missing objects).
-	"$(KUSTOMIZE)" build config/default | hack/drop-namespaces.sh | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+undeploy: kustomize ## Remove the controller, keeping the namespace, the CRD and every NodeSLO (DELETE_CRD=true deletes the CRD too).
+	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
+	$(delete-crd)
 
 # with-image runs $(1) with the manager image set to IMG, then puts
 # config/manager/kustomization.yaml back as committed, so that deploying or

@@ -5,8 +5,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"runtime/debug"
 
+	"github.com/go-logr/logr"
 	// Client auth plugins (OIDC, exec, ...) for running outside a cluster.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -31,6 +34,7 @@ func main() {
 	info := version.Get()
 	log.Info("nodeslo-controller", "version", info.GitVersion, "revision", info.GitCommit,
 		"goVersion", info.GoVersion, "platform", info.Platform)
+	setSoftMemoryLimit(log)
 
 	mgr, err := manager.New(ctrl.GetConfigOrDie(), opts)
 	if err != nil {
@@ -41,6 +45,26 @@ func main() {
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager stopped with an error")
 		os.Exit(1)
+	}
+}
+
+// setSoftMemoryLimit has the Go runtime collect garbage before the
+// container's memory limit is reached (manager.SoftMemoryLimit), and logs
+// the limit in force; a malformed limit stops the manager.
+func setSoftMemoryLimit(log logr.Logger) {
+	limit, ok, err := manager.SoftMemoryLimit(os.Getenv)
+	if err != nil {
+		log.Error(err, "Cannot set the soft memory limit")
+		os.Exit(1)
+	}
+	source := "GOMEMLIMIT"
+	if ok {
+		debug.SetMemoryLimit(limit)
+		source = manager.ContainerMemoryLimitEnv
+	}
+	// A negative value only reads the limit; math.MaxInt64 means none.
+	if inForce := debug.SetMemoryLimit(-1); inForce != math.MaxInt64 {
+		log.Info("Soft memory limit", "bytes", inForce, "from", source)
 	}
 }
 

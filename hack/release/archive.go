@@ -42,12 +42,32 @@ func archiveName(version string, p platform) string {
 // archive depends only on the binary's bytes.
 var archiveTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// writeArchive packs binary into dir as the platform's archive and returns
-// its path.
-func writeArchive(dir, version string, p platform, binary string) (string, error) {
+// licenseName is the licence's file name in every archive, beside the
+// binary: the Apache License 2.0 must travel with the program (its section
+// 4(a)), and krew's submission rules ask for it in the archive.
+const licenseName = "LICENSE"
+
+// archiveEntry is one file of an archive.
+type archiveEntry struct {
+	name    string
+	mode    int64
+	content []byte
+}
+
+// writeArchive packs binary and the licence file license into dir as the
+// platform's archive and returns its path.
+func writeArchive(dir, version string, p platform, binary, license string) (string, error) {
 	content, err := os.ReadFile(binary)
 	if err != nil {
 		return "", err
+	}
+	licenseText, err := os.ReadFile(license)
+	if err != nil {
+		return "", err
+	}
+	entries := []archiveEntry{
+		{name: p.binaryName(), mode: 0o755, content: content},
+		{name: licenseName, mode: 0o644, content: licenseText},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -58,9 +78,9 @@ func writeArchive(dir, version string, p platform, binary string) (string, error
 		return "", err
 	}
 	if p.os == windowsOS {
-		err = writeZip(f, p.binaryName(), content)
+		err = writeZip(f, entries)
 	} else {
-		err = writeTarGz(f, p.binaryName(), content)
+		err = writeTarGz(f, entries)
 	}
 	if closeErr := f.Close(); err == nil {
 		err = closeErr
@@ -71,24 +91,26 @@ func writeArchive(dir, version string, p platform, binary string) (string, error
 	return path, nil
 }
 
-func writeTarGz(w io.Writer, name string, content []byte) error {
+func writeTarGz(w io.Writer, entries []archiveEntry) error {
 	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
 	if err != nil {
 		return err
 	}
 	tw := tar.NewWriter(gz)
-	if err := tw.WriteHeader(&tar.Header{
-		Typeflag: tar.TypeReg,
-		Name:     name,
-		Mode:     0o755,
-		Size:     int64(len(content)),
-		ModTime:  archiveTime,
-		Format:   tar.FormatPAX,
-	}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(content); err != nil {
-		return err
+	for _, e := range entries {
+		if err := tw.WriteHeader(&tar.Header{
+			Typeflag: tar.TypeReg,
+			Name:     e.name,
+			Mode:     e.mode,
+			Size:     int64(len(e.content)),
+			ModTime:  archiveTime,
+			Format:   tar.FormatPAX,
+		}); err != nil {
+			return err
+		}
+		if _, err := tw.Write(e.content); err != nil {
+			return err
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return err
@@ -96,16 +118,18 @@ func writeTarGz(w io.Writer, name string, content []byte) error {
 	return gz.Close()
 }
 
-func writeZip(w io.Writer, name string, content []byte) error {
+func writeZip(w io.Writer, entries []archiveEntry) error {
 	zw := zip.NewWriter(w)
-	header := &zip.FileHeader{Name: name, Method: zip.Deflate, Modified: archiveTime}
-	header.SetMode(0o755)
-	fw, err := zw.CreateHeader(header)
-	if err != nil {
-		return err
-	}
-	if _, err := fw.Write(content); err != nil {
-		return err
+	for _, e := range entries {
+		header := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: archiveTime}
+		header.SetMode(os.FileMode(e.mode))
+		fw, err := zw.CreateHeader(header)
+		if err != nil {
+			return err
+		}
+		if _, err := fw.Write(e.content); err != nil {
+			return err
+		}
 	}
 	return zw.Close()
 }

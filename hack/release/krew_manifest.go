@@ -43,7 +43,15 @@ type krewPlatform struct {
 	Selector krewSelector `json:"selector"`
 	URI      string       `json:"uri"`
 	SHA256   string       `json:"sha256"`
-	Bin      string       `json:"bin"`
+	// Files are what krew copies out of the archive: the binary and the
+	// licence (krew's plugin-naming guide asks for it).
+	Files []krewFile `json:"files"`
+	Bin   string     `json:"bin"`
+}
+
+type krewFile struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 type krewSelector struct {
@@ -82,7 +90,11 @@ func writeKrewManifest(dir, version, urlBase string) (string, error) {
 			Selector: krewSelector{MatchLabels: map[string]string{"os": a.platform.os, "arch": a.platform.arch}},
 			URI:      strings.TrimSuffix(urlBase, "/") + "/" + a.name,
 			SHA256:   sum,
-			Bin:      a.platform.binaryName(),
+			Files: []krewFile{
+				{From: a.platform.binaryName(), To: "."},
+				{From: licenseName, To: "."},
+			},
+			Bin: a.platform.binaryName(),
 		})
 	}
 	data, err := yaml.Marshal(plugin)

@@ -4,7 +4,7 @@
 //	go run ./hack/release archive -version v0.3.0 -os linux -arch amd64 -binary BIN -out dist/release
 //
 // writes kubectl-nodeslo_v0.3.0_linux_amd64.tar.gz (.zip for windows), with
-// the binary at its root;
+// the binary and the LICENSE (-license, by default ./LICENSE) at its root;
 //
 //	go run ./hack/release krew-manifest -version v0.3.0 -url-base URL -dir dist/release
 //
@@ -61,11 +61,12 @@ func runArchive(args []string) error {
 	fs.StringVar(&p.arch, "arch", "", "GOARCH of the binary")
 	binary := fs.String("binary", "", "the plugin binary built for -os and -arch")
 	out := fs.String("out", "", "directory to write the archive to")
+	license := fs.String("license", licenseName, "the licence file archived beside the binary")
 	_ = fs.Parse(args)
 	if *version == "" || p.os == "" || p.arch == "" || *binary == "" || *out == "" {
 		return fmt.Errorf("archive needs -version, -os, -arch, -binary and -out")
 	}
-	path, err := writeArchive(*out, *version, p, *binary)
+	path, err := writeArchive(*out, *version, p, *binary, *license)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +23,18 @@ var (
 	windowsAMD64 = platform{windowsOS, "amd64"}
 )
 
+// writeLicense writes a stand-in licence file and returns its path.
+func writeLicense(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), licenseName)
+	if err := os.WriteFile(path, []byte(testLicense), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const testLicense = "Apache License\nVersion 2.0, January 2004\n"
+
 // writeBinary writes a fake plugin binary and returns its path.
 func writeBinary(t *testing.T, content string) string {
 	t.Helper()
@@ -32,16 +45,16 @@ func writeBinary(t *testing.T, content string) string {
 	return path
 }
 
-func TestTarGzArchiveHoldsTheExecutableBinaryAndIsReproducible(t *testing.T) {
-	binary := writeBinary(t, "linux binary")
-	first, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary)
+func TestTarGzArchiveHoldsTheExecutableBinaryAndTheLicenceAndIsReproducible(t *testing.T) {
+	binary, license := writeBinary(t, "linux binary"), writeLicense(t)
+	first, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary, license)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Base(first) != "kubectl-nodeslo_v1.2.3_linux_arm64.tar.gz" {
 		t.Errorf("archive name %s", filepath.Base(first))
 	}
-	second, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary)
+	second, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary, license)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +77,21 @@ func TestTarGzArchiveHoldsTheExecutableBinaryAndIsReproducible(t *testing.T) {
 	if header.Name != "kubectl-nodeslo" || header.Mode != 0o755 || string(content) != "linux binary" {
 		t.Errorf("entry %s mode %o content %q", header.Name, header.Mode, content)
 	}
+	header, err = tr.Next()
+	if err != nil {
+		t.Fatalf("no second entry, the licence: %v", err)
+	}
+	content, _ = io.ReadAll(tr)
+	if header.Name != licenseName || header.Mode != 0o644 || string(content) != testLicense {
+		t.Errorf("entry %s mode %o content %q, want the licence", header.Name, header.Mode, content)
+	}
 	if _, err := tr.Next(); err != io.EOF {
-		t.Errorf("a second entry, or %v", err)
+		t.Errorf("a third entry, or %v", err)
 	}
 }
 
-func TestWindowsArchiveIsAZipOfTheExe(t *testing.T) {
-	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"))
+func TestWindowsArchiveIsAZipOfTheExeAndTheLicence(t *testing.T) {
+	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"), writeLicense(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,25 +103,27 @@ func TestWindowsArchiveIsAZipOfTheExe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = zr.Close() }()
-	if len(zr.File) != 1 || zr.File[0].Name != "kubectl-nodeslo.exe" {
-		t.Fatalf("zip entries %v", zr.File)
+	if len(zr.File) != 2 || zr.File[0].Name != "kubectl-nodeslo.exe" || zr.File[1].Name != "LICENSE" {
+		t.Fatalf("zip entries %v, want kubectl-nodeslo.exe and LICENSE", zr.File)
 	}
-	rc, _ := zr.File[0].Open()
-	content, _ := io.ReadAll(rc)
-	if string(content) != "MZ" {
-		t.Errorf("content %q", content)
+	for i, want := range []string{"MZ", testLicense} {
+		rc, _ := zr.File[i].Open()
+		content, _ := io.ReadAll(rc)
+		if string(content) != want {
+			t.Errorf("%s: content %q, want %q", zr.File[i].Name, content, want)
+		}
 	}
 }
 
 func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []platform{linuxAMD64, windowsAMD64} {
-		if _, err := writeArchive(dir, testVersion, p, writeBinary(t, p.os)); err != nil {
+		if _, err := writeArchive(dir, testVersion, p, writeBinary(t, p.os), writeLicense(t)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// An archive of another version is not this release's.
-	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, writeBinary(t, "old")); err != nil {
+	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, writeBinary(t, "old"), writeLicense(t)); err != nil {
 		t.Fatal(err)
 	}
 	path, err := writeKrewManifest(dir, testVersion, "https://example.com/download/v1.2.3/")
@@ -131,6 +154,11 @@ func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 		labels := p.Selector.MatchLabels
 		if p.Bin != wantBin || !strings.Contains(name, "_"+labels["os"]+"_"+labels["arch"]+".") {
 			t.Errorf("platform %+v for %s", p, name)
+		}
+		wantFiles := []krewFile{{From: wantBin, To: "."}, {From: licenseName, To: "."}}
+		if !slices.Equal(p.Files, wantFiles) {
+			t.Errorf("platform %s/%s: files %v, want %v (krew installs the licence with the binary)",
+				labels["os"], labels["arch"], p.Files, wantFiles)
 		}
 	}
 }

@@ -105,6 +105,7 @@ func run(s settings) (err error) {
 	fmt.Printf(`
 In another terminal:
   export KUBECONFIG=%[1]s
+  %[3]s create namespace koordinator-system   # Koordinator's; the manifests expect it
   make deploy IMG=%[2]s KUBECTL=%[3]s
   # or: bin/helm install nodeslo dist/chart -n koordinator-system --create-namespace --set manager.image...
   %[3]s get pods -A -o wide

@@ -69,11 +69,19 @@ func newSignals() signals {
 // The permissions below are all the controllers need; leader election has its
 // own Role (config/rbac/leader_election_role.yaml).
 //
-// Nodes: metadata is read through list/watch; the Events on them are created
-// through events.k8s.io, in namespace default for cluster-scoped objects.
+// Nodes: metadata is read through list/watch.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodeslos,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// Events are recorded through events.k8s.io (created, and patched when one
+// repeats as a series) in two namespaces only, by a Role in each rather
+// than a ClusterRole, so that the token writes Events nowhere else: the
+// ConfigMap's (its own warnings, reverts and CRD skew; the marker below) and
+// default, where client-go's recorder puts the Events of cluster-scoped
+// objects (the Nodes' warnings; config/rbac/node_events_role.yaml, written
+// by hand: a marker's Role would take the name of the one below, and
+// config/default's namespace transformer would make the two collide).
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=koordinator-system,resources=events,verbs=create;patch
 //
 // A rollout key's health gate (docs/rollout.md#health-gates) watches, while
 // it judges a rollout, the Nodes' conditions (the nodes rule above) and the

@@ -28,9 +28,6 @@ func assertSameObjects(t *testing.T, chartObjs, configObjs []*unstructured.Unstr
 	t.Helper()
 	chart := byKey(t, "the chart", chartObjs)
 	config := byKey(t, "config/", configObjs)
-	// config/ creates the namespace; a chart does not own its release's
-	// namespace (`helm install --create-namespace` creates it).
-	delete(config, "Namespace/"+releaseNamespace)
 	for _, key := range slices.Sorted(maps.Keys(chart)) {
 		if _, ok := config[key]; !ok {
 			t.Errorf("%s: rendered by the chart, not by config/", key)
@@ -439,13 +436,17 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 }
 
 // The release namespace holds everything namespaced but the ConfigMap's Role
-// and RoleBinding, which are where the ConfigMap is; everything that names
-// the manager's ServiceAccount or the webhook Service follows.
+// and RoleBinding, which are where the ConfigMap is, and the Nodes' Events'
+// Role and RoleBinding, in default where those Events are recorded;
+// everything that names the manager's ServiceAccount or the webhook Service
+// follows.
 func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
 	const elsewhere = "nodeslo-system"
 	configRole := map[string]bool{
 		"Role/koordinator-system/nodeslo-controller-manager-role":               true,
 		"RoleBinding/koordinator-system/nodeslo-controller-manager-rolebinding": true,
+		"Role/default/nodeslo-controller-node-events-role":                      true,
+		"RoleBinding/default/nodeslo-controller-node-events-rolebinding":        true,
 	}
 	objs := helmTemplateIn(t, elsewhere,
 		"networkPolicy.enabled=true", "serviceMonitor.enabled=true", "prometheusRule.enabled=true")
@@ -463,7 +464,7 @@ func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
 		}
 	}
 	for key := range configRole {
-		t.Errorf("%s: missing (the ConfigMap stays in koordinator-system)", key)
+		t.Errorf("%s: missing (the ConfigMap stays in koordinator-system, the Nodes' Events in default)", key)
 	}
 	hook := byKey(t, "the chart", objs)[kindValidatingWebhook+"/nodeslo-controller-validating-webhook-configuration"]
 	rendered, _ := json.Marshal(hook.Object)

@@ -64,9 +64,10 @@ func helmTemplateIn(t *testing.T, namespace string, set ...string) []*unstructur
 	return decode(t, run(t, tool(t, "helm"), templateArgs(namespace, set)...))
 }
 
-// kustomizeBuild builds config/default as `make build-installer` does, after
-// uncommenting the given optional parts (e.g. "../prometheus") in a copy of
-// config/, as the README tells users to.
+// kustomizeBuild builds config/crd and config/default as `make deploy`
+// applies them (`make build-installer`'s dist/crds.yaml and
+// dist/install.yaml), after uncommenting the given optional parts (e.g.
+// "../prometheus") in a copy of config/, as the README tells users to.
 func kustomizeBuild(t *testing.T, optional ...string) []*unstructured.Unstructured {
 	t.Helper()
 	dir := filepath.Join(root, "config")
@@ -92,11 +93,16 @@ func kustomizeBuild(t *testing.T, optional ...string) []*unstructured.Unstructur
 			t.Fatal(err)
 		}
 	}
-	dir, err := filepath.Abs(filepath.Join(dir, "default"))
-	if err != nil {
-		t.Fatal(err)
+	parts := []string{"crd", "default"}
+	objs := make([]*unstructured.Unstructured, 0, len(parts))
+	for _, part := range parts {
+		path, err := filepath.Abs(filepath.Join(dir, part))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, decode(t, run(t, tool(t, "kustomize"), "build", path))...)
 	}
-	return decode(t, run(t, tool(t, "kustomize"), "build", dir))
+	return objs
 }
 
 // decode reads every object of a multi-document YAML stream.

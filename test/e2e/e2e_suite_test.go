@@ -40,7 +40,7 @@ var _ = BeforeSuite(func() {
 	// Slower than the harness's default: each look runs kubectl.
 	SetDefaultEventuallyPollingInterval(poll)
 	root = envtestharness.RepoPath()
-	for _, built := range []string{"bin/manager", "bin/kubectl-nodeslo", "dist/install.yaml"} {
+	for _, built := range []string{"bin/manager", "bin/kubectl-nodeslo", "dist/crds.yaml", "dist/install.yaml"} {
 		Expect(filepath.Join(root, built)).To(BeAnExistingFile(), "run `make test-e2e`: it builds %s first", built)
 	}
 
@@ -51,6 +51,9 @@ var _ = BeforeSuite(func() {
 	Expect(os.WriteFile(adminKubeconfig, cluster.AdminKubeconfig, 0o600)).To(Succeed())
 	kube = newKubectl(adminKubeconfig, filepath.Join(root, "bin"))
 	GinkgoWriter.Printf("kubectl: %s (%s)\n", kube.binary, kube.mustRun("version", "--client", "-o", "yaml"))
+
+	By("creating " + namespace + ", Koordinator's namespace, which dist/install.yaml expects to exist")
+	kube.mustRun("create", "namespace", namespace)
 
 	By("applying dist/install.yaml server-side, so that the apiserver validates every object " +
 		"(but the webhook's, see installWithoutWebhook)")

@@ -24,7 +24,8 @@ const (
 // RBAC manifests of config/rbac, by what they grant.
 var (
 	// ManagerRBAC is what the controllers and the webhook need.
-	ManagerRBAC = []string{"role.yaml", "role_binding.yaml", "config_role_binding.yaml"}
+	ManagerRBAC = []string{"role.yaml", "role_binding.yaml", "config_role_binding.yaml",
+		"node_events_role.yaml", "node_events_role_binding.yaml"}
 	// LeaderElectionRBAC is what leader election needs on top.
 	LeaderElectionRBAC = []string{"leader_election_role.yaml", "leader_election_role_binding.yaml"}
 )

@@ -4,6 +4,7 @@ package image
 
 import (
 	"fmt"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,16 @@ func startContainer(name string, flags, args []string) *container {
 		_, _ = podman.run("rm", "--force", "--time=0", name)
 	})
 	return c
+}
+
+// logs are the container's output, stdout and stderr (where the manager
+// logs) together.
+func (c *container) logs() string {
+	GinkgoHelper()
+	out, err := exec.Command(podman.binary, slices.Concat(podman.toolFlags, []string{"logs", c.name})...).
+		CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "podman logs %s: %s", c.name, out)
+	return string(out)
 }
 
 func (c *container) running() bool {

@@ -31,11 +31,14 @@ type manifests struct {
 	objects []*unstructured.Unstructured
 }
 
-// renderKustomize is `kustomize build config/default`, as `make deploy` applies.
+// renderKustomize is `kustomize build` of config/crd and config/default,
+// as `make deploy` applies them.
 func renderKustomize() manifests {
 	GinkgoHelper()
-	return manifests{source: "config/default", objects: decodeObjects(mustExec(root,
-		filepath.Join(root, "bin", "kustomize"), "build", "config/default"))}
+	kustomize := filepath.Join(root, "bin", "kustomize")
+	return manifests{source: "config/default", objects: append(
+		decodeObjects(mustExec(root, kustomize, "build", "config/crd")),
+		decodeObjects(mustExec(root, kustomize, "build", "config/default"))...)}
 }
 
 // renderChart is `helm template` of dist/chart with its default values.

@@ -93,8 +93,7 @@ func podmanFlags(d *appsv1.Deployment, host podHost) (flags, args []string) {
 		"--env=KUBERNETES_SERVICE_HOST="+host.apiServerHost,
 		"--env=KUBERNETES_SERVICE_PORT="+host.apiServerPort)
 	for _, e := range c.Env {
-		Expect(e.ValueFrom).To(BeNil(), "env %s: valueFrom is not translated", e.Name)
-		flags = append(flags, "--env="+e.Name+"="+e.Value)
+		flags = append(flags, "--env="+e.Name+"="+envValue(c, e))
 	}
 
 	// Volumes: the ServiceAccount's (automounted unless turned off), then
@@ -155,4 +154,26 @@ func mustBeNonRootUser(d *appsv1.Deployment, imageUser string) {
 	Expect(err).NotTo(HaveOccurred(),
 		"image user %q: runAsNonRoot needs a numeric USER (the kubelet cannot verify a name)", imageUser)
 	Expect(uid).NotTo(BeZero(), "image runs as root: the kubelet refuses it under runAsNonRoot")
+}
+
+// envValue is the value a kubelet gives the container's variable e: its
+// value, or a resource limit through the downward API (the only valueFrom
+// translated), in units of its divisor, rounded up as the kubelet does.
+func envValue(c corev1.Container, e corev1.EnvVar) string {
+	GinkgoHelper()
+	if e.ValueFrom == nil {
+		return e.Value
+	}
+	ref := e.ValueFrom.ResourceFieldRef
+	Expect(ref).NotTo(BeNil(), "env %s: only valueFrom.resourceFieldRef is translated", e.Name)
+	Expect(ref.ContainerName).To(Or(BeEmpty(), Equal(c.Name)), "env %s: another container's resources", e.Name)
+	name, ok := strings.CutPrefix(ref.Resource, "limits.")
+	Expect(ok).To(BeTrue(), "env %s: only limits are translated, not %s", e.Name, ref.Resource)
+	limit, ok := c.Resources.Limits[corev1.ResourceName(name)]
+	Expect(ok).To(BeTrue(), "env %s: the container has no %s limit", e.Name, name)
+	divisor := ref.Divisor.Value()
+	if divisor == 0 {
+		divisor = 1
+	}
+	return strconv.FormatInt((limit.Value()+divisor-1)/divisor, 10)
 }

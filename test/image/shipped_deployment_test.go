@@ -88,6 +88,14 @@ func describeShippedDeployment(name string, render func() manifests) bool {
 			}
 		})
 
+		It("collects garbage to stay under 90 % of the Deployment's memory limit (GOMEMLIMIT)", func() {
+			limit, ok := s.container.Resources.Limits[corev1.ResourceMemory]
+			Expect(ok).To(BeTrue(), "the Deployment sets no memory limit")
+			want := fmt.Sprintf(`"msg":"Soft memory limit","bytes":%d,"from":"CONTAINER_MEMORY_LIMIT"`,
+				limit.Value()/100*90)
+			Expect(s.running.logs()).To(ContainSubstring(want))
+		})
+
 		It("writes every sample Node its NodeSLO", func() {
 			s.kube.mustRun("apply", "--server-side", "-k", filepath.Join(root, "config", "samples"))
 			Eventually(func(g Gomega) {

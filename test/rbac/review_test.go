@@ -168,7 +168,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		// default, docs/deploy.md#flags).
 		var unused []string
 		for _, g := range grants {
-			if !usedGrant(used, g.permission) {
+			if !usedGrant(used, g.permission) && !slices.Contains(notProvoked, g.permission) {
 				unused = append(unused, fmt.Sprintf("%s (%s)", g.permission, g.Role))
 			}
 		}
@@ -183,6 +183,13 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		}
 	})
 })
+
+// notProvoked are grants the code uses that no step of the review can
+// provoke: client-go's recorder patches an Event about the ConfigMap into a
+// series only when the same Event repeats for one version of the ConfigMap
+// (a CRD-skew recheck, say), which no step can time. Each is still in
+// codesUse, the list config/rbac must match exactly.
+var notProvoked = []permission{{patch, eventsGroup, events, configNamespace, ""}}
 
 func grantedBy(grants []grant, p permission) bool {
 	return slices.ContainsFunc(grants, func(g grant) bool { return g.covers(p) })

@@ -40,8 +40,8 @@ func TestChecksumsMatchEveryReleaseFile(t *testing.T) {
 		}
 	}
 	built := builtPlatforms(t)
-	want := make([]string, 0, 3+len(built))
-	want = append(want, r.chartPackage(), "install.yaml", "nodeslo.yaml")
+	want := make([]string, 0, 4+len(built))
+	want = append(want, r.chartPackage(), "crds.yaml", "install.yaml", "nodeslo.yaml")
 	for _, p := range built {
 		want = append(want, r.pluginArchive(p.os, p.arch, p.ext))
 	}

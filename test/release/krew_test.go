@@ -46,6 +46,10 @@ func TestKrewInstallsThePluginOfTheRelease(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(krewRoot, "receipts", "nodeslo.yaml")); err != nil {
 		t.Errorf("krew kept no receipt of the install: %v", err)
 	}
+	// The manifest's files: krew installs the licence beside the binary.
+	if _, err := os.Stat(filepath.Join(krewRoot, "store", "nodeslo", r.version, "LICENSE")); err != nil {
+		t.Errorf("krew did not install the licence with the plugin: %v", err)
+	}
 
 	line := runCommand(t, env, kubectl, "nodeslo", "version")
 	if !strings.HasPrefix(line, "kubectl-nodeslo "+r.version+" (revision ") {

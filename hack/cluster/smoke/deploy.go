@@ -65,21 +65,25 @@ type installation struct {
 	apply, injectInto     []*unstructured.Unstructured
 }
 
-// readInstallation sorts a rendering's objects: cert-manager's are left
-// out, the Certificate's secretName and dnsNames kept.
-func readInstallation(installFile string) (installation, error) {
-	objects, err := readObjects(installFile)
-	if err != nil {
-		return installation{}, err
+// readInstallation sorts the objects of a rendering, its files separated
+// by commas (dist/crds.yaml,dist/install.yaml): cert-manager's are left
+// out, the Certificate's secretName and dnsNames kept. The namespace is the
+// Deployment's: the rendering creates none (it is Koordinator's).
+func readInstallation(installFiles string) (installation, error) {
+	var objects []*unstructured.Unstructured
+	for file := range strings.SplitSeq(installFiles, ",") {
+		objs, err := readObjects(file)
+		if err != nil {
+			return installation{}, err
+		}
+		objects = append(objects, objs...)
 	}
 	var in installation
 	for _, obj := range objects {
 		certManager := obj.GroupVersionKind().Group == "cert-manager.io"
 		switch {
-		case obj.GetKind() == "Namespace":
-			in.namespace = obj.GetName()
 		case obj.GetKind() == "Deployment":
-			in.deployment = obj.GetName()
+			in.namespace, in.deployment = obj.GetNamespace(), obj.GetName()
 		case obj.GetKind() == "Certificate" && certManager:
 			in.secretName, _, _ = unstructured.NestedString(obj.Object, "spec", "secretName")
 			in.dnsNames, _, _ = unstructured.NestedStringSlice(obj.Object, "spec", "dnsNames")
@@ -94,7 +98,7 @@ func readInstallation(installFile string) (installation, error) {
 	}
 	if in.namespace == "" || in.deployment == "" || in.secretName == "" || len(in.dnsNames) == 0 {
 		return installation{}, fmt.Errorf(
-			"%s: no Namespace, Deployment or cert-manager Certificate with a secretName and dnsNames", installFile)
+			"%s: no Deployment or cert-manager Certificate with a secretName and dnsNames", installFiles)
 	}
 	return in, nil
 }

@@ -38,8 +38,9 @@ func main() {
 		"also load this image from -image-tool's storage into containerd and run its /manager --version in a Pod")
 	imageTool := flag.String("image-tool", "podman", "the container tool whose storage holds -image (podman or docker)")
 	install := flag.String("install", "",
-		"with -image: also apply this rendering of the manifests (make build-installer's dist/install.yaml "+
-			"for that image) but cert-manager's objects, and wait for the Deployment to be available")
+		"with -image: also apply this rendering of the manifests, files separated by commas (make "+
+			"build-installer's dist/crds.yaml,dist/install.yaml for that image) but cert-manager's objects, "+
+			"and wait for the Deployment to be available")
 	flag.Parse()
 	if err := run(*dir, *assets, *hold, *img, *imageTool, *install); err != nil {
 		fmt.Fprintf(os.Stderr, "smoke: FAILED: %v\n", err)
