@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -133,7 +132,9 @@ func unwrapURLError(err error) error {
 // /api/v1/query, with the bearer token when creds has one: only to an
 // https address (the key's validation says so too; this is the last word).
 func newQueryRequest(ctx context.Context, address, query string, creds credentials) (*http.Request, error) {
-	form := url.Values{"query": {query}, "time": {strconv.FormatInt(time.Now().Unix(), 10)}}
+	// The time to the nanosecond: whole seconds would ask for the past,
+	// before a series that appeared within the current second.
+	form := url.Values{"query": {query}, "time": {time.Now().UTC().Format(time.RFC3339Nano)}}
 	target := strings.TrimSuffix(address, "/") + "/api/v1/query"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form.Encode()))
 	if err != nil {

@@ -25,7 +25,7 @@ func FuzzRolloutKey(f *testing.F) {
 		`{"healthGate": {"metrics": [{"name": "a", "address": "https://p", "credentials": "../x", "insecureSkipVerify": true,
 			"query": "up", "min": 0}]}}`,
 		`{"healthGate": {"maxUnhealthyNodes": "10%", "onUnhealthy": "revert", "evictionReasons": ["Evicted"]}}`,
-		`{"paused": true, "revisionHistoryLimit": 3, "stepIntervalSeconds": 0}`, `{`, `[]`, `null`,
+		`{"paused": true, "revisionHistoryLimit": 3, "stepIntervalSeconds": 0}`, `{`, `[]`, jsonNull,
 	} {
 		f.Add(seed)
 	}

@@ -17,7 +17,7 @@ func FuzzPrometheusAnswer(f *testing.F) {
 		`{"status":"success","data":{"resultType":"scalar","result":[1,"+Inf"]}}`,
 		`{"status":"success","data":{"resultType":"vector","result":[{"histogram":[1,{"count":"1"}]}]}}`,
 		`{"status":"error","errorType":"bad_data","error":"parse error"}`,
-		`{"status":"success","data":{"resultType":"streams","result":{}}}`, `<html>`, ``, `null`,
+		`{"status":"success","data":{"resultType":"streams","result":{}}}`, `<html>`, ``, jsonNull,
 	} {
 		f.Add(200, []byte(seed))
 	}

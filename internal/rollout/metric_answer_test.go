@@ -22,7 +22,7 @@ func TestParsePrometheusAnswer(t *testing.T) {
 		{200, `{"status":"success","data":{"resultType":"scalar","result":[1,"3"]}}`, MetricSample{Value: 3}},
 		{200, vector(`{"metric":{"a":"1"},"value":[1,"1"]},{"metric":{"a":"2"},"value":[1,"2"]}`),
 			MetricSample{Err: "the query returned 2 series, not one number: aggregate them (max, sum, avg)"}},
-		{200, vector(`null`), MetricSample{Err: who + " answered a vector that cannot be read"}},
+		{200, vector(jsonNull), MetricSample{Err: who + " answered a vector that cannot be read"}},
 		{200, vector(`{"metric":{},"value":[1,"` + long + `"]}`),
 			MetricSample{Err: who + " answered a vector that cannot be read"}},
 		{200, `{"status":"success","data":{"resultType":"matrix","result":[]}}`,

@@ -10,6 +10,10 @@ import (
 // it accepts encodes and parses back to the same record, and a plan made on
 // it, accepted or not, never panics either (a value that does not parse
 // starts a new rollout: docs/rollout.md#state-and-why-a-restart-does-not-burst).
+
+// jsonNull is JSON's null, a value every parser of the cluster's input must take.
+const jsonNull = "null"
+
 func FuzzParseRecord(f *testing.F) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	full := Record{
@@ -18,7 +22,7 @@ func FuzzParseRecord(f *testing.F) {
 		Revision: 4, RevertOf: "f0", Halts: []Halt{{Target: "f0", Revision: 3, HaltedAt: t0, Summary: "s"}},
 	}
 	for _, seed := range []string{
-		"", "{}", "null", "[]", `"x"`, full.Encode(), Record{Target: "f", Done: true, DoneAt: t0}.Encode(),
+		"", "{}", jsonNull, "[]", `"x"`, full.Encode(), Record{Target: "f", Done: true, DoneAt: t0}.Encode(),
 		`{"target": "f", "pending": -1, "canaries": 5, "steps": -3}`, `{"steps": 9223372036854775807}`,
 		`{"started": "0000-01-01T00:00:00Z", "stepAt": "9999-12-31T23:59:59+23:59"}`,
 		`{"halts": [{"target": "f", "haltedAt": "2026-12-01T12:00:00Z"}, {}], "health": {}}`,

@@ -20,7 +20,7 @@ func FuzzRevisionOf(f *testing.F) {
 	obj := good.Object(historyConfigMap)
 	for _, seed := range []struct{ data, reached, outcome, status string }{
 		{string(obj.Data.Raw), "4", string(OutcomeCompleted), `{"phase": "x"}`},
-		{`{"data": null}`, "", "", ""}, {`{}`, "-1", "Nope", ""}, {`null`, "9223372036854775808", "", "{"},
+		{`{"data": null}`, "", "", ""}, {`{}`, "-1", "Nope", ""}, {jsonNull, "9223372036854775808", "", "{"},
 		{`{"data": {"a": 1}}`, "x", "", ""}, {`[]`, " 3", "", ""}, {``, "", "", ""}, {`{"data": {"": ""}}`, "+7", "", ""},
 	} {
 		f.Add(seed.data, seed.reached, seed.outcome, seed.status)

@@ -14,6 +14,16 @@ func fired(c <-chan time.Time) bool {
 	}
 }
 
+// mustFire fails the test with why unless c fires within a second.
+func mustFire(t *testing.T, c <-chan time.Time, why string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(time.Second):
+		t.Fatal(why)
+	}
+}
+
 func TestSkipMovesNowAndFiresThePassedTimers(t *testing.T) {
 	c := &Clock{}
 	before := c.Now()
@@ -25,20 +35,12 @@ func TestSkipMovesNowAndFiresThePassedTimers(t *testing.T) {
 	if got := c.Since(before); got < 2*time.Hour || got > 2*time.Hour+time.Minute {
 		t.Fatalf("after a skip of 2h, %s since before", got)
 	}
-	select {
-	case <-passed.C():
-	case <-time.After(time.Second):
-		t.Fatal("a timer of 1h did not fire on a skip of 2h")
-	}
+	mustFire(t, passed.C(), "a timer of 1h did not fire on a skip of 2h")
 	if fired(notYet.C()) || fired(stopped.C()) {
 		t.Fatal("a timer of 3h or a stopped one fired on a skip of 2h")
 	}
 	c.Skip(time.Hour)
-	select {
-	case <-notYet.C():
-	case <-time.After(time.Second):
-		t.Fatal("a timer of 3h did not fire on skips adding up to 3h")
-	}
+	mustFire(t, notYet.C(), "a timer of 3h did not fire on skips adding up to 3h")
 }
 
 func TestTimersFireInRealTimeWithoutSkips(t *testing.T) {
@@ -73,11 +75,7 @@ func TestAHeldClockMovesOnlyBySkips(t *testing.T) {
 		t.Fatal("a timer fired in real time while the clock was held")
 	}
 	c.Skip(25 * time.Millisecond)
-	select {
-	case <-soon.C():
-	case <-time.After(time.Second):
-		t.Fatal("a skip past a timer's deadline did not fire it while held")
-	}
+	mustFire(t, soon.C(), "a skip past a timer's deadline did not fire it while held")
 	if got := c.Since(held); got != 25*time.Millisecond {
 		t.Fatalf("a held clock moved by %s on a skip of 25ms", got)
 	}
@@ -88,9 +86,5 @@ func TestAHeldClockMovesOnlyBySkips(t *testing.T) {
 	if got := c.Since(held); got < 25*time.Millisecond || got > 25*time.Millisecond+time.Second {
 		t.Fatalf("released, the clock stood %s after the time held instead of going on from it", got)
 	}
-	select {
-	case <-later.C():
-	case <-time.After(time.Second):
-		t.Fatal("released, a timer did not fire in real time")
-	}
+	mustFire(t, later.C(), "released, a timer did not fire in real time")
 }
