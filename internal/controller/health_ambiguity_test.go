@@ -34,7 +34,7 @@ func ambiguityPolicyOn(maxUnhealthy int, onUnhealthy string) string {
 }
 
 // writtenAt is the time the controller last wrote node's NodeSLO, as its
-// spec-written-at annotation says (seconds only).
+// spec-written-at annotation says (milliseconds).
 func writtenAt(ctx context.Context, node string) metav1.Time {
 	slo := &slov1alpha1.NodeSLO{}
 	Expect(getNodeSLO(ctx, node, slo)).To(Succeed())
@@ -92,7 +92,7 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 		Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(ContainElements(sick),
 			"both canaries back on the previous revision's values")
 		for _, n := range sick {
-			Expect(writtenAt(ctx, n).Time).To(BeTemporally("==", now.Truncate(time.Second)),
+			Expect(writtenAt(ctx, n).Truncate(time.Second)).To(BeTemporally("==", now.Truncate(time.Second)),
 				"canary %s written back in the second it turned NotReady", n)
 		}
 		rec := record(ctx)

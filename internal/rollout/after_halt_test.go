@@ -126,9 +126,12 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 	halted, before, next := gatedData("55"), gatedData("60"), gatedData("70")
 	f := newGatedFleet(t, before, t0.Add(-time.Hour))
 	started := t0.Add(-30 * time.Second)
-	f.store("c1", halted, started) // in the second the halted rollout started
+	f.store("c1", halted, started) // in the millisecond the halted rollout started
 	f.store("c2", halted, t0.Add(-25*time.Second))
 	f.store("n1", halted, t0.Add(-10*time.Second))
+	// Written by the configuration before, in the second the halted
+	// rollout started but before it: not carrying the halted one.
+	f.store("n2", before, started.Add(-100*time.Millisecond))
 	record := haltedRolloutRecord(halted, started, t0, false)
 	sick := map[string]NodeHealth{"c1": notReadySince(t0.Add(-20 * time.Second)), "c2": notReadySince(t0)}
 
@@ -170,5 +173,22 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 		RolloutKey: "k1", Record: record, HasRecord: true, Retry: retry.Encode()}
 	if r := recordOf(t, Memory{}.Plan(in)); !r.RejectedSince.IsZero() {
 		t.Errorf("a retry of the halt took its own nodes for rejected: %+v", r)
+	}
+}
+
+// The written-at annotation has milliseconds, and reads back; a value in
+// seconds, as earlier versions wrote it, reads too.
+func TestWrittenAtHasMilliseconds(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 123456789, time.FixedZone("x", 3600))
+	value := FormatWrittenAt(at)
+	if value != "2026-12-01T11:00:00.123Z" {
+		t.Fatalf("FormatWrittenAt: %s", value)
+	}
+	if got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: value}); !got.Equal(at.Truncate(time.Millisecond)) {
+		t.Errorf("read back %s", got)
+	}
+	seconds := map[string]string{SpecWrittenAnnotation: "2026-12-01T11:00:00Z"}
+	if got := ParseWrittenAt(seconds); !got.Equal(at.Truncate(time.Second)) {
+		t.Errorf("seconds read as %s", got)
 	}
 }

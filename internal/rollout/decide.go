@@ -353,9 +353,11 @@ func rejectedSince(rec Record, retried bool) time.Time {
 }
 
 // carriesRejected reports whether the node's spec was written since
-// rejectedSince (in seconds, as the annotation has them): by the halted
-// rollout, so it carries the configuration the gate halted. A node of
-// unknown write time is not known to.
+// rejectedSince: by the halted rollout, so it carries the configuration
+// the gate halted. The annotation has milliseconds, cut short: a node
+// written within the millisecond the halted rollout started, or stamped
+// in seconds by an earlier version within its second, is not known to,
+// nor is a node of unknown write time; such a node goes in the steps.
 func (n Node) carriesRejected(rejectedSince time.Time) bool {
-	return !rejectedSince.IsZero() && !n.WrittenAt.IsZero() && !n.WrittenAt.Before(rejectedSince.Truncate(time.Second))
+	return !rejectedSince.IsZero() && !n.WrittenAt.IsZero() && !n.WrittenAt.Before(rejectedSince)
 }

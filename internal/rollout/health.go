@@ -13,9 +13,11 @@ import (
 )
 
 // SpecWrittenAnnotation is set on a NodeSLO, with the time (RFC 3339, in
-// seconds), each time this controller writes its spec. It tells the health
-// gate when a node was reached, so that only what went wrong after that
-// counts against the change, and it survives a restart of the manager.
+// milliseconds; earlier versions wrote seconds), each time this controller
+// writes its spec. It tells the health gate when a node was reached, so
+// that only what went wrong after that counts against the change (judged
+// in seconds, as conditions have them), and which nodes a halted rollout
+// wrote; it survives a restart of the manager.
 const SpecWrittenAnnotation = "nodeslo.koordinator.sh/spec-written-at"
 
 // maxVerdictsKept bounds the verdicts the record keeps: a halt needs only
@@ -369,5 +371,9 @@ func ParseWrittenAt(annotations map[string]string) time.Time {
 	return t
 }
 
+// writtenAtLayout is RFC 3339 with milliseconds, which time.RFC3339 parses
+// too: a reader of an earlier version reads it.
+const writtenAtLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // FormatWrittenAt is the value of SpecWrittenAnnotation for a write at t.
-func FormatWrittenAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+func FormatWrittenAt(t time.Time) string { return t.UTC().Format(writtenAtLayout) }

@@ -52,7 +52,7 @@ func (f *gatedFleet) store(name string, data map[string]string, at time.Time) {
 	for i := range f.nodes {
 		if f.nodes[i].Node.Name == name {
 			spec := sloconfig.Load(data, nil).Resolve(f.nodes[i].Node, nil).Spec
-			f.nodes[i].Stored, f.nodes[i].WrittenAt = &spec, at.Truncate(time.Second)
+			f.nodes[i].Stored, f.nodes[i].WrittenAt = &spec, at.Truncate(time.Millisecond)
 			return
 		}
 	}
