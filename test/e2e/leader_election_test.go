@@ -91,10 +91,10 @@ var _ = Describe("two managers with leader election", func() {
 		}).Should(Succeed())
 
 		By("changing the ConfigMap, and SIGKILLing the leader once it wrote some NodeSLOs but not all")
-		setCPUBurstPercent(321)
+		setCPUBurstPercent(leaderTestPercent)
 		var reachedBeforeKill int
 		Eventually(func(g Gomega) {
-			reachedBeforeKill = countAt(leaderTestSLOs(g, admin), 321)
+			reachedBeforeKill = changedIn(leaderTestSLOs(g, admin))
 			g.Expect(reachedBeforeKill).To(BeNumerically(">", 0))
 		}).WithPolling(50 * time.Millisecond).Should(Succeed())
 		leader.Kill()
@@ -109,9 +109,16 @@ var _ = Describe("two managers with leader election", func() {
 				"%s requests (POSTs are its TokenReviews of the scrapes)", method)
 		}
 
-		// Read after the scrape, so that the writes the leader had in flight
-		// when it died have landed; until the takeover nothing else writes.
-		reachedAtKill := countAt(leaderTestSLOs(Default, admin), 321)
+		// Read after the scrape, and until two reads half a second apart
+		// agree, so that the writes the leader had in flight when it died
+		// have landed (on a busy machine one landed after a single read);
+		// until the takeover, seconds later, nothing else writes.
+		reachedAtKill := changedIn(leaderTestSLOs(Default, admin))
+		Eventually(func(g Gomega) int {
+			previous := reachedAtKill
+			reachedAtKill = changedIn(leaderTestSLOs(g, admin))
+			return reachedAtKill - previous
+		}).WithPolling(500*time.Millisecond).Should(BeZero(), "the dead leader's writes still landing")
 		Expect(reachedAtKill).To(BeNumerically("<", leaderTestNodes),
 			"the leader finished the change before it was killed: nothing left to take over")
 
@@ -122,7 +129,7 @@ var _ = Describe("two managers with leader election", func() {
 		holding := time.Since(killed)
 		manager = standby // the suite's other specs and its cleanup use the leader
 		Eventually(func(g Gomega) {
-			g.Expect(countAt(leaderTestSLOs(g, admin), 321)).To(Equal(leaderTestNodes))
+			g.Expect(changedIn(leaderTestSLOs(g, admin))).To(Equal(leaderTestNodes))
 		}).WithPolling(100 * time.Millisecond).Should(Succeed())
 		correct := time.Since(killed)
 
@@ -188,11 +195,14 @@ func cpuBurstPercent(slo slov1alpha1.NodeSLO) int64 {
 	return *slo.Spec.CPUBurstStrategy.CPUBurstPercent
 }
 
-// countAt counts the NodeSLOs whose cpuBurstPercent is percent.
-func countAt(slos []slov1alpha1.NodeSLO, percent int64) int {
+// leaderTestPercent is the cpuBurstPercent the spec's change sets.
+const leaderTestPercent = 321
+
+// changedIn counts the NodeSLOs that have the change (leaderTestPercent).
+func changedIn(slos []slov1alpha1.NodeSLO) int {
 	n := 0
 	for _, slo := range slos {
-		if cpuBurstPercent(slo) == percent {
+		if cpuBurstPercent(slo) == leaderTestPercent {
 			n++
 		}
 	}
