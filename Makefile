@@ -135,7 +135,8 @@ test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setu
 			out=$$(CGO_ENABLED=1 go test -race "./$${t%%:*}" -run "$${t#*:}" -count=1 -v 2>&1) || { echo "$$out"; exit 1; }; \
 			grep -q '^--- PASS' <<<"$$out" || { echo "RACE_TESTS: $$t ran no test" >&2; exit 1; }; \
 			grep -E '^(--- PASS|ok )' <<<"$$out"; \
-		done; \
+		done && \
+		$(MAKE) --no-print-directory fuzz; \
 	} & norace_pid=$$!; \
 	status=0; wait $$race_pid || status=$$?; wait $$norace_pid || status=$$?; \
 	for p in $$shard_pids; do wait $$p || status=$$?; done; \
@@ -147,7 +148,6 @@ test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setu
 	[ $$status -eq 0 ] || exit $$status; \
 	{ echo "mode: atomic"; tail -q -n +2 cover.race.out cover.norace.out cover.split*.out; } > cover.out; \
 	rm -f cover.race.out cover.norace.out cover.split*.out cover.split*.log
-	$(MAKE) --no-print-directory fuzz
 
 # The alerts have one source, the PrometheusRule in config/prometheus; its
 # rule groups are extracted into a plain rules file for promtool (and for a
