@@ -15,14 +15,14 @@ import (
 )
 
 // blockingQuerier answers "no data" once release is closed, or when its
-// context ends; it counts the queries begun.
+// context ends; it sends on begun as each query begins.
 type blockingQuerier struct {
 	release chan struct{}
-	begun   atomic.Int32
+	begun   chan struct{}
 }
 
 func (q *blockingQuerier) Query(ctx context.Context, _ *rollout.MetricCheck, _ string) rollout.MetricSample {
-	q.begun.Add(1)
+	q.begun <- struct{}{}
 	select {
 	case <-q.release:
 		return rollout.MetricSample{NoData: true}
@@ -50,7 +50,7 @@ func startedMeasurer(t *testing.T, q metricQuerier) (*metricMeasurer, chan event
 }
 
 func TestMeasurerRunsBesideAndDropsAnotherRolloutsSamples(t *testing.T) {
-	q := &blockingQuerier{release: make(chan struct{})}
+	q := &blockingQuerier{release: make(chan struct{}), begun: make(chan struct{}, 3)}
 	m, done := startedMeasurer(t, q)
 	check := &rollout.MetricCheck{Name: "a", Interval: time.Second}
 	queries := []rollout.MetricQuery{{Check: check, Query: "up"}}
@@ -62,12 +62,17 @@ func TestMeasurerRunsBesideAndDropsAnotherRolloutsSamples(t *testing.T) {
 	}
 	// Another rollout cancels the query of the first: no sample, no wake-up.
 	m.start("two", queries)
-	deadline := time.Now().Add(10 * time.Second)
-	for q.begun.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	for i := range 2 {
+		select {
+		case <-q.begun:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d queries begun, want 2 (one a rollout)", i)
+		}
 	}
-	if n := q.begun.Load(); n != 2 {
-		t.Fatalf("%d queries begun, want 2 (one a rollout)", n)
+	select {
+	case <-q.begun:
+		t.Fatal("a third query begun: the first rollout's was begun twice")
+	default:
 	}
 	close(q.release)
 	<-done

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // overlappingConfig is the ConfigMap data of keys × perKey node strategies,
@@ -29,14 +30,6 @@ func overlappingConfig(keys []sloconfig.Key, perKey, nameBytes int) map[string]s
 	return data
 }
 
-// heapAfterGC is the heap allocated once garbage is collected.
-func heapAfterGC() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // What the NodeSLO reconciler keeps of the warnings of 300 nodes, each
 // matched by every one of 4 × 500 overlapping, long-named node strategies,
 // is bounded by the configuration, not by its product with the fleet:
@@ -52,14 +45,14 @@ func TestWarningsKeptPerNodeAreBounded(t *testing.T) {
 	for _, v := range data {
 		size += len(v)
 	}
-	empty := heapAfterGC()
+	empty := testkit.HeapAfterGC()
 	cfg := sloconfig.Load(data, nil)
 	for _, r := range cfg.Reports() {
 		if !r.Valid() {
 			t.Fatalf("%s: %v", r.Key, r.Messages())
 		}
 	}
-	loaded := heapAfterGC()
+	loaded := testkit.HeapAfterGC()
 
 	r := &NodeSLOReconciler{recorder: &events.FakeRecorder{}}
 	longest, warned := 0, 0
@@ -74,7 +67,7 @@ func TestWarningsKeptPerNodeAreBounded(t *testing.T) {
 		warned += len(res.Warnings)
 		r.warnNode(node, res.Warnings, true)
 	}
-	kept := heapAfterGC()
+	kept := testkit.HeapAfterGC()
 	runtime.KeepAlive(cfg)
 	runtime.KeepAlive(r)
 

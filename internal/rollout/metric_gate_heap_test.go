@@ -9,6 +9,7 @@ import (
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // metricFleetKey has three checks, the most a key is likely to carry.
@@ -40,14 +41,6 @@ func metricFleet(n int, key string) PlanInput {
 	rec := Record{Target: in.Config.Fingerprint(), Started: t0, Pending: n, Canaries: n / 100, Steps: 2, StepAt: t0}
 	in.Record, in.HasRecord, in.Now = rec.Encode(), true, t0.Add(time.Minute)
 	return in
-}
-
-// heapAfterGC is the heap allocated once garbage is collected.
-func heapAfterGC() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }
 
 // At 10,000 nodes, what a plan with three metric checks keeps beyond one
@@ -88,9 +81,9 @@ func TestMetricGateKeepsNothingPerNode(t *testing.T) {
 // caches) and returns the second plan and the heap it keeps.
 func planKept(in PlanInput) (Plan, int64) {
 	Memory{}.Plan(in)
-	before := heapAfterGC()
+	before := testkit.HeapAfterGC()
 	p := Memory{}.Plan(in)
-	kept := int64(heapAfterGC()) - int64(before)
+	kept := int64(testkit.HeapAfterGC()) - int64(before)
 	runtime.KeepAlive(in)
 	return p, kept
 }

@@ -67,6 +67,9 @@ func TestAHeldClockMovesOnlyBySkips(t *testing.T) {
 	c.Hold()
 	held := c.Now()
 	later := c.NewTimer(30 * time.Millisecond)
+	// Nothing may happen in real time: 100 ms is more than three times the
+	// later timer's 30 ms, by which an unheld clock fires both (as
+	// TestTimersFireInRealTimeWithoutSkips shows of an unheld one).
 	time.Sleep(100 * time.Millisecond)
 	if !c.Now().Equal(held) {
 		t.Fatalf("a held clock moved by %s in real time", c.Now().Sub(held))
