@@ -258,6 +258,11 @@ CERT_MANAGER ?= $(LOCALBIN)/cert-manager-$(CERT_MANAGER_VERSION)
 CLUSTER_IMAGE_BUILD ?= docker-build-offline
 CLUSTER_ENV = KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 	CERT_MANAGER_CRDS="$$(hack/cluster/build-cert-manager.sh "$(CERT_MANAGER)")"
+# Koordinator's programs that test-cluster runs beside the controller
+# (koordlet on the node, koord-manager as its Deployment), built from the
+# Go module proxy at this tag (docs/cluster.md#koordinator).
+KOORDINATOR_VERSION ?= v1.8.0
+KOORDINATOR_DIR ?= $(LOCALBIN)/koordinator-$(KOORDINATOR_VERSION)
 # CLUSTER_SMOKE_IMAGE: an image in OFFLINE_CONTAINER_TOOL's storage (e.g. the
 # IMG make docker-build-offline built) that cluster-smoke also loads into
 # containerd and runs on the node: /manager --version, then the rendering
@@ -280,11 +285,17 @@ cluster-cert-manager: ## Build cert-manager's controller and CA injector (hack/c
 
 # The suite's own timeout is shorter than go test's, so that on a hang
 # Ginkgo still stops the cluster and cleans up the host.
+.PHONY: cluster-koordinator
+cluster-koordinator: ## Build Koordinator's koordlet and koord-manager (and its image) at KOORDINATOR_VERSION into KOORDINATOR_DIR (once).
+	hack/cluster/build-koordinator.sh $(KOORDINATOR_VERSION) "$(KOORDINATOR_DIR)" >/dev/null
+
 .PHONY: test-cluster
-test-cluster: cluster-binaries cluster-node-packages cluster-cert-manager $(CLUSTER_IMAGE_BUILD) build kustomize helm setup-envtest ## Deploy the controller with make deploy and helm into a one-node cluster with cert-manager and run the scenarios (root; docs/testing.md).
+test-cluster: cluster-binaries cluster-node-packages cluster-cert-manager cluster-koordinator $(CLUSTER_IMAGE_BUILD) build kustomize helm setup-envtest ## Deploy the controller with make deploy and helm into a one-node cluster with cert-manager, hand over from Koordinator's koord-manager and back with koordlet on the node, and run the scenarios (root; docs/testing.md).
 	$(CLUSTER_ENV) CLUSTER_DIR="$(CLUSTER_DIR)" CLUSTER_IMAGE="$(IMG)" CLUSTER_IMAGE_TOOL="$(OFFLINE_CONTAINER_TOOL)" \
-		CERT_MANAGER="$(CERT_MANAGER)" \
-		go test -tags cluster ./test/cluster/ -count=1 -v -ginkgo.v -ginkgo.timeout=25m -timeout=30m
+		CERT_MANAGER="$(CERT_MANAGER)" KOORDLET="$(KOORDINATOR_DIR)/koordlet" \
+		KOORD_MANAGER_IMAGE="$(KOORDINATOR_DIR)/koord-manager-image.tar" \
+		KOORDINATOR_CRDS="$$(hack/cluster/build-koordinator.sh $(KOORDINATOR_VERSION) "$(KOORDINATOR_DIR)")" \
+		go test -tags cluster ./test/cluster/ -count=1 -v -ginkgo.v -ginkgo.timeout=40m -timeout=45m
 
 .PHONY: run-cluster
 run-cluster: cluster-binaries cluster-node-packages cluster-cert-manager $(CLUSTER_IMAGE_BUILD) setup-envtest ## Start the one-node cluster with cert-manager and IMG loaded, kubeconfig in bin/cluster/ (root; Ctrl-C stops and cleans up).

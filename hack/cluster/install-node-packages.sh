@@ -105,37 +105,11 @@ TOML
 step "wrote $dir/containerd.toml"
 
 # 3. The sandbox image, as an OCI image layout in a tar.
+# shellcheck source=../lib/oci-image.sh
+. "$root/hack/lib/oci-image.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/rootfs" "$work/layout/blobs/sha256"
+mkdir -p "$work/rootfs"
 ( cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/rootfs/pause" ./hack/cluster/pause )
-tar_flags=(--sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner)
-
-# blob FILE MEDIA-TYPE: stores FILE as a blob and prints its descriptor.
-blob() {
-  local digest size
-  digest=$(sha256sum "$1" | cut -d' ' -f1)
-  size=$(stat -c %s "$1")
-  cp "$1" "$work/layout/blobs/sha256/$digest"
-  printf '{"mediaType":"%s","digest":"sha256:%s","size":%s}' "$2" "$digest" "$size"
-}
-
-tar "${tar_flags[@]}" -C "$work/rootfs" -cf "$work/layer.tar" pause
-layer_digest=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
-layer=$(blob "$work/layer.tar" application/vnd.oci.image.layer.v1.tar)
-
-printf '%s' '{"architecture":"amd64","os":"linux","config":{"User":"65535:65535","Entrypoint":["/pause"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:'"$layer_digest"'"]}}' >"$work/config.json"
-config=$(blob "$work/config.json" application/vnd.oci.image.config.v1+json)
-
-printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":%s,"layers":[%s]}' "$config" "$layer" >"$work/manifest.json"
-manifest=$(blob "$work/manifest.json" application/vnd.oci.image.manifest.v1+json)
-
-# The index names the image: containerd's importer reads
-# io.containerd.image.name; org.opencontainers.image.ref.name is the tag.
-printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[%s]}' \
-  "${manifest%\}},\"platform\":{\"architecture\":\"amd64\",\"os\":\"linux\"},\"annotations\":{\"io.containerd.image.name\":\"$pause_image\",\"org.opencontainers.image.ref.name\":\"${pause_image##*:}\"}}" \
-  >"$work/layout/index.json"
-printf '{"imageLayoutVersion":"1.0.0"}' >"$work/layout/oci-layout"
-
-tar "${tar_flags[@]}" -C "$work/layout" -cf "$dir/pause-image.tar" oci-layout index.json blobs
-step "wrote $dir/pause-image.tar ($pause_image, manifest $(echo "$manifest" | sed 's/.*"digest":"\([^"]*\)".*/\1/'))"
+digest=$(oci_image_tar "$work/rootfs" "$pause_image" '{"User":"65535:65535","Entrypoint":["/pause"],"WorkingDir":"/"}' "$dir/pause-image.tar")
+step "wrote $dir/pause-image.tar ($pause_image, manifest $digest)"

@@ -53,6 +53,7 @@ type Cluster struct {
 	clientset         kubernetes.Interface
 	processes         []*process // in start order
 	kubelet           *process
+	koordletMetrics   string
 	// Timings are the durations of Start's steps, in order.
 	Timings []Timing
 }

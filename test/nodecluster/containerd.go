@@ -46,3 +46,15 @@ func (c *Cluster) ctr(ctx context.Context, args ...string) ([]byte, error) {
 	args = append([]string{"--address", c.layout.ContainerdSocket(), "--namespace", criNamespace}, args...)
 	return exec.CommandContext(ctx, "ctr", args...).CombinedOutput()
 }
+
+// ImportImage imports an image archive (an OCI image layout or docker
+// save tar, named inside) into the node's containerd, where the kubelet
+// finds it without a registry.
+func (c *Cluster) ImportImage(ctx context.Context, archive string) error {
+	out, err := c.ctr(ctx, "images", "import", archive)
+	if err != nil {
+		return fmt.Errorf("importing %s: %w: %s", archive, err, out)
+	}
+	c.opts.Logf("imported %s: %s", archive, out)
+	return nil
+}

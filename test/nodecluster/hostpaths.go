@@ -19,8 +19,10 @@ import (
 //   - /run/containerd/s: containerd 1.6's shims' sockets;
 //   - /var/lib/cni/results: libcni's cache of each pod's CNI result.
 //
-// The others are watched, to show that nothing was written there. The
-// cluster expects no other kubelet or containerd on the host.
+// The others are watched, to show that nothing was written there: the last
+// four are koordlet's defaults, which StartKoordlet points into the
+// cluster's directory. The cluster expects no other kubelet, containerd or
+// koordlet on the host.
 var hostPaths = []string{
 	"/var/log/containers",
 	"/var/log/pods",
@@ -30,6 +32,10 @@ var hostPaths = []string{
 	"/opt/containerd",
 	"/var/lib/cni",
 	"/etc/cni",
+	"/var/run/koordlet",
+	"/var/log/koordlet",
+	"/metric-data",
+	"/etc/runtime",
 }
 
 func absentPathsFile(l Layout) string { return l.path("host-paths.absent") }

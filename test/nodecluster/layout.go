@@ -52,6 +52,13 @@ func (l Layout) KubeconfigFor(component string) string {
 	return l.path("pki", component+".kubeconfig")
 }
 
+// KoordletDir holds koordlet's files (StartKoordlet).
+func (l Layout) KoordletDir() string { return l.path("koordlet") }
+
+// KoordletCgroupRoot is koordlet's --cgroup-root-dir: links to the kubelet's
+// cgroup root in each hierarchy.
+func (l Layout) KoordletCgroupRoot() string { return l.path("koordlet", "cgroup") }
+
 // LogDir holds each process's output, kept after Stop for a post-mortem.
 func (l Layout) LogDir() string { return l.path("logs") }
 
@@ -61,7 +68,7 @@ func (l Layout) PIDDir() string { return l.path("pids") }
 
 // runState is what a run makes in the directory and Stop removes.
 func (l Layout) runState() []string {
-	return []string{l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir(), l.Kubeconfig()}
+	return []string{l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir(), l.KoordletDir(), l.Kubeconfig()}
 }
 
 // SavedSysctls holds the host's sysctls as they were before the run, until

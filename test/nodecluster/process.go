@@ -23,6 +23,12 @@ type process struct {
 }
 
 func startProcess(l Layout, name, binary string, args ...string) (*process, error) {
+	return startProcessWithEnv(l, name, binary, nil, args...)
+}
+
+// startProcessWithEnv is startProcess with env added to this program's
+// environment.
+func startProcessWithEnv(l Layout, name, binary string, env []string, args ...string) (*process, error) {
 	for _, dir := range []string{l.LogDir(), l.PIDDir()} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
@@ -34,6 +40,9 @@ func startProcess(l Layout, name, binary string, args ...string) (*process, erro
 	}
 	defer func() { _ = logFile.Close() }()
 	cmd := exec.Command(binary, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own group, so that Stop reaches what it forks; SIGKILL if this
 	// program dies, so that no component outlives it.

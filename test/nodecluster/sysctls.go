@@ -10,8 +10,9 @@ import (
 // The host sysctls a run changes: the kubelet sets the first six to what it
 // expects of a node (its "kernel tunables"), the CNI bridge plugin turns
 // on IPv4 forwarding for the pods' gateway, kube-proxy turns on
-// route_localnet (NodePorts on 127.0.0.1), and the cluster sends bridged
-// traffic through iptables (bridgeThroughIptables).
+// route_localnet (NodePorts on 127.0.0.1), the cluster sends bridged
+// traffic through iptables (bridgeThroughIptables), and koordlet writes the
+// NodeSLO's systemStrategy into the two vm settings (StartKoordlet).
 var changedSysctls = []string{
 	"vm.overcommit_memory",
 	"vm.panic_on_oom",
@@ -22,6 +23,8 @@ var changedSysctls = []string{
 	"net.ipv4.ip_forward",
 	"net.ipv4.conf.all.route_localnet",
 	bridgeNFCallIptables,
+	"vm.min_free_kbytes",
+	"vm.watermark_scale_factor",
 }
 
 // bridgeNFCallIptables exists only while the br_netfilter module is loaded.

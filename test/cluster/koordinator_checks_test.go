@@ -1,0 +1,383 @@
+//go:build cluster
+
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeslo/nodeslo-controller/test/nodecluster"
+)
+
+// differingNode is a Node without a kubelet whose NodeSLO koord-manager
+// and this controller write differently: a node strategy of system-config
+// that leaves totalNetworkBandwidth out gives it 0 under Koordinator and
+// the cluster strategy's value here (docs/behaviour.md#differences-from-koordinator).
+const differingNode = "nodeslo-differs"
+
+// differingSystemConfig is the system-config key of the handover: the real
+// node gets the cluster strategy, the same under both controllers.
+const differingSystemConfig = `{"clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "totalNetworkBandwidth": "10G"},
+ "nodeStrategies": [{"name": "differs", "nodeSelector": {"matchLabels": {"nodeslo-handover": "differs"}}, "watermarkScaleFactor": 160}]}`
+
+// bandwidthOf is a NodeSLO spec's systemStrategy.totalNetworkBandwidth.
+func bandwidthOf(spec map[string]any) string {
+	system, _ := spec["systemStrategy"].(map[string]any)
+	bandwidth, _ := system["totalNetworkBandwidth"].(string)
+	return bandwidth
+}
+
+// checkHandover follows docs/migration.md's handover: the real node, whose
+// spec agrees, sees no write from its first command to the end; the
+// differing node waits, pending, while the takeover is paused, and is
+// written once, by this controller, after the resume.
+func checkHandover(book *runbook) {
+	GinkgoHelper()
+	kube.mustRunWithInput(`apiVersion: v1
+kind: Node
+metadata:
+  name: `+differingNode+`
+  labels: {nodeslo-handover: differs}
+spec:
+  unschedulable: true
+`, "apply", "--server-side", "-f", "-")
+	patchData("system-config", differingSystemConfig)
+	Eventually(func() (string, error) {
+		return kube.run("get", "nodeslo", differingNode, "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
+	}).WithTimeout(converge).WithPolling(poll).Should(Equal("160"), "koord-manager wrote the differing node")
+	Eventually(func() (string, error) {
+		return kube.run("get", "nodeslo", node.NodeName(), "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
+	}).WithTimeout(converge).WithPolling(poll).Should(Equal("150"), "koord-manager wrote the real node")
+	from := nodeSLOListVersion()
+
+	By("step 1: backing up; step 2: validating and previewing")
+	book.run("backup")
+	preview := book.run("preview")
+	Expect(preview).To(ContainSubstring(differingNode), "diff lists the differing node")
+
+	By("steps 3 to 7: installing scaled to zero, pausing, turning koord-manager's nodeslo off, checking the writers, replacing the CRD")
+	book.run("install-scaled-to-zero")
+	book.run("pause-takeover")
+	book.run("disable-koord-manager-nodeslo")
+	writers := book.run("writers")
+	Expect(writers).To(ContainSubstring(koordManagerFieldManager))
+	book.run("replace-crd")
+	Expect(kube.mustRun("get", "crd", crdName, "-o", "jsonpath={.spec.names.shortNames}")).To(ContainSubstring("nslo"),
+		"this project's CRD is in place")
+
+	By("step 8: scaling up; the takeover is paused")
+	status := book.run("scale-up")
+	Expect(status).To(ContainSubstring("paused: yes"))
+	Consistently(func() (string, error) {
+		return kube.run("get", "nodeslo", differingNode, "-o", "jsonpath={.spec.systemStrategy.totalNetworkBandwidth}")
+	}).WithTimeout(10*time.Second).WithPolling(poll).Should(Equal("0"), "held while paused")
+
+	By("step 9: resuming: the differing node is written, the real node never")
+	book.run("resume")
+	writes := nodeSLOWrites(from, func(name string, spec map[string]any) bool {
+		return name == differingNode && bandwidthOf(spec) == "10G"
+	})
+	logf("NodeSLO writes from the backup to the resumed write: %v", writes)
+	Expect(writes).NotTo(HaveKey(node.NodeName()), "the real node's NodeSLO was not written at the handover")
+	Expect(writes[differingNode]).To(HaveLen(1), "the differing node's NodeSLO was written once")
+	Expect(writes[differingNode][0]).To(HavePrefix("MODIFIED by manager@"), "by this controller")
+	Expect(node.KoordletRunning()).To(BeTrue(), "koordlet runs through the handover")
+}
+
+// checkWayBack follows docs/migration.md's way back; koord-manager then
+// writes its own values again, and every NodeSLO's spec equals the backup.
+func checkWayBack(book *runbook) {
+	GinkgoHelper()
+	patchData("system-config", differingSystemConfig)
+	book.run("stop")
+	koordinatorCRD := filepath.Join(setting("KOORDINATOR_CRDS"), "slo.koordinator.sh_nodeslos.yaml")
+	data, err := os.ReadFile(koordinatorCRD)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(filepath.Join(book.dir, "slo.koordinator.sh_nodeslos.yaml"), data, 0o644)).To(Succeed())
+	book.run("restore-crd")
+	Expect(kube.mustRun("get", "crd", crdName, "-o", "jsonpath={.spec.names.shortNames}")).NotTo(ContainSubstring("nslo"),
+		"Koordinator's CRD is back")
+	book.run("enable-koord-manager-nodeslo")
+	book.run("uninstall")
+	Eventually(func() (string, error) {
+		return kube.run("get", "nodeslo", differingNode, "-o", "jsonpath={.spec.systemStrategy.totalNetworkBandwidth}")
+	}).WithTimeout(converge).WithPolling(poll).Should(Equal("0"), "koord-manager writes its own value back")
+
+	By("comparing every NodeSLO with the backup")
+	var backup struct {
+		Items []struct {
+			Metadata struct{ Name string }
+			Spec     map[string]any
+		}
+	}
+	Expect(yaml.Unmarshal([]byte(book.file("nodeslo-backup.yaml")), &backup)).To(Succeed())
+	Expect(backup.Items).NotTo(BeEmpty())
+	for _, item := range backup.Items {
+		Eventually(func() (map[string]any, error) {
+			out, err := kube.run("get", "nodeslo", item.Metadata.Name, "-o", "jsonpath={.spec}")
+			var spec map[string]any
+			if err == nil {
+				err = yaml.Unmarshal([]byte(out), &spec)
+			}
+			return spec, err
+		}).WithTimeout(converge).WithPolling(poll).Should(Equal(item.Spec), "NodeSLO %s", item.Metadata.Name)
+	}
+	Expect(node.KoordletRunning()).To(BeTrue(), "koordlet runs through the way back")
+	kube.mustRun("delete", "node", differingNode, "--ignore-not-found")
+}
+
+// checkKoordletReadsEverything labels the node into the sample's
+// colocation pool, which sets every section, and compares the NodeSLO this
+// controller stored with koordlet's own log of the NodeSLO it merged:
+// every field written is there, with its value.
+func checkKoordletReadsEverything() {
+	GinkgoHelper()
+	applySample()
+	kube.mustRun("label", "node", node.NodeName(), "node-pool=colocation", "--overwrite")
+	Eventually(nodeSLOMatchesRender).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+	stored, err := storedSpec()
+	Expect(err).NotTo(HaveOccurred())
+	for _, section := range []string{"resourceUsedThresholdWithBE", "resourceQOSStrategy", "cpuBurstStrategy", "systemStrategy", "hostApplications"} {
+		Expect(stored).To(HaveKey(section))
+	}
+	Eventually(func() ([]string, error) {
+		merged, err := koordletSpec()
+		if err != nil {
+			return nil, err
+		}
+		return missingFrom(merged, stored, "spec"), nil
+	}).WithTimeout(converge).WithPolling(poll).Should(BeEmpty(), "fields this controller wrote that koordlet's merged NodeSLO lacks or changes")
+	logf("koordlet merged every field of the stored spec: %s", koordletLogLine())
+}
+
+// missingFrom lists the paths of want's leaves that got lacks or holds
+// with another value.
+func missingFrom(got, want any, path string) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, _ := got.(map[string]any)
+		var missing []string
+		for k, v := range w {
+			missing = append(missing, missingFrom(g[k], v, path+"."+k)...)
+		}
+		return missing
+	case []any:
+		g, _ := got.([]any)
+		if len(g) != len(w) {
+			return []string{fmt.Sprintf("%s: %d elements, koordlet has %d", path, len(w), len(g))}
+		}
+		var missing []string
+		for i := range w {
+			missing = append(missing, missingFrom(g[i], w[i], fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return missing
+	default:
+		if !reflect.DeepEqual(got, want) {
+			return []string{fmt.Sprintf("%s: %v, koordlet has %v", path, want, got)}
+		}
+		return nil
+	}
+}
+
+// koordletLogLine is koordlet's last "update nodeSLO content" line, cut
+// for the log.
+func koordletLogLine() string {
+	data, _ := os.ReadFile(node.KoordletLog())
+	i := strings.LastIndex(string(data), "update nodeSLO content")
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data[i:]), "\n")
+	_, merged, _ := strings.Cut(line, ", new ")
+	if len(merged) > 600 {
+		merged = merged[:600] + "..."
+	}
+	return "update nodeSLO content: ... new " + merged
+}
+
+// readCgroup reads one value of the kubelet's best-effort cgroup.
+func readCgroup(hierarchy, file string) func() (string, error) {
+	return func() (string, error) {
+		data, err := os.ReadFile(filepath.Join(nodecluster.BestEffortCgroup(hierarchy), file))
+		return strings.TrimSpace(string(data)), err
+	}
+}
+
+// checkCPUSuppression: the sample's colocation pool suppresses best-effort
+// CPU with cpuSuppressPolicy cfsQuota at 80 % of the node: koordlet caps
+// the best-effort cgroup's cpu.cfs_quota_us; with the pool's
+// resource-threshold strategy disabled it puts -1 (no limit) back.
+func checkCPUSuppression() {
+	GinkgoHelper()
+	quota := readCgroup("cpu", "cpu.cfs_quota_us")
+	Eventually(quota).WithTimeout(converge).WithPolling(poll).ShouldNot(Equal("-1"), "koordlet caps best-effort CPU")
+	capped, _ := quota()
+	thresholds := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.resource-threshold-config}")
+	disabled := strings.Replace(thresholds, `"cpuSuppressPolicy": "cfsQuota",`, `"cpuSuppressPolicy": "cfsQuota", "enable": false,`, 1)
+	Expect(disabled).NotTo(Equal(thresholds))
+	patchData("resource-threshold-config", disabled)
+	Eventually(quota).WithTimeout(converge).WithPolling(poll).Should(Equal("-1"), "koordlet lifts the cap")
+	logf("best-effort cpu.cfs_quota_us: %s while suppressed (cfsQuota, 80%%), -1 once disabled", capped)
+	patchData("resource-threshold-config", thresholds)
+}
+
+// readSysctl reads /proc/sys/vm/<name>.
+func readSysctl(name string) func() (string, error) {
+	return func() (string, error) {
+		data, err := os.ReadFile("/proc/sys/vm/" + name)
+		return strings.TrimSpace(string(data)), err
+	}
+}
+
+// canaryNode is a Node without a kubelet in the colocation pool, the
+// canary of checkSystemStrategyStaged's rollout.
+const canaryNode = "nodeslo-canary"
+
+// checkSystemStrategyStaged: a change of the colocation pool's
+// watermarkScaleFactor, staged with a canary that is another Node of the
+// pool, reaches the canary first; koordlet leaves
+// /proc/sys/vm/watermark_scale_factor as it is until the rollout reaches
+// the real node after the soak, then writes the new value.
+func checkSystemStrategyStaged() {
+	GinkgoHelper()
+	kube.mustRunWithInput(`apiVersion: v1
+kind: Node
+metadata:
+  name: `+canaryNode+`
+  labels: {node-pool: colocation, nodeslo-canary: "true"}
+spec:
+  unschedulable: true
+`, "apply", "--server-side", "-f", "-")
+	watermark := func(name string) func() (string, error) {
+		return func() (string, error) {
+			return kube.run("get", "nodeslo", name, "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
+		}
+	}
+	Eventually(watermark(canaryNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("200"))
+	scale := readSysctl("watermark_scale_factor")
+	Eventually(scale).WithTimeout(converge).WithPolling(poll).Should(Equal("200"), "the colocation pool's value, from koordlet")
+	rolloutKey := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.nodeslo-rollout-config}")
+	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 5,
+ "canary": {"nodeSelector": {"matchLabels": {"nodeslo-canary": "true"}}, "soakSeconds": 30}}`)
+	system := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.system-config}")
+	changed := strings.Replace(system, `"watermarkScaleFactor": 200,`, `"watermarkScaleFactor": 250,`, 1)
+	Expect(changed).NotTo(Equal(system))
+	patchData("system-config", changed)
+	start := time.Now()
+	Eventually(watermark(canaryNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("250"), "the canary reached")
+	Expect(watermark(node.NodeName())()).To(Equal("200"), "the real node pending")
+	Consistently(scale).WithTimeout(20*time.Second).WithPolling(poll).Should(Equal("200"), "the real node is pending: koordlet keeps the old value")
+	Eventually(scale).WithTimeout(converge).WithPolling(poll).Should(Equal("250"), "reached: koordlet writes the new value")
+	logf("watermark_scale_factor: 200 while the rollout held the node, 250 %s after the change", time.Since(start).Round(time.Second))
+	patchData("nodeslo-rollout-config", rolloutKey)
+	patchData("system-config", system)
+	kube.mustRun("delete", "node", canaryNode)
+	kube.mustRun("label", "node", node.NodeName(), "node-pool-")
+}
+
+// bePod is a best-effort Pod for koordlet to evict: Koordinator's BE label,
+// no requests (the kubelet's besteffort QoS class), the sandbox image.
+const bePod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: best-effort
+  namespace: default
+  labels: {koordinator.sh/qosClass: BE}
+spec:
+  nodeName: %s
+  restartPolicy: Always
+  securityContext:
+    runAsNonRoot: true
+    seccompProfile: {type: RuntimeDefault}
+  containers:
+  - name: sleeper
+    image: localhost/nodeslo-cluster/pause:1
+    imagePullPolicy: Never
+    securityContext:
+      allowPrivilegeEscalation: false
+      capabilities: {drop: [ALL]}
+`
+
+// checkEvictionHalts: a gated rollout reaches the real node first (its
+// canary); the change sets a memory eviction threshold far below the
+// node's use, so koordlet, in its default mode, kills the best-effort
+// Pod's container through the CRI (no Event, no API eviction); the kubelet
+// reports the killed container in the Pod's status, which is what the
+// health gate counts (docs/rollout.md#health-gates): the rollout halts
+// before the pending node is written.
+func checkEvictionHalts() {
+	GinkgoHelper()
+	kube.mustRun("label", "node", node.NodeName(), "node-pool=canary", "--overwrite")
+	kube.mustRunWithInput(`apiVersion: v1
+kind: Node
+metadata:
+  name: `+pendingNode+`
+spec:
+  unschedulable: true
+`, "apply", "--server-side", "-f", "-")
+	kube.mustRunWithInput(fmt.Sprintf(bePod, node.NodeName()), "apply", "--server-side", "-f", "-")
+	DeferCleanup(func() {
+		kube.mustRun("delete", "pod", "best-effort", "-n", "default", "--ignore-not-found", "--grace-period=0", "--force")
+		kube.mustRun("delete", "node", pendingNode, "--ignore-not-found")
+		kube.mustRun("label", "node", node.NodeName(), "node-pool-")
+	})
+	Eventually(func() (string, error) {
+		return kube.run("get", "pod", "best-effort", "-n", "default", "-o", "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}")
+	}).WithTimeout(converge).WithPolling(poll).Should(Equal("Running 0"))
+	evict := func(name string) func() (string, error) {
+		return func() (string, error) {
+			return kube.run("get", "nodeslo", name, "-o", "jsonpath={.spec.resourceUsedThresholdWithBE.memoryEvictThresholdPercent}")
+		}
+	}
+	Eventually(evict(pendingNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("70"))
+
+	By("setting a gated rollout key, then a memory eviction threshold of 2 % for every node")
+	rolloutKey := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.nodeslo-rollout-config}")
+	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
+ "canary": {"nodeSelector": {"matchLabels": {"node-pool": "canary"}}, "soakSeconds": 3600},
+ "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["Ready"], "evictions": {"maxPerNode": 0}}}`)
+	thresholds := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.resource-threshold-config}")
+	DeferCleanup(func() {
+		patchData("nodeslo-rollout-config", rolloutKey)
+		patchData("resource-threshold-config", thresholds)
+	})
+	low := strings.Replace(thresholds, `"memoryEvictThresholdPercent": 70,`, `"memoryEvictThresholdPercent": 2, "memoryEvictLowerPercent": 1,`, 1)
+	Expect(low).NotTo(Equal(thresholds))
+	patchData("resource-threshold-config", low)
+	Eventually(evict(node.NodeName())).WithTimeout(converge).WithPolling(poll).Should(Equal("2"), "the canary reached")
+
+	By("koordlet kills the best-effort container; the gate halts on the kubelet's report of it")
+	Eventually(func() (string, error) {
+		return kube.run("get", "pod", "best-effort", "-n", "default",
+			"-o", "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}")
+	}).WithTimeout(converge).WithPolling(poll).Should(Equal("137"), "killed by koordlet (SIGKILL through the CRI)")
+	Eventually(func() (string, error) {
+		return kube.run("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
+			"-o", `jsonpath={range .items[*]}{.type} {.involvedObject.name}: {.message}{"\n"}{end}`)
+	}).WithTimeout(converge).WithPolling(poll).Should(ContainSubstring(node.NodeName()))
+	halt := kube.mustRun("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
+		"-o", `jsonpath={range .items[*]}{.message}{"\n"}{end}`)
+	logf("koordlet's eviction log: %s", koordletEvictionLine())
+	logf("RolloutHalted: %s", strings.TrimSpace(halt))
+	Expect(evict(pendingNode)()).To(Equal("70"), "the halted rollout wrote no other node")
+}
+
+// koordletEvictionLine is koordlet's last log line about killing a Pod.
+func koordletEvictionLine() string {
+	data, _ := os.ReadFile(node.KoordletLog())
+	lines := strings.Split(string(data), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "kill pod") || strings.Contains(lines[i], "evict") && strings.Contains(lines[i], "best-effort") {
+			return lines[i]
+		}
+	}
+	return "(none)"
+}
