@@ -17,7 +17,7 @@ import (
 // exit codes and finish times given, one container each.
 func podWith(uid, node string, exit []int32, finished []time.Time) *corev1.Pod {
 	pod := &corev1.Pod{}
-	pod.UID, pod.Namespace, pod.Name, pod.Spec.NodeName = types.UID("uid-"+uid), "batch", uid, node
+	pod.UID, pod.Namespace, pod.Name, pod.Spec.NodeName = types.UID("uid-"+uid), "jobs", uid, node
 	pod.Labels = map[string]string{"koordinator.sh/qosClass": "BE", "app": "x"}
 	pod.Annotations = map[string]string{"big": "value"}
 	for i := range exit {
@@ -49,7 +49,7 @@ func TestKeepEvictionFactsKeepsOnlyWhatTheGateCounts(t *testing.T) {
 			LastTransitionTime: metav1.NewTime(t0.Add(2 * time.Second))},
 	}
 	got := cut(t, pod)
-	if got.Labels != nil || got.Annotations != nil || got.Name != "p" || got.Namespace != "batch" ||
+	if got.Labels != nil || got.Annotations != nil || got.Name != "p" || got.Namespace != "jobs" ||
 		got.Spec.NodeName != "n1" || got.UID != pod.UID {
 		t.Errorf("metadata kept: %+v, node %q", got.ObjectMeta, got.Spec.NodeName)
 	}
@@ -110,7 +110,7 @@ func TestPodEvictionsGathersEveryTerminationSeen(t *testing.T) {
 		t.Fatalf("evictions %+v, want 4 on n1", out)
 	}
 
-	p.forget(toolscache.DeletedFinalStateUnknown{Key: "batch/p", Obj: pod})
+	p.forget(toolscache.DeletedFinalStateUnknown{Key: "jobs/p", Obj: pod})
 	out = map[string]rollout.NodeHealth{}
 	p.addTo(out)
 	if n := len(out["n1"].Evictions); n != 4 {
@@ -138,6 +138,7 @@ func TestPodEvictionsForgetsTheOldestDeletedPodPastTheBound(t *testing.T) {
 		p.forget(pod)
 	}
 	if len(p.pods) != maxDeletedPodsKept || p.pods["uid-p0"] != nil {
-		t.Errorf("%d deleted Pods kept (want %d), the oldest kept: %t", len(p.pods), maxDeletedPodsKept, p.pods["uid-p0"] != nil)
+		t.Errorf("%d deleted Pods kept (want %d), the oldest kept: %t",
+			len(p.pods), maxDeletedPodsKept, p.pods["uid-p0"] != nil)
 	}
 }

@@ -92,7 +92,7 @@ func terminatePods(ctx context.Context, node string, podLabels map[string]string
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "be-" + node + "-", Namespace: "default", Labels: podLabels},
 			Spec: corev1.PodSpec{NodeName: node,
-				Containers: []corev1.Container{{Name: "batch", Image: "registry.k8s.io/pause:3.10"}}},
+				Containers: []corev1.Container{{Name: evictedContainer, Image: "registry.k8s.io/pause:3.10"}}},
 		}
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
@@ -104,7 +104,7 @@ func terminatePods(ctx context.Context, node string, podLabels map[string]string
 			}
 			pod.Status.Phase = corev1.PodRunning
 			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
-				Name: "batch", Image: "registry.k8s.io/pause:3.10", ImageID: "registry.k8s.io/pause@sha256:0",
+				Name: evictedContainer, Image: "registry.k8s.io/pause:3.10", ImageID: "registry.k8s.io/pause@sha256:0",
 				ContainerID: "containerd://1", Ready: true, RestartCount: 1,
 				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: finishedAt}},
 				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
@@ -115,6 +115,9 @@ func terminatePods(ctx context.Context, node string, podLabels map[string]string
 		})).To(Succeed())
 	}
 }
+
+// evictedContainer names the one container of a Pod terminatePods makes.
+const evictedContainer = "worker"
 
 // exitKilled is the exit code of a container killed by SIGKILL, as
 // koordlet's eviction through the container runtime ends it.
@@ -275,7 +278,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				// two namespaces, by the test's client: an Event never counts.
 				reportEvictionEvents(ctx, "default", n, 5)
 				reportEvictionEvents(ctx, configNamespace, n, 5)
-				terminatePods(ctx, n, map[string]string{"tier": "batch"}, 5, exitKilled, now)
+				terminatePods(ctx, n, map[string]string{"tier": "best-effort"}, 5, exitKilled, now)
 				terminatePods(ctx, n, bestEffort, 5, 0, now)
 				before := metav1.NewTime(writtenAt(ctx, n).Truncate(time.Second).Add(-time.Second))
 				terminatePods(ctx, n, bestEffort, 5, exitKilled, before)
