@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -24,8 +26,9 @@ import (
 const (
 	gateCanaries = 4
 	gateSoak     = 15 * time.Second
-	// gateEvictionReason is koordlet's reason for the Event of an eviction.
-	gateEvictionReason = "evictPodSuccess"
+	// koordletEvictionReason is the reason of the Event koordlet records on
+	// a Pod it evicts through the Eviction API, which the gate never counts.
+	koordletEvictionReason = "evictPodSuccess"
 )
 
 func gatePolicy(onUnhealthy string) string {
@@ -58,22 +61,67 @@ func setReadyAt(ctx context.Context, name string, status corev1.ConditionStatus,
 	})).To(Succeed())
 }
 
-// reportEvictions creates n Events with reason, as koordlet records one on
-// each Pod it evicts, with the node in the Event's source host.
-func reportEvictions(ctx context.Context, node, reason string, n int) {
+// reportEvictionEvents creates n Events with koordlet's eviction reason,
+// the node in their source host, in namespace: what anyone who may create
+// an Event there can write.
+func reportEvictionEvents(ctx context.Context, namespace, node string, n int) {
 	for i := range n {
 		now := metav1.NewTime(clock.Now())
 		ev := &corev1.Event{
-			ObjectMeta: metav1.ObjectMeta{GenerateName: "evict-", Namespace: "default"},
-			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default",
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "evict-", Namespace: namespace},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: namespace,
 				Name: fmt.Sprintf("be-%s-%d", node, i), APIVersion: "v1"},
-			Reason: reason, Message: "evicted by the test", Type: corev1.EventTypeWarning,
+			Reason: koordletEvictionReason, Message: "evicted by the test", Type: corev1.EventTypeWarning,
 			Source:         corev1.EventSource{Component: "koordlet", Host: node},
-			FirstTimestamp: now, LastTimestamp: now, Count: 1,
+			FirstTimestamp: now, LastTimestamp: now, Count: 10,
 		}
 		Expect(k8sClient.Create(ctx, ev)).To(Succeed())
 	}
 }
+
+// bestEffort labels a Pod as koordlet's best-effort Pods are labelled.
+var bestEffort = map[string]string{rollout.BestEffortLabel: rollout.BestEffortClass}
+
+// terminatePods creates n Pods with podLabels on node, each with one
+// container that the spec then reports, as the node's kubelet would after
+// koordlet killed it, terminated with exitCode at finishedAt and restarted.
+// The Pods are deleted at the end of the spec.
+func terminatePods(ctx context.Context, node string, podLabels map[string]string, n int,
+	exitCode int32, finishedAt metav1.Time) {
+	for range n {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "be-" + node + "-", Namespace: "default", Labels: podLabels},
+			Spec: corev1.PodSpec{NodeName: node,
+				Containers: []corev1.Container{{Name: evictedContainer, Image: "registry.k8s.io/pause:3.10"}}},
+		}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pod, client.GracePeriodSeconds(0)))).To(Succeed())
+		})
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+				return err
+			}
+			pod.Status.Phase = corev1.PodRunning
+			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+				Name: evictedContainer, Image: "registry.k8s.io/pause:3.10", ImageID: "registry.k8s.io/pause@sha256:0",
+				ContainerID: "containerd://1", Ready: true, RestartCount: 1,
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: finishedAt}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+					ExitCode: exitCode, Reason: "Error", StartedAt: metav1.NewTime(finishedAt.Add(-time.Minute)),
+					FinishedAt: finishedAt, ContainerID: "containerd://0"}},
+			}}
+			return k8sClient.Status().Update(ctx, pod)
+		})).To(Succeed())
+	}
+}
+
+// evictedContainer names the one container of a Pod terminatePods makes.
+const evictedContainer = "worker"
+
+// exitKilled is the exit code of a container killed by SIGKILL, as
+// koordlet's eviction through the container runtime ends it.
+const exitKilled = 137
 
 // canaryNames lists the fleet's canaries, sorted.
 func (f fleet) canaryNames() []string {
@@ -190,27 +238,50 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			Expect(metric(controller.MetricReverts)()).To(BeNumerically(">=", 1))
 		})
 
-	It("halts on eviction Events above maxPerNode from reached nodes", func(ctx SpecContext) {
-		start(ctx, rollout.OnUnhealthyPause)
-		for _, n := range f.canaryNames()[:2] {
-			reportEvictions(ctx, n, gateEvictionReason, 4)
-		}
-		Eventually(halted(ctx)).Should(BeTrue())
-		Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("4 evictPodSuccess Events, at most 3 allowed")))
-		skipAndSettle(gateSoak + 3*time.Second)
-		_, others := f.split(f.at(ctx, 40))
-		Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
-	})
+	It("halts on evictions of best-effort Pods above maxPerNode on reached nodes, as their status shows them",
+		func(ctx SpecContext) {
+			start(ctx, rollout.OnUnhealthyPause)
+			for _, n := range f.canaryNames()[:2] {
+				terminatePods(ctx, n, bestEffort, 4, exitKilled, metav1.NewTime(clock.Now()))
+			}
+			Eventually(halted(ctx)).Should(BeTrue())
+			Expect(record(ctx).Health.Unhealthy).To(HaveEach(
+				ContainSubstring("4 Pod evictions (4 containers terminated non-zero), at most 3 allowed")))
+			skipAndSettle(gateSoak + 3*time.Second)
+			_, others := f.split(f.at(ctx, 40))
+			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
 
-	It("ignores evictions from unreached nodes and other reasons, and completes with one write per pending node",
+			podReads := reads.Of("pods")
+			Expect(podReads).NotTo(BeEmpty(), "the gate watched the Pods")
+			for _, r := range podReads {
+				Expect(r.Path).To(Equal("/api/v1/pods"))
+				q, err := url.ParseQuery(r.Query)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(q.Get("labelSelector")).To(Equal(rollout.BestEffortLabel+"="+rollout.BestEffortClass),
+					"the apiserver selects the gate's Pods")
+				Expect(r.Accept).To(HavePrefix("application/vnd.kubernetes.protobuf"))
+			}
+			Expect(reads.Of("events")).To(BeEmpty(), "the manager read Events")
+		})
+
+	It("ignores eviction Events from anyone in any namespace, evictions of unselected Pods, before the write, "+
+		"with exit code 0 or on unreached nodes, and completes with one write per pending node",
 		func(ctx SpecContext) {
 			start(ctx, rollout.OnUnhealthyPause)
 			unreached := slices.DeleteFunc(slices.Clone(f.names), func(n string) bool { return f.canaries[n] })
+			now := metav1.NewTime(clock.Now())
 			for _, n := range unreached[:2] {
-				reportEvictions(ctx, n, gateEvictionReason, 5)
+				terminatePods(ctx, n, bestEffort, 5, exitKilled, now)
 			}
 			for _, n := range f.canaryNames()[:2] {
-				reportEvictions(ctx, n, "Evicted", 5)
+				// Events as koordlet records them with --only-evict-by-api, in
+				// two namespaces, by the test's client: an Event never counts.
+				reportEvictionEvents(ctx, "default", n, 5)
+				reportEvictionEvents(ctx, configNamespace, n, 5)
+				terminatePods(ctx, n, map[string]string{"tier": "best-effort"}, 5, exitKilled, now)
+				terminatePods(ctx, n, bestEffort, 5, 0, now)
+				before := metav1.NewTime(writtenAt(ctx, n).Truncate(time.Second).Add(-time.Second))
+				terminatePods(ctx, n, bestEffort, 5, exitKilled, before)
 			}
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())

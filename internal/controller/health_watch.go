@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -30,11 +31,12 @@ const healthSyncTimeout = 30 * time.Second
 
 // healthWatch holds the watches a rollout key's health gate needs
 // (docs/rollout.md#health-gates): the Nodes' watched conditions and the
-// Events with an eviction reason. They run only while a gated rollout is
-// judged, and keep little: a Node is cut down to its name and the
-// conditions of the types watched (type, status, last transition), an
-// Event to its reason, host, count and time; Events are filtered by reason
-// on the server. A change of what they see is sent on changed.
+// Pods of the gate's Pod selector (health_pods.go). They run only while a
+// gated rollout is judged, and keep little: a Node is cut down to its name
+// and the conditions of the types watched (type, status, last transition),
+// a Pod to its name, node and the times of its evictions; Pods are
+// selected by label on the server. A change of what they see is sent on
+// changed.
 //
 // It is a Runnable of the manager: its watches run under the context the
 // manager starts it with (on the leader, like the config-cache controller
@@ -60,11 +62,14 @@ type runningHealthWatch struct {
 	settings string
 	cancel   context.CancelFunc
 	nodes    toolscache.SharedIndexInformer
-	events   []toolscache.SharedIndexInformer
+	// podsSynced tells when the Pod watch's handler has folded the first
+	// list into evictions.
+	podsSynced toolscache.InformerSynced
+	evictions  *podEvictions
 }
 
 // newHealthWatch makes the clients of the health watches from the
-// manager's rest config. Nodes and Events are built-in kinds, so their
+// manager's rest config. Nodes and Pods are built-in kinds, so their
 // watches ask for protobuf, which costs less to decode than JSON.
 func newHealthWatch(cfg *rest.Config, changed chan<- event.GenericEvent) (*healthWatch, error) {
 	cfg = rest.CopyConfig(cfg)
@@ -96,12 +101,12 @@ func (w *healthWatch) Start(ctx context.Context) error {
 
 // settingsOf identifies what a watch for gate watches.
 func settingsOf(gate *rollout.HealthGate) string {
-	return strings.Join(gate.ConditionNames(), ",") + "|" + strings.Join(gate.EvictionReasons, ",")
+	return strings.Join(gate.ConditionNames(), ",") + "|" + gate.PodSelector.String()
 }
 
 // observe starts the watches for gate when they are not running (or ran
 // for other settings), waits until they listed, and returns what they see
-// of every node that has a watched condition or an eviction Event.
+// of every node that has a watched condition or an eviction.
 func (w *healthWatch) observe(ctx context.Context, gate *rollout.HealthGate) (map[string]rollout.NodeHealth, error) {
 	select {
 	case <-w.started:
@@ -122,15 +127,10 @@ func (w *healthWatch) observe(ctx context.Context, gate *rollout.HealthGate) (ma
 	if w.running == nil {
 		w.running = w.start(gate, settings)
 	}
-	synced := make([]toolscache.InformerSynced, 0, 1+len(w.running.events))
-	synced = append(synced, w.running.nodes.HasSynced)
-	for _, e := range w.running.events {
-		synced = append(synced, e.HasSynced)
-	}
 	waitCtx, cancel := context.WithTimeout(ctx, healthSyncTimeout)
 	defer cancel()
-	if !toolscache.WaitForCacheSync(waitCtx.Done(), synced...) {
-		return nil, fmt.Errorf("the health gate's watches of Nodes and Events did not list within %s", healthSyncTimeout)
+	if !toolscache.WaitForCacheSync(waitCtx.Done(), w.running.nodes.HasSynced, w.running.podsSynced) {
+		return nil, fmt.Errorf("the health gate's watches of Nodes and Pods did not list within %s", healthSyncTimeout)
 	}
 	return w.running.snapshot(), nil
 }
@@ -150,10 +150,11 @@ func (w *healthWatch) stopLocked() {
 	}
 }
 
-// start starts one Node watch and one Event watch per eviction reason.
+// start starts the Node watch and the Pod watch, whose Pods the apiserver
+// selects by the gate's label selector.
 func (w *healthWatch) start(gate *rollout.HealthGate, settings string) *runningHealthWatch {
 	ctx, cancel := context.WithCancel(w.ctx)
-	run := &runningHealthWatch{settings: settings, cancel: cancel}
+	run := &runningHealthWatch{settings: settings, cancel: cancel, evictions: newPodEvictions()}
 
 	core := w.clients.CoreV1().RESTClient()
 	run.nodes = toolscache.NewSharedIndexInformer(
@@ -166,19 +167,24 @@ func (w *healthWatch) start(gate *rollout.HealthGate, settings string) *runningH
 	})
 	w.run(ctx, run.nodes)
 
-	for _, reason := range gate.EvictionReasons {
-		byReason := fields.OneTermEqualSelector("reason", reason)
-		informer := toolscache.NewSharedIndexInformer(
-			toolscache.NewListWatchFromClient(core, "events", corev1.NamespaceAll, byReason),
-			&corev1.Event{}, 0, toolscache.Indexers{})
-		_ = informer.SetTransform(keepEvictionFacts)
-		_, _ = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { w.notify() },
-			UpdateFunc: func(any, any) { w.notify() },
-		})
-		w.run(ctx, informer)
-		run.events = append(run.events, informer)
+	selector := gate.PodSelector.String()
+	pods := toolscache.NewSharedIndexInformer(
+		toolscache.NewFilteredListWatchFromClient(core, "pods", corev1.NamespaceAll,
+			func(o *metav1.ListOptions) { o.LabelSelector = selector }),
+		&corev1.Pod{}, 0, toolscache.Indexers{})
+	_ = pods.SetTransform(keepEvictionFacts)
+	observe := func(obj any) {
+		if pod, ok := obj.(*corev1.Pod); ok && run.evictions.observe(pod) {
+			w.notify()
+		}
 	}
+	registration, _ := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    observe,
+		UpdateFunc: func(_, after any) { observe(after) },
+		DeleteFunc: run.evictions.forget,
+	})
+	run.podsSynced = registration.HasSynced
+	w.run(ctx, pods)
 	return run
 }
 
@@ -211,7 +217,7 @@ func sameCondition(a, b corev1.NodeCondition) bool {
 }
 
 // snapshot returns what the watches see of the nodes with a watched
-// condition or an eviction Event; a node absent from it is healthy.
+// condition or an eviction; a node absent from it is healthy.
 func (run *runningHealthWatch) snapshot() map[string]rollout.NodeHealth {
 	out := map[string]rollout.NodeHealth{}
 	nodes := run.nodes.GetStore().List()
@@ -225,18 +231,7 @@ func (run *runningHealthWatch) snapshot() map[string]rollout.NodeHealth {
 		h.Conditions = node.Status.Conditions
 		out[node.Name] = h
 	}
-	for _, informer := range run.events {
-		for _, obj := range informer.GetStore().List() {
-			ev, ok := obj.(*corev1.Event)
-			host := eventHostOf(ev)
-			if !ok || host == "" {
-				continue
-			}
-			h := out[host]
-			h.Evictions = append(h.Evictions, rollout.Eviction{Reason: ev.Reason, At: eventTime(ev), Count: int(ev.Count)})
-			out[host] = h
-		}
-	}
+	run.evictions.addTo(out)
 	return out
 }
 
@@ -258,46 +253,5 @@ func keepWatchedConditions(gate *rollout.HealthGate) toolscache.TransformFunc {
 			}
 		}
 		return out, nil
-	}
-}
-
-// keepEvictionFacts cuts an Event down to what the gate counts.
-func keepEvictionFacts(in any) (any, error) {
-	ev, ok := in.(*corev1.Event)
-	if !ok {
-		return in, nil // a tombstone
-	}
-	out := &corev1.Event{}
-	out.Namespace, out.Name, out.ResourceVersion = ev.Namespace, ev.Name, ev.ResourceVersion
-	out.Reason, out.Count = ev.Reason, ev.Count
-	out.Source.Host, out.ReportingInstance = ev.Source.Host, ev.ReportingInstance
-	out.LastTimestamp, out.EventTime = ev.LastTimestamp, ev.EventTime
-	if ev.Series != nil {
-		out.Series = &corev1.EventSeries{Count: ev.Series.Count, LastObservedTime: ev.Series.LastObservedTime}
-	}
-	return out, nil
-}
-
-// eventHostOf is the node that reported an Event: its source host, or for
-// an Event written through events.k8s.io its reporting instance.
-func eventHostOf(ev *corev1.Event) string {
-	if ev == nil {
-		return ""
-	}
-	if ev.Source.Host != "" {
-		return ev.Source.Host
-	}
-	return ev.ReportingInstance
-}
-
-// eventTime is when an Event last happened.
-func eventTime(ev *corev1.Event) time.Time {
-	switch {
-	case ev.Series != nil && !ev.Series.LastObservedTime.IsZero():
-		return ev.Series.LastObservedTime.Time
-	case !ev.LastTimestamp.IsZero():
-		return ev.LastTimestamp.Time
-	default:
-		return ev.EventTime.Time
 	}
 }

@@ -85,8 +85,9 @@ func newSignals() signals {
 //
 // A rollout key's health gate (docs/rollout.md#health-gates) watches, while
 // it judges a rollout, the Nodes' conditions (the nodes rule above) and the
-// Events of its eviction reasons, listed by reason in every namespace.
-// +kubebuilder:rbac:groups="",resources=events,verbs=list;watch
+// Pods of its Pod selector in every namespace, selected by label on the
+// apiserver, for the evictions their status shows. It reads no Event.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
 //
 // The ConfigMap is read in its own namespace only (a Role, not a ClusterRole)
 // and by its name only: the cache lists and watches it with a metadata.name

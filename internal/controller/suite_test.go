@@ -99,8 +99,8 @@ func startManager() func() {
 	}
 }
 
-// readLog records the manager's reads of Nodes, ConfigMaps and NodeSLOs, to show what
-// its cache asks the apiserver for.
+// readLog records the manager's reads of Nodes, ConfigMaps, NodeSLOs, Pods
+// and Events, to show what its cache and its health gate ask the apiserver for.
 type readLog struct {
 	mu       sync.Mutex
 	requests []readRequest
@@ -112,9 +112,7 @@ type readRequest struct {
 
 func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return localcluster.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		if req.Method == http.MethodGet &&
-			(strings.HasPrefix(req.URL.Path, "/api/v1/nodes") || strings.Contains(req.URL.Path, "/configmaps") ||
-				strings.HasPrefix(req.URL.Path, controller.NodeSLOsPath)) {
+		if req.Method == http.MethodGet && readKind(req.URL.Path) != "" {
 			l.mu.Lock()
 			l.requests = append(l.requests,
 				readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
@@ -124,15 +122,31 @@ func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// Of returns the recorded reads of kind "nodes", "configmaps" or "nodeslos".
+// readKind is the kind readLog records a read of path as ("": none).
+func readKind(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/api/v1/nodes"):
+		return "nodes"
+	case strings.Contains(path, "/configmaps"):
+		return "configmaps"
+	case strings.HasPrefix(path, controller.NodeSLOsPath):
+		return "nodeslos"
+	case strings.HasPrefix(path, "/api/v1/") && strings.Contains(path, "/pods"):
+		return "pods"
+	case strings.Contains(path, "/events"):
+		return "events"
+	}
+	return ""
+}
+
+// Of returns the recorded reads of kind "nodes", "configmaps", "nodeslos",
+// "pods" or "events".
 func (l *readLog) Of(kind string) []readRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []readRequest
 	for _, r := range l.requests {
-		if (kind == "nodes" && strings.HasPrefix(r.Path, "/api/v1/nodes")) ||
-			(kind == "configmaps" && strings.Contains(r.Path, "/configmaps")) ||
-			(kind == "nodeslos" && strings.HasPrefix(r.Path, controller.NodeSLOsPath)) {
+		if readKind(r.Path) == kind {
 			out = append(out, r)
 		}
 	}

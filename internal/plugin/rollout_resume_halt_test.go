@@ -83,7 +83,7 @@ func TestResumeAfterAHaltChangesTheKey(t *testing.T) {
 			}
 			expectLines(t, out.String(), "the rollout the health gate halted is resumed",
 				"the unhealthy nodes known (2: worker-0 (Ready=False since 17:00:10), "+
-					"worker-2 (4 evictPodSuccess Events, at most 3 allowed)) are tolerated from now on")
+					"worker-2 (4 Pod evictions (4 containers terminated non-zero), at most 3 allowed)) are tolerated from now on")
 		})
 	}
 }

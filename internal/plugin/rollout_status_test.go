@@ -52,7 +52,7 @@ const worker0 = "worker-0"
 
 var twoUnhealthy = map[string]string{
 	worker0: "Ready=False since 17:00:10",
-	worker2: "4 evictPodSuccess Events, at most 3 allowed",
+	worker2: "4 Pod evictions (4 containers terminated non-zero), at most 3 allowed",
 }
 
 var (
@@ -87,7 +87,7 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 			onUnhealthy = "revert"
 		}
 		h.Gate = "maxUnhealthyNodes " + setting + "; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
-			"evictions evictPodSuccess, maxPerNode 3; onUnhealthy " + onUnhealthy
+			"evictions of Pods koordinator.sh/qosClass=BE, maxPerNode 3; onUnhealthy " + onUnhealthy
 	}
 	for _, name := range []string{worker0, worker1, worker2} {
 		if signal, ok := unhealthy[name]; ok {

@@ -58,7 +58,7 @@ func TestARevertReachesEveryNodeTheHaltReachedAtOnce(t *testing.T) {
 	f.store("n1", halted, t0.Add(-8*time.Second))
 	health := map[string]NodeHealth{
 		"c2": notReadySince(t0.Add(-time.Second)), "c1": notReadySince(t0),
-		"n1": {Evictions: []Eviction{{Reason: "evictPodSuccess", At: t0, Count: 10}}},
+		"n1": {Evictions: slices.Repeat([]Eviction{{At: t0}}, 10)},
 	}
 	rec := haltedRolloutRecord(halted, t0.Add(-30*time.Second), t0, true)
 

@@ -100,7 +100,7 @@ func summarize(names []string, m map[string]string) string {
 
 // NodeHealth is what the gate sees of one node: when its NodeSLO was last
 // written (zero: no readable SpecWrittenAnnotation), its watched conditions
-// and the eviction Events reported from it. Started is when the rollout
+// and the evictions of the gate's Pods on it. Started is when the rollout
 // judging it started (in seconds): a node whose write time is unknown was
 // not written by the rollout before then. SeenBefore is what the rollout
 // recorded the node showing bad before it wrote it (HealthRecord.Before).
@@ -112,12 +112,14 @@ type NodeHealth struct {
 	SeenBefore string
 }
 
-// Eviction is one Event with an eviction reason whose source host is the
-// node: Count occurrences, the last At.
+// Eviction is one eviction of a Pod on the node the gate selects, as the
+// Pod's status shows it: a container that terminated with a non-zero exit
+// code at At (how koordlet's default eviction, a kill through the
+// container runtime, shows), or with Disruption, the Pod's DisruptionTarget
+// condition set True at At (an eviction through the Eviction API).
 type Eviction struct {
-	Reason string
-	At     time.Time
-	Count  int
+	At         time.Time
+	Disruption bool
 }
 
 // Verdict is the gate's judgement of one reached node. Unhealthy is the
@@ -148,7 +150,7 @@ type Verdict struct {
 // seconds say. A node that turns bad again afterwards has a new transition,
 // and is judged.
 //
-// Eviction Events count by the rule of the conditions: from the second of
+// Evictions count by the rule of the conditions: from the second of
 // the write on (or, when the write time is unknown, from the rollout's
 // start); more than the gate allows is unhealthy.
 func Judge(gate *HealthGate, h NodeHealth) Verdict {
@@ -184,28 +186,35 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 	return Verdict{Before: strings.Join(before, signalSeparator)}
 }
 
-// judgeEvictions is the signal of more eviction Events since the write
-// than the gate allows ("": none).
+// judgeEvictions is the signal of more evictions since the write than the
+// gate allows ("": none).
 func judgeEvictions(gate *HealthGate, h NodeHealth) string {
-	counts := map[string]int{}
+	var killed, disrupted int
 	for _, e := range h.Evictions {
-		// The rule of the conditions (Judge): an Event in the second of
+		// The rule of the conditions (Judge): an eviction in the second of
 		// the write counts, as the order within it cannot be told.
 		later := !e.At.Truncate(time.Second).Before(h.WrittenAt.Truncate(time.Second))
 		if h.WrittenAt.IsZero() {
 			later = !e.At.Before(h.Started)
 		}
-		if slices.Contains(gate.EvictionReasons, e.Reason) && later {
-			counts[e.Reason] += max(e.Count, 1)
+		switch {
+		case !later:
+		case e.Disruption:
+			disrupted++
+		default:
+			killed++
 		}
 	}
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	if total > gate.MaxEvictionsPerNode {
-		reasons := slices.Sorted(maps.Keys(counts))
-		return fmt.Sprintf("%d %s Events, at most %d allowed", total, strings.Join(reasons, "/"), gate.MaxEvictionsPerNode)
+	if total := killed + disrupted; total > gate.MaxEvictionsPerNode {
+		var how []string
+		if killed > 0 {
+			how = append(how, fmt.Sprintf("%d containers terminated non-zero", killed))
+		}
+		if disrupted > 0 {
+			how = append(how, fmt.Sprintf("%d DisruptionTarget", disrupted))
+		}
+		return fmt.Sprintf("%d Pod evictions (%s), at most %d allowed",
+			total, strings.Join(how, ", "), gate.MaxEvictionsPerNode)
 	}
 	return ""
 }

@@ -32,23 +32,24 @@ func TestJudge(t *testing.T) {
 	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, at metav1.Time) []corev1.NodeCondition {
 		return []corev1.NodeCondition{{Type: t, Status: s, LastTransitionTime: at}}
 	}
-	evictions := func(reason string, at time.Time, counts ...int) []Eviction {
-		out := make([]Eviction, 0, len(counts))
-		for _, c := range counts {
-			out = append(out, Eviction{Reason: reason, At: at, Count: c})
+	// evictions are n container terminations at at, and disrupted
+	// DisruptionTarget conditions set then.
+	evictions := func(at time.Time, n, disrupted int) []Eviction {
+		out := make([]Eviction, 0, n+disrupted)
+		for i := range n + disrupted {
+			out = append(out, Eviction{At: at, Disruption: i >= n})
 		}
 		return out
 	}
 	gate := gateOf(t, `{"evictions": {"maxPerNode": 3}}`)
-	const evicted = "evictPodSuccess"
 	readyFalse := func(at metav1.Time) NodeHealth { return NodeHealth{Conditions: cond("Ready", "False", at)} }
 	unknownWrite := func(h NodeHealth) NodeHealth { h.WrittenAt = time.Time{}; return h }
 	seen := func(h NodeHealth, signal string) NodeHealth { h.SeenBefore = signal; return h }
-	evictedAfter := func(counts ...int) NodeHealth {
-		return NodeHealth{Evictions: evictions(evicted, after.Time, counts...)}
+	evictedAfter := func(n, disrupted int) NodeHealth {
+		return NodeHealth{Evictions: evictions(after.Time, n, disrupted)}
 	}
 	const readyFalseBefore = "Ready=False since 2026-12-01T11:59:00Z"
-	const fourEvicted = "4 evictPodSuccess"
+	const fourEvicted = "4 Pod evictions (4 containers terminated non-zero), at most 3 allowed"
 	for _, c := range []struct {
 		name    string
 		h       NodeHealth
@@ -81,19 +82,21 @@ func TestJudge(t *testing.T) {
 			want: "MemoryPressure=True"},
 		{name: "MemoryPressure False", h: NodeHealth{Conditions: cond("MemoryPressure", "False", after)}},
 		{name: "a condition not watched", h: NodeHealth{Conditions: cond("NetworkUnavailable", "True", after)}},
-		{name: "3 evictions: at the limit", h: evictedAfter(1, 1, 1)},
-		{name: "4 evictions", h: evictedAfter(1, 1, 1, 1), want: "4 evictPodSuccess Events, at most 3 allowed"},
-		{name: "an aggregated Event counts its count", h: evictedAfter(4), want: fourEvicted},
-		{name: "evictions before the write", h: NodeHealth{Evictions: evictions(evicted, before.Time, 1, 1, 1, 1)}},
+		{name: "3 terminations: at the limit", h: evictedAfter(3, 0)},
+		{name: "4 terminations", h: evictedAfter(4, 0), want: fourEvicted},
+		{name: "4 DisruptionTarget conditions", h: evictedAfter(0, 4),
+			want: "4 Pod evictions (4 DisruptionTarget), at most 3 allowed"},
+		{name: "terminations and DisruptionTarget add up", h: evictedAfter(2, 2),
+			want: "4 Pod evictions (2 containers terminated non-zero, 2 DisruptionTarget), at most 3 allowed"},
+		{name: "evictions before the write", h: NodeHealth{Evictions: evictions(before.Time, 2, 2)}},
 		{name: "evictions in the second of the write count, as a condition does",
-			h: NodeHealth{Evictions: evictions(evicted, reached, 4)}, want: fourEvicted},
+			h: NodeHealth{Evictions: evictions(reached, 4, 0)}, want: fourEvicted},
 		{name: "evictions in the second before the write do not",
-			h: NodeHealth{Evictions: evictions(evicted, reached.Add(-time.Millisecond), 4)}},
+			h: NodeHealth{Evictions: evictions(reached.Add(-time.Millisecond), 4, 0)}},
 		{name: "write time unknown: evictions since the rollout started count",
-			h: NodeHealth{Evictions: evictions(evicted, started, 4)}, want: "4 evictPodSuccess", noWrite: true},
+			h: NodeHealth{Evictions: evictions(started, 4, 0)}, want: fourEvicted, noWrite: true},
 		{name: "write time unknown: evictions before the rollout started do not",
-			h: NodeHealth{Evictions: evictions(evicted, started.Add(-time.Second), 4)}, noWrite: true},
-		{name: "another reason", h: NodeHealth{Evictions: evictions("Evicted", after.Time, 1, 1, 1, 1)}},
+			h: NodeHealth{Evictions: evictions(started.Add(-time.Second), 4, 0)}, noWrite: true},
 	} {
 		c.h.Started = started
 		if !c.noWrite {

@@ -193,7 +193,7 @@ func compileKey(raw string, limits *MetricLimits) (*Policy, *sloconfig.Findings)
 	}
 	if g := written.HealthGate; g != nil {
 		var errs field.ErrorList
-		policy.HealthGate, errs = compileHealthGate(g)
+		policy.HealthGate, errs = compileHealthGate(g, found)
 		found.Fail(errs...)
 		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, written.Canary != nil, limits, found)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -16,9 +18,10 @@ import (
 // Defaults and bounds of the rollout key's healthGate
 // (docs/rollout.md#health-gates).
 const (
-	// DefaultEvictionReason is the reason koordlet gives the Event it
-	// records on a Pod it evicted.
-	DefaultEvictionReason       = "evictPodSuccess"
+	// BestEffortLabel and BestEffortClass label the best-effort Pods
+	// koordlet evicts: the default of evictions.podSelector.
+	BestEffortLabel             = "koordinator.sh/qosClass"
+	BestEffortClass             = "BE"
 	defaultMaxEvictionsPerNode  = 3
 	maxEvictionsPerNodeBound    = 100000
 	OnUnhealthyPause            = "pause"
@@ -42,9 +45,10 @@ type HealthGate struct {
 	// Conditions are the Node condition types watched. Ready is bad when
 	// not True; any other is bad when True (the pressure conditions).
 	Conditions []corev1.NodeConditionType
-	// EvictionReasons are the Event reasons counted as evictions, and
-	// MaxEvictionsPerNode how many of them a reached node may report.
-	EvictionReasons     []string
+	// PodSelector selects the Pods whose evictions count (the kubelet's
+	// and the apiserver's report of them, never an Event), and
+	// MaxEvictionsPerNode is how many a reached node may show.
+	PodSelector         labels.Selector
 	MaxEvictionsPerNode int
 	// Revert: on a halt, write the previous revision back (onUnhealthy
 	// "revert"); otherwise only pause.
@@ -103,19 +107,27 @@ type healthGateDocument struct {
 	Metrics           []metricCheckDocument `json:"metrics,omitempty"`
 }
 
+// evictionsDocument is healthGate.evictions as written. Reasons, the
+// Event reasons of earlier versions, is read only to warn that it is
+// ignored: a key that sets it stays valid.
 type evictionsDocument struct {
-	Reasons    []string `json:"reasons,omitempty"`
-	MaxPerNode *int64   `json:"maxPerNode,omitempty"`
+	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
+	MaxPerNode  *int64                `json:"maxPerNode,omitempty"`
+	Reasons     []string              `json:"reasons,omitempty"`
 }
 
+// defaultPodSelector selects koordlet's best-effort Pods.
+var defaultPodSelector = labels.SelectorFromSet(labels.Set{BestEffortLabel: BestEffortClass})
+
 // compileHealthGate checks healthGate and fills in its defaults. An empty
-// list reads as unset, as in every other key: the defaults apply.
-func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
+// list reads as unset, as in every other key: the defaults apply. Warnings
+// go to found.
+func compileHealthGate(doc *healthGateDocument, found *sloconfig.Findings) (*HealthGate, field.ErrorList) {
 	path := field.NewPath("healthGate")
 	gate := &HealthGate{
 		MaxUnhealthyNodes:   intstr.FromString(defaultMaxUnhealthyNodesPct),
 		Conditions:          defaultGateConditions,
-		EvictionReasons:     []string{DefaultEvictionReason},
+		PodSelector:         defaultPodSelector,
 		MaxEvictionsPerNode: defaultMaxEvictionsPerNode,
 	}
 	var errs field.ErrorList
@@ -133,9 +145,22 @@ func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
 	}
 	if e := doc.Evictions; e != nil {
 		p := path.Child("evictions")
-		if v := e.Reasons; len(v) > 0 {
-			errs = append(errs, validateNames(v, p.Child("reasons"), "an Event reason such as "+DefaultEvictionReason)...)
-			gate.EvictionReasons = v
+		if e.Reasons != nil {
+			found.Warnf("%s: ignored: an Event is no longer counted, as anyone who may create one in any "+
+				"namespace could halt or revert a rollout; the gate counts the evictions the kubelet and "+
+				"the apiserver report on the Pods of %s (docs/rollout.md#health-gates)",
+				p.Child("reasons"), p.Child("podSelector"))
+		}
+		if v := e.PodSelector; v != nil {
+			selector, empty, selErrs := sloconfig.CompileLabelSelector(v, p.Child("podSelector"))
+			errs = append(errs, selErrs...)
+			if len(selErrs) == 0 {
+				gate.PodSelector = selector
+			}
+			if empty {
+				found.Warnf("%s: {} selects every Pod, so any container of any Pod on a reached node "+
+					"that ends with a non-zero exit code counts as an eviction", p.Child("podSelector"))
+			}
 		}
 		if v := e.MaxPerNode; v != nil {
 			if *v < 0 || *v > maxEvictionsPerNodeBound {
@@ -158,7 +183,7 @@ func compileHealthGate(doc *healthGateDocument) (*HealthGate, field.ErrorList) {
 	return gate, errs
 }
 
-// validateNames checks a list of condition types or Event reasons: at most
+// validateNames checks a list of condition types: at most
 // a few dozen, each a non-empty name without spaces, none twice.
 func validateNames(names []string, path *field.Path, what string) field.ErrorList {
 	var errs field.ErrorList

@@ -20,7 +20,7 @@ func TestHealthGateDefaults(t *testing.T) {
 		t.Fatal("healthGate {} compiled to no gate")
 	}
 	if g.MaxUnhealthyNodes.String() != "10%" || g.MaxEvictionsPerNode != 3 || g.Revert ||
-		!slices.Equal(g.EvictionReasons, []string{"evictPodSuccess"}) ||
+		g.PodSelector.String() != "koordinator.sh/qosClass=BE" ||
 		!slices.Equal(g.Conditions, []corev1.NodeConditionType{
 			corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}) {
 		t.Errorf("defaults: %+v", g)
@@ -31,12 +31,12 @@ func TestHealthGateDefaults(t *testing.T) {
 }
 
 func TestHealthGateEmptyListsAreDefaults(t *testing.T) {
-	const emptyLists = `{"healthGate": {"nodeConditions": [], "evictions": {"reasons": []}}}`
+	const emptyLists = `{"healthGate": {"nodeConditions": []}}`
 	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): emptyLists})
 	if !load.Valid() {
 		t.Fatalf("errors: %v", load.Messages())
 	}
-	if g := load.Policy.HealthGate; len(g.Conditions) != 4 || len(g.EvictionReasons) != 1 {
+	if g := load.Policy.HealthGate; len(g.Conditions) != 4 {
 		t.Errorf("empty lists did not read as the defaults: %+v", g)
 	}
 }
@@ -75,6 +75,14 @@ func TestHealthGateErrors(t *testing.T) {
 		{`{"maxUnhealthyNodes": "two"}`, `healthGate.maxUnhealthyNodes: Invalid value: "two"`},
 		{`{"nodeConditions": ["Ready", "Ready"]}`, `healthGate.nodeConditions[1]: Duplicate value: "Ready"`},
 		{`{"nodeConditions": ["Memory Pressure"]}`, `healthGate.nodeConditions[0]: Invalid value: "Memory Pressure"`},
+		{`{"evictions": {"podSelector": {"matchLabels": {"koordinator.sh/qosClass": "B E"}}}}`,
+			`healthGate.evictions.podSelector.matchLabels: Invalid value: "B E"`},
+		{`{"evictions": {"podSelector": {"matchExpressions": [{"key": "tier", "operator": "Near"}]}}}`,
+			`healthGate.evictions.podSelector.matchExpressions[0].operator: Invalid value: "Near"`},
+		{`{"evictions": {"podSelector": {"matchExpressions": [{"key": "tier", "operator": "In"}]}}}`,
+			`healthGate.evictions.podSelector.matchExpressions[0].values: Required value`},
+		{`{"evictions": {"podSelector": {"matchLabel": {"tier": "batch"}}}}`,
+			`healthGate.evictions.podSelector`},
 		{`{"evictions": {"maxPerNode": -2}}`,
 			`healthGate.evictions.maxPerNode: Invalid value: -2: must be between 0 and 100000, inclusive`},
 		{`{"onUnhealthy": "rollback"}`,
@@ -110,6 +118,55 @@ func TestConditionBad(t *testing.T) {
 	} {
 		if got := ConditionBad(c.t, c.s); got != c.want {
 			t.Errorf("%s=%s bad: %t, want %t", c.t, c.s, got, c.want)
+		}
+	}
+}
+
+// A key written for an earlier version, which counted Events by reason,
+// stays valid on upgrade: reasons is ignored with a warning that says why
+// and what is counted instead (docs/rollout.md#health-gates).
+func TestHealthGateEventReasonsIgnoredWithAWarning(t *testing.T) {
+	for _, reasons := range []string{`["evictPodSuccess"]`, `["evictPodSuccess", "evictPodSuccess", "a b"]`} {
+		load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": {"evictions": ` +
+			`{"reasons": ` + reasons + `, "maxPerNode": 2}}}`})
+		if !load.Valid() {
+			t.Fatalf("reasons %s: the key is invalid: %v", reasons, load.Messages())
+		}
+		warnings := strings.Join(load.WarningMessages(), "\n")
+		for _, want := range []string{"healthGate.evictions.reasons: ignored", "anyone who may create one",
+			"the Pods of healthGate.evictions.podSelector"} {
+			if !strings.Contains(warnings, want) {
+				t.Errorf("reasons %s: warnings %q lack %q", reasons, warnings, want)
+			}
+		}
+		if g := load.Policy.HealthGate; g.MaxEvictionsPerNode != 2 || g.PodSelector.String() != "koordinator.sh/qosClass=BE" {
+			t.Errorf("reasons %s: gate %+v", reasons, g)
+		}
+	}
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": {"evictions": {"maxPerNode": 2}}}`})
+	if w := load.WarningMessages(); len(w) != 0 {
+		t.Errorf("a key without reasons warns: %q", w)
+	}
+}
+
+func TestHealthGatePodSelector(t *testing.T) {
+	for _, c := range []struct{ raw, want, warning string }{
+		{raw: `{"matchLabels": {"tier": "batch"}}`, want: "tier=batch"},
+		{raw: `{"matchExpressions": [{"key": "koordinator.sh/qosClass", "operator": "In", "values": ["BE", "LS"]}]}`,
+			want: "koordinator.sh/qosClass in (BE,LS)"},
+		{raw: `{}`, want: "", warning: "healthGate.evictions.podSelector: {} selects every Pod"},
+	} {
+		load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": {"evictions": ` +
+			`{"podSelector": ` + c.raw + `}}}`})
+		if !load.Valid() {
+			t.Fatalf("%s: %v", c.raw, load.Messages())
+		}
+		if got := load.Policy.HealthGate.PodSelector.String(); got != c.want {
+			t.Errorf("%s: selector %q, want %q", c.raw, got, c.want)
+		}
+		if warnings := strings.Join(load.WarningMessages(), "\n"); !strings.Contains(warnings, c.warning) ||
+			(c.warning == "") != (warnings == "") {
+			t.Errorf("%s: warnings %q, want %q", c.raw, warnings, c.warning)
 		}
 	}
 }

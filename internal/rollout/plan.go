@@ -42,7 +42,7 @@ type PlanInput struct {
 	Dropped []string
 	// RolloutKey is a fingerprint of the rollout key's value (KeyFingerprint).
 	RolloutKey string
-	// Health has, by node name, the watched conditions and eviction Events
+	// Health has, by node name, the watched conditions and the Pod evictions
 	// of the nodes, when the rollout key has a health gate (HealthWatched).
 	Health map[string]NodeHealth
 	// Data is the fingerprint of the configuration of the ConfigMap's data

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -283,10 +285,19 @@ func listed(names []string, m map[string]string, limit int) []UnhealthyNode {
 	return out
 }
 
+// podSelectorText renders a Pod selector as kubectl's -l takes it; the
+// selector of every Pod reads "(all)".
+func podSelectorText(s labels.Selector) string {
+	if s.Empty() {
+		return "(all)"
+	}
+	return s.String()
+}
+
 // gateSettings renders a health gate's settings on one line, with the
 // key's field names.
 func gateSettings(g *HealthGate) string {
-	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; evictions %s, maxPerNode %d; onUnhealthy %s",
+	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; evictions of Pods %s, maxPerNode %d; onUnhealthy %s",
 		g.MaxUnhealthyNodes.String(), strings.Join(g.ConditionNames(), ", "),
-		strings.Join(g.EvictionReasons, ", "), g.MaxEvictionsPerNode, g.OnUnhealthy()) + metricSettings(g)
+		podSelectorText(g.PodSelector), g.MaxEvictionsPerNode, g.OnUnhealthy()) + metricSettings(g)
 }

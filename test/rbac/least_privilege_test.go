@@ -38,8 +38,8 @@ const (
 var codesUse = slices.Concat(
 	uses("get list watch", "", "nodes", "", ""),
 	uses("get list watch create update delete", sloGroup, "nodeslos", "", ""),
-	// A health gate's eviction Events, listed by reason in every namespace.
-	uses("list watch", "", events, "", ""),
+	// A health gate's Pods, listed by label in every namespace (their evictions).
+	uses("list watch", "", "pods", "", ""),
 	// Events recorded: about the Nodes in default, about the ConfigMap in its namespace.
 	uses("create patch", eventsGroup, events, "default", ""),
 	uses("create patch", eventsGroup, events, configNamespace, ""),
@@ -84,6 +84,7 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		Entry("Events created in another namespace", permission{"create", eventsGroup, events, otherNamespace, ""}),
 		Entry("Events patched in another namespace", permission{patch, eventsGroup, events, otherNamespace, ""}),
 		Entry("core Events created in Koordinator's namespace", permission{"create", "", events, configNamespace, ""}),
+		Entry("core Events listed (a health gate counts no Event)", permission{"list", "", events, "", ""}),
 		Entry("ControllerRevisions deleted in another namespace",
 			permission{"delete", appsGroup, revisions, otherNamespace, ""}),
 		Entry("ControllerRevisions updated (only patched)", permission{"update", appsGroup, revisions, configNamespace, ""}),
