@@ -211,7 +211,7 @@ test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image 
 helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 	"$(HELM)" lint --strict dist/chart
 	"$(HELM)" lint --strict dist/chart \
-		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true
+		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 	"$(HELM)" lint --strict dist/chart --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
 
 .PHONY: fuzz

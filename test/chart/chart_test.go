@@ -448,8 +448,8 @@ func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
 		"Role/default/nodeslo-controller-node-events-role":                      true,
 		"RoleBinding/default/nodeslo-controller-node-events-rolebinding":        true,
 	}
-	objs := helmTemplateIn(t, elsewhere,
-		"networkPolicy.enabled=true", "serviceMonitor.enabled=true", "prometheusRule.enabled=true")
+	objs := helmTemplateIn(t, elsewhere, "networkPolicy.enabled=true", "serviceMonitor.enabled=true",
+		"prometheusRule.enabled=true", "grafanaDashboard.enabled=true")
 	for _, obj := range objs {
 		key := objectKey(obj)
 		if ns := obj.GetNamespace(); ns != "" && ns != elsewhere && !configRole[key] {
