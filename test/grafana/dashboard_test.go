@@ -12,7 +12,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -36,7 +35,16 @@ var DashboardPath = envtestharness.RepoPath("config", "grafana", "nodeslo-contro
 // package whose types its options decode into; rows have no options. A
 // panel of another type is refused, so that its options are never decoded
 // leniently: register its package here first.
-var panelTypes = map[string]bool{"row": true, "timeseries": true, "stat": true, "state-timeline": true}
+var panelTypes = map[string]bool{rowType: true, "timeseries": true, "stat": true, "state-timeline": true}
+
+// rowType is the type of a row, which holds panels and no query.
+const rowType = "row"
+
+// grafanaDashboard is Grafana's classic dashboard JSON model, the one the
+// dashboard is written in and Grafana's sidecar and import load. The SDK
+// marks it deprecated in favour of dashboardv2, the v2 resource of
+// Grafana's new dashboard API, which is another format altogether.
+type grafanaDashboard = dashboard.Dashboard //nolint:staticcheck // the format of config/grafana, above
 
 func init() {
 	runtime := cog.NewRuntime()
@@ -49,7 +57,7 @@ func init() {
 // decoded is the dashboard as Grafana's types hold it, and its panels
 // (those of collapsed rows included, rows as panels of type "row").
 type decoded struct {
-	dashboard *dashboard.Dashboard
+	dashboard *grafanaDashboard
 	panels    []dashboard.Panel
 }
 
@@ -60,7 +68,7 @@ type decoded struct {
 // for a failure), so each panel is decoded here again, as its type says.
 func decode(t *testing.T, raw []byte) decoded {
 	t.Helper()
-	var d dashboard.Dashboard
+	var d grafanaDashboard
 	if err := failure(d.UnmarshalJSONStrict(raw)); err != nil {
 		t.Fatalf("%s does not decode strictly into Grafana's dashboard types:\n%v", DashboardPath, err)
 	}
@@ -81,7 +89,7 @@ func decode(t *testing.T, raw []byte) decoded {
 		if err := json.Unmarshal(rawPanel, &kind); err != nil {
 			t.Fatalf("panels[%d]: %v", i, err)
 		}
-		if kind.Type != "row" {
+		if kind.Type != rowType {
 			var p dashboard.Panel
 			if err := failure(p.UnmarshalJSONStrict(rawPanel)); err != nil {
 				t.Fatalf("panels[%d]: %v", i, err)
@@ -95,7 +103,7 @@ func decode(t *testing.T, raw []byte) decoded {
 			t.Fatalf("panels[%d]: %v", i, err)
 		}
 		id := row.Id
-		out.panels = append(out.panels, dashboard.Panel{Type: "row", Title: row.Title, Id: &id, GridPos: row.GridPos})
+		out.panels = append(out.panels, dashboard.Panel{Type: rowType, Title: row.Title, Id: &id, GridPos: row.GridPos})
 		out.panels = append(out.panels, row.Panels...)
 	}
 	if len(out.panels) == 0 {
@@ -115,7 +123,7 @@ func prometheusTargets(t *testing.T, i int, rawPanel []byte) []variants.Dataquer
 	if err := json.Unmarshal(rawPanel, &plain); err != nil {
 		t.Fatalf("panels[%d]: %v", i, err)
 	}
-	var out []variants.Dataquery
+	out := make([]variants.Dataquery, 0, len(plain.Targets))
 	for j, raw := range plain.Targets {
 		q := &prometheus.Dataquery{}
 		if err := failure(q.UnmarshalJSONStrict(raw)); err != nil {
@@ -151,11 +159,12 @@ func TestDashboardDecodesStrictlyIntoGrafanasTypes(t *testing.T) {
 		} else {
 			ids[*p.Id] = title
 		}
-		if p.Type == "row" {
+		if p.Type == rowType {
 			continue
 		}
 		if p.Description == nil || *p.Description == "" {
-			problems = append(problems, fmt.Sprintf("panel %q: no description (it says what the series mean, and which alert)", title))
+			problems = append(problems,
+				fmt.Sprintf("panel %q: no description (it says what the series mean, and which alert)", title))
 		}
 		if len(p.Targets) == 0 {
 			problems = append(problems, fmt.Sprintf("panel %q: no query", title))
@@ -163,15 +172,19 @@ func TestDashboardDecodesStrictlyIntoGrafanasTypes(t *testing.T) {
 		for i, target := range p.Targets {
 			q, ok := target.(*prometheus.Dataquery)
 			if !ok {
-				problems = append(problems, fmt.Sprintf("panel %q, targets[%d]: a %T, not a Prometheus query", title, i, target))
+				problems = append(problems,
+					fmt.Sprintf("panel %q, targets[%d]: a %T, not a Prometheus query", title, i, target))
 				continue
 			}
 			queries++
-			if q.Datasource == nil || deref(q.Datasource.Type) != "prometheus" || deref(q.Datasource.Uid) != "${datasource}" {
-				problems = append(problems, fmt.Sprintf("panel %q, targets[%d]: datasource is not the Prometheus ${datasource} variable", title, i))
+			if q.Datasource == nil || deref(q.Datasource.Type) != "prometheus" ||
+				deref(q.Datasource.Uid) != "${datasource}" {
+				problems = append(problems,
+					fmt.Sprintf("panel %q, targets[%d]: datasource is not the Prometheus ${datasource} variable", title, i))
 			}
 			if !strings.Contains(q.Expr, `job=~"$job"`) {
-				problems = append(problems, fmt.Sprintf("panel %q, targets[%d]: %s does not select job=~\"$job\"", title, i, q.Expr))
+				problems = append(problems,
+					fmt.Sprintf("panel %q, targets[%d]: %s does not select job=~\"$job\"", title, i, q.Expr))
 			}
 		}
 	}
@@ -222,7 +235,7 @@ func TestStrictDecodingRefusesWhatGrafanaDoesNotKnow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var d dashboard.Dashboard
+			var d grafanaDashboard
 			if err := failure(d.UnmarshalJSONStrict(changed)); err == nil {
 				t.Errorf("decoded without error")
 			} else {
@@ -281,7 +294,7 @@ func TestEveryAlertsMetricHasAPanel(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		sort.Strings(missing)
+		slices.Sort(missing)
 		t.Errorf("%s has no panel for:\n%s", DashboardPath, strings.Join(slices.Compact(missing), "\n"))
 	}
 }

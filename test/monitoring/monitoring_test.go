@@ -258,7 +258,8 @@ var _ = Describe("The dashboard and the alerts", func() {
 		// Prometheus's query API does.
 		prometheus := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"0"]}]}}`)
+			_, _ = io.WriteString(w,
+				`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"0"]}]}}`)
 		}))
 		DeferCleanup(prometheus.Close)
 		cm := &corev1.ConfigMap{}
