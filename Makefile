@@ -58,6 +58,21 @@ verify-generated: controller-gen ## Fail if `make manifests generate` would chan
 verify-docs: ## Fail if a link or reference to a Markdown page (README, docs/, runbook_url) does not resolve.
 	@hack/check-doc-links.sh
 
+# The diagrams of docs/images are Graphviz sources (*.dot) rendered to SVG
+# beside them, committed so that GitHub shows them; hack/diagrams.sh says
+# how the output is kept the same on every machine. They are rendered with
+# Debian 12's graphviz (GRAPHVIZ_VERSION), which make graphviz installs when
+# dot is missing (about 30 s of apt-get on a new machine).
+GRAPHVIZ_VERSION ?= 2.43.0
+
+.PHONY: diagrams
+diagrams: graphviz ## Render the diagrams of docs/images (*.dot) to SVG.
+	GRAPHVIZ_VERSION=$(GRAPHVIZ_VERSION) hack/diagrams.sh render docs/images
+
+.PHONY: verify-diagrams
+verify-diagrams: graphviz ## Fail if an SVG of docs/images is not what its .dot source renders to.
+	@GRAPHVIZ_VERSION=$(GRAPHVIZ_VERSION) hack/diagrams.sh check docs/images
+
 .PHONY: fmt
 fmt: ## Run go fmt.
 	go fmt ./...
@@ -92,7 +107,7 @@ FUZZTIME ?= 50000x
 # lists run at the same time, each with its own coverage profile, merged
 # into cover.out.
 NORACE_PACKAGES = cmd hack/release hack/run-local internal/rollout internal/sloconfig internal/sloconfig/rulecases \
-	internal/version test/bench test/chart test/crd test/localcluster
+	internal/version test/bench test/chart test/crd test/grafana test/localcluster
 RACE_TESTS = internal/sloconfig:^TestConcurrent
 # SPLIT_SUITES are envtest suites that spend their time waiting (on watches,
 # the controllers' requeues and a Prometheus scrape), not on the CPU:
@@ -108,7 +123,7 @@ MODULE = $(shell go list -m)
 # installed first; the metric gate's specs (internal/controller) start
 # bin/prometheus.
 .PHONY: test
-test: verify-generated verify-docs vet lint helm-lint test-alerts kustomize setup-envtest prometheus ## Run every test (unit, envtest, chart, fuzz, alerts) against a real kube-apiserver and etcd (and Prometheus), with -race where concurrency is exercised.
+test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alerts kustomize setup-envtest prometheus ## Run every test (unit, envtest, chart, fuzz, alerts) against a real kube-apiserver and etcd (and Prometheus), with -race where concurrency is exercised.
 	@export KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
 	export PROMETHEUS="$(PROMETHEUS)"; \
 	all=$$(go list ./... | grep -v /test/e2e); \
@@ -196,7 +211,7 @@ test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image 
 helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 	"$(HELM)" lint --strict dist/chart
 	"$(HELM)" lint --strict dist/chart \
-		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true
+		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 	"$(HELM)" lint --strict dist/chart --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
 
 .PHONY: fuzz
@@ -501,6 +516,16 @@ PROMTOOL_VERSION ?= v0.316.0
 # krew installs the released plugin in make test-release.
 KREW_VERSION ?= v0.4.3
 KWOK_VERSION ?= v0.8.0
+
+# graphviz comes from Debian's package, like the cluster's node packages
+# (hack/cluster/install-node-packages.sh): a new machine may have no package
+# lists yet, and recommends (fonts, X libraries) are not needed to write SVG.
+.PHONY: graphviz
+graphviz: ## Install Graphviz (dot) from Debian's package when it is missing (apt-get).
+	@command -v dot >/dev/null || { \
+		echo "Installing graphviz (apt-get, --no-install-recommends)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends graphviz >/dev/null; \
+	}
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.

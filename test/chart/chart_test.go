@@ -423,10 +423,14 @@ func portNames(container map[string]any) []string {
 // would otherwise ignore an unknown key, and install with the webhook on.
 func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 	for set, message := range map[string]string{
-		"webhook.enable=false":             "additional properties 'enable' not allowed",
-		"manager.kubeAPIQPS=0":             "/manager/kubeAPIQPS",
-		"leaderElection.retryPeriod=5 sec": "/leaderElection/retryPeriod",
-		"config.namespace=Koordinator":     "/config/namespace",
+		"webhook.enable=false":                 "additional properties 'enable' not allowed",
+		"manager.kubeAPIQPS=0":                 "/manager/kubeAPIQPS",
+		"leaderElection.retryPeriod=5 sec":     "/leaderElection/retryPeriod",
+		"config.namespace=Koordinator":         "/config/namespace",
+		"grafanaDashboard.enable=true":         "additional properties 'enable' not allowed",
+		"grafanaDashboard.label=grafana dash":  "/grafanaDashboard/label",
+		"grafanaDashboard.namespace=Grafana":   "/grafanaDashboard/namespace",
+		"grafanaDashboard.labelValue=-invalid": "/grafanaDashboard/labelValue",
 	} {
 		out, err := helmTemplateError(t, set)
 		if err == nil || !strings.Contains(out, message) {
@@ -448,8 +452,8 @@ func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
 		"Role/default/nodeslo-controller-node-events-role":                      true,
 		"RoleBinding/default/nodeslo-controller-node-events-rolebinding":        true,
 	}
-	objs := helmTemplateIn(t, elsewhere,
-		"networkPolicy.enabled=true", "serviceMonitor.enabled=true", "prometheusRule.enabled=true")
+	objs := helmTemplateIn(t, elsewhere, "networkPolicy.enabled=true", "serviceMonitor.enabled=true",
+		"prometheusRule.enabled=true", "grafanaDashboard.enabled=true")
 	for _, obj := range objs {
 		key := objectKey(obj)
 		if ns := obj.GetNamespace(); ns != "" && ns != elsewhere && !configRole[key] {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -250,6 +251,25 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, types.NamespacedName{Name: "monitoring-1"}, &sloapi.NodeSLO{})).To(Succeed())
 		}).WithTimeout(60 * time.Second).Should(Succeed())
+		By("a staged rollout under a metric check, so that the check's measurements are counted")
+		// The measurement counter has series only once a check was measured:
+		// a change of the one node's value, rolled out under a health gate
+		// with one metric check, measured on a server that answers as
+		// Prometheus's query API does.
+		prometheus := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w,
+				`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"0"]}]}}`)
+		}))
+		DeferCleanup(prometheus.Close)
+		cm := &corev1.ConfigMap{}
+		Expect(c.Get(ctx, types.NamespacedName{Namespace: ns.Name, Name: opts.Controllers.ConfigName}, cm)).To(Succeed())
+		cm.Data["resource-threshold-config"] = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
+			"nodeStrategies": [{"name": "monitoring", "nodeSelector": {"matchLabels": {"pool": "monitoring"}}}]}`
+		cm.Data["nodeslo-rollout-config"] = fmt.Sprintf(`{"maxNodesPerStep": 1, "healthGate": {"metrics": [
+			{"name": "dashboard", "address": %q, "query": "vector(0)", "max": 1, "intervalSeconds": 1}]}}`, prometheus.URL)
+		Expect(c.Update(ctx, cm)).To(Succeed())
+
 		// A reconcile's duration is observed after it returns, so the
 		// config-cache controller's may come after the first NodeSLO: the
 		// queries are checked until every one has its series, and a query
@@ -264,6 +284,7 @@ var _ = Describe("The dashboard and the alerts", func() {
 			g.Expect(page).To(ContainSubstring(
 				`nodeslo_strategy_nodes{key="resource-threshold-config",strategy="monitoring"} 1`))
 			g.Expect(page).To(MatchRegexp(`leader_election_master_status\{name="[^"]+"\} 1`))
+			g.Expect(page).To(MatchRegexp(`nodeslo_rollout_metric_measurements_total\{check="dashboard",result="pass"\} [1-9]`))
 			var err error
 			have, err = parseMetrics(page)
 			g.Expect(err).NotTo(HaveOccurred())
