@@ -49,7 +49,7 @@ file, cluster unreachable, or an invalid key in the file).`,
 			}
 			switch {
 			case !result.Valid():
-				return exitError{code: ExitUsage}
+				return exitError{code: ExitVerdictError}
 			case len(result.Changed) > 0:
 				return exitError{code: ExitChanges}
 			}

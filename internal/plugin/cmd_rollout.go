@@ -195,19 +195,16 @@ the condition"), or on any error.`,
 		Example: `  kubectl nodeslo rollout status
   kubectl nodeslo rollout status --watch=false
   kubectl nodeslo rollout status --timeout 10m`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			return rolloutStatusError(cobra.NoArgs(cmd, args))
-		},
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := kube.client()
 			if err != nil {
-				return rolloutStatusError(err)
+				return err
 			}
 			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
-			return rolloutStatusError(followRollout(cmd.Context(), c, key, streams.Out, opts))
+			return followRollout(cmd.Context(), c, key, streams.Out, opts)
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return rolloutStatusError(err) })
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", true,

@@ -13,12 +13,9 @@ import (
 // `kubectl nodeslo rollout status` waits as `kubectl rollout status` does
 // (docs/rollout.md#what-the-operator-sees): until the rollout completed,
 // by default; once with --watch=false; at most --timeout. It ends with
-// exit status 0 when the rollout completed, 1 when the health gate halted
-// it, the wait timed out, or on any error.
-
-// ExitRolloutFailed is the exit status of `rollout status` when the health
-// gate halted the rollout, the wait timed out, or on any error: kubectl's.
-const ExitRolloutFailed = 1
+// exit status 0 when the rollout completed, 1 (ExitError, as every error
+// of the plugin but a verdict command's) when the health gate halted it,
+// the wait timed out, or on any error.
 
 // defaultStatusInterval is how often the wait reads the status. It polls,
 // one GET of the ConfigMap and one LIST of its revisions (by label, at most
@@ -36,16 +33,6 @@ var errTimedOut = errors.New("timed out waiting for the condition")
 type statusFollow struct {
 	watch             bool
 	timeout, interval time.Duration
-}
-
-// rolloutStatusError makes an error of `rollout status` end the plugin with
-// exit status 1, said on stderr, as kubectl does.
-func rolloutStatusError(err error) error {
-	var exit exitError
-	if err == nil || errors.As(err, &exit) {
-		return err
-	}
-	return exitError{code: ExitRolloutFailed, err: err}
 }
 
 // followRollout prints the status, and with opts.watch prints it again

@@ -191,9 +191,9 @@ func expectHalted(t *testing.T, err error) {
 func expectFailed(t *testing.T, err error, says string) {
 	t.Helper()
 	var errOut bytes.Buffer
-	got := exitCode(rolloutStatusError(err), &errOut)
-	if got != ExitRolloutFailed || !strings.HasPrefix(errOut.String(), says) {
-		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), ExitRolloutFailed, says)
+	got := exitCode(err, ExitError, &errOut)
+	if got != ExitError || !strings.HasPrefix(errOut.String(), says) {
+		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), ExitError, says)
 	}
 }
 
@@ -569,7 +569,7 @@ func TestRolloutStatusErrorsExitOne(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			args = append([]string{"rollout", "status"}, args...)
-			if code := Execute(args, IOStreams{Out: &out, ErrOut: &errOut}); code != ExitRolloutFailed ||
+			if code := Execute(args, IOStreams{Out: &out, ErrOut: &errOut}); code != ExitError ||
 				!strings.HasPrefix(errOut.String(), "error: ") {
 				t.Errorf("exit status %d, stderr %q", code, errOut.String())
 			}

@@ -155,9 +155,9 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			Should(HaveKeyWithValue(string(sloconfig.KeyResourceQOS), 1.0))
 	})
 
-	It("kubectl nodeslo validate --server names the path", func() {
+	It("kubectl nodeslo validate --check-crd names the path", func() {
 		file := configMapFile(cm)
-		code, stdout, stderr := runPlugin("validate", "-f", file, "--server")
+		code, stdout, stderr := runPlugin("validate", "-f", file, "--check-crd")
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
 		Expect(stdout).To(BeEmpty())
 		Expect(stderr).To(ContainSubstring("warning: resource-qos-config: " + droppedPath + ": "))
@@ -195,14 +195,14 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			Should(ConsistOf(ContainSubstring(strings.TrimPrefix(droppedPath, "spec."))))
 	})
 
-	It("against this project's CRD, the webhook, validate --server and explain say nothing of it", func(ctx SpecContext) {
+	It("against this project's CRD, the webhook, validate --check-crd and explain say nothing of it", func(ctx SpecContext) {
 		warnings.Take()
 		changed := map[string]string{string(sloconfig.KeyResourceQOS): data[string(sloconfig.KeyResourceQOS)] + " "}
 		cm = putConfig(ctx, k8sClient, changed)
 		Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
 
 		file := configMapFile(cm)
-		code, stdout, stderr := runPlugin("validate", "-f", file, "--server")
+		code, stdout, stderr := runPlugin("validate", "-f", file, "--check-crd")
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
 		Expect(stdout + stderr).To(BeEmpty())
 
@@ -227,7 +227,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			warnings.Take()
 			cm = putConfig(ctx, k8sClient, crossed)
 			Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
-			code, stdout, stderr := runPlugin("validate", "-f", configMapFile(cm), "--server")
+			code, stdout, stderr := runPlugin("validate", "-f", configMapFile(cm), "--check-crd")
 			Expect(code).To(Equal(plugin.ExitOK), stderr)
 			Expect(stdout + stderr).To(BeEmpty())
 		})

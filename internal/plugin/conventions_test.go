@@ -1,0 +1,119 @@
+package plugin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kubectl's conventions in the plugin, where no cluster is needed
+// (docs/kubectl-nodeslo.md#kubectls-conventions); the cluster_*_test.go
+// specs check them against a real apiserver.
+
+const listConfigMaps = "testdata/list-configmaps.yaml"
+
+// -n picks the ConfigMap of the namespace it names, as --config-namespace does.
+func TestNamespaceFlagNamesTheConfigMapsNamespace(t *testing.T) {
+	for _, args := range [][]string{
+		{validateCmd, "-f", listConfigMaps, "-n", "default"},
+		{validateCmd, "-f", listConfigMaps, "--namespace=default"},
+		{validateCmd, "-f", listConfigMaps, "--config-namespace", "default"},
+		{validateCmd, "-f", listConfigMaps, "-n", "default", "--config-namespace", "default"},
+		{renderCmd, "-f", listConfigMaps, "-n", "default"},
+	} {
+		code, _, stderr := run(t, "", args...)
+		// default/slo-controller-config is valid and without warnings; the
+		// one of koordinator-system has a misspelt key, warned about.
+		if code != ExitOK || strings.Contains(stderr, "resource-threshold-confg") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, stderr)
+		}
+	}
+	code, _, stderr := run(t, "", validateCmd, "-f", listConfigMaps)
+	if code != ExitInvalid || !strings.Contains(stderr, "resource-threshold-confg") {
+		t.Errorf("without -n the ConfigMap of koordinator-system is read: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestNamespaceFlagsThatDisagreeAreRefused(t *testing.T) {
+	for _, cmd := range [][]string{{validateCmd, "-f", listConfigMaps}, {"rollout", "undo"}, {"rollout", "pause"}} {
+		args := append(cmd, "-n", "kube-system", "--config-namespace", "koordinator-system")
+		code, stdout, stderr := run(t, "", args...)
+		want := "error: -n kube-system and --config-namespace koordinator-system name different namespaces"
+		if code == ExitOK || stdout != "" || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+// Every error exits 1, as in kubectl, but on validate, render and diff,
+// whose 1 is a verdict: there an error exits 2, as in kubectl diff.
+func TestExitStatusOfErrors(t *testing.T) {
+	none := filepath.Join(t.TempDir(), "none")
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"explain", "node-1", "--kubeconfig", none}, ExitError},
+		{[]string{"explain"}, ExitError},
+		{[]string{"rollout", "history", "--kubeconfig", none}, ExitError},
+		{[]string{"rollout", "history", "--revision", "two"}, ExitError},
+		{[]string{"rollout", "undo", "--kubeconfig", none}, ExitError},
+		{[]string{"rollout", "pause", "--kubeconfig", none}, ExitError},
+		{[]string{"rollout", "resume", "--kubeconfig", none}, ExitError},
+		{[]string{"rollout", "retry", "--kubeconfig", none}, ExitError},
+		{[]string{"rollout", "status", "--kubeconfig", none}, ExitError},
+		{[]string{"summary", "--kubeconfig", none}, ExitError},
+		{[]string{"version", "--no-such-flag"}, ExitError},
+		{[]string{"no-such-command"}, ExitError},
+		{[]string{validateCmd, "-f", "testdata/nothing.yaml"}, ExitVerdictError},
+		{[]string{validateCmd, "--no-such-flag"}, ExitVerdictError},
+		{[]string{renderCmd, "-o", "xml"}, ExitVerdictError},
+		{[]string{"diff", "-f", goodConfigMap, "--kubeconfig", none}, ExitVerdictError},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, "", tt.args...)
+		if code != tt.code || !strings.HasPrefix(stderr, "error: ") {
+			t.Errorf("%v: exit %d, want %d; stderr %q", tt.args, code, tt.code, stderr)
+		}
+	}
+}
+
+// validate's check against the live CRD is --check-crd; --server is
+// kubectl's API server address, and its former use is answered clearly.
+func TestValidateServerIsTheAPIServer(t *testing.T) {
+	code, _, stderr := run(t, "", validateCmd, "-f", goodConfigMap, "--server")
+	if code != ExitVerdictError || !strings.Contains(stderr, "use --check-crd") {
+		t.Errorf("--server without a value: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "", validateCmd, "-f", goodConfigMap, "-s", "https://127.0.0.1:1")
+	if code != ExitVerdictError || !strings.Contains(stderr, "validate asks no server without --check-crd") {
+		t.Errorf("--server without --check-crd: exit %d, stderr %q", code, stderr)
+	}
+	// With --check-crd, -s is where the dry run is sent: nothing listens there.
+	code, _, stderr = run(t, "", validateCmd, "-f", goodConfigMap, "--check-crd", "-s", "https://127.0.0.1:1")
+	if code != ExitVerdictError || !strings.Contains(stderr, "127.0.0.1:1") {
+		t.Errorf("--check-crd -s: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A kubeconfig whose user names the gcp auth-provider gets client-go's
+// pointer to its exec plugin: the auth providers are linked, as in kubectl.
+func TestAuthProvidersAreLinked(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	const config = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {auth-provider: {name: gcp}}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "", "rollout", "history", "--kubeconfig", kubeconfig)
+	if code != ExitError || !strings.Contains(stderr, "gke-gcloud-auth-plugin") ||
+		strings.Contains(stderr, "no Auth Provider found") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
