@@ -127,12 +127,12 @@ would change, field by field, from the configuration in force.`,
 	return cmd
 }
 
-// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run]`.
+// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run=none|client|server]`.
 func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
 	var toRevision int64
-	var dryRun bool
+	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "undo",
 		Short: "Write an earlier revision's data back into the ConfigMap",
@@ -144,25 +144,34 @@ is. The write is an ordinary update of the ConfigMap: it passes the
 admission webhook, and the controller rolls it out under the rollout
 settings in force, like any change, as a new revision. A ConfigMap changed
 since it was read is not overwritten (run the undo again); a deleted one is
-created. With --dry-run, prints which nodes' NodeSLOs would change, and
-which fields, and writes nothing.`,
-		Example: `  kubectl nodeslo rollout undo --dry-run
+created. With --dry-run=client (or --dry-run alone), prints which nodes'
+NodeSLOs would change, and which fields, and writes nothing; with
+--dry-run=server, the write is first sent to the apiserver as a dry run
+(admission, the project's webhook included, judges it; nothing is stored).`,
+		Example: `  kubectl nodeslo rollout undo --dry-run=server
   kubectl nodeslo rollout undo
   kubectl nodeslo rollout undo --to-revision 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			mode, err := ParseDryRun(dryRun)
+			if err != nil {
+				return err
+			}
 			c, err := kube.client()
 			if err != nil {
 				return err
 			}
-			return Undo(cmd.Context(), c, ref, toRevision, dryRun, streams.Out, streams.ErrOut)
+			return Undo(cmd.Context(), c, ref, toRevision, mode, streams.Out, streams.ErrOut)
 		},
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&toRevision, "to-revision", 0,
 		"the revision to go back to (default: the one before the configuration in force)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the nodes and fields the undo would change, and write nothing")
+	cmd.Flags().StringVar(&dryRun, "dry-run", string(DryRunNone), `"none", "client" or "server", as kubectl's: `+
+		`with client, print the nodes and fields the undo would change and write nothing; with server, also `+
+		`send the write as a server-side dry run. --dry-run alone is client.`)
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = string(DryRunClient)
 	return cmd
 }
 

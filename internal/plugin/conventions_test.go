@@ -117,3 +117,25 @@ current-context: x
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// rollout undo's --dry-run takes kubectl's values; alone it is client.
+func TestUndoDryRunValues(t *testing.T) {
+	code, _, stderr := run(t, "", "rollout", "undo", "--dry-run=maybe")
+	if code != ExitError || !strings.Contains(stderr, `invalid --dry-run value "maybe": must be none, client or server`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	for _, v := range []string{"none", "client", "server"} {
+		if d, err := ParseDryRun(v); err != nil || string(d) != v {
+			t.Errorf("%s: %q, %v", v, d, err)
+		}
+	}
+	flag := NewRootCommand(IOStreams{}).Commands()
+	for _, c := range flag {
+		if c.Name() == "rollout" {
+			undo, _, err := c.Find([]string{"undo"})
+			if err != nil || undo.Flags().Lookup("dry-run").NoOptDefVal != string(DryRunClient) {
+				t.Errorf("--dry-run alone is not client: %v", err)
+			}
+		}
+	}
+}
