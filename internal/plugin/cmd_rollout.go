@@ -88,8 +88,9 @@ func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
 	var revision int64
+	var output string
 	cmd := &cobra.Command{
-		Use:   "history",
+		Use:   "history [--revision N] [-o json|yaml]",
 		Short: "List the configurations put in force (the revision history), or show one",
 		Long: `Lists the revisions the controller keeps of the ConfigMap (ControllerRevisions
 in its namespace, at most revisionHistoryLimit of them): number, age, who
@@ -97,11 +98,15 @@ last changed the ConfigMap's data, the keys changed from the revision
 before, the nodes the rollout reached and its outcome (InProgress,
 Completed, Superseded, AllAtOnce, Halted). The newest is the configuration in force.
 With --revision N, prints that revision's data and what putting it back
-would change, field by field, from the configuration in force.`,
+would change, field by field, from the configuration in force.
+-o json|yaml prints either as a structure (docs/kubectl-nodeslo.md#machine-readable-output).`,
 		Example: `  kubectl nodeslo rollout history
-  kubectl nodeslo rollout history --revision 2`,
+  kubectl nodeslo rollout history --revision 2 -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			c, err := kube.client()
 			if err != nil {
 				return err
@@ -111,11 +116,17 @@ would change, field by field, from the configuration in force.`,
 				return err
 			}
 			if revision == 0 {
+				if output != "" {
+					return writeStructured(streams.Out, output, h.Output())
+				}
 				return h.Write(streams.Out, time.Now())
 			}
 			r, err := h.Find(revision)
 			if err != nil {
 				return err
+			}
+			if output != "" {
+				return writeStructured(streams.Out, output, h.RevisionOutput(r))
 			}
 			return h.WriteRevision(streams.Out, r)
 		},
@@ -124,6 +135,8 @@ would change, field by field, from the configuration in force.`,
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&revision, "revision", 0,
 		"show this revision's data and its diff against the configuration in force")
+	addOutputFlag(cmd.Flags(), &output)
+	_ = cmd.RegisterFlagCompletionFunc("revision", completeRevisions(kube, &ref))
 	return cmd
 }
 
@@ -172,6 +185,9 @@ NodeSLOs would change, and which fields, and writes nothing; with
 		`with client, print the nodes and fields the undo would change and write nothing; with server, also `+
 		`send the write as a server-side dry run. --dry-run alone is client.`)
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = string(DryRunClient)
+	_ = cmd.RegisterFlagCompletionFunc("to-revision", completeRevisions(kube, &ref))
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions(
+		[]cobra.Completion{string(DryRunNone), string(DryRunClient), string(DryRunServer)}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -1,10 +1,14 @@
 package plugin
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
+	"reflect"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // kubectl's conventions in the plugin, where no cluster is needed
@@ -136,6 +140,78 @@ func TestUndoDryRunValues(t *testing.T) {
 			if err != nil || undo.Flags().Lookup("dry-run").NoOptDefVal != string(DryRunClient) {
 				t.Errorf("--dry-run alone is not client: %v", err)
 			}
+		}
+	}
+}
+
+// rollout history -o json: the documented fields, oldest first.
+func TestHistoryOutput(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	h := testHistory(now)
+	var out bytes.Buffer
+	if err := writeStructured(&out, outputJSON, h.Output()); err != nil {
+		t.Fatal(err)
+	}
+	var got HistoryOutput
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v in\n%s", err, out.String())
+	}
+	if got.ConfigMap != "koordinator-system/slo-controller-config" || len(got.Revisions) != 3 ||
+		got.Revisions[0].Reached != nil || *got.Revisions[1].Reached != 3 || !got.Revisions[2].InForce ||
+		got.Revisions[2].ChangeCause != "back to 60" ||
+		!reflect.DeepEqual(got.Revisions[1].KeysChanged, []string{threshold}) {
+		t.Errorf("got\n%s", out.String())
+	}
+	for _, field := range []string{`"revision": 1`, `"outcome": "AllAtOnce"`, `"inForce": true`, `"changedBy": "kubectl-edit"`} {
+		if !strings.Contains(out.String(), field) {
+			t.Errorf("no %s in\n%s", field, out.String())
+		}
+	}
+	out.Reset()
+	if err := writeStructured(&out, outputYAML, h.RevisionOutput(h.Revisions[1])); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"revision: 2\n", "changesFromInForce:\n- new: 55\n  old: 60\n  path: " +
+		threshold + ".clusterStrategy.cpuSuppressThresholdPercent\n", "data:\n  " + threshold + ": "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+}
+
+// diff -o json: counts, and each changed field's values as JSON.
+func TestDiffOutput(t *testing.T) {
+	r := DiffResult{Nodes: 3, Changed: []NodeDiff{
+		{Node: "a", Created: true},
+		{Node: "b", Changes: []FieldChange{{Path: "spec.x", Old: none, New: `{"y":1}`}}},
+	}}
+	var out bytes.Buffer
+	if err := writeStructured(&out, outputJSON, r.Output()); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"valid": true, "nodes": 3.0, "updated": 1.0, "created": 1.0, "unchanged": 1.0,
+		"changes": []any{
+			map[string]any{"node": "a", "created": true},
+			map[string]any{"node": "b", "fields": []any{map[string]any{"path": "spec.x", "new": map[string]any{"y": 1.0}}}},
+		}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%s", out.String())
+	}
+}
+
+// -o takes json or yaml on every command that reads.
+func TestOutputFormatsAreChecked(t *testing.T) {
+	for _, args := range [][]string{
+		{"explain", "n", "-o", "wide"}, {"diff", "-f", goodConfigMap, "-o", "wide"},
+		{"rollout", "status", "-o", "wide"}, {"rollout", "history", "-o", "wide"}, {"summary", "-o", "wide"},
+	} {
+		code, _, stderr := run(t, "", args...)
+		if code == ExitOK || !strings.Contains(stderr, `unknown output format "wide": use json or yaml`) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
 }
