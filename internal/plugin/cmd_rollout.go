@@ -209,19 +209,29 @@ the nodes unhealthy before their write, and a halt, why, and how to resume
 or undo it. When the ConfigMap's data is not yet the configuration of that
 status, it says the controller has not taken it up yet. Reads the ConfigMap
 and lists the ControllerRevisions of its namespace; no Node or NodeSLO.
-Like kubectl rollout status, it watches by default: it prints the status
-again whenever it changes, until the rollout of the ConfigMap's
-configuration completed; --watch=false prints it once. --timeout ends the
-wait (0: wait forever).
+Like kubectl rollout status, it watches by default: it prints one progress
+line whenever the status changes ("Waiting for rollout of configuration
+5089928f322f: 13 of 40 nodes reached, step 2 of 5..."), until the rollout
+of the ConfigMap's configuration completed, then the whole status once;
+--watch=false prints the whole status at once. --timeout ends the wait (0:
+wait forever), printing the whole status as it stood. -o json|yaml prints,
+at the end, the status as a structure instead, and the progress lines on
+stderr (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, as kubectl rollout status: 0 when the rollout completed (or
 there is no rollout key), or with --watch=false when it is not halted; 1
 when the health gate halted it, the wait timed out ("timed out waiting for
 the condition"), or on any error.`,
 		Example: `  kubectl nodeslo rollout status
-  kubectl nodeslo rollout status --watch=false
+  kubectl nodeslo rollout status --watch=false -o json
   kubectl nodeslo rollout status --timeout 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(opts.output); err != nil {
+				return err
+			}
+			if opts.output != "" {
+				opts.progress = streams.ErrOut
+			}
 			c, err := kube.client()
 			if err != nil {
 				return err
@@ -238,5 +248,6 @@ the condition"), or on any error.`,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
 	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
 		"how often the watch reads the ConfigMap and its revisions")
+	addOutputFlag(cmd.Flags(), &opts.output)
 	return cmd
 }

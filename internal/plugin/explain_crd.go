@@ -37,7 +37,7 @@ func (e *Explanation) CheckAgainstCRD(ctx context.Context, c client.Client) {
 // carry, since the installed CRD drops its field.
 type DroppedValue struct {
 	Key  sloconfig.Key `json:"key,omitempty"`
-	Path string `json:"path"`
+	Path string        `json:"path"`
 	// Values are the configured values, as JSON (one per list element for
 	// a path inside a list).
 	Values []string `json:"values"`

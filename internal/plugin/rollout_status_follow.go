@@ -29,16 +29,21 @@ const defaultStatusInterval = time.Second
 var errTimedOut = errors.New("timed out waiting for the condition")
 
 // statusFollow is how `rollout status` waits: watch until complete (or
-// print once), at most timeout (0: forever), reading every interval.
+// print once), at most timeout (0: forever), reading every interval; with
+// output (json, yaml) the end prints that structure instead of the block,
+// and progress, when set, takes the progress lines instead of the output.
 type statusFollow struct {
 	watch             bool
 	timeout, interval time.Duration
+	output            string
+	progress          io.Writer
 }
 
-// followRollout prints the status, and with opts.watch prints it again
-// every time it changes until the rollout completed. A halt by the health
-// gate ends it with an error, as a Deployment past its progress deadline
-// ends kubectl's.
+// followRollout prints the status, and with opts.watch waits until the
+// rollout completed, printing one progress line per change, as kubectl
+// rollout status does; whenever the wait ends it prints the whole status
+// once. A halt by the health gate ends it with an error, as a Deployment
+// past its progress deadline ends kubectl's.
 func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, out io.Writer, opts statusFollow) error {
 	if opts.timeout > 0 {
 		var cancel context.CancelFunc
@@ -49,35 +54,55 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, o
 	if interval <= 0 {
 		interval = defaultStatusInterval
 	}
-	last := ""
+	progress := opts.progress
+	if progress == nil {
+		progress = out
+	}
+	var last *RolloutStatus
+	lastLine := ""
 	for {
 		status, err := FetchRolloutStatus(ctx, c, key)
 		if err != nil {
-			return waitEnded(ctx, err)
+			return endWait(out, opts.output, last, waitEnded(ctx, err))
 		}
-		var b bytes.Buffer
-		status.Write(&b)
-		if b.String() != last {
-			if last != "" {
-				printLine(out, "---")
-			}
-			_, _ = out.Write(b.Bytes())
-			last = b.String()
-		}
+		last = &status
 		switch {
 		case status.HaltedByTheGate():
-			return status.haltError()
+			return endWait(out, opts.output, last, status.haltError())
 		case status.Done() || !opts.watch:
-			return nil
+			return endWait(out, opts.output, last, nil)
+		}
+		if line := status.ProgressLine(); line != lastLine {
+			printLine(progress, line)
+			lastLine = line
 		}
 		select {
 		case <-ctx.Done():
-			return waitEnded(ctx, ctx.Err())
+			return endWait(out, opts.output, last, waitEnded(ctx, ctx.Err()))
 		case <-time.After(interval):
 		}
 	}
 }
 
+// endWait prints the last status read (none: nothing) whole, or as the
+// structure of output, and returns err, the wait's outcome.
+func endWait(out io.Writer, output string, last *RolloutStatus, err error) error {
+	if last == nil {
+		return err
+	}
+	if output != "" {
+		if werr := writeStructured(out, output, last.Output()); werr != nil {
+			return werr
+		}
+		return err
+	}
+	var b bytes.Buffer
+	last.Write(&b)
+	if _, werr := out.Write(b.Bytes()); werr != nil {
+		return werr
+	}
+	return err
+}
 // waitEnded is the error that ends a wait: kubectl's wording when the
 // timeout passed, err otherwise.
 func waitEnded(ctx context.Context, err error) error {
