@@ -77,7 +77,8 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveNamespace(cmd.Flags()) }
 	root.AddCommand(markVerdict(newValidateCommand(streams)), markVerdict(newRenderCommand(streams)),
-		newExplainCommand(streams), markVerdict(newDiffCommand(streams)), newRolloutCommand(streams))
+		newExplainCommand(streams), markVerdict(newDiffCommand(streams)), newRolloutCommand(streams),
+		newSummaryCommand(streams))
 	addVersion(root, streams)
 	return root
 }

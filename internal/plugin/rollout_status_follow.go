@@ -103,6 +103,7 @@ func endWait(out io.Writer, output string, last *RolloutStatus, err error) error
 	}
 	return err
 }
+
 // waitEnded is the error that ends a wait: kubectl's wording when the
 // timeout passed, err otherwise.
 func waitEnded(ctx context.Context, err error) error {
