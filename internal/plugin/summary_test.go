@@ -77,7 +77,7 @@ func TestSummaryCountsStrategiesAndNodes(t *testing.T) {
 	for _, want := range []string{
 		"Rollout:   rollout of configuration " + s.Rollout.Configuration + ": 3 of 5 nodes reached, step 2 of 3\n",
 		"resource-threshold-config  valid",
-		`node strategy "batch" (index 0)              3\n`,
+		"node strategy \"batch\" (index 0)              3\n",
 		"Nodes: 4; up to date 1, pending 3, held 0 (without a NodeSLO: 2)\n",
 	} {
 		if !strings.Contains(out.String(), want) {
