@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +213,59 @@ func TestOutputFormatsAreChecked(t *testing.T) {
 		code, _, stderr := run(t, "", args...)
 		if code == ExitOK || !strings.Contains(stderr, `unknown output format "wide": use json or yaml`) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// complete runs cobra's __complete as kubectl_complete-nodeslo does, and
+// returns the completions and the directive line.
+func complete(t *testing.T, args ...string) (completions []string, directive string) {
+	t.Helper()
+	code, stdout, stderr := run(t, "", append([]string{"__complete"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("__complete %v: exit %d, stderr %q", args, code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	return lines[:len(lines)-1], lines[len(lines)-1]
+}
+
+// names drops the descriptions of completions.
+func names(completions []string) []string {
+	out := make([]string, len(completions))
+	for i, c := range completions {
+		out[i], _, _ = strings.Cut(c, "\t")
+	}
+	return out
+}
+
+// Subcommands and flags complete without a cluster.
+func TestCompletionOfCommandsAndFlags(t *testing.T) {
+	got, _ := complete(t, "")
+	for _, want := range []string{"diff", "explain", "render", "rollout", "summary", "validate", "version"} {
+		if !slices.Contains(names(got), want) {
+			t.Errorf("commands: no %s in %v", want, got)
+		}
+	}
+	if slices.Contains(names(got), "completion") {
+		t.Errorf("the script-generating completion command is offered: %v", got)
+	}
+	got, _ = complete(t, "rollout", "")
+	if want := []string{"history", "pause", "resume", "retry", "status", "undo"}; !reflect.DeepEqual(names(got), want) {
+		t.Errorf("rollout: %v, want %v", names(got), want)
+	}
+	got, _ = complete(t, "rollout", "undo", "--dry")
+	if !reflect.DeepEqual(names(got), []string{"--dry-run"}) {
+		t.Errorf("--dry: %v", got)
+	}
+	got, directive := complete(t, "rollout", "undo", "--dry-run=")
+	if !reflect.DeepEqual(names(got), []string{"none", "client", "server"}) ||
+		directive != ":4" {
+		t.Errorf("--dry-run=: %v %s", got, directive)
+	}
+	got, _ = complete(t, "explain", "-")
+	for _, want := range []string{"--selector", "--output", "--namespace", "--context", "--kubeconfig"} {
+		if !slices.Contains(names(got), want) {
+			t.Errorf("explain's flags: no %s in %v", want, names(got))
 		}
 	}
 }
