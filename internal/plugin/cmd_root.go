@@ -64,7 +64,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
 			"every node would get, offline, from files (validate, render); explain tells, live " +
 			"against a cluster, where a node's NodeSLO comes from, diff, which NodeSLOs a ConfigMap would change, " +
-			"and rollout status, how far a staged rollout of a change has reached the nodes.",
+			"summary, the fleet at a glance, and rollout status, how far a staged rollout of a change has reached the nodes.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
