@@ -82,14 +82,8 @@ func (e Explanation) Output() ExplanationOutput {
 		}
 	}
 	for i, report := range e.Reports {
-		k := KeyExplanation{Key: string(report.Key), Validity: "valid", Errors: report.Messages(),
+		k := KeyExplanation{Key: string(report.Key), Validity: keyValidity(report), Errors: report.Messages(),
 			Warnings: report.WarningMessages()}
-		switch {
-		case report.State == sloconfig.StateDefault:
-			k.Validity = "absent"
-		case !report.Valid():
-			k.Validity = "invalid"
-		}
 		k.Applies, k.Strategy, k.Index = appliesOutput(e.matchAt(i))
 		out.Keys = append(out.Keys, k)
 	}
@@ -99,6 +93,18 @@ func (e Explanation) Output() ExplanationOutput {
 	return out
 }
 
+// keyValidity is a key's validity as -o names it: absent, valid or invalid.
+func keyValidity(r sloconfig.SectionReport) string {
+	switch {
+	case r.State == sloconfig.StateDefault:
+		return "absent"
+	case !r.Valid():
+		return "invalid"
+	}
+	return "valid"
+}
+
+// appliesOutput names what applies to a node as -o does (KeyExplanation.Applies).
 func appliesOutput(m *sloconfig.SectionMatch) (applies, strategy string, index *int) {
 	switch {
 	case m == nil:

@@ -126,14 +126,8 @@ func Summarize(in SummaryInputs) Summary {
 		}
 	}
 	for _, report := range cfg.Reports() {
-		k := KeySummary{Key: string(report.Key), Validity: "valid", Errors: report.Messages(),
+		k := KeySummary{Key: string(report.Key), Validity: keyValidity(report), Errors: report.Messages(),
 			Warnings: report.WarningMessages(), Strategies: []StrategyNodes{}}
-		switch {
-		case report.State == sloconfig.StateDefault:
-			k.Validity = "absent"
-		case !report.Valid():
-			k.Validity = "invalid"
-		}
 		for _, c := range counts[report.Key] {
 			k.Strategies = append(k.Strategies, *c)
 		}
