@@ -109,7 +109,8 @@ func TestTarGzArchiveHoldsThePluginItsCompleterAndTheLicenceAndIsReproducible(t 
 }
 
 func TestWindowsArchiveIsAZipOfTheExesAndTheLicence(t *testing.T) {
-	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"), writeCompleter(t), writeLicense(t))
+	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"), writeCompleter(t),
+		writeLicense(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestWindowsArchiveIsAZipOfTheExesAndTheLicence(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = zr.Close() }()
-	if len(zr.File) != 3 || zr.File[0].Name != "kubectl-nodeslo.exe" || zr.File[1].Name != "kubectl_complete-nodeslo.exe" ||
-		zr.File[2].Name != "LICENSE" {
+	if len(zr.File) != 3 || zr.File[0].Name != "kubectl-nodeslo.exe" ||
+		zr.File[1].Name != "kubectl_complete-nodeslo.exe" || zr.File[2].Name != "LICENSE" {
 		t.Fatalf("zip entries %v, want kubectl-nodeslo.exe, kubectl_complete-nodeslo.exe and LICENSE", zr.File)
 	}
 	for i, want := range []string{"MZ", "completer", testLicense} {
@@ -142,7 +143,8 @@ func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 		}
 	}
 	// An archive of another version is not this release's.
-	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, writeBinary(t, "old"), writeCompleter(t), writeLicense(t)); err != nil {
+	old := writeBinary(t, "old")
+	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, old, writeCompleter(t), writeLicense(t)); err != nil {
 		t.Fatal(err)
 	}
 	path, err := writeKrewManifest(dir, testVersion, "https://example.com/download/v1.2.3/")

@@ -46,11 +46,10 @@ func Run(plugin string, args []string, stdout, stderr io.Writer) int {
 	cmd := exec.Command(plugin, append([]string{"__complete"}, args...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
+		if exit, ok := errors.AsType[*exec.ExitError](err); ok {
 			return exit.ExitCode()
 		}
-		fmt.Fprintln(stderr, "kubectl_complete-nodeslo: "+err.Error())
+		_, _ = fmt.Fprintln(stderr, "kubectl_complete-nodeslo: "+err.Error())
 		return 1
 	}
 	return 0

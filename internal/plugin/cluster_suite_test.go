@@ -58,9 +58,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	for _, ns := range []string{sloconfig.DefaultConfigMapNamespace, teamNamespace} {
 		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
-	for name, pool := range map[string]string{"batch-1": "batch", "batch-2": "batch", "web-1": "web"} {
+	for name, pool := range map[string]string{batch1: poolBatch, "batch-2": poolBatch, "web-1": poolWeb} {
 		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
-			Labels: map[string]string{"pool": pool}}})).To(Succeed())
+			Labels: map[string]string{poolKey: pool}}})).To(Succeed())
 	}
 	putHistory(ctx, sloconfig.DefaultConfigMapNamespace, 60, 50)
 	putHistory(ctx, teamNamespace, 70, 65, 62)
@@ -106,7 +106,7 @@ func storedConfigMap(ctx context.Context, namespace string) *corev1.ConfigMap {
 // runWith runs the plugin with args and the kubeconfig.
 func runWith(kubeconfig string, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = Execute(append(args, "--kubeconfig", kubeconfig),
+	code = Execute(append(args, kubeconfigFlag, kubeconfig),
 		IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	return code, out.String(), errOut.String()
 }
@@ -121,9 +121,11 @@ func runAgainst(args ...string) (code int, stdout, stderr string) {
 // args), and returns the values completed.
 func completeAgainst(args ...string) []string {
 	GinkgoHelper()
-	words := append(append([]string{"__complete"}, args[:len(args)-1]...), "--kubeconfig", adminKubeconfig, args[len(args)-1])
+	last := len(args) - 1
+	words := append(append([]string{"__complete"}, args[:last]...), kubeconfigFlag, adminKubeconfig, args[last])
 	var out, errOut bytes.Buffer
-	Expect(Execute(words, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})).To(Equal(ExitOK), errOut.String())
+	code := Execute(words, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	Expect(code).To(Equal(ExitOK), errOut.String())
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	Expect(lines[len(lines)-1]).To(HavePrefix(":"), "the directive ends the output")
 	return lines[:len(lines)-1]

@@ -186,8 +186,8 @@ NodeSLOs would change, and which fields, and writes nothing; with
 		`send the write as a server-side dry run. --dry-run alone is client.`)
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = string(DryRunClient)
 	_ = cmd.RegisterFlagCompletionFunc("to-revision", completeRevisions(kube, &ref))
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions(
-		[]cobra.Completion{string(DryRunNone), string(DryRunClient), string(DryRunServer)}, cobra.ShellCompDirectiveNoFileComp))
+	dryRuns := []cobra.Completion{string(DryRunNone), string(DryRunClient), string(DryRunServer)}
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions(dryRuns, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

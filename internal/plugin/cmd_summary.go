@@ -62,7 +62,9 @@ prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
 
 // FetchSummaryInputs reads the rollout status (the ConfigMap and its
 // revisions), then the nodes selector matches (nil: all) and the NodeSLOs.
-func FetchSummaryInputs(ctx context.Context, c client.Reader, ref ConfigMapRef, selector labels.Selector) (SummaryInputs, error) {
+func FetchSummaryInputs(
+	ctx context.Context, c client.Reader, ref ConfigMapRef, selector labels.Selector,
+) (SummaryInputs, error) {
 	key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 	status, err := FetchRolloutStatus(ctx, c, key)
 	if err != nil {

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,8 +69,7 @@ func completeRevisions(kube *kubeFlags, ref *ConfigMapRef) cobra.CompletionFunc 
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []cobra.Completion
-		for i := len(h.Revisions) - 1; i >= 0; i-- {
-			r := h.Revisions[i]
+		for i, r := range slices.Backward(h.Revisions) {
 			n := strconv.FormatInt(r.Number, 10)
 			if !strings.HasPrefix(n, toComplete) {
 				continue

@@ -16,16 +16,32 @@ import (
 // (docs/kubectl-nodeslo.md#kubectls-conventions); the cluster_*_test.go
 // specs check them against a real apiserver.
 
-const listConfigMaps = "testdata/list-configmaps.yaml"
+// The words of the commands these tests run.
+const (
+	listConfigMaps     = "testdata/list-configmaps.yaml"
+	kubeconfigFlag     = "--kubeconfig"
+	configNamespaceOpt = "--config-namespace"
+	rolloutCmd         = "rollout"
+	pauseCmd           = "pause"
+	historyCmd         = "history"
+	statusCmd          = "status"
+	summaryCmd         = "summary"
+	versionCmd         = "version"
+	diffCmd            = "diff"
+	explainCmd         = "explain"
+	defaultNamespace   = "default"
+	wideFormat         = "wide"
+	batch1             = "batch-1"
+)
 
 // -n picks the ConfigMap of the namespace it names, as --config-namespace does.
 func TestNamespaceFlagNamesTheConfigMapsNamespace(t *testing.T) {
 	for _, args := range [][]string{
-		{validateCmd, "-f", listConfigMaps, "-n", "default"},
+		{validateCmd, "-f", listConfigMaps, "-n", defaultNamespace},
 		{validateCmd, "-f", listConfigMaps, "--namespace=default"},
-		{validateCmd, "-f", listConfigMaps, "--config-namespace", "default"},
-		{validateCmd, "-f", listConfigMaps, "-n", "default", "--config-namespace", "default"},
-		{renderCmd, "-f", listConfigMaps, "-n", "default"},
+		{validateCmd, "-f", listConfigMaps, configNamespaceOpt, defaultNamespace},
+		{validateCmd, "-f", listConfigMaps, "-n", defaultNamespace, configNamespaceOpt, defaultNamespace},
+		{renderCmd, "-f", listConfigMaps, "-n", defaultNamespace},
 	} {
 		code, _, stderr := run(t, "", args...)
 		// default/slo-controller-config is valid and without warnings; the
@@ -41,8 +57,8 @@ func TestNamespaceFlagNamesTheConfigMapsNamespace(t *testing.T) {
 }
 
 func TestNamespaceFlagsThatDisagreeAreRefused(t *testing.T) {
-	for _, cmd := range [][]string{{validateCmd, "-f", listConfigMaps}, {"rollout", "undo"}, {"rollout", "pause"}} {
-		args := append(cmd, "-n", "kube-system", "--config-namespace", "koordinator-system")
+	for _, cmd := range [][]string{{validateCmd, "-f", listConfigMaps}, {rolloutCmd, "undo"}, {rolloutCmd, pauseCmd}} {
+		args := append(cmd, "-n", "kube-system", configNamespaceOpt, "koordinator-system")
 		code, stdout, stderr := run(t, "", args...)
 		want := "error: -n kube-system and --config-namespace koordinator-system name different namespaces"
 		if code == ExitOK || stdout != "" || !strings.HasPrefix(stderr, want) {
@@ -59,22 +75,22 @@ func TestExitStatusOfErrors(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"explain", "node-1", "--kubeconfig", none}, ExitError},
-		{[]string{"explain"}, ExitError},
-		{[]string{"rollout", "history", "--kubeconfig", none}, ExitError},
-		{[]string{"rollout", "history", "--revision", "two"}, ExitError},
-		{[]string{"rollout", "undo", "--kubeconfig", none}, ExitError},
-		{[]string{"rollout", "pause", "--kubeconfig", none}, ExitError},
-		{[]string{"rollout", "resume", "--kubeconfig", none}, ExitError},
-		{[]string{"rollout", "retry", "--kubeconfig", none}, ExitError},
-		{[]string{"rollout", "status", "--kubeconfig", none}, ExitError},
-		{[]string{"summary", "--kubeconfig", none}, ExitError},
-		{[]string{"version", "--no-such-flag"}, ExitError},
+		{[]string{explainCmd, "node-1", kubeconfigFlag, none}, ExitError},
+		{[]string{explainCmd}, ExitError},
+		{[]string{rolloutCmd, historyCmd, kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, historyCmd, "--revision", "two"}, ExitError},
+		{[]string{rolloutCmd, "undo", kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, pauseCmd, kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, "resume", kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, "retry", kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, statusCmd, kubeconfigFlag, none}, ExitError},
+		{[]string{summaryCmd, kubeconfigFlag, none}, ExitError},
+		{[]string{versionCmd, "--no-such-flag"}, ExitError},
 		{[]string{"no-such-command"}, ExitError},
 		{[]string{validateCmd, "-f", "testdata/nothing.yaml"}, ExitVerdictError},
 		{[]string{validateCmd, "--no-such-flag"}, ExitVerdictError},
 		{[]string{renderCmd, "-o", "xml"}, ExitVerdictError},
-		{[]string{"diff", "-f", goodConfigMap, "--kubeconfig", none}, ExitVerdictError},
+		{[]string{diffCmd, "-f", goodConfigMap, kubeconfigFlag, none}, ExitVerdictError},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, "", tt.args...)
@@ -116,7 +132,7 @@ current-context: x
 	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, "", "rollout", "history", "--kubeconfig", kubeconfig)
+	code, _, stderr := run(t, "", rolloutCmd, historyCmd, kubeconfigFlag, kubeconfig)
 	if code != ExitError || !strings.Contains(stderr, "gke-gcloud-auth-plugin") ||
 		strings.Contains(stderr, "no Auth Provider found") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
@@ -125,7 +141,7 @@ current-context: x
 
 // rollout undo's --dry-run takes kubectl's values; alone it is client.
 func TestUndoDryRunValues(t *testing.T) {
-	code, _, stderr := run(t, "", "rollout", "undo", "--dry-run=maybe")
+	code, _, stderr := run(t, "", rolloutCmd, "undo", "--dry-run=maybe")
 	if code != ExitError || !strings.Contains(stderr, `invalid --dry-run value "maybe": must be none, client or server`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -136,7 +152,7 @@ func TestUndoDryRunValues(t *testing.T) {
 	}
 	flag := NewRootCommand(IOStreams{}).Commands()
 	for _, c := range flag {
-		if c.Name() == "rollout" {
+		if c.Name() == rolloutCmd {
 			undo, _, err := c.Find([]string{"undo"})
 			if err != nil || undo.Flags().Lookup("dry-run").NoOptDefVal != string(DryRunClient) {
 				t.Errorf("--dry-run alone is not client: %v", err)
@@ -163,7 +179,9 @@ func TestHistoryOutput(t *testing.T) {
 		!reflect.DeepEqual(got.Revisions[1].KeysChanged, []string{threshold}) {
 		t.Errorf("got\n%s", out.String())
 	}
-	for _, field := range []string{`"revision": 1`, `"outcome": "AllAtOnce"`, `"inForce": true`, `"changedBy": "kubectl-edit"`} {
+	for _, field := range []string{
+		`"revision": 1`, `"outcome": "AllAtOnce"`, `"inForce": true`, `"changedBy": "kubectl-edit"`,
+	} {
 		if !strings.Contains(out.String(), field) {
 			t.Errorf("no %s in\n%s", field, out.String())
 		}
@@ -190,28 +208,44 @@ func TestDiffOutput(t *testing.T) {
 	if err := writeStructured(&out, outputJSON, r.Output()); err != nil {
 		t.Fatal(err)
 	}
-	var got map[string]any
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"valid": true, "nodes": 3.0, "updated": 1.0, "created": 1.0, "unchanged": 1.0,
-		"changes": []any{
-			map[string]any{"node": "a", "created": true},
-			map[string]any{"node": "b", "fields": []any{map[string]any{"path": "spec.x", "new": map[string]any{"y": 1.0}}}},
-		}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got\n%s", out.String())
+	want := `{
+  "valid": true,
+  "nodes": 3,
+  "updated": 1,
+  "created": 1,
+  "unchanged": 1,
+  "changes": [
+    {
+      "node": "a",
+      "created": true
+    },
+    {
+      "node": "b",
+      "fields": [
+        {
+          "path": "spec.x",
+          "new": {
+            "y": 1
+          }
+        }
+      ]
+    }
+  ]
+}
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
 
 // -o takes json or yaml on every command that reads.
 func TestOutputFormatsAreChecked(t *testing.T) {
 	for _, args := range [][]string{
-		{"explain", "n", "-o", "wide"}, {"diff", "-f", goodConfigMap, "-o", "wide"},
-		{"rollout", "status", "-o", "wide"}, {"rollout", "history", "-o", "wide"}, {"summary", "-o", "wide"},
+		{explainCmd, "n", "-o", wideFormat}, {diffCmd, "-f", goodConfigMap, "-o", wideFormat},
+		{rolloutCmd, statusCmd, "-o", wideFormat}, {rolloutCmd, historyCmd, "-o", wideFormat}, {summaryCmd, "-o", wideFormat},
 	} {
 		code, _, stderr := run(t, "", args...)
-		if code == ExitOK || !strings.Contains(stderr, `unknown output format "wide": use json or yaml`) {
+		if code == ExitOK || !strings.Contains(stderr, `unknown output format "`+wideFormat+`": use json or yaml`) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
@@ -241,7 +275,7 @@ func names(completions []string) []string {
 // Subcommands and flags complete without a cluster.
 func TestCompletionOfCommandsAndFlags(t *testing.T) {
 	got, _ := complete(t, "")
-	for _, want := range []string{"diff", "explain", "render", "rollout", "summary", "validate", "version"} {
+	for _, want := range []string{diffCmd, explainCmd, "render", rolloutCmd, summaryCmd, "validate", versionCmd} {
 		if !slices.Contains(names(got), want) {
 			t.Errorf("commands: no %s in %v", want, got)
 		}
@@ -249,21 +283,21 @@ func TestCompletionOfCommandsAndFlags(t *testing.T) {
 	if slices.Contains(names(got), "completion") {
 		t.Errorf("the script-generating completion command is offered: %v", got)
 	}
-	got, _ = complete(t, "rollout", "")
-	if want := []string{"history", "pause", "resume", "retry", "status", "undo"}; !reflect.DeepEqual(names(got), want) {
+	got, _ = complete(t, rolloutCmd, "")
+	if want := []string{historyCmd, pauseCmd, "resume", "retry", statusCmd, "undo"}; !reflect.DeepEqual(names(got), want) {
 		t.Errorf("rollout: %v, want %v", names(got), want)
 	}
-	got, _ = complete(t, "rollout", "undo", "--dry")
+	got, _ = complete(t, rolloutCmd, "undo", "--dry")
 	if !reflect.DeepEqual(names(got), []string{"--dry-run"}) {
 		t.Errorf("--dry: %v", got)
 	}
-	got, directive := complete(t, "rollout", "undo", "--dry-run=")
+	got, directive := complete(t, rolloutCmd, "undo", "--dry-run=")
 	if !reflect.DeepEqual(names(got), []string{"none", "client", "server"}) ||
 		directive != ":4" {
 		t.Errorf("--dry-run=: %v %s", got, directive)
 	}
-	got, _ = complete(t, "explain", "-")
-	for _, want := range []string{"--selector", "--output", "--namespace", "--context", "--kubeconfig"} {
+	got, _ = complete(t, explainCmd, "-")
+	for _, want := range []string{"--selector", "--output", "--namespace", "--context", kubeconfigFlag} {
 		if !slices.Contains(names(got), want) {
 			t.Errorf("explain's flags: no %s in %v", want, names(got))
 		}

@@ -41,7 +41,8 @@ func (r DiffResult) Output() DiffOutput {
 		} else {
 			out.Updated++
 		}
-		out.Changes = append(out.Changes, NodeDiffOutput{Node: n.Node, Created: n.Created, Fields: fieldChangesOutput(n.Changes)})
+		out.Changes = append(out.Changes,
+			NodeDiffOutput{Node: n.Node, Created: n.Created, Fields: fieldChangesOutput(n.Changes)})
 	}
 	out.Unchanged = r.Nodes - len(r.Changed)
 	return out

@@ -75,7 +75,9 @@ func FetchExplainInputsOf(
 // explainedNodes reads the nodes named, then lists those selector matches
 // (metadata only: labels and annotations are all resolving needs), sorted
 // by name without repeats.
-func explainedNodes(ctx context.Context, c client.Reader, names []string, selector labels.Selector) ([]*corev1.Node, error) {
+func explainedNodes(
+	ctx context.Context, c client.Reader, names []string, selector labels.Selector,
+) ([]*corev1.Node, error) {
 	var nodes []*corev1.Node
 	seen := map[string]bool{}
 	for _, name := range names {

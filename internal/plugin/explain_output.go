@@ -93,15 +93,22 @@ func (e Explanation) Output() ExplanationOutput {
 	return out
 }
 
-// keyValidity is a key's validity as -o names it: absent, valid or invalid.
+// A key's validity as -o names it.
+const (
+	validityAbsent  = "absent"
+	validityValid   = "valid"
+	validityInvalid = "invalid"
+)
+
+// keyValidity is a key's validity as -o names it.
 func keyValidity(r sloconfig.SectionReport) string {
 	switch {
 	case r.State == sloconfig.StateDefault:
-		return "absent"
+		return validityAbsent
 	case !r.Valid():
-		return "invalid"
+		return validityInvalid
 	}
-	return "valid"
+	return validityValid
 }
 
 // appliesOutput names what applies to a node as -o does (KeyExplanation.Applies).

@@ -20,7 +20,8 @@ func (s RolloutStatus) ProgressLine() string {
 		return fmt.Sprintf("Waiting for the controller to decide on configuration %s (revision %d)...",
 			rollout.ShortTarget(s.InForce.Fingerprint), s.InForce.Number)
 	case !s.TakenUp():
-		return fmt.Sprintf("Waiting for the controller to take up configuration %s (in force: configuration %s, revision %d)...",
+		return fmt.Sprintf("Waiting for the controller to take up configuration %s "+
+			"(in force: configuration %s, revision %d)...",
 			rollout.ShortTarget(s.Fingerprint), rollout.ShortTarget(st.Fingerprint), s.InForce.Number)
 	}
 	line := fmt.Sprintf("Waiting for rollout of configuration %s: %d of %d nodes reached",

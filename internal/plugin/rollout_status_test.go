@@ -277,7 +277,8 @@ func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
 		t.Fatalf("--watch: %v", err)
 	}
 	progress, after := cutProgress(out)
-	wantLine := fmt.Sprintf("Waiting for the controller to take up configuration %s (in force: configuration %s, revision 1)...",
+	wantLine := fmt.Sprintf("Waiting for the controller to take up configuration %s "+
+		"(in force: configuration %s, revision 1)...",
 		rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()), rollout.ShortTarget(s.Fingerprint))
 	if !slices.Equal(progress, []string{wantLine}) || reader.reads < 3 {
 		t.Fatalf("--watch printed no progress line, or ended before the controller took it up:\n%s", out)
@@ -507,8 +508,8 @@ func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 		t.Fatalf("--watch after the resume: %v", err)
 	}
 	progress, after := cutProgress(out)
-	if len(progress) != 1 || !strings.HasSuffix(progress[0], "step 3 of 3 (halted by the health gate; resume under way)...") ||
-		reader.reads < 3 {
+	resumeLine := "step 3 of 3 (halted by the health gate; resume under way)..."
+	if len(progress) != 1 || !strings.HasSuffix(progress[0], resumeLine) || reader.reads < 3 {
 		t.Fatalf("--watch ended before the resume:\n%s", out)
 	}
 	expectLines(t, after, "paused: no", "unhealthy: 2 reached nodes, 2 of them tolerated by a resume; "+

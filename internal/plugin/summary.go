@@ -116,7 +116,7 @@ func Summarize(in SummaryInputs) Summary {
 		switch {
 		case stored != nil && sloconfig.SpecEqual(stored, &res.Spec):
 			out.Nodes.UpToDate++
-		case out.Rollout.State == "held":
+		case out.Rollout.State == rolloutHeld:
 			out.Nodes.Held++
 		default:
 			out.Nodes.Pending++
@@ -148,29 +148,40 @@ func indexOf(s StrategyNodes) int {
 	return *s.Index
 }
 
+// The states of RolloutSummary, and the reasons a rollout is held.
+const (
+	rolloutComplete    = "complete"
+	rolloutProgressing = "progressing"
+	rolloutHeld        = "held"
+	rolloutNotTakenUp  = "not-taken-up"
+	heldByTheGate      = "halted by the health gate"
+	heldByInvalidKey   = "the rollout key is invalid"
+	heldByPause        = "paused"
+)
+
 // rolloutSummary says in a line where the rollout of the ConfigMap's data stands.
 func rolloutSummary(s RolloutStatus) RolloutSummary {
 	r := RolloutSummary{Configuration: rollout.ShortTarget(s.Fingerprint)}
 	st := s.Status
 	switch {
 	case !s.TakenUp():
-		r.State = "not-taken-up"
+		r.State = rolloutNotTakenUp
 		r.Line = strings.TrimSuffix(s.ProgressLine(), "...")
 	case s.Done():
-		r.State = "complete"
+		r.State = rolloutComplete
 		r.Line = fmt.Sprintf("configuration %s: complete, in force on every node", r.Configuration)
 	default:
-		r.State, r.Reason = "progressing", ""
+		r.State = rolloutProgressing
 		switch {
 		case s.HaltedByTheGate():
-			r.State, r.Reason = "held", "halted by the health gate"
+			r.State, r.Reason = rolloutHeld, heldByTheGate
 		case st.KeyInvalid:
-			r.State, r.Reason = "held", "the rollout key is invalid"
+			r.State, r.Reason = rolloutHeld, heldByInvalidKey
 		case st.Paused:
-			r.State, r.Reason = "held", "paused"
+			r.State, r.Reason = rolloutHeld, heldByPause
 		}
 		r.Line = strings.TrimSuffix(strings.TrimPrefix(s.ProgressLine(), "Waiting for "), "...")
-		if r.Reason == "halted by the health gate" {
+		if r.Reason == heldByTheGate {
 			r.Line += " (halted by the health gate: kubectl nodeslo rollout status)"
 		}
 	}

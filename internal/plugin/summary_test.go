@@ -36,13 +36,13 @@ func summaryInputs(t *testing.T, paused bool) SummaryInputs {
 	// The controller took the data up: its status names the configuration
 	// as loaded over the one in force.
 	status.Status.Fingerprint = status.Fingerprint
-	batch := map[string]string{"pool": "batch"}
-	nodes := []sloconfig.Node{{Name: "batch-1", Labels: batch}, {Name: "batch-2", Labels: batch},
-		{Name: "batch-3", Labels: batch}, {Name: "web-1", Labels: map[string]string{"pool": "web"}}}
+	batch := map[string]string{poolKey: poolBatch}
+	nodes := []sloconfig.Node{{Name: batch1, Labels: batch}, {Name: "batch-2", Labels: batch},
+		{Name: "batch-3", Labels: batch}, {Name: "web-1", Labels: map[string]string{poolKey: poolWeb}}}
 	upToDate := sloconfig.Load(data, nil).Resolve(nodes[0], nil).Spec
 	stale := sloconfig.Load(statusData(70, false), nil).Resolve(nodes[1], nil).Spec
 	return SummaryInputs{Status: status, Data: data, Nodes: nodes,
-		Stored: map[string]*slov1alpha1.NodeSLOSpec{"batch-1": &upToDate, "batch-2": &stale}}
+		Stored: map[string]*slov1alpha1.NodeSLOSpec{batch1: &upToDate, "batch-2": &stale}}
 }
 
 func TestSummaryCountsStrategiesAndNodes(t *testing.T) {
@@ -58,8 +58,9 @@ func TestSummaryCountsStrategiesAndNodes(t *testing.T) {
 		keys[k.Key] = k
 	}
 	th := keys[threshold].Strategies
-	if keys[threshold].Validity != "valid" || len(th) != 2 || th[0].Applies != "clusterStrategy" || th[0].Nodes != 1 ||
-		th[1].Applies != "nodeStrategy" || th[1].Strategy != "batch" || *th[1].Index != 0 || th[1].Nodes != 3 {
+	if keys[threshold].Validity != validityValid || len(th) != 2 ||
+		th[0].Applies != "clusterStrategy" || th[0].Nodes != 1 ||
+		th[1].Applies != "nodeStrategy" || th[1].Strategy != poolBatch || *th[1].Index != 0 || th[1].Nodes != 3 {
 		t.Errorf("%s: %+v", threshold, keys[threshold])
 	}
 	burst := keys[string(sloconfig.KeyCPUBurst)]
@@ -89,7 +90,7 @@ func TestSummaryCountsStrategiesAndNodes(t *testing.T) {
 // A paused rollout holds the nodes not up to date.
 func TestSummaryOfAPausedRollout(t *testing.T) {
 	s := Summarize(summaryInputs(t, true))
-	if s.Rollout.State != "held" || s.Rollout.Reason != "paused" || s.Nodes.Held != 3 || s.Nodes.Pending != 0 {
+	if s.Rollout.State != rolloutHeld || s.Rollout.Reason != heldByPause || s.Nodes.Held != 3 || s.Nodes.Pending != 0 {
 		t.Errorf("rollout %+v, nodes %+v", s.Rollout, s.Nodes)
 	}
 }
