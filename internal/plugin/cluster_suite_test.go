@@ -117,12 +117,20 @@ func runAgainst(args ...string) (code int, stdout, stderr string) {
 }
 
 // completeAgainst runs __complete as kubectl_complete-nodeslo does, with
-// the admin's kubeconfig given before the word completed (the last of
-// args), and returns the values completed.
+// the admin's kubeconfig given after the command's path (args up to the
+// first flag), and returns the values completed for the last of args.
 func completeAgainst(args ...string) []string {
 	GinkgoHelper()
-	last := len(args) - 1
-	words := append(append([]string{"__complete"}, args[:last]...), kubeconfigFlag, adminKubeconfig, args[last])
+	// After the command's path, before its flags and arguments.
+	at := len(args) - 1
+	for i, a := range args[:at] {
+		if strings.HasPrefix(a, "-") {
+			at = i
+			break
+		}
+	}
+	words := append(append([]string{"__complete"}, args[:at]...), kubeconfigFlag, adminKubeconfig)
+	words = append(words, args[at:]...)
 	var out, errOut bytes.Buffer
 	code := Execute(words, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	Expect(code).To(Equal(ExitOK), errOut.String())
