@@ -44,7 +44,7 @@ var _ = Describe("-n/--namespace", func() {
 
 var _ = Describe("-l/--selector and -o", func() {
 	It("explain explains each node named or selected, once, by name; -o json lists them", func() {
-		code, stdout, stderr := runAgainst(explainCmd, "web-1", "-l", "pool=batch", batch1, "-o", "json")
+		code, stdout, stderr := runAgainst(explainCmd, web1, "-l", "pool=batch", batch1, "-o", "json")
 		Expect(code).To(Equal(ExitOK), stderr)
 		var list ExplanationList
 		Expect(json.Unmarshal([]byte(stdout), &list)).To(Succeed())
@@ -55,9 +55,9 @@ var _ = Describe("-l/--selector and -o", func() {
 			Expect(e.NodeSLO.Found).To(BeFalse())
 			Expect(e.NodeSLO.RevisionInForce).To(Equal(int64(2)))
 		}
-		Expect(nodes).To(Equal([]string{batch1, "batch-2", "web-1"}))
+		Expect(nodes).To(Equal([]string{batch1, batch2, web1}))
 
-		code, stdout, stderr = runAgainst(explainCmd, "batch-2", "web-1")
+		code, stdout, stderr = runAgainst(explainCmd, batch2, web1)
 		Expect(code).To(Equal(ExitOK), stderr)
 		Expect(stdout).To(MatchRegexp(`(?s)^Node:      batch-2\n.*\n---\nNode:      web-1\n`))
 
@@ -109,7 +109,7 @@ var _ = Describe("-l/--selector and -o", func() {
 var _ = Describe("rollout undo --dry-run=server", func() {
 	It("sends the write as a dry run: the apiserver answers, nothing is stored", func(ctx SpecContext) {
 		before := storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion
-		code, stdout, stderr := runAgainst(rolloutCmd, "undo", "--dry-run=server")
+		code, stdout, stderr := runAgainst(rolloutCmd, undoCmd, "--dry-run=server")
 		Expect(code).To(Equal(ExitOK), stderr)
 		Expect(stdout).To(HavePrefix("Undo to revision 1 would write keys resource-threshold-config of ConfigMap " +
 			"koordinator-system/slo-controller-config (dry run: nothing written; server dry run: the apiserver " +
@@ -120,13 +120,13 @@ var _ = Describe("rollout undo --dry-run=server", func() {
 
 var _ = Describe("Completion through __complete", func() {
 	It("completes node names from the cluster, without those already given", func() {
-		Expect(completeAgainst(explainCmd, "")).To(Equal([]string{batch1, "batch-2", "web-1"}))
-		Expect(completeAgainst(explainCmd, batch1, "")).To(Equal([]string{"batch-2", "web-1"}))
-		Expect(completeAgainst(explainCmd, "w")).To(Equal([]string{"web-1"}))
+		Expect(completeAgainst(explainCmd, "")).To(Equal([]string{batch1, batch2, web1}))
+		Expect(completeAgainst(explainCmd, batch1, "")).To(Equal([]string{batch2, web1}))
+		Expect(completeAgainst(explainCmd, "w")).To(Equal([]string{web1}))
 	})
 
 	It("completes revisions, newest first, of the ConfigMap -n names", func() {
-		Expect(completeAgainst(rolloutCmd, "undo", "--to-revision", "")).To(Equal([]string{
+		Expect(completeAgainst(rolloutCmd, undoCmd, "--to-revision", "")).To(Equal([]string{
 			"2\tInProgress, in force: threshold 50", "1\tSuperseded: threshold 60"}))
 		Expect(completeAgainst(rolloutCmd, historyCmd, "-n", teamNamespace, "--revision", "")).To(Equal([]string{
 			"3\tInProgress, in force: threshold 62", "2\tSuperseded: threshold 65", "1\tSuperseded: threshold 70"}))

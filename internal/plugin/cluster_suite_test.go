@@ -58,7 +58,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	for _, ns := range []string{sloconfig.DefaultConfigMapNamespace, teamNamespace} {
 		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
-	for name, pool := range map[string]string{batch1: poolBatch, "batch-2": poolBatch, "web-1": poolWeb} {
+	for name, pool := range map[string]string{batch1: poolBatch, batch2: poolBatch, web1: poolWeb} {
 		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
 			Labels: map[string]string{poolKey: pool}}})).To(Succeed())
 	}

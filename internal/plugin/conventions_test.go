@@ -32,6 +32,9 @@ const (
 	defaultNamespace   = "default"
 	wideFormat         = "wide"
 	batch1             = "batch-1"
+	batch2             = "batch-2"
+	web1               = "web-1"
+	undoCmd            = "undo"
 )
 
 // -n picks the ConfigMap of the namespace it names, as --config-namespace does.
@@ -57,7 +60,7 @@ func TestNamespaceFlagNamesTheConfigMapsNamespace(t *testing.T) {
 }
 
 func TestNamespaceFlagsThatDisagreeAreRefused(t *testing.T) {
-	for _, cmd := range [][]string{{validateCmd, "-f", listConfigMaps}, {rolloutCmd, "undo"}, {rolloutCmd, pauseCmd}} {
+	for _, cmd := range [][]string{{validateCmd, "-f", listConfigMaps}, {rolloutCmd, undoCmd}, {rolloutCmd, pauseCmd}} {
 		args := append(cmd, "-n", "kube-system", configNamespaceOpt, "koordinator-system")
 		code, stdout, stderr := run(t, "", args...)
 		want := "error: -n kube-system and --config-namespace koordinator-system name different namespaces"
@@ -79,7 +82,7 @@ func TestExitStatusOfErrors(t *testing.T) {
 		{[]string{explainCmd}, ExitError},
 		{[]string{rolloutCmd, historyCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{rolloutCmd, historyCmd, "--revision", "two"}, ExitError},
-		{[]string{rolloutCmd, "undo", kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, undoCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{rolloutCmd, pauseCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{rolloutCmd, "resume", kubeconfigFlag, none}, ExitError},
 		{[]string{rolloutCmd, "retry", kubeconfigFlag, none}, ExitError},
@@ -141,7 +144,7 @@ current-context: x
 
 // rollout undo's --dry-run takes kubectl's values; alone it is client.
 func TestUndoDryRunValues(t *testing.T) {
-	code, _, stderr := run(t, "", rolloutCmd, "undo", "--dry-run=maybe")
+	code, _, stderr := run(t, "", rolloutCmd, undoCmd, "--dry-run=maybe")
 	if code != ExitError || !strings.Contains(stderr, `invalid --dry-run value "maybe": must be none, client or server`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -153,7 +156,7 @@ func TestUndoDryRunValues(t *testing.T) {
 	flag := NewRootCommand(IOStreams{}).Commands()
 	for _, c := range flag {
 		if c.Name() == rolloutCmd {
-			undo, _, err := c.Find([]string{"undo"})
+			undo, _, err := c.Find([]string{undoCmd})
 			if err != nil || undo.Flags().Lookup("dry-run").NoOptDefVal != string(DryRunClient) {
 				t.Errorf("--dry-run alone is not client: %v", err)
 			}
@@ -284,14 +287,14 @@ func TestCompletionOfCommandsAndFlags(t *testing.T) {
 		t.Errorf("the script-generating completion command is offered: %v", got)
 	}
 	got, _ = complete(t, rolloutCmd, "")
-	if want := []string{historyCmd, pauseCmd, "resume", "retry", statusCmd, "undo"}; !reflect.DeepEqual(names(got), want) {
+	if want := []string{historyCmd, pauseCmd, "resume", "retry", statusCmd, undoCmd}; !reflect.DeepEqual(names(got), want) {
 		t.Errorf("rollout: %v, want %v", names(got), want)
 	}
-	got, _ = complete(t, rolloutCmd, "undo", "--dry")
+	got, _ = complete(t, rolloutCmd, undoCmd, "--dry")
 	if !reflect.DeepEqual(names(got), []string{"--dry-run"}) {
 		t.Errorf("--dry: %v", got)
 	}
-	got, directive := complete(t, rolloutCmd, "undo", "--dry-run=")
+	got, directive := complete(t, rolloutCmd, undoCmd, "--dry-run=")
 	if !reflect.DeepEqual(names(got), []string{"none", "client", "server"}) ||
 		directive != ":4" {
 		t.Errorf("--dry-run=: %v %s", got, directive)

@@ -37,12 +37,12 @@ func summaryInputs(t *testing.T, paused bool) SummaryInputs {
 	// as loaded over the one in force.
 	status.Status.Fingerprint = status.Fingerprint
 	batch := map[string]string{poolKey: poolBatch}
-	nodes := []sloconfig.Node{{Name: batch1, Labels: batch}, {Name: "batch-2", Labels: batch},
-		{Name: "batch-3", Labels: batch}, {Name: "web-1", Labels: map[string]string{poolKey: poolWeb}}}
+	nodes := []sloconfig.Node{{Name: batch1, Labels: batch}, {Name: batch2, Labels: batch},
+		{Name: "batch-3", Labels: batch}, {Name: web1, Labels: map[string]string{poolKey: poolWeb}}}
 	upToDate := sloconfig.Load(data, nil).Resolve(nodes[0], nil).Spec
 	stale := sloconfig.Load(statusData(70, false), nil).Resolve(nodes[1], nil).Spec
 	return SummaryInputs{Status: status, Data: data, Nodes: nodes,
-		Stored: map[string]*slov1alpha1.NodeSLOSpec{batch1: &upToDate, "batch-2": &stale}}
+		Stored: map[string]*slov1alpha1.NodeSLOSpec{batch1: &upToDate, batch2: &stale}}
 }
 
 func TestSummaryCountsStrategiesAndNodes(t *testing.T) {
