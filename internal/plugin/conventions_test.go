@@ -287,7 +287,8 @@ func TestCompletionOfCommandsAndFlags(t *testing.T) {
 		t.Errorf("the script-generating completion command is offered: %v", got)
 	}
 	got, _ = complete(t, rolloutCmd, "")
-	if want := []string{historyCmd, pauseCmd, "resume", "retry", statusCmd, undoCmd}; !reflect.DeepEqual(names(got), want) {
+	want := []string{historyCmd, pauseCmd, "resume", "retry", statusCmd, undoCmd}
+	if !reflect.DeepEqual(names(got), want) {
 		t.Errorf("rollout: %v, want %v", names(got), want)
 	}
 	got, _ = complete(t, rolloutCmd, undoCmd, "--dry")
