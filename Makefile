@@ -331,9 +331,10 @@ cluster-smoke: cluster-binaries cluster-node-packages ## Start the one-node clus
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager and the kubectl-nodeslo plugin into bin/.
+build: ## Build the manager, the kubectl-nodeslo plugin and its completer kubectl_complete-nodeslo into bin/.
 	$(GO_BUILD) -o bin/manager ./cmd
 	$(GO_BUILD) -o bin/kubectl-nodeslo ./cmd/kubectl-nodeslo
+	$(GO_BUILD) -o bin/kubectl_complete-nodeslo ./cmd/kubectl_complete-nodeslo
 
 .PHONY: run
 run: ## Run the manager against the cluster of the current kubeconfig.
@@ -415,11 +416,13 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 	mkdir -p "$(RELEASE_DIR)" bin/release
 	go build -o bin/release/release ./hack/release
 	@for platform in $(RELEASE_PLATFORMS); do \
-		os=$${platform%/*}; arch=$${platform#*/}; binary=bin/release/$$os-$$arch/kubectl-nodeslo; \
-		[ "$$os" = windows ] && binary=$$binary.exe; \
-		echo "building $$binary"; \
+		os=$${platform%/*}; arch=$${platform#*/}; exe=; [ "$$os" = windows ] && exe=.exe; \
+		binary=bin/release/$$os-$$arch/kubectl-nodeslo$$exe; completer=bin/release/$$os-$$arch/kubectl_complete-nodeslo$$exe; \
+		echo "building $$binary and $$completer"; \
 		GOOS=$$os GOARCH=$$arch $(GO_BUILD) -o $$binary ./cmd/kubectl-nodeslo; \
-		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -license LICENSE -out "$(RELEASE_DIR)"; \
+		GOOS=$$os GOARCH=$$arch $(GO_BUILD) -o $$completer ./cmd/kubectl_complete-nodeslo; \
+		bin/release/release archive -version "$(VERSION)" -os $$os -arch $$arch -binary $$binary -completer $$completer \
+			-license LICENSE -out "$(RELEASE_DIR)"; \
 	done
 	bin/release/release krew-manifest -version "$(VERSION)" -url-base "$(RELEASE_URL)" -dir "$(RELEASE_DIR)"
 	"$(HELM)" package dist/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"

@@ -14,6 +14,10 @@ import (
 // pluginName is the binary kubectl finds on the PATH for `kubectl nodeslo`.
 const pluginName = "kubectl-nodeslo"
 
+// completerName is the executable kubectl runs to complete `kubectl
+// nodeslo ...` (docs/kubectl-nodeslo.md#completion), archived beside the plugin.
+const completerName = "kubectl_complete-nodeslo"
+
 // windowsOS is the GOOS whose binaries end in .exe and are archived as zip.
 const windowsOS = "windows"
 
@@ -21,11 +25,16 @@ const windowsOS = "windows"
 type platform struct{ os, arch string }
 
 // binaryName is the plugin's file name on the platform.
-func (p platform) binaryName() string {
+func (p platform) binaryName() string { return p.executable(pluginName) }
+
+// completerName is the completer's file name on the platform.
+func (p platform) completerName() string { return p.executable(completerName) }
+
+func (p platform) executable(name string) string {
 	if p.os == windowsOS {
-		return pluginName + ".exe"
+		return name + ".exe"
 	}
-	return pluginName
+	return name
 }
 
 // archiveName is the archive's file name: zip on Windows, where it is the
@@ -54,10 +63,14 @@ type archiveEntry struct {
 	content []byte
 }
 
-// writeArchive packs binary and the licence file license into dir as the
-// platform's archive and returns its path.
-func writeArchive(dir, version string, p platform, binary, license string) (string, error) {
+// writeArchive packs binary, the completer and the licence file license
+// into dir as the platform's archive and returns its path.
+func writeArchive(dir, version string, p platform, binary, completer, license string) (string, error) {
 	content, err := os.ReadFile(binary)
+	if err != nil {
+		return "", err
+	}
+	completerContent, err := os.ReadFile(completer)
 	if err != nil {
 		return "", err
 	}
@@ -67,6 +80,7 @@ func writeArchive(dir, version string, p platform, binary, license string) (stri
 	}
 	entries := []archiveEntry{
 		{name: p.binaryName(), mode: 0o755, content: content},
+		{name: p.completerName(), mode: 0o755, content: completerContent},
 		{name: licenseName, mode: 0o644, content: licenseText},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

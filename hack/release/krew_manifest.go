@@ -36,6 +36,7 @@ type krewPluginSpec struct {
 	Homepage         string         `json:"homepage"`
 	ShortDescription string         `json:"shortDescription"`
 	Description      string         `json:"description"`
+	Caveats          string         `json:"caveats,omitempty"`
 	Platforms        []krewPlatform `json:"platforms"`
 }
 
@@ -43,8 +44,10 @@ type krewPlatform struct {
 	Selector krewSelector `json:"selector"`
 	URI      string       `json:"uri"`
 	SHA256   string       `json:"sha256"`
-	// Files are what krew copies out of the archive: the binary and the
-	// licence (krew's plugin-naming guide asks for it).
+	// Files are what krew copies out of the archive: the binary, the
+	// completer and the licence (krew's plugin-naming guide asks for it).
+	// krew links only Bin onto the PATH (kubernetes-sigs/krew#812): the
+	// caveats say how to link the completer.
 	Files []krewFile `json:"files"`
 	Bin   string     `json:"bin"`
 }
@@ -79,6 +82,10 @@ func writeKrewManifest(dir, version, urlBase string) (string, error) {
 			Description: "Checks Koordinator's slo-controller-config ConfigMap and shows the NodeSLO " +
 				"every node would get, offline; explains, live, where a node's NodeSLO comes from, " +
 				"which NodeSLOs a ConfigMap change would modify, and how far a staged rollout has reached.",
+			Caveats: "kubectl completes `kubectl nodeslo` through kubectl_complete-nodeslo, installed beside the " +
+				"plugin; krew does not put it on the PATH. To have completion, link it there once:\n" +
+				"  ln -sf \"$(dirname \"$(readlink -f \"$(command -v kubectl-nodeslo)\")\")/kubectl_complete-nodeslo\" " +
+				"\"${KREW_ROOT:-$HOME/.krew}/bin/\"\n",
 		},
 	}
 	for _, a := range archives {
@@ -92,6 +99,7 @@ func writeKrewManifest(dir, version, urlBase string) (string, error) {
 			SHA256:   sum,
 			Files: []krewFile{
 				{From: a.platform.binaryName(), To: "."},
+				{From: a.platform.completerName(), To: "."},
 				{From: licenseName, To: "."},
 			},
 			Bin: a.platform.binaryName(),

@@ -1,10 +1,11 @@
 // Command release packs the kubectl plugin's release files; `make release`
 // runs it after cross-compiling the binaries:
 //
-//	go run ./hack/release archive -version v0.3.0 -os linux -arch amd64 -binary BIN -out dist/release
+//	go run ./hack/release archive -version v0.3.0 -os linux -arch amd64 -binary BIN -completer BIN -out dist/release
 //
 // writes kubectl-nodeslo_v0.3.0_linux_amd64.tar.gz (.zip for windows), with
-// the binary and the LICENSE (-license, by default ./LICENSE) at its root;
+// the plugin, its completer kubectl_complete-nodeslo and the LICENSE
+// (-license, by default ./LICENSE) at its root;
 //
 //	go run ./hack/release krew-manifest -version v0.3.0 -url-base URL -dir dist/release
 //
@@ -60,13 +61,14 @@ func runArchive(args []string) error {
 	fs.StringVar(&p.os, "os", "", "GOOS of the binary")
 	fs.StringVar(&p.arch, "arch", "", "GOARCH of the binary")
 	binary := fs.String("binary", "", "the plugin binary built for -os and -arch")
+	completer := fs.String("completer", "", "the kubectl_complete-nodeslo binary built for -os and -arch")
 	out := fs.String("out", "", "directory to write the archive to")
 	license := fs.String("license", licenseName, "the licence file archived beside the binary")
 	_ = fs.Parse(args)
-	if *version == "" || p.os == "" || p.arch == "" || *binary == "" || *out == "" {
-		return fmt.Errorf("archive needs -version, -os, -arch, -binary and -out")
+	if *version == "" || p.os == "" || p.arch == "" || *binary == "" || *completer == "" || *out == "" {
+		return fmt.Errorf("archive needs -version, -os, -arch, -binary, -completer and -out")
 	}
-	path, err := writeArchive(*out, *version, p, *binary, *license)
+	path, err := writeArchive(*out, *version, p, *binary, *completer, *license)
 	if err != nil {
 		return err
 	}

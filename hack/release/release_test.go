@@ -35,6 +35,16 @@ func writeLicense(t *testing.T) string {
 
 const testLicense = "Apache License\nVersion 2.0, January 2004\n"
 
+// writeCompleter writes a fake completer binary and returns its path.
+func writeCompleter(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), completerName)
+	if err := os.WriteFile(path, []byte("completer"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // writeBinary writes a fake plugin binary and returns its path.
 func writeBinary(t *testing.T, content string) string {
 	t.Helper()
@@ -45,16 +55,16 @@ func writeBinary(t *testing.T, content string) string {
 	return path
 }
 
-func TestTarGzArchiveHoldsTheExecutableBinaryAndTheLicenceAndIsReproducible(t *testing.T) {
+func TestTarGzArchiveHoldsThePluginItsCompleterAndTheLicenceAndIsReproducible(t *testing.T) {
 	binary, license := writeBinary(t, "linux binary"), writeLicense(t)
-	first, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary, license)
+	first, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary, writeCompleter(t), license)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Base(first) != "kubectl-nodeslo_v1.2.3_linux_arm64.tar.gz" {
 		t.Errorf("archive name %s", filepath.Base(first))
 	}
-	second, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary, license)
+	second, err := writeArchive(t.TempDir(), testVersion, linuxARM64, binary, writeCompleter(t), license)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,19 +89,28 @@ func TestTarGzArchiveHoldsTheExecutableBinaryAndTheLicenceAndIsReproducible(t *t
 	}
 	header, err = tr.Next()
 	if err != nil {
-		t.Fatalf("no second entry, the licence: %v", err)
+		t.Fatalf("no second entry, the completer: %v", err)
+	}
+	content, _ = io.ReadAll(tr)
+	if header.Name != completerName || header.Mode != 0o755 || string(content) != "completer" {
+		t.Errorf("entry %s mode %o content %q, want the completer", header.Name, header.Mode, content)
+	}
+	header, err = tr.Next()
+	if err != nil {
+		t.Fatalf("no third entry, the licence: %v", err)
 	}
 	content, _ = io.ReadAll(tr)
 	if header.Name != licenseName || header.Mode != 0o644 || string(content) != testLicense {
 		t.Errorf("entry %s mode %o content %q, want the licence", header.Name, header.Mode, content)
 	}
 	if _, err := tr.Next(); err != io.EOF {
-		t.Errorf("a third entry, or %v", err)
+		t.Errorf("a fourth entry, or %v", err)
 	}
 }
 
-func TestWindowsArchiveIsAZipOfTheExeAndTheLicence(t *testing.T) {
-	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"), writeLicense(t))
+func TestWindowsArchiveIsAZipOfTheExesAndTheLicence(t *testing.T) {
+	path, err := writeArchive(t.TempDir(), testVersion, windowsAMD64, writeBinary(t, "MZ"), writeCompleter(t),
+		writeLicense(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +122,11 @@ func TestWindowsArchiveIsAZipOfTheExeAndTheLicence(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = zr.Close() }()
-	if len(zr.File) != 2 || zr.File[0].Name != "kubectl-nodeslo.exe" || zr.File[1].Name != "LICENSE" {
-		t.Fatalf("zip entries %v, want kubectl-nodeslo.exe and LICENSE", zr.File)
+	if len(zr.File) != 3 || zr.File[0].Name != "kubectl-nodeslo.exe" ||
+		zr.File[1].Name != "kubectl_complete-nodeslo.exe" || zr.File[2].Name != "LICENSE" {
+		t.Fatalf("zip entries %v, want kubectl-nodeslo.exe, kubectl_complete-nodeslo.exe and LICENSE", zr.File)
 	}
-	for i, want := range []string{"MZ", testLicense} {
+	for i, want := range []string{"MZ", "completer", testLicense} {
 		rc, _ := zr.File[i].Open()
 		content, _ := io.ReadAll(rc)
 		if string(content) != want {
@@ -118,12 +138,13 @@ func TestWindowsArchiveIsAZipOfTheExeAndTheLicence(t *testing.T) {
 func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []platform{linuxAMD64, windowsAMD64} {
-		if _, err := writeArchive(dir, testVersion, p, writeBinary(t, p.os), writeLicense(t)); err != nil {
+		if _, err := writeArchive(dir, testVersion, p, writeBinary(t, p.os), writeCompleter(t), writeLicense(t)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// An archive of another version is not this release's.
-	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, writeBinary(t, "old"), writeLicense(t)); err != nil {
+	old := writeBinary(t, "old")
+	if _, err := writeArchive(dir, "v1.2.2", linuxAMD64, old, writeCompleter(t), writeLicense(t)); err != nil {
 		t.Fatal(err)
 	}
 	path, err := writeKrewManifest(dir, testVersion, "https://example.com/download/v1.2.3/")
@@ -155,7 +176,8 @@ func TestKrewManifestNamesEveryArchiveWithItsChecksum(t *testing.T) {
 		if p.Bin != wantBin || !strings.Contains(name, "_"+labels["os"]+"_"+labels["arch"]+".") {
 			t.Errorf("platform %+v for %s", p, name)
 		}
-		wantFiles := []krewFile{{From: wantBin, To: "."}, {From: licenseName, To: "."}}
+		wantFiles := []krewFile{{From: wantBin, To: "."},
+			{From: strings.Replace(wantBin, pluginName, completerName, 1), To: "."}, {From: licenseName, To: "."}}
 		if !slices.Equal(p.Files, wantFiles) {
 			t.Errorf("platform %s/%s: files %v, want %v (krew installs the licence with the binary)",
 				labels["os"], labels["arch"], p.Files, wantFiles)

@@ -117,7 +117,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			before := &corev1.ConfigMap{}
 			Expect(k8sClient.Get(ctx, cmKey, before)).To(Succeed())
 			var out, errOut bytes.Buffer
-			Expect(plugin.Undo(ctx, k8sClient, historyRef, three[0].Number, true, &out, &errOut)).To(Succeed())
+			Expect(plugin.Undo(ctx, k8sClient, historyRef, three[0].Number, plugin.DryRunClient, &out, &errOut)).To(Succeed())
 			Expect(out.String()).To(ContainSubstring("dry run: nothing written"))
 			Expect(out.String()).To(MatchRegexp(`spec.cpuBurstStrategy.policy: "cfsQuotaBurstOnly" -> "none"`))
 			after := &corev1.ConfigMap{}
@@ -128,7 +128,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			target := record(ctx).Target
 			settle()
 			writes.Reset()
-			Expect(plugin.Undo(ctx, k8sClient, historyRef, three[0].Number, false, &out, &errOut)).To(Succeed())
+			Expect(plugin.Undo(ctx, k8sClient, historyRef, three[0].Number, plugin.DryRunNone, &out, &errOut)).To(Succeed())
 			Expect(k8sClient.Get(ctx, cmKey, after)).To(Succeed())
 			for _, k := range sloconfig.Keys {
 				want, ok := three[0].Data[string(k)]

@@ -11,8 +11,9 @@ import (
 func newDiffCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var input configMapFlags
+	var selector, output string
 	cmd := &cobra.Command{
-		Use:   "diff -f CONFIGMAP.yaml",
+		Use:   "diff -f CONFIGMAP.yaml [-l SELECTOR] [-o json|yaml]",
 		Short: "Show, live against the cluster, which nodes' NodeSLOs a ConfigMap would change, and which fields",
 		Long: `Reads the Nodes and NodeSLOs from the cluster, resolves every node against the
 ConfigMap of the file as the controller would once the file is applied, and
@@ -22,14 +23,24 @@ listed as created. Errors and warnings of the file's keys go to stderr; an
 invalid key keeps each node's stored value, as the controller does.
 Useful before moving from Koordinator's controller too: the diff of the
 ConfigMap in force lists every NodeSLO this controller would rewrite.
+-l/--selector compares only the nodes whose labels match; -o json|yaml
+prints the result as a structure (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, like kubectl diff: 0 no change, 1 changes, 2 error (unreadable
 file, cluster unreachable, or an invalid key in the file).`,
 		Example: `  kubectl nodeslo diff -f slo-controller-config.yaml
+  kubectl nodeslo diff -f slo-controller-config.yaml -l pool=batch -o json
   kubectl get cm -n koordinator-system slo-controller-config -o yaml | kubectl nodeslo diff -f -`,
 		Args: filesByFlag("-f %s"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if input.file == "" {
 				return errors.New("--filename (-f) is required")
+			}
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			sel, err := parseSelector(selector)
+			if err != nil {
+				return err
 			}
 			cm, err := input.read(streams.In, streams.ErrOut)
 			if err != nil {
@@ -39,17 +50,22 @@ file, cluster unreachable, or an invalid key in the file).`,
 			if err != nil {
 				return err
 			}
-			in, err := FetchDiffInputs(cmd.Context(), c, cm.Data)
+			in, err := FetchDiffInputsOf(cmd.Context(), c, cm.Data, sel)
 			if err != nil {
 				return err
 			}
 			result := Diff(in)
-			if err := result.Write(streams.Out, streams.ErrOut); err != nil {
+			if output != "" {
+				err = writeStructured(streams.Out, output, result.Output())
+			} else {
+				err = result.Write(streams.Out, streams.ErrOut)
+			}
+			if err != nil {
 				return err
 			}
 			switch {
 			case !result.Valid():
-				return exitError{code: ExitUsage}
+				return exitError{code: ExitVerdictError}
 			case len(result.Changed) > 0:
 				return exitError{code: ExitChanges}
 			}
@@ -58,5 +74,7 @@ file, cluster unreachable, or an invalid key in the file).`,
 	}
 	kube.addFlags(cmd.Flags())
 	input.addFlags(cmd.Flags())
+	addSelectorFlag(cmd.Flags(), &selector)
+	addOutputFlag(cmd.Flags(), &output)
 	return cmd
 }

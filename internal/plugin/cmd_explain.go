@@ -1,46 +1,82 @@
 package plugin
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// newExplainCommand is `kubectl nodeslo explain NODE`: live against the
-// cluster of the usual kubeconfig flags, it tells why a node's NodeSLO says
-// what it says.
+// newExplainCommand is `kubectl nodeslo explain NODE...|-l SELECTOR`: live
+// against the cluster of the usual kubeconfig flags, it tells why a node's
+// NodeSLO says what it says.
 func newExplainCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
+	var selector, output string
 	cmd := &cobra.Command{
-		Use: "explain NODE",
-		Short: "Explain, for one node, which strategies apply, which ConfigMap keys are valid " +
-			"and whether its NodeSLO is up to date",
+		Use: "explain (NODE... | -l SELECTOR) [-o json|yaml]",
+		Short: "Explain, for nodes, which strategies apply, which ConfigMap keys are valid " +
+			"and whether their NodeSLOs are up to date",
 		Long: `Reads the Node, the slo-controller-config ConfigMap and the node's NodeSLO from
 the cluster and prints, for each ConfigMap key, whether it is valid (with its
 errors and warnings) and which node strategy, or the cluster strategy, applies
 to this node; then whether the stored NodeSLO matches what the configuration
 resolves to now, and if not, which sections differ; and, by a server-side dry
 run (needs permission to create NodeSLOs), the configured values the installed
-NodeSLO CRD drops, which the node's NodeSLO cannot carry.`,
+NodeSLO CRD drops, which the node's NodeSLO cannot carry.
+Several nodes may be named, and -l/--selector adds the nodes whose labels
+match (as kubectl's); each is explained once, by name, the explanations
+separated by a line "---". -o json|yaml prints them as a list
+(docs/kubectl-nodeslo.md#machine-readable-output).`,
 		Example: `  kubectl nodeslo explain worker-1
-  kubectl nodeslo explain worker-1 --context prod --config-namespace koordinator-system`,
-		Args: cobra.ExactArgs(1),
+  kubectl nodeslo explain -l pool=batch -o json
+  kubectl nodeslo explain worker-1 --context prod -n koordinator-system`,
+		ValidArgsFunction: completeNodeNames(kube),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			sel, err := parseSelector(selector)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && sel == nil {
+				return errors.New("name a node, or select nodes with -l/--selector: kubectl nodeslo explain NODE")
+			}
 			c, err := kube.client()
 			if err != nil {
 				return err
 			}
 			configMap := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
-			in, err := FetchExplainInputs(cmd.Context(), c, args[0], configMap)
+			all, err := FetchExplainInputsOf(cmd.Context(), c, args, sel, configMap)
 			if err != nil {
 				return err
 			}
-			e := Explain(in)
-			e.CheckAgainstCRD(cmd.Context(), c)
-			return e.Write(streams.Out)
+			list := ExplanationList{Items: []ExplanationOutput{}}
+			for i, in := range all {
+				e := Explain(in)
+				e.CheckAgainstCRD(cmd.Context(), c)
+				if output != "" {
+					list.Items = append(list.Items, e.Output())
+					continue
+				}
+				if i > 0 {
+					printLine(streams.Out, "---")
+				}
+				if err := e.Write(streams.Out); err != nil {
+					return err
+				}
+			}
+			if output != "" {
+				return writeStructured(streams.Out, output, list)
+			}
+			return nil
 		},
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
+	addSelectorFlag(cmd.Flags(), &selector)
+	addOutputFlag(cmd.Flags(), &output)
 	return cmd
 }

@@ -88,8 +88,9 @@ func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
 	var revision int64
+	var output string
 	cmd := &cobra.Command{
-		Use:   "history",
+		Use:   "history [--revision N] [-o json|yaml]",
 		Short: "List the configurations put in force (the revision history), or show one",
 		Long: `Lists the revisions the controller keeps of the ConfigMap (ControllerRevisions
 in its namespace, at most revisionHistoryLimit of them): number, age, who
@@ -97,11 +98,15 @@ last changed the ConfigMap's data, the keys changed from the revision
 before, the nodes the rollout reached and its outcome (InProgress,
 Completed, Superseded, AllAtOnce, Halted). The newest is the configuration in force.
 With --revision N, prints that revision's data and what putting it back
-would change, field by field, from the configuration in force.`,
+would change, field by field, from the configuration in force.
+-o json|yaml prints either as a structure (docs/kubectl-nodeslo.md#machine-readable-output).`,
 		Example: `  kubectl nodeslo rollout history
-  kubectl nodeslo rollout history --revision 2`,
+  kubectl nodeslo rollout history --revision 2 -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			c, err := kube.client()
 			if err != nil {
 				return err
@@ -111,11 +116,17 @@ would change, field by field, from the configuration in force.`,
 				return err
 			}
 			if revision == 0 {
+				if output != "" {
+					return writeStructured(streams.Out, output, h.Output())
+				}
 				return h.Write(streams.Out, time.Now())
 			}
 			r, err := h.Find(revision)
 			if err != nil {
 				return err
+			}
+			if output != "" {
+				return writeStructured(streams.Out, output, h.RevisionOutput(r))
 			}
 			return h.WriteRevision(streams.Out, r)
 		},
@@ -124,15 +135,17 @@ would change, field by field, from the configuration in force.`,
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&revision, "revision", 0,
 		"show this revision's data and its diff against the configuration in force")
+	addOutputFlag(cmd.Flags(), &output)
+	_ = cmd.RegisterFlagCompletionFunc("revision", completeRevisions(kube, &ref))
 	return cmd
 }
 
-// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run]`.
+// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run=none|client|server]`.
 func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
 	var toRevision int64
-	var dryRun bool
+	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "undo",
 		Short: "Write an earlier revision's data back into the ConfigMap",
@@ -144,25 +157,37 @@ is. The write is an ordinary update of the ConfigMap: it passes the
 admission webhook, and the controller rolls it out under the rollout
 settings in force, like any change, as a new revision. A ConfigMap changed
 since it was read is not overwritten (run the undo again); a deleted one is
-created. With --dry-run, prints which nodes' NodeSLOs would change, and
-which fields, and writes nothing.`,
-		Example: `  kubectl nodeslo rollout undo --dry-run
+created. With --dry-run=client (or --dry-run alone), prints which nodes'
+NodeSLOs would change, and which fields, and writes nothing; with
+--dry-run=server, the write is first sent to the apiserver as a dry run
+(admission, the project's webhook included, judges it; nothing is stored).`,
+		Example: `  kubectl nodeslo rollout undo --dry-run=server
   kubectl nodeslo rollout undo
   kubectl nodeslo rollout undo --to-revision 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			mode, err := ParseDryRun(dryRun)
+			if err != nil {
+				return err
+			}
 			c, err := kube.client()
 			if err != nil {
 				return err
 			}
-			return Undo(cmd.Context(), c, ref, toRevision, dryRun, streams.Out, streams.ErrOut)
+			return Undo(cmd.Context(), c, ref, toRevision, mode, streams.Out, streams.ErrOut)
 		},
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&toRevision, "to-revision", 0,
 		"the revision to go back to (default: the one before the configuration in force)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the nodes and fields the undo would change, and write nothing")
+	cmd.Flags().StringVar(&dryRun, "dry-run", string(DryRunNone), `"none", "client" or "server", as kubectl's: `+
+		`with client, print the nodes and fields the undo would change and write nothing; with server, also `+
+		`send the write as a server-side dry run. --dry-run alone is client.`)
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = string(DryRunClient)
+	_ = cmd.RegisterFlagCompletionFunc("to-revision", completeRevisions(kube, &ref))
+	dryRuns := []cobra.Completion{string(DryRunNone), string(DryRunClient), string(DryRunServer)}
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions(dryRuns, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -184,30 +209,37 @@ the nodes unhealthy before their write, and a halt, why, and how to resume
 or undo it. When the ConfigMap's data is not yet the configuration of that
 status, it says the controller has not taken it up yet. Reads the ConfigMap
 and lists the ControllerRevisions of its namespace; no Node or NodeSLO.
-Like kubectl rollout status, it watches by default: it prints the status
-again whenever it changes, until the rollout of the ConfigMap's
-configuration completed; --watch=false prints it once. --timeout ends the
-wait (0: wait forever).
+Like kubectl rollout status, it watches by default: it prints one progress
+line whenever the status changes ("Waiting for rollout of configuration
+5089928f322f: 13 of 40 nodes reached, step 2 of 5..."), until the rollout
+of the ConfigMap's configuration completed, then the whole status once;
+--watch=false prints the whole status at once. --timeout ends the wait (0:
+wait forever), printing the whole status as it stood. -o json|yaml prints,
+at the end, the status as a structure instead, and the progress lines on
+stderr (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, as kubectl rollout status: 0 when the rollout completed (or
 there is no rollout key), or with --watch=false when it is not halted; 1
 when the health gate halted it, the wait timed out ("timed out waiting for
 the condition"), or on any error.`,
 		Example: `  kubectl nodeslo rollout status
-  kubectl nodeslo rollout status --watch=false
+  kubectl nodeslo rollout status --watch=false -o json
   kubectl nodeslo rollout status --timeout 10m`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			return rolloutStatusError(cobra.NoArgs(cmd, args))
-		},
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(opts.output); err != nil {
+				return err
+			}
+			if opts.output != "" {
+				opts.progress = streams.ErrOut
+			}
 			c, err := kube.client()
 			if err != nil {
-				return rolloutStatusError(err)
+				return err
 			}
 			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
-			return rolloutStatusError(followRollout(cmd.Context(), c, key, streams.Out, opts))
+			return followRollout(cmd.Context(), c, key, streams.Out, opts)
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return rolloutStatusError(err) })
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", true,
@@ -216,5 +248,6 @@ the condition"), or on any error.`,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
 	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
 		"how often the watch reads the ConfigMap and its revisions")
+	addOutputFlag(cmd.Flags(), &opts.output)
 	return cmd
 }

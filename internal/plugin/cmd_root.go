@@ -8,13 +8,30 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of the plugin.
+// Exit codes of the plugin (docs/kubectl-nodeslo.md#exit-status): an error
+// exits 1, as in kubectl, but for the commands whose result is a verdict
+// (validate, render --strict, diff), where 1 is the verdict and an error
+// exits 2, as in kubectl diff.
 const (
-	ExitOK      = 0
-	ExitInvalid = 1 // the configuration has invalid keys
-	ExitChanges = 1 // diff: some NodeSLO would change
-	ExitUsage   = 2 // bad flags, unreadable input; diff: any error
+	ExitOK           = 0
+	ExitError        = 1 // any error of a command that gives no verdict
+	ExitInvalid      = 1 // validate, render --strict: the configuration has invalid keys
+	ExitChanges      = 1 // diff: some NodeSLO would change
+	ExitVerdictError = 2 // validate, render, diff: bad flags, unreadable input, the cluster not asked
 )
+
+// verdictAnnotation marks a command whose exit status 1 is a verdict, so
+// that its errors exit with ExitVerdictError.
+const verdictAnnotation = "nodeslo.koordinator.sh/exit-status-1-is-a-verdict"
+
+// markVerdict makes cmd's errors exit with ExitVerdictError.
+func markVerdict(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[verdictAnnotation] = "true"
+	return cmd
+}
 
 // IOStreams are the plugin's standard streams.
 type IOStreams struct {
@@ -47,7 +64,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
 			"every node would get, offline, from files (validate, render); explain tells, live " +
 			"against a cluster, where a node's NodeSLO comes from, diff, which NodeSLOs a ConfigMap would change, " +
-			"and rollout status, how far a staged rollout of a change has reached the nodes.",
+			"summary, the fleet at a glance, and rollout status, how far a staged rollout of a change has reached the nodes.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -58,8 +75,10 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.AddCommand(newValidateCommand(streams), newRenderCommand(streams), newExplainCommand(streams),
-		newDiffCommand(streams), newRolloutCommand(streams))
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveNamespace(cmd.Flags()) }
+	root.AddCommand(markVerdict(newValidateCommand(streams)), markVerdict(newRenderCommand(streams)),
+		newExplainCommand(streams), markVerdict(newDiffCommand(streams)), newRolloutCommand(streams),
+		newSummaryCommand(streams))
 	addVersion(root, streams)
 	return root
 }
@@ -68,12 +87,18 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 func Execute(args []string, streams IOStreams) int {
 	root := NewRootCommand(streams)
 	root.SetArgs(args)
-	return exitCode(root.Execute(), streams.ErrOut)
+	cmd, err := root.ExecuteC()
+	onError := ExitError
+	if cmd != nil && cmd.Annotations[verdictAnnotation] != "" {
+		onError = ExitVerdictError
+	}
+	return exitCode(err, onError, streams.ErrOut)
 }
 
-// exitCode is the exit status err ends the plugin with, after saying on
-// errOut what the command has not said.
-func exitCode(err error, errOut io.Writer) int {
+// exitCode is the exit status err ends the plugin with (onError for an
+// error that carries none), after saying on errOut what the command has
+// not said.
+func exitCode(err error, onError int, errOut io.Writer) int {
 	var exit exitError
 	switch {
 	case err == nil:
@@ -85,6 +110,6 @@ func exitCode(err error, errOut io.Writer) int {
 		return exit.code
 	default:
 		printLine(errOut, "error: "+err.Error())
-		return ExitUsage
+		return onError
 	}
 }

@@ -2,6 +2,8 @@ package plugin
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,10 +13,10 @@ import (
 func newValidateCommand(streams IOStreams) *cobra.Command {
 	var input configMapFlags
 	var nodesFile string
-	var server bool
+	var checkCRD bool
 	kube := newKubeFlags()
 	cmd := &cobra.Command{
-		Use:   "validate -f CONFIGMAP.yaml [--nodes NODES.yaml] [--server]",
+		Use:   "validate -f CONFIGMAP.yaml [--nodes NODES.yaml] [--check-crd]",
 		Short: "Check the ConfigMap the way the controller does",
 		Long: "validate reads the slo-controller-config ConfigMap from a file and prints one error " +
 			"per line on stdout, each naming the key and the JSON path; warnings go to stderr.\n" +
@@ -24,12 +26,12 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 			"With --nodes (the nodes as render reads them, e.g. kubectl get nodes -o yaml), it also warns " +
 			"about every node strategy whose nodeSelector matches none of those nodes, as the admission " +
 			"webhook does with the cluster's.\n" +
-			"With --server, a valid ConfigMap is also checked against the live cluster of the kubeconfig: " +
+			"With --check-crd, a valid ConfigMap is also checked against the live cluster of the kubeconfig: " +
 			"one NodeSLO holding every field it sets is created in a server-side dry run (nothing is stored; " +
 			"needs permission to create NodeSLOs), and every field the installed NodeSLO CRD would drop is a " +
-			"warning. Choose the cluster with --kubeconfig, --context or --cluster (kubectl's --server " +
-			"is not available here).\n" +
-			"Exit status: 0 valid (warnings or not), 1 invalid, 2 a file could not be read or the cluster not asked.",
+			"warning. The cluster is chosen as by kubectl (--kubeconfig, --context, --server/-s, ...).\n" +
+			"Exit status, like kubectl diff's: 0 valid (warnings or not), 1 invalid, 2 error (a file could " +
+			"not be read, or the cluster not asked).",
 		Args: filesByFlag("-f %s"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if input.file == "" {
@@ -37,6 +39,11 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 			}
 			if input.file == "-" && nodesFile == "-" {
 				return errors.New("-f - and --nodes - both read standard input, which holds one stream: give one of them as a file")
+			}
+			if kube.overrides.ClusterInfo.Server != "" && !checkCRD {
+				return fmt.Errorf("--server %s names the API server, as in kubectl, and validate asks no server "+
+					"without --check-crd (which is what validate's --server used to mean)",
+					clip(kube.overrides.ClusterInfo.Server))
 			}
 			cm, err := input.read(streams.In, streams.ErrOut)
 			if err != nil {
@@ -55,7 +62,7 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 			if !valid {
 				return exitError{code: ExitInvalid}
 			}
-			if !server {
+			if !checkCRD {
 				return nil
 			}
 			c, err := kube.client()
@@ -69,8 +76,21 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 	cmd.Flags().StringVar(&nodesFile, "nodes", "",
 		"warn about node strategies matching none of these nodes: a Node, NodeList or List of Nodes, "+
 			"or several YAML documents of them (- for stdin)")
-	cmd.Flags().BoolVar(&server, "server", false,
+	cmd.Flags().BoolVar(&checkCRD, "check-crd", false,
 		"Also check the ConfigMap against the NodeSLO CRD installed in the cluster (a server-side dry run).")
-	kube.addFlagsWithoutAPIServer(cmd.Flags())
+	kube.addFlags(cmd.Flags())
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return serverFlagHint(err) })
 	return cmd
+}
+
+// serverFlagHint adds, to pflag's error for a --server without a value,
+// that validate's former --server, the check against the live CRD, is
+// --check-crd now: --server is kubectl's API server address.
+func serverFlagHint(err error) error {
+	if strings.Contains(err.Error(), "flag needs an argument: --server") ||
+		strings.Contains(err.Error(), "flag needs an argument: 's' in -s") {
+		return fmt.Errorf("%w: --server (-s) is the API server's address, as in kubectl; "+
+			"to check the ConfigMap against the cluster's NodeSLO CRD, use --check-crd", err)
+	}
+	return err
 }

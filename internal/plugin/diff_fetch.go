@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
@@ -19,15 +20,27 @@ const listPage = 500
 // are all resolving needs, and a Node's status is large) and the NodeSLOs,
 // page by page, and returns them with data, the file's ConfigMap data.
 func FetchDiffInputs(ctx context.Context, c client.Reader, data map[string]string) (DiffInputs, error) {
+	return FetchDiffInputsOf(ctx, c, data, nil)
+}
+
+// FetchDiffInputsOf is FetchDiffInputs for the nodes selector matches
+// (nil: every node).
+func FetchDiffInputsOf(
+	ctx context.Context, c client.Reader, data map[string]string, selector labels.Selector,
+) (DiffInputs, error) {
 	in := DiffInputs{Data: data, Stored: map[string]*slov1alpha1.NodeSLOSpec{}}
 	newNodeList := func() client.ObjectList {
 		return sloconfig.NodeMetadataList()
+	}
+	var nodeOpts []client.ListOption
+	if selector != nil {
+		nodeOpts = append(nodeOpts, client.MatchingLabelsSelector{Selector: selector})
 	}
 	err := listPages(ctx, c, newNodeList, func(page client.ObjectList) {
 		for _, n := range page.(*metav1.PartialObjectMetadataList).Items {
 			in.Nodes = append(in.Nodes, sloconfig.NodeOf(&n))
 		}
-	})
+	}, nodeOpts...)
 	if err != nil {
 		return in, fmt.Errorf("listing nodes: %w", err)
 	}
@@ -45,11 +58,13 @@ func FetchDiffInputs(ctx context.Context, c client.Reader, data map[string]strin
 }
 
 // listPages lists page by page, each page into a new list (a decoder may
-// reuse what it decodes into), and hands every page to each.
+// reuse what it decodes into), with extra options (a selector), and hands
+// every page to each.
 func listPages(
 	ctx context.Context, c client.Reader, newList func() client.ObjectList, each func(client.ObjectList),
+	extra ...client.ListOption,
 ) error {
-	opts := []client.ListOption{client.Limit(listPage)}
+	opts := append([]client.ListOption{client.Limit(listPage)}, extra...)
 	for {
 		list := newList()
 		if err := c.List(ctx, list, opts...); err != nil {
@@ -60,6 +75,6 @@ func listPages(
 		if next == "" {
 			return nil
 		}
-		opts = []client.ListOption{client.Limit(listPage), client.Continue(next)}
+		opts = append([]client.ListOption{client.Limit(listPage), client.Continue(next)}, extra...)
 	}
 }

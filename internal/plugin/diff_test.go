@@ -184,7 +184,7 @@ func TestFetchDiffInputs(t *testing.T) {
 
 func TestDiffNeedsAFile(t *testing.T) {
 	code, _, stderr := run(t, "", "diff")
-	if code != ExitUsage || !strings.Contains(stderr, "--filename (-f) is required") {
+	if code != ExitVerdictError || !strings.Contains(stderr, "--filename (-f) is required") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -93,9 +93,10 @@ func Explain(in ExplainInputs) Explanation {
 			e.Bandwidth = system.TotalNetworkBandwidth.String()
 		}
 	}
+	e.History = in.History
 	if stored != nil {
 		e.DifferingSections = differingSections(stored, &resolution.Spec)
-		e.History, e.Revision = in.History, matchingRevision(in.History, node, stored)
+		e.Revision = matchingRevision(in.History, node, stored)
 	}
 	return e
 }

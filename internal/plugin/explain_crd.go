@@ -36,9 +36,9 @@ func (e *Explanation) CheckAgainstCRD(ctx context.Context, c client.Client) {
 // DroppedValue is a configured value of the node that its NodeSLO cannot
 // carry, since the installed CRD drops its field.
 type DroppedValue struct {
-	Key  sloconfig.Key
-	Path string
+	Key  sloconfig.Key `json:"key,omitempty"`
+	Path string        `json:"path"`
 	// Values are the configured values, as JSON (one per list element for
 	// a path inside a list).
-	Values []string
+	Values []string `json:"values"`
 }

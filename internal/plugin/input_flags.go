@@ -26,7 +26,7 @@ func (f *configMapFlags) addFlags(flags *pflag.FlagSet) {
 // to the controller's.
 func addConfigMapRefFlags(flags *pflag.FlagSet, ref *ConfigMapRef) {
 	flags.StringVar(&ref.Namespace, "config-namespace", sloconfig.DefaultConfigMapNamespace,
-		"Namespace of the ConfigMap, as the controller's flag.")
+		"Namespace of the ConfigMap, as the controller's flag; the same as -n/--namespace.")
 	flags.StringVar(&ref.Name, "slo-config-name", sloconfig.DefaultConfigMapName,
 		"Name of the ConfigMap, as the controller's flag.")
 }

@@ -86,13 +86,13 @@ func TestConfigMapInput(t *testing.T) {
 	}, {
 		name:  "still ambiguous: refused, naming the candidates",
 		stdin: configMapYAML("a", name, validThreshold) + "---\n" + configMapYAML("b", name, validThreshold),
-		code:  ExitUsage,
+		code:  ExitVerdictError,
 		stderr: []string{"2 ConfigMaps could be koordinator-system/slo-controller-config: a/slo-controller-config, " +
 			"b/slo-controller-config; pick one with --config-namespace and --slo-config-name"},
 	}, {
 		name:  "none fits: refused, naming them",
 		stdin: configMapYAML("", "p", validThreshold) + "---\n" + configMapYAML("", "q", validThreshold),
-		code:  ExitUsage,
+		code:  ExitVerdictError,
 		stderr: []string{"2 ConfigMaps could be koordinator-system/slo-controller-config: " +
 			"(no namespace)/p, (no namespace)/q"},
 	}, {
@@ -109,23 +109,23 @@ func TestConfigMapInput(t *testing.T) {
 	}, {
 		name:  "a value written as a YAML map",
 		stdin: "kind: ConfigMap\ndata:\n  system-config:\n    clusterStrategy: {}\n",
-		code:  ExitUsage,
+		code:  ExitVerdictError,
 		stderr: []string{`error: data key "system-config": the value is a map, not a string: ` +
 			`write the JSON document as a block scalar ("system-config: |" and the document on the next lines, indented)`},
 	}, {
 		name:   "a byte that is not UTF-8",
 		stdin:  "kind: ConfigMap\ndata:\n  a: \"\xff\"\n",
-		code:   ExitUsage,
+		code:   ExitVerdictError,
 		stderr: []string{"the ConfigMap file is not UTF-8: the byte at offset 28 (line 3) is 0xFF; save the file as UTF-8"},
 	}, {
 		name:   "UTF-16 with a byte-order mark",
 		stdin:  "\xff\xfek\x00i\x00n\x00d\x00",
-		code:   ExitUsage,
+		code:   ExitVerdictError,
 		stderr: []string{"the ConfigMap file is UTF-16 (it starts with a UTF-16 byte-order mark): save it as UTF-8"},
 	}, {
 		name:   "no ConfigMap in the file",
 		stdin:  "kind: Node\nmetadata: {name: a}\n",
-		code:   ExitUsage,
+		code:   ExitVerdictError,
 		stderr: []string{"no object of kind ConfigMap found"},
 	}}
 	for _, tt := range tests {
@@ -167,8 +167,8 @@ func TestUsageMistakes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, "kind: ConfigMap\n", tt.args...)
-			if code != ExitUsage || stdout != "" || !strings.Contains(stderr, tt.stderr) {
-				t.Errorf("exit code %d, stdout %q, stderr %q; want %d and %q", code, stdout, stderr, ExitUsage, tt.stderr)
+			if code != ExitVerdictError || stdout != "" || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit code %d, stdout %q, stderr %q; want %d and %q", code, stdout, stderr, ExitVerdictError, tt.stderr)
 			}
 		})
 	}
@@ -181,7 +181,7 @@ func TestInputLimits(t *testing.T) {
 		path := writeTemp(t, "big.yaml", bytes.Repeat([]byte("x"), MaxConfigMapFileBytes+1))
 		code, _, stderr := run(t, "", validateCmd, "-f", path)
 		const want = "error: reading the ConfigMap: the ConfigMap file is larger than 3 MiB: refusing to read it\n"
-		if code != ExitUsage || stderr != want {
+		if code != ExitVerdictError || stderr != want {
 			t.Errorf("exit code %d, stderr %q", code, stderr)
 		}
 	})
@@ -208,7 +208,7 @@ func TestInputLimits(t *testing.T) {
 	t.Run("a long key is clipped in the message", func(t *testing.T) {
 		key := strings.Repeat("k", 1000) // YAML allows 1024
 		code, _, stderr := run(t, "kind: ConfigMap\ndata:\n  "+key+": {a: 1}\n", validateCmd, "-f", "-")
-		if code != ExitUsage || len(stderr) > 500 || strings.Count(stderr, `kkk…(1000 bytes)`) != 2 {
+		if code != ExitVerdictError || len(stderr) > 500 || strings.Count(stderr, `kkk…(1000 bytes)`) != 2 {
 			t.Errorf("exit code %d, stderr %q", code, stderr)
 		}
 	})

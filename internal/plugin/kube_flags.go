@@ -31,18 +31,14 @@ func newKubeFlags() *kubeFlags {
 func (f *kubeFlags) addFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&f.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "",
 		"Path to the kubeconfig file to use.")
-	clientcmd.BindOverrideFlags(f.overrides, flags, clientcmd.RecommendedConfigOverrideFlags(""))
-}
-
-// addFlagsWithoutAPIServer is addFlags without kubectl's --server (-s),
-// for a command whose --server means "check against the live cluster":
-// the cluster is then chosen with --kubeconfig, --context or --cluster.
-func (f *kubeFlags) addFlagsWithoutAPIServer(flags *pflag.FlagSet) {
-	flags.StringVar(&f.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "",
-		"Path to the kubeconfig file to use.")
 	names := clientcmd.RecommendedConfigOverrideFlags("")
-	names.ClusterOverrideFlags.APIServer = clientcmd.FlagInfo{}
+	// kubectl's -s for --server, which clientcmd leaves to its callers.
+	names.ClusterOverrideFlags.APIServer.ShortName = "s"
 	clientcmd.BindOverrideFlags(f.overrides, flags, names)
+	// -n names the ConfigMap's namespace (config_namespace.go), not the
+	// kubeconfig context's, which the plugin never reads.
+	flags.Lookup(namespaceFlag).Usage = "Namespace of the ConfigMap (slo-controller-config); the same as " +
+		"--config-namespace. Default: koordinator-system, whatever the kubeconfig context's namespace."
 }
 
 // restConfig resolves the flags, $KUBECONFIG and ~/.kube/config as kubectl does.

@@ -77,13 +77,13 @@ func TestValidate(t *testing.T) {
 		code: ExitOK, noStdout: true,
 	}, {
 		name: "a missing file", args: []string{validateCmd, "-f", "testdata/nothing.yaml"},
-		code: ExitUsage, noStdout: true, stderr: []string{"error: open testdata/nothing.yaml"},
+		code: ExitVerdictError, noStdout: true, stderr: []string{"error: open testdata/nothing.yaml"},
 	}, {
 		name: "no file", args: []string{validateCmd},
-		code: ExitUsage, noStdout: true, stderr: []string{"--filename (-f) is required"},
+		code: ExitVerdictError, noStdout: true, stderr: []string{"--filename (-f) is required"},
 	}, {
 		name: "not a ConfigMap", args: []string{validateCmd, "-f", nodesFile},
-		code: ExitUsage, noStdout: true, stderr: []string{"no object of kind ConfigMap"},
+		code: ExitVerdictError, noStdout: true, stderr: []string{"no object of kind ConfigMap"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,10 +142,10 @@ func TestValidateWithNodes(t *testing.T) {
 		code: ExitInvalid, notInStderr: matchesNone,
 	}, {
 		name: "both from stdin", args: []string{validateCmd, "-f", "-", nodesFlag, "-"},
-		code: ExitUsage, stderr: []string{"-f - and --nodes - both read standard input"},
+		code: ExitVerdictError, stderr: []string{"-f - and --nodes - both read standard input"},
 	}, {
 		name: "an unreadable nodes file", args: []string{validateCmd, "-f", goodConfigMap, nodesFlag, goodConfigMap},
-		code: ExitUsage, stderr: []string{`kind "ConfigMap" is not Node, NodeList or List`},
+		code: ExitVerdictError, stderr: []string{`kind "ConfigMap" is not Node, NodeList or List`},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,7 +187,7 @@ func TestRender(t *testing.T) {
 			"render-bad.json", ExitOK, []string{"cpu-burst-config: Invalid value: invalid JSON"}},
 		{"--strict fails on invalid keys", []string{renderCmd, "--strict", "-f", badConfigMap, "-o", formatJSON},
 			"", ExitInvalid, []string{"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent"}},
-		{"unknown format", []string{renderCmd, "-o", "xml"}, "", ExitUsage, []string{`unknown output format "xml"`}},
+		{"unknown format", []string{renderCmd, "-o", "xml"}, "", ExitVerdictError, []string{`unknown output format "xml"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,12 +27,14 @@ type RolloutStatus struct {
 	InForce *rollout.Revision
 	// Status is its status annotation (nil: it has none yet).
 	Status *rollout.Status
-	// Exists says whether the ConfigMap exists. Fingerprint is the
+	// Exists says whether the ConfigMap exists, Data is its data (nil when
+	// it does not). Fingerprint is the
 	// configuration its data loads into, loaded as the controller loads
 	// it over the configuration in force (an invalid key keeps the
 	// revision's value of it); Key is its rollout key as written now, and
 	// KeyFingerprint that key's rollout.KeyFingerprint ("": no key).
 	Exists         bool
+	Data           map[string]string `json:"-"`
 	Fingerprint    string
 	Key            rollout.Key
 	KeyFingerprint string
@@ -68,7 +70,7 @@ func FetchRolloutStatus(ctx context.Context, c client.Reader, key client.ObjectK
 // whether the controller has taken it up. A status annotation that does
 // not decode is an error.
 func NewRolloutStatus(ref ConfigMapRef, data map[string]string, exists bool, h History) (RolloutStatus, error) {
-	s := RolloutStatus{ConfigMap: ref, InForce: h.InForce(), Exists: exists, Key: rollout.LoadKey(data)}
+	s := RolloutStatus{ConfigMap: ref, InForce: h.InForce(), Exists: exists, Data: data, Key: rollout.LoadKey(data)}
 	if raw, ok := data[string(sloconfig.KeyRollout)]; ok {
 		s.KeyFingerprint = rollout.KeyFingerprint(raw)
 	}

@@ -13,12 +13,9 @@ import (
 // `kubectl nodeslo rollout status` waits as `kubectl rollout status` does
 // (docs/rollout.md#what-the-operator-sees): until the rollout completed,
 // by default; once with --watch=false; at most --timeout. It ends with
-// exit status 0 when the rollout completed, 1 when the health gate halted
-// it, the wait timed out, or on any error.
-
-// ExitRolloutFailed is the exit status of `rollout status` when the health
-// gate halted the rollout, the wait timed out, or on any error: kubectl's.
-const ExitRolloutFailed = 1
+// exit status 0 when the rollout completed, 1 (ExitError, as every error
+// of the plugin but a verdict command's) when the health gate halted it,
+// the wait timed out, or on any error.
 
 // defaultStatusInterval is how often the wait reads the status. It polls,
 // one GET of the ConfigMap and one LIST of its revisions (by label, at most
@@ -32,26 +29,21 @@ const defaultStatusInterval = time.Second
 var errTimedOut = errors.New("timed out waiting for the condition")
 
 // statusFollow is how `rollout status` waits: watch until complete (or
-// print once), at most timeout (0: forever), reading every interval.
+// print once), at most timeout (0: forever), reading every interval; with
+// output (json, yaml) the end prints that structure instead of the block,
+// and progress, when set, takes the progress lines instead of the output.
 type statusFollow struct {
 	watch             bool
 	timeout, interval time.Duration
+	output            string
+	progress          io.Writer
 }
 
-// rolloutStatusError makes an error of `rollout status` end the plugin with
-// exit status 1, said on stderr, as kubectl does.
-func rolloutStatusError(err error) error {
-	var exit exitError
-	if err == nil || errors.As(err, &exit) {
-		return err
-	}
-	return exitError{code: ExitRolloutFailed, err: err}
-}
-
-// followRollout prints the status, and with opts.watch prints it again
-// every time it changes until the rollout completed. A halt by the health
-// gate ends it with an error, as a Deployment past its progress deadline
-// ends kubectl's.
+// followRollout prints the status, and with opts.watch waits until the
+// rollout completed, printing one progress line per change, as kubectl
+// rollout status does; whenever the wait ends it prints the whole status
+// once. A halt by the health gate ends it with an error, as a Deployment
+// past its progress deadline ends kubectl's.
 func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, out io.Writer, opts statusFollow) error {
 	if opts.timeout > 0 {
 		var cancel context.CancelFunc
@@ -62,33 +54,54 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, o
 	if interval <= 0 {
 		interval = defaultStatusInterval
 	}
-	last := ""
+	progress := opts.progress
+	if progress == nil {
+		progress = out
+	}
+	var last *RolloutStatus
+	lastLine := ""
 	for {
 		status, err := FetchRolloutStatus(ctx, c, key)
 		if err != nil {
-			return waitEnded(ctx, err)
+			return endWait(out, opts.output, last, waitEnded(ctx, err))
 		}
-		var b bytes.Buffer
-		status.Write(&b)
-		if b.String() != last {
-			if last != "" {
-				printLine(out, "---")
-			}
-			_, _ = out.Write(b.Bytes())
-			last = b.String()
-		}
+		last = &status
 		switch {
 		case status.HaltedByTheGate():
-			return status.haltError()
+			return endWait(out, opts.output, last, status.haltError())
 		case status.Done() || !opts.watch:
-			return nil
+			return endWait(out, opts.output, last, nil)
+		}
+		if line := status.ProgressLine(); line != lastLine {
+			printLine(progress, line)
+			lastLine = line
 		}
 		select {
 		case <-ctx.Done():
-			return waitEnded(ctx, ctx.Err())
+			return endWait(out, opts.output, last, waitEnded(ctx, ctx.Err()))
 		case <-time.After(interval):
 		}
 	}
+}
+
+// endWait prints the last status read (none: nothing) whole, or as the
+// structure of output, and returns err, the wait's outcome.
+func endWait(out io.Writer, output string, last *RolloutStatus, err error) error {
+	if last == nil {
+		return err
+	}
+	if output != "" {
+		if werr := writeStructured(out, output, last.Output()); werr != nil {
+			return werr
+		}
+		return err
+	}
+	var b bytes.Buffer
+	last.Write(&b)
+	if _, werr := out.Write(b.Bytes()); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // waitEnded is the error that ends a wait: kubectl's wording when the

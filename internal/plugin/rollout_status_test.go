@@ -3,8 +3,10 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,9 +193,9 @@ func expectHalted(t *testing.T, err error) {
 func expectFailed(t *testing.T, err error, says string) {
 	t.Helper()
 	var errOut bytes.Buffer
-	got := exitCode(rolloutStatusError(err), &errOut)
-	if got != ExitRolloutFailed || !strings.HasPrefix(errOut.String(), says) {
-		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), ExitRolloutFailed, says)
+	got := exitCode(err, ExitError, &errOut)
+	if got != ExitError || !strings.HasPrefix(errOut.String(), says) {
+		t.Errorf("exit status %d, saying %q; want %d, saying %q...", got, errOut.String(), ExitError, says)
 	}
 }
 
@@ -274,11 +276,13 @@ func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--watch: %v", err)
 	}
-	before, after, found := strings.Cut(out, "\n---\n")
-	if !found || reader.reads < 3 {
-		t.Fatalf("--watch printed one status only, or ended before the controller took it up:\n%s", out)
+	progress, after := cutProgress(out)
+	wantLine := fmt.Sprintf("Waiting for the controller to take up configuration %s "+
+		"(in force: configuration %s, revision 1)...",
+		rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()), rollout.ShortTarget(s.Fingerprint))
+	if !slices.Equal(progress, []string{wantLine}) || reader.reads < 3 {
+		t.Fatalf("--watch printed no progress line, or ended before the controller took it up:\n%s", out)
 	}
-	expectLines(t, before, "has not taken up this configuration yet")
 	expectLines(t, after, "complete: every node", "updated: 2026-11-30T17:00:00Z (the controller's status on revision 2)")
 }
 
@@ -503,17 +507,18 @@ func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--watch after the resume: %v", err)
 	}
-	halt, after, found := strings.Cut(out, "\n---\n")
-	if !found || reader.reads < 3 {
+	progress, after := cutProgress(out)
+	resumeLine := "step 3 of 3 (halted by the health gate; resume under way)..."
+	if len(progress) != 1 || !strings.HasSuffix(progress[0], resumeLine) || reader.reads < 3 {
 		t.Fatalf("--watch ended before the resume:\n%s", out)
 	}
-	expectLines(t, halt, "halted: yes", "resume: under way")
 	expectLines(t, after, "paused: no", "unhealthy: 2 reached nodes, 2 of them tolerated by a resume; "+
 		"beyond those, the gate halts on more than the 1 allowed\n", "complete: every node")
 }
 
-// By default the status is watched: printed again as it changes, until the
-// rollout completed, exit status 0.
+// By default the status is watched, as kubectl's: one progress line per
+// change, until the rollout completed, then the whole status once, exit
+// status 0.
 func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
@@ -526,11 +531,15 @@ func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the rollout completed: %v", err)
 	}
-	if reader.reads < 5 || strings.Count(out, "\n---\n") != 1 {
-		t.Fatalf("printed before every change and once after it, read %d times:\n%s", reader.reads, out)
+	progress, complete := cutProgress(out)
+	want := []string{"Waiting for rollout of configuration " + rollout.ShortTarget(s.Fingerprint) +
+		": 3 of 5 nodes reached, step 2 of 3..."}
+	if reader.reads < 5 || !slices.Equal(progress, want) {
+		t.Fatalf("one progress line per change, then the whole status; read %d times:\n%s", reader.reads, out)
 	}
-	progressing, complete, _ := strings.Cut(out, "\n---\n")
-	expectLines(t, progressing, "reached: 3 of 5 nodes", "next step: ")
+	if strings.Count(complete, "reached: ") != 1 {
+		t.Errorf("the whole status is printed once:\n%s", out)
+	}
 	expectLines(t, complete, "reached: 5 of 5 nodes", "complete: every node has the configuration in force")
 }
 
@@ -569,7 +578,7 @@ func TestRolloutStatusErrorsExitOne(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			args = append([]string{"rollout", "status"}, args...)
-			if code := Execute(args, IOStreams{Out: &out, ErrOut: &errOut}); code != ExitRolloutFailed ||
+			if code := Execute(args, IOStreams{Out: &out, ErrOut: &errOut}); code != ExitError ||
 				!strings.HasPrefix(errOut.String(), "error: ") {
 				t.Errorf("exit status %d, stderr %q", code, errOut.String())
 			}
@@ -679,4 +688,44 @@ func withheldStatus(good, bad map[string]string) rollout.Status {
 	s.Withheld = &rollout.Withheld{Fingerprint: sloconfig.Load(bad, nil).Fingerprint(), Revision: 2,
 		HaltedAt: stepAt, Summary: "worker-0 (Ready=False since 17:00:00)"}
 	return s
+}
+
+// cutProgress splits what the watch printed into its progress lines and
+// the whole status printed at the end.
+func cutProgress(out string) (progress []string, block string) {
+	for strings.HasPrefix(out, "Waiting for ") {
+		line, rest, _ := strings.Cut(out, "\n")
+		progress = append(progress, line)
+		out = rest
+	}
+	return progress, out
+}
+
+// -o json prints the status as a structure when the wait ends, and the
+// progress lines on their own stream, so that stdout parses.
+func TestRolloutStatusOutput(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	s.Paused = true
+	c := statusCluster(t, data, inForce(1, data, &s))
+	var out, progress bytes.Buffer
+	opts := statusFollow{watch: true, timeout: 50 * time.Millisecond, interval: time.Millisecond,
+		output: outputJSON, progress: &progress}
+	err := followRollout(context.Background(), c, statusKey, &out, opts)
+	if !errors.Is(err, errTimedOut) {
+		t.Fatalf("error %v, want the timeout", err)
+	}
+	want := "Waiting for rollout of configuration " + rollout.ShortTarget(s.Fingerprint) +
+		": 3 of 5 nodes reached, step 2 of 3 (paused)...\n"
+	if progress.String() != want {
+		t.Errorf("progress %q, want %q", progress.String(), want)
+	}
+	var got RolloutStatusOutput
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	if !got.TakenUp || got.Done || got.Halted || got.RevisionInForce != 1 || got.Status == nil ||
+		got.Status.Reached != 3 || !got.Status.Paused || got.ConfigMap != statusKey.String() {
+		t.Errorf("got\n%s", out.String())
+	}
 }

@@ -53,10 +53,10 @@ func TestVersionStructuredOutput(t *testing.T) {
 
 func TestVersionRejectsUnknownFormatAndArguments(t *testing.T) {
 	code, _, stderr := run(t, "", "version", "-o", "xml")
-	if code != ExitUsage || !strings.Contains(stderr, `unknown output format "xml"`) {
+	if code != ExitError || !strings.Contains(stderr, `unknown output format "xml"`) {
 		t.Errorf("-o xml: exit %d, stderr %q", code, stderr)
 	}
-	if code, _, _ := run(t, "", "version", "extra"); code != ExitUsage {
-		t.Errorf("an argument: exit %d, want %d", code, ExitUsage)
+	if code, _, _ := run(t, "", "version", "extra"); code != ExitError {
+		t.Errorf("an argument: exit %d, want %d", code, ExitError)
 	}
 }

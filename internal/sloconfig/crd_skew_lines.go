@@ -7,7 +7,7 @@ import (
 
 // The words of CRD version skew (docs/behaviour.md#crd-version-skew), shared
 // by the Event on the ConfigMap, the admission warning, `kubectl nodeslo
-// validate --server` and `explain`, so that each says the same.
+// validate --check-crd` and `explain`, so that each says the same.
 
 // NodeSLOCRDName is the name of the NodeSLO CustomResourceDefinition.
 const NodeSLOCRDName = "nodeslos.slo.koordinator.sh"
@@ -56,7 +56,7 @@ func CRDMissingMessage() string {
 
 // DroppedFieldWarnings renders dropped field paths as self-contained
 // warnings, each with the fix: the admission webhook's and `kubectl nodeslo
-// validate --server`'s lines.
+// validate --check-crd`'s lines.
 func DroppedFieldWarnings(paths []string) []string {
 	lines := DroppedFieldLines(paths)
 	for i := range lines {

@@ -155,9 +155,9 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			Should(HaveKeyWithValue(string(sloconfig.KeyResourceQOS), 1.0))
 	})
 
-	It("kubectl nodeslo validate --server names the path", func() {
+	It("kubectl nodeslo validate --check-crd names the path", func() {
 		file := configMapFile(cm)
-		code, stdout, stderr := runPlugin("validate", "-f", file, "--server")
+		code, stdout, stderr := runPlugin("validate", "-f", file, "--check-crd")
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
 		Expect(stdout).To(BeEmpty())
 		Expect(stderr).To(ContainSubstring("warning: resource-qos-config: " + droppedPath + ": "))
@@ -195,22 +195,23 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			Should(ConsistOf(ContainSubstring(strings.TrimPrefix(droppedPath, "spec."))))
 	})
 
-	It("against this project's CRD, the webhook, validate --server and explain say nothing of it", func(ctx SpecContext) {
-		warnings.Take()
-		changed := map[string]string{string(sloconfig.KeyResourceQOS): data[string(sloconfig.KeyResourceQOS)] + " "}
-		cm = putConfig(ctx, k8sClient, changed)
-		Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
+	It("against this project's CRD, the webhook, validate --check-crd and explain say nothing of it",
+		func(ctx SpecContext) {
+			warnings.Take()
+			changed := map[string]string{string(sloconfig.KeyResourceQOS): data[string(sloconfig.KeyResourceQOS)] + " "}
+			cm = putConfig(ctx, k8sClient, changed)
+			Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
 
-		file := configMapFile(cm)
-		code, stdout, stderr := runPlugin("validate", "-f", file, "--server")
-		Expect(code).To(Equal(plugin.ExitOK), stderr)
-		Expect(stdout + stderr).To(BeEmpty())
+			file := configMapFile(cm)
+			code, stdout, stderr := runPlugin("validate", "-f", file, "--check-crd")
+			Expect(code).To(Equal(plugin.ExitOK), stderr)
+			Expect(stdout + stderr).To(BeEmpty())
 
-		code, stdout, stderr = runPlugin("explain", nodes[0])
-		Expect(code).To(Equal(plugin.ExitOK), stderr)
-		Expect(stdout).To(ContainSubstring("NodeSLO:   matches the configuration\n"))
-		Expect(stdout).To(ContainSubstring("the installed NodeSLO CRD stores every value configured for this node"))
-	})
+			code, stdout, stderr = runPlugin("explain", nodes[0])
+			Expect(code).To(Equal(plugin.ExitOK), stderr)
+			Expect(stdout).To(ContainSubstring("NodeSLO:   matches the configuration\n"))
+			Expect(stdout).To(ContainSubstring("the installed NodeSLO CRD stores every value configured for this node"))
+		})
 
 	It("checks a configuration whose strategies together break a cross-field rule of the CRD strategy by strategy",
 		func(ctx SpecContext) {
@@ -227,7 +228,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			warnings.Take()
 			cm = putConfig(ctx, k8sClient, crossed)
 			Expect(warnings.Take()).NotTo(ContainElement(ContainSubstring(droppedPath)))
-			code, stdout, stderr := runPlugin("validate", "-f", configMapFile(cm), "--server")
+			code, stdout, stderr := runPlugin("validate", "-f", configMapFile(cm), "--check-crd")
 			Expect(code).To(Equal(plugin.ExitOK), stderr)
 			Expect(stdout + stderr).To(BeEmpty())
 		})

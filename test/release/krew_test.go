@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
+	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
@@ -46,6 +47,15 @@ func TestKrewInstallsThePluginOfTheRelease(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(krewRoot, "receipts", "nodeslo.yaml")); err != nil {
 		t.Errorf("krew kept no receipt of the install: %v", err)
 	}
+	// The completer is installed beside the plugin; linked as the manifest's
+	// caveats say, kubectl completes the plugin's commands through it.
+	linkCompleterAsTheCaveatsSay(t, env, r.path("nodeslo.yaml"))
+	completions := runCommand(t, env, kubectl, "__complete", "nodeslo", "")
+	for _, want := range []string{"explain\t", "summary\t", "rollout\t"} {
+		if !strings.Contains(completions, want) {
+			t.Errorf("kubectl __complete nodeslo '' lacks %q:\n%s", want, completions)
+		}
+	}
 	// The manifest's files: krew installs the licence beside the binary.
 	if _, err := os.Stat(filepath.Join(krewRoot, "store", "nodeslo", r.version, "LICENSE")); err != nil {
 		t.Errorf("krew did not install the licence with the plugin: %v", err)
@@ -65,4 +75,35 @@ func TestKrewInstallsThePluginOfTheRelease(t *testing.T) {
 	if flag := runCommand(t, env, kubectl, "nodeslo", "--version"); flag != line {
 		t.Errorf("kubectl nodeslo --version printed %q, version printed %q", flag, line)
 	}
+}
+
+// linkCompleterAsTheCaveatsSay runs the ln command of the manifest's caveats.
+func linkCompleterAsTheCaveatsSay(t *testing.T, env []string, manifest string) {
+	t.Helper()
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plugin struct {
+		Spec struct {
+			Caveats string `json:"caveats"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &plugin); err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(plugin.Spec.Caveats, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "ln ") {
+			// The shell's own tools (dirname, readlink, ln) are on a user's PATH.
+			var path string
+			for _, e := range env {
+				if p, ok := strings.CutPrefix(e, "PATH="); ok {
+					path = p
+				}
+			}
+			runCommand(t, append(env, "PATH="+path+":/usr/bin:/bin"), "/bin/sh", "-c", line)
+			return
+		}
+	}
+	t.Fatalf("the manifest's caveats have no ln command:\n%s", plugin.Spec.Caveats)
 }

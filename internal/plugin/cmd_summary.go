@@ -1,0 +1,80 @@
+package plugin
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spf13/cobra"
+)
+
+// newSummaryCommand is `kubectl nodeslo summary [-l SELECTOR] [-o json|yaml]`.
+func newSummaryCommand(streams IOStreams) *cobra.Command {
+	kube := newKubeFlags()
+	var ref ConfigMapRef
+	var selector, output string
+	cmd := &cobra.Command{
+		Use:   "summary [-l SELECTOR] [-o json|yaml]",
+		Short: "Summarize the fleet: the strategy each node pool gets per key, valid keys, nodes up to date, pending or held",
+		Long: `Reads the ConfigMap, its revision history, the Nodes (metadata only) and the
+NodeSLOs, resolves every node against the ConfigMap's data as the
+controller does, and prints: where the rollout of that data stands; per
+key, whether it is valid and how many nodes each strategy (the cluster
+strategy, a node strategy, the built-in defaults, or the value kept while
+the key is invalid) applies to; and how many nodes store what the data
+resolves to (up to date), how many the controller has still to write
+(pending), and how many a paused, halted or invalid rollout holds (held).
+-l/--selector counts only the nodes whose labels match; -o json|yaml
+prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
+		Example: `  kubectl nodeslo summary
+  kubectl nodeslo summary -l pool=batch -o yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			sel, err := parseSelector(selector)
+			if err != nil {
+				return err
+			}
+			c, err := kube.client()
+			if err != nil {
+				return err
+			}
+			in, err := FetchSummaryInputs(cmd.Context(), c, ref, sel)
+			if err != nil {
+				return err
+			}
+			s := Summarize(in)
+			if output != "" {
+				return writeStructured(streams.Out, output, s)
+			}
+			return s.Write(streams.Out)
+		},
+	}
+	kube.addFlags(cmd.Flags())
+	addConfigMapRefFlags(cmd.Flags(), &ref)
+	addSelectorFlag(cmd.Flags(), &selector)
+	addOutputFlag(cmd.Flags(), &output)
+	return cmd
+}
+
+// FetchSummaryInputs reads the rollout status (the ConfigMap and its
+// revisions), then the nodes selector matches (nil: all) and the NodeSLOs.
+func FetchSummaryInputs(
+	ctx context.Context, c client.Reader, ref ConfigMapRef, selector labels.Selector,
+) (SummaryInputs, error) {
+	key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
+	status, err := FetchRolloutStatus(ctx, c, key)
+	if err != nil {
+		return SummaryInputs{}, err
+	}
+	in := SummaryInputs{Status: status, Data: status.Data}
+	nodes, err := FetchDiffInputsOf(ctx, c, nil, selector)
+	if err != nil {
+		return SummaryInputs{}, err
+	}
+	in.Nodes, in.Stored = nodes.Nodes, nodes.Stored
+	return in, nil
+}

@@ -1,0 +1,128 @@
+package plugin
+
+import (
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// ExplanationList is `explain -o json|yaml`: one item per node explained,
+// by name, even for one node, so that a script reads one shape.
+type ExplanationList struct {
+	Items []ExplanationOutput `json:"items"`
+}
+
+// ExplanationOutput is one node's Explanation as -o prints it.
+type ExplanationOutput struct {
+	Node            string `json:"node"`
+	ConfigMap       string `json:"configMap"`
+	ConfigMapExists bool   `json:"configMapExists"`
+	// Keys has one entry per ConfigMap key the controller reads.
+	Keys         []KeyExplanation    `json:"keys"`
+	NodeWarnings []NodeWarningOutput `json:"nodeWarnings,omitempty"`
+	// BandwidthAnnotation and Bandwidth: the node's network-bandwidth
+	// annotation and the totalNetworkBandwidth resolved with it.
+	BandwidthAnnotation string       `json:"bandwidthAnnotation,omitempty"`
+	Bandwidth           string       `json:"bandwidth,omitempty"`
+	NodeSLO             NodeSLOState `json:"nodeSLO"`
+	CRD                 CRDCheck     `json:"crd"`
+}
+
+// KeyExplanation is one key: whether it is valid, and what applies to the node.
+type KeyExplanation struct {
+	Key string `json:"key"`
+	// Validity is "absent", "valid" or "invalid".
+	Validity string   `json:"validity"`
+	Errors   []string `json:"errors,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Applies is "defaults", "clusterStrategy", "nodeStrategy" (Strategy
+	// and Index name it) or "kept" (the value in force stays: the key is
+	// invalid).
+	Applies  string `json:"applies"`
+	Strategy string `json:"strategy,omitempty"`
+	Index    *int   `json:"index,omitempty"`
+}
+
+// NodeWarningOutput is a warning about the node, with its Event reason.
+type NodeWarningOutput struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// NodeSLOState says whether the node's NodeSLO exists and is up to date.
+type NodeSLOState struct {
+	Found    bool `json:"found"`
+	UpToDate bool `json:"upToDate"`
+	// DifferingSections are the spec's top-level fields that differ.
+	DifferingSections []string `json:"differingSections,omitempty"`
+	// Revision is the newest revision the NodeSLO matches (0: none kept,
+	// or the history could not be read); RevisionInForce the newest kept.
+	Revision        int64 `json:"revision,omitempty"`
+	RevisionInForce int64 `json:"revisionInForce,omitempty"`
+}
+
+// CRDCheck is the check of the configured values against the installed CRD.
+type CRDCheck struct {
+	Checked bool `json:"checked"`
+	// Problem says why it could not be made.
+	Problem string         `json:"problem,omitempty"`
+	Dropped []DroppedValue `json:"dropped,omitempty"`
+}
+
+// Output is the explanation as -o prints it.
+func (e Explanation) Output() ExplanationOutput {
+	out := ExplanationOutput{
+		Node: e.Node, ConfigMap: e.ConfigMapRef, ConfigMapExists: e.ConfigMapSet,
+		BandwidthAnnotation: e.BandwidthAnnotation, Bandwidth: e.Bandwidth,
+		NodeSLO: NodeSLOState{Found: e.NodeSLOFound, UpToDate: e.InSync(), DifferingSections: e.DifferingSections,
+			Revision: e.Revision},
+		CRD: CRDCheck{Checked: e.CRDChecked, Problem: e.CRDCheckProblem, Dropped: e.DroppedByCRD},
+	}
+	if e.History != nil {
+		if r := e.History.InForce(); r != nil {
+			out.NodeSLO.RevisionInForce = r.Number
+		}
+	}
+	for i, report := range e.Reports {
+		k := KeyExplanation{Key: string(report.Key), Validity: keyValidity(report), Errors: report.Messages(),
+			Warnings: report.WarningMessages()}
+		k.Applies, k.Strategy, k.Index = appliesOutput(e.matchAt(i))
+		out.Keys = append(out.Keys, k)
+	}
+	for _, w := range e.NodeWarnings {
+		out.NodeWarnings = append(out.NodeWarnings, NodeWarningOutput{Reason: w.Reason, Message: w.Message})
+	}
+	return out
+}
+
+// A key's validity as -o names it.
+const (
+	validityAbsent  = "absent"
+	validityValid   = "valid"
+	validityInvalid = "invalid"
+)
+
+// keyValidity is a key's validity as -o names it.
+func keyValidity(r sloconfig.SectionReport) string {
+	switch {
+	case r.State == sloconfig.StateDefault:
+		return validityAbsent
+	case !r.Valid():
+		return validityInvalid
+	}
+	return validityValid
+}
+
+// appliesOutput names what applies to a node as -o does (KeyExplanation.Applies).
+func appliesOutput(m *sloconfig.SectionMatch) (applies, strategy string, index *int) {
+	switch {
+	case m == nil:
+		return "unknown", "", nil
+	case m.State == sloconfig.StateFrozen || m.State == sloconfig.StateLastGood:
+		return "kept", "", nil
+	case m.State == sloconfig.StateDefault:
+		return "defaults", "", nil
+	case m.Index < 0:
+		return "clusterStrategy", "", nil
+	}
+	i := m.Index
+	return "nodeStrategy", m.Strategy, &i
+}
