@@ -1,6 +1,9 @@
 package transcripts
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 func TestMatchMasksWhatChangesAndLetsEllipsisStandForLines(t *testing.T) {
 	for _, tc := range []struct {
@@ -30,8 +33,8 @@ func TestMatchMasksWhatChangesAndLetsEllipsisStandForLines(t *testing.T) {
 // The pages make test-docs runs carry a run-local block first and commands
 // after it; checked here too, in make test, without a control plane.
 func TestThePagesCarryTranscripts(t *testing.T) {
-	for _, page := range []string{"../../README.md", "../../docs/rollout-walkthrough.md"} {
-		blocks, err := readBlocks(page)
+	for _, page := range pages {
+		blocks, err := readBlocks(filepath.Join("..", "..", page))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,3 +4,6 @@
 // what the project does (docs/testing.md#transcripts). Its tests carry the
 // build tag transcripts; `make test-docs` builds what they run and runs them.
 package transcripts
+
+// pages are the pages whose transcripts are run, from the repository's top.
+var pages = []string{"README.md", "docs/rollout-walkthrough.md"}

@@ -24,9 +24,9 @@ const readyTimeout = 3 * time.Minute
 // commandTimeout bounds one run of a command (a waiting one too).
 const commandTimeout = 2 * time.Minute
 
-func TestReadme(t *testing.T) { runPage(t, "README.md") }
+func TestReadme(t *testing.T) { runPage(t, pages[0]) }
 
-func TestRolloutWalkthrough(t *testing.T) { runPage(t, "docs/rollout-walkthrough.md") }
+func TestRolloutWalkthrough(t *testing.T) { runPage(t, pages[1]) }
 
 // runPage starts the session the page's run-local block asks for, compares
 // bin/run-local's output with that block, then runs every command of the
