@@ -113,16 +113,20 @@ func (s *session) log() string {
 	return strings.Join(s.output, "\n")
 }
 
-// startupLines are bin/run-local's lines up to its ready line.
+// startupLines are bin/run-local's lines up to its ready line, with the
+// working directory's path left out: run-local's --dir is there, where
+// `make run-local` has bin/local.
 func (s *session) startupLines() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, l := range s.output {
+	var lines []string
+	for _, l := range s.output {
+		lines = append(lines, strings.ReplaceAll(l, s.work+"/", ""))
 		if strings.HasPrefix(l, readyLine) {
-			return append([]string(nil), s.output[:i+1]...)
+			break
 		}
 	}
-	return append([]string(nil), s.output...)
+	return lines
 }
 
 // run runs one command of the page in the working directory, with bash,
