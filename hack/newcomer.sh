@@ -17,17 +17,18 @@ work=${work:-$(mktemp -d)}
 log() { echo "[newcomer] $*"; }
 start=$(date +%s)
 
-# The README's first command needs Go 1.26, make and git, nothing else:
-# no kubectl from the machine may stand in for bin/'s.
-path_without_kubectl=$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -x "$d/kubectl" ] || echo "$d"; done | paste -sd:)
 
 git clone -q "$src" "$work/nodeslo-controller"
 cd "$work/nodeslo-controller"
 log "cloned into $PWD ($(git log -1 --format=%h))"
 
 # The README's `make run-local`, in the foreground of its own shell.
-PATH=$path_without_kubectl setsid make run-local >"$work/run-local.log" 2>&1 &
+# Job control puts it in a process group of its own, which Ctrl-C's
+# SIGINT reaches whole at the end, as in a terminal.
+set -m
+make run-local >"$work/run-local.log" 2>&1 &
 run_local=$!
+set +m
 stop() {
   kill -INT -- "-$run_local" 2>/dev/null || true
   wait "$run_local" 2>/dev/null || true
@@ -49,9 +50,17 @@ log "make run-local ready after $(( $(date +%s) - start ))s: $(grep '^\[run-loca
 # "In another terminal", the README's lines, read from the README itself.
 readme_export=$(grep -m1 '^\$ export KUBECONFIG=' README.md | sed 's/^\$ //')
 [ -n "$readme_export" ] || { log "README.md has no '\$ export KUBECONFIG=' line"; exit 1; }
-out=$(PATH=$path_without_kubectl KUBECONFIG= bash -c "$readme_export; kubectl get nodeslo" 2>&1) || {
+# The README's first command needs Go 1.26, make and git, nothing else:
+# the kubectl found must be bin/'s, not one of the machine's.
+out=$(KUBECONFIG= bash -c "$readme_export; command -v kubectl; kubectl get nodeslo" 2>&1) || {
   log "kubectl get nodeslo failed:"; echo "$out"; exit 1; }
+kubectl_used=$(head -1 <<<"$out")
+out=$(tail -n +2 <<<"$out")
 echo "$out"
+if [ "$kubectl_used" != "$PWD/bin/kubectl" ]; then
+  log "after the README's export line, kubectl is $kubectl_used, not make run-local's $PWD/bin/kubectl"
+  exit 1
+fi
 want="colocation-1 colocation-2 general-1 online-1"
 got=$(awk 'NR > 1 {print $1}' <<<"$out" | paste -sd' ')
 if [ "$got" != "$want" ]; then
