@@ -344,17 +344,39 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 # bin/local/etcd between runs; LOCAL_CONTROL_PLANE_ONLY=1 starts only the
 # control plane (run the manager yourself, e.g. from an IDE, with
 # KUBECONFIG=bin/local/kubeconfig); LOCAL_WEBHOOK=0 runs the manager without
-# its admission webhook.
+# its admission webhook; LOCAL_NODES=N adds N Nodes beside the four
+# samples (pool-1..pool-N, node-pool=general, the first tenth of them at
+# least one, canary-1.. with node-pool=canary), for the staged rollouts of
+# docs/rollout-walkthrough.md.
 LOCAL_PERSIST ?= 0
 LOCAL_CONTROL_PLANE_ONLY ?= 0
 LOCAL_WEBHOOK ?= 1
+LOCAL_NODES ?= 0
 
 .PHONY: run-local
-run-local: build setup-envtest ## Start a local control plane with the samples and run the manager on it (Ctrl-C stops all).
+run-local: build setup-envtest kubectl ## Start a local control plane with the samples and run the manager on it (Ctrl-C stops all); kubectl in bin/.
 	$(GO_BUILD) -o bin/run-local ./hack/run-local
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		bin/run-local --persist=$(LOCAL_PERSIST) --control-plane-only=$(LOCAL_CONTROL_PLANE_ONLY) \
-		--webhook=$(LOCAL_WEBHOOK)
+		--webhook=$(LOCAL_WEBHOOK) --nodes=$(LOCAL_NODES)
+
+# kubectl is envtest's (the control plane's version), copied into bin/ so
+# that the README's `PATH=$$PWD/bin:$$PATH` finds it beside kubectl-nodeslo.
+.PHONY: kubectl
+kubectl: setup-envtest ## Copy the control plane's kubectl into bin/ (make run-local does).
+	@install -m 0755 "$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))/kubectl" "$(LOCALBIN)/kubectl"
+
+# test-docs runs the transcripts of the README and of
+# docs/rollout-walkthrough.md (the blocks marked `<!-- transcript ... -->`)
+# against bin/run-local and compares their output with the page, ages,
+# times, ports and fingerprints masked (test/transcripts; a difference
+# prints the command's whole output, to paste into the page). About 2
+# minutes, mostly waiting on the walkthrough's rollout steps.
+.PHONY: test-docs
+test-docs: build kubectl ## Run the README's and the walkthrough's transcripts on run-local and compare them with the pages.
+	$(GO_BUILD) -o bin/run-local ./hack/run-local
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		go test -tags transcripts ./test/transcripts/ -count=1 -v -timeout=10m
 
 # CONTAINER_TOOL_FLAGS go before the command (podman: --runtime runc, where
 # crun cannot run, e.g. on cgroup v1 hybrid hosts); CONTAINER_BUILD_FLAGS

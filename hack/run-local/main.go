@@ -34,6 +34,7 @@ type settings struct {
 	readyTimeout     time.Duration
 	webhook          bool
 	webhookManifests string
+	nodes            int
 }
 
 func main() {
@@ -50,6 +51,8 @@ func main() {
 		"Run the manager's admission webhook and install its configuration, pointing at it (LOCAL_WEBHOOK=0 turns it off).")
 	flag.StringVar(&s.webhookManifests, "webhook-manifests", "config/webhook/manifests.yaml",
 		"The ValidatingWebhookConfiguration to install.")
+	flag.IntVar(&s.nodes, "nodes", 0,
+		"Nodes to add beside the samples, a tenth of them canaries labelled node-pool=canary (LOCAL_NODES=N).")
 	flag.DurationVar(&s.readyTimeout, "ready-timeout", 90*time.Second,
 		"How long the manager may take to write the sample NodeSLOs.")
 	flag.Parse()
@@ -124,6 +127,12 @@ func run(s settings) error {
 			return err
 		}
 		logf("applied %d objects from %s", len(applied), s.samplesDir)
+		if err := createExtraNodes(ctx, c, s.nodes); err != nil {
+			return err
+		}
+		if s.nodes > 0 {
+			logf("added %d nodes (LOCAL_NODES)", s.nodes)
+		}
 	} else {
 		logf("kept data found: not applying %s again (remove %s to start afresh)", s.samplesDir, opts.EtcdDataDir)
 	}
@@ -131,7 +140,11 @@ func run(s settings) error {
 	if err != nil {
 		return err
 	}
-	logf("nodes: %s", strings.Join(nodes, ", "))
+	if len(nodes) > 12 {
+		logf("nodes: %s, ... (%d in all)", strings.Join(nodes[:12], ", "), len(nodes))
+	} else {
+		logf("nodes: %s", strings.Join(nodes, ", "))
+	}
 
 	if s.controlPlaneOnly {
 		fmt.Printf("[run-local] ready in %.1fs: control plane only; run the manager with KUBECONFIG=%s go run ./cmd, "+

@@ -65,7 +65,7 @@ const recordFieldManager = "nodeslo-controller"
 
 // plan plans the staged rollout (internal/rollout) over every node,
 // from the manager's caches, when the ConfigMap asks for one; the one place
-// where a rollout decision is taken (docs/rollout.md#where-the-decision-runs).
+// where a rollout decision is taken (docs/rollout-design.md#where-the-decision-runs).
 func (d *rolloutDriver) plan(
 	ctx context.Context, read configMapRead, with loaded, dropped []string, now time.Time,
 ) (rollout.Plan, error) {

@@ -8,7 +8,7 @@ import (
 
 // A held node stays held only while the inputs it was held with stand:
 // labels, the bandwidth annotation and its NodeSLO's generation
-// (docs/rollout.md#where-the-decision-runs).
+// (docs/rollout-design.md#where-the-decision-runs).
 const poolLabel, zoneLabel, poolWeb = "pool", "zone", "web"
 
 func TestGateHoldsANodeWhileItsInputsStand(t *testing.T) {

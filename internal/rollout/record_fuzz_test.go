@@ -9,7 +9,7 @@ import (
 // who may edit the ConfigMap can write there: it must never panic, a value
 // it accepts encodes and parses back to the same record, and a plan made on
 // it, accepted or not, never panics either (a value that does not parse
-// starts a new rollout: docs/rollout.md#state-and-why-a-restart-does-not-burst).
+// starts a new rollout: docs/rollout-design.md#state-and-why-a-restart-does-not-burst).
 
 // jsonNull is JSON's null, a value every parser of the cluster's input must take.
 const jsonNull = "null"
