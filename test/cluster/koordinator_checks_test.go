@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,8 +26,21 @@ const differingNode = "nodeslo-differs"
 
 // differingSystemConfig is the system-config key of the handover: the real
 // node gets the cluster strategy, the same under both controllers.
-const differingSystemConfig = `{"clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "totalNetworkBandwidth": "10G"},
- "nodeStrategies": [{"name": "differs", "nodeSelector": {"matchLabels": {"nodeslo-handover": "differs"}}, "watermarkScaleFactor": 160}]}`
+const differingSystemConfig = `{
+ "clusterStrategy": {"minFreeKbytesFactor": 100, "watermarkScaleFactor": 150, "totalNetworkBandwidth": "10G"},
+ "nodeStrategies": [{"name": "differs", "watermarkScaleFactor": 160,
+   "nodeSelector": {"matchLabels": {"nodeslo-handover": "differs"}}}]}`
+
+// configData is the key of the ConfigMap, as stored.
+func configData(key string) string {
+	GinkgoHelper()
+	return kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data."+key+"}")
+}
+
+// converges polls f every poll for at most converge.
+func converges(f any) AsyncAssertion {
+	return Eventually(f).WithTimeout(converge).WithPolling(poll)
+}
 
 // bandwidthOf is a NodeSLO spec's systemStrategy.totalNetworkBandwidth.
 func bandwidthOf(spec map[string]any) string {
@@ -50,20 +64,21 @@ spec:
   unschedulable: true
 `, "apply", "--server-side", "-f", "-")
 	patchData("system-config", differingSystemConfig)
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "nodeslo", differingNode, "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal("160"), "koord-manager wrote the differing node")
-	Eventually(func() (string, error) {
+	}).Should(Equal("160"), "koord-manager wrote the differing node")
+	converges(func() (string, error) {
 		return kube.run("get", "nodeslo", node.NodeName(), "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal("150"), "koord-manager wrote the real node")
-	from := nodeSLOListVersion()
+	}).Should(Equal("150"), "koord-manager wrote the real node")
+	realVersion := nodeSLOVersion(node.NodeName())
 
 	By("step 1: backing up; step 2: validating and previewing")
 	book.run("backup")
 	preview := book.run("preview")
 	Expect(preview).To(ContainSubstring(differingNode), "diff lists the differing node")
 
-	By("steps 3 to 7: installing scaled to zero, pausing, turning koord-manager's nodeslo off, checking the writers, replacing the CRD")
+	By("steps 3 to 7: installing scaled to zero, pausing, turning koord-manager's nodeslo off, " +
+		"checking the writers, replacing the CRD")
 	book.run("install-scaled-to-zero")
 	book.run("pause-takeover")
 	book.run("disable-koord-manager-nodeslo")
@@ -72,6 +87,10 @@ spec:
 	book.run("replace-crd")
 	Expect(kube.mustRun("get", "crd", crdName, "-o", "jsonpath={.spec.names.shortNames}")).To(ContainSubstring("nslo"),
 		"this project's CRD is in place")
+
+	// A watch does not survive the CRD's replacement (the apiserver closes it
+	// and the versions before are gone): the writes are watched from here.
+	from := nodeSLOListVersion()
 
 	By("step 8: scaling up; the takeover is paused")
 	status := book.run("scale-up")
@@ -87,6 +106,7 @@ spec:
 	})
 	logf("NodeSLO writes from the backup to the resumed write: %v", writes)
 	Expect(writes).NotTo(HaveKey(node.NodeName()), "the real node's NodeSLO was not written at the handover")
+	Expect(nodeSLOVersion(node.NodeName())).To(Equal(realVersion), "nor at any step since the backup")
 	Expect(writes[differingNode]).To(HaveLen(1), "the differing node's NodeSLO was written once")
 	Expect(writes[differingNode][0]).To(HavePrefix("MODIFIED by manager@"), "by this controller")
 	Expect(node.KoordletRunning()).To(BeTrue(), "koordlet runs through the handover")
@@ -107,9 +127,9 @@ func checkWayBack(book *runbook) {
 		"Koordinator's CRD is back")
 	book.run("enable-koord-manager-nodeslo")
 	book.run("uninstall")
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "nodeslo", differingNode, "-o", "jsonpath={.spec.systemStrategy.totalNetworkBandwidth}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal("0"), "koord-manager writes its own value back")
+	}).Should(Equal("0"), "koord-manager writes its own value back")
 
 	By("comparing every NodeSLO with the backup")
 	var backup struct {
@@ -121,14 +141,14 @@ func checkWayBack(book *runbook) {
 	Expect(yaml.Unmarshal([]byte(book.file("nodeslo-backup.yaml")), &backup)).To(Succeed())
 	Expect(backup.Items).NotTo(BeEmpty())
 	for _, item := range backup.Items {
-		Eventually(func() (map[string]any, error) {
+		converges(func() (map[string]any, error) {
 			out, err := kube.run("get", "nodeslo", item.Metadata.Name, "-o", "jsonpath={.spec}")
 			var spec map[string]any
 			if err == nil {
 				err = yaml.Unmarshal([]byte(out), &spec)
 			}
 			return spec, err
-		}).WithTimeout(converge).WithPolling(poll).Should(Equal(item.Spec), "NodeSLO %s", item.Metadata.Name)
+		}).Should(Equal(item.Spec), "NodeSLO %s", item.Metadata.Name)
 	}
 	Expect(node.KoordletRunning()).To(BeTrue(), "koordlet runs through the way back")
 	kube.mustRun("delete", "node", differingNode, "--ignore-not-found")
@@ -142,19 +162,22 @@ func checkKoordletReadsEverything() {
 	GinkgoHelper()
 	applySample()
 	kube.mustRun("label", "node", node.NodeName(), "node-pool=colocation", "--overwrite")
-	Eventually(nodeSLOMatchesRender).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+	converges(nodeSLOMatchesRender).Should(Succeed())
 	stored, err := storedSpec()
 	Expect(err).NotTo(HaveOccurred())
-	for _, section := range []string{"resourceUsedThresholdWithBE", "resourceQOSStrategy", "cpuBurstStrategy", "systemStrategy", "hostApplications"} {
+	for _, section := range []string{
+		"resourceUsedThresholdWithBE", "resourceQOSStrategy", "cpuBurstStrategy", "systemStrategy", "hostApplications",
+	} {
 		Expect(stored).To(HaveKey(section))
 	}
-	Eventually(func() ([]string, error) {
+	converges(func() ([]string, error) {
 		merged, err := koordletSpec()
 		if err != nil {
 			return nil, err
 		}
 		return missingFrom(merged, stored, "spec"), nil
-	}).WithTimeout(converge).WithPolling(poll).Should(BeEmpty(), "fields this controller wrote that koordlet's merged NodeSLO lacks or changes")
+	}).Should(BeEmpty(),
+		"fields this controller wrote that koordlet's merged NodeSLO lacks or changes")
 	logf("koordlet merged every field of the stored spec: %s", koordletLogLine())
 }
 
@@ -164,7 +187,7 @@ func missingFrom(got, want any, path string) []string {
 	switch w := want.(type) {
 	case map[string]any:
 		g, _ := got.(map[string]any)
-		var missing []string
+		missing := make([]string, 0, len(w))
 		for k, v := range w {
 			missing = append(missing, missingFrom(g[k], v, path+"."+k)...)
 		}
@@ -218,13 +241,14 @@ func readCgroup(hierarchy, file string) func() (string, error) {
 func checkCPUSuppression() {
 	GinkgoHelper()
 	quota := readCgroup("cpu", "cpu.cfs_quota_us")
-	Eventually(quota).WithTimeout(converge).WithPolling(poll).ShouldNot(Equal("-1"), "koordlet caps best-effort CPU")
+	converges(quota).ShouldNot(Equal("-1"), "koordlet caps best-effort CPU")
 	capped, _ := quota()
-	thresholds := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.resource-threshold-config}")
-	disabled := strings.Replace(thresholds, `"cpuSuppressPolicy": "cfsQuota",`, `"cpuSuppressPolicy": "cfsQuota", "enable": false,`, 1)
+	thresholds := configData("resource-threshold-config")
+	disabled := strings.Replace(thresholds,
+		`"cpuSuppressPolicy": "cfsQuota",`, `"cpuSuppressPolicy": "cfsQuota", "enable": false,`, 1)
 	Expect(disabled).NotTo(Equal(thresholds))
 	patchData("resource-threshold-config", disabled)
-	Eventually(quota).WithTimeout(converge).WithPolling(poll).Should(Equal("-1"), "koordlet lifts the cap")
+	converges(quota).Should(Equal("-1"), "koordlet lifts the cap")
 	logf("best-effort cpu.cfs_quota_us: %s while suppressed (cfsQuota, 80%%), -1 once disabled", capped)
 	patchData("resource-threshold-config", thresholds)
 }
@@ -261,22 +285,24 @@ spec:
 			return kube.run("get", "nodeslo", name, "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
 		}
 	}
-	Eventually(watermark(canaryNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("200"))
+	converges(watermark(canaryNode)).Should(Equal("200"))
 	scale := readSysctl("watermark_scale_factor")
-	Eventually(scale).WithTimeout(converge).WithPolling(poll).Should(Equal("200"), "the colocation pool's value, from koordlet")
-	rolloutKey := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.nodeslo-rollout-config}")
+	converges(scale).Should(Equal("200"), "the colocation pool's value, from koordlet")
+	rolloutKey := configData("nodeslo-rollout-config")
 	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 5,
  "canary": {"nodeSelector": {"matchLabels": {"nodeslo-canary": "true"}}, "soakSeconds": 30}}`)
-	system := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.system-config}")
+	system := configData("system-config")
 	changed := strings.Replace(system, `"watermarkScaleFactor": 200,`, `"watermarkScaleFactor": 250,`, 1)
 	Expect(changed).NotTo(Equal(system))
 	patchData("system-config", changed)
 	start := time.Now()
-	Eventually(watermark(canaryNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("250"), "the canary reached")
+	converges(watermark(canaryNode)).Should(Equal("250"), "the canary reached")
 	Expect(watermark(node.NodeName())()).To(Equal("200"), "the real node pending")
-	Consistently(scale).WithTimeout(20*time.Second).WithPolling(poll).Should(Equal("200"), "the real node is pending: koordlet keeps the old value")
-	Eventually(scale).WithTimeout(converge).WithPolling(poll).Should(Equal("250"), "reached: koordlet writes the new value")
-	logf("watermark_scale_factor: 200 while the rollout held the node, 250 %s after the change", time.Since(start).Round(time.Second))
+	Consistently(scale).WithTimeout(20*time.Second).WithPolling(poll).Should(Equal("200"),
+		"the real node is pending: koordlet keeps the old value")
+	converges(scale).Should(Equal("250"), "reached: koordlet writes the new value")
+	logf("watermark_scale_factor: 200 while the rollout held the node, 250 %s after the change",
+		time.Since(start).Round(time.Second))
 	patchData("nodeslo-rollout-config", rolloutKey)
 	patchData("system-config", system)
 	kube.mustRun("delete", "node", canaryNode)
@@ -329,40 +355,43 @@ spec:
 		kube.mustRun("delete", "node", pendingNode, "--ignore-not-found")
 		kube.mustRun("label", "node", node.NodeName(), "node-pool-")
 	})
-	Eventually(func() (string, error) {
-		return kube.run("get", "pod", "best-effort", "-n", "default", "-o", "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal("Running 0"))
+	converges(func() (string, error) {
+		return kube.run("get", "pod", "best-effort", "-n", "default",
+			"-o", "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}")
+	}).Should(Equal("Running 0"))
 	evict := func(name string) func() (string, error) {
 		return func() (string, error) {
-			return kube.run("get", "nodeslo", name, "-o", "jsonpath={.spec.resourceUsedThresholdWithBE.memoryEvictThresholdPercent}")
+			return kube.run("get", "nodeslo", name,
+				"-o", "jsonpath={.spec.resourceUsedThresholdWithBE.memoryEvictThresholdPercent}")
 		}
 	}
-	Eventually(evict(pendingNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("70"))
+	converges(evict(pendingNode)).Should(Equal("70"))
 
 	By("setting a gated rollout key, then a memory eviction threshold of 2 % for every node")
-	rolloutKey := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.nodeslo-rollout-config}")
+	rolloutKey := configData("nodeslo-rollout-config")
 	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
  "canary": {"nodeSelector": {"matchLabels": {"node-pool": "canary"}}, "soakSeconds": 3600},
  "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["Ready"], "evictions": {"maxPerNode": 0}}}`)
-	thresholds := kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data.resource-threshold-config}")
+	thresholds := configData("resource-threshold-config")
 	DeferCleanup(func() {
 		patchData("nodeslo-rollout-config", rolloutKey)
 		patchData("resource-threshold-config", thresholds)
 	})
-	low := strings.Replace(thresholds, `"memoryEvictThresholdPercent": 70,`, `"memoryEvictThresholdPercent": 2, "memoryEvictLowerPercent": 1,`, 1)
+	low := strings.Replace(thresholds,
+		`"memoryEvictThresholdPercent": 70,`, `"memoryEvictThresholdPercent": 2, "memoryEvictLowerPercent": 1,`, 1)
 	Expect(low).NotTo(Equal(thresholds))
 	patchData("resource-threshold-config", low)
-	Eventually(evict(node.NodeName())).WithTimeout(converge).WithPolling(poll).Should(Equal("2"), "the canary reached")
+	converges(evict(node.NodeName())).Should(Equal("2"), "the canary reached")
 
 	By("koordlet kills the best-effort container; the gate halts on the kubelet's report of it")
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "pod", "best-effort", "-n", "default",
 			"-o", "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal("137"), "killed by koordlet (SIGKILL through the CRI)")
-	Eventually(func() (string, error) {
+	}).Should(Equal("137"), "killed by koordlet (SIGKILL through the CRI)")
+	converges(func() (string, error) {
 		return kube.run("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 			"-o", `jsonpath={range .items[*]}{.type} {.involvedObject.name}: {.message}{"\n"}{end}`)
-	}).WithTimeout(converge).WithPolling(poll).Should(ContainSubstring(node.NodeName()))
+	}).Should(ContainSubstring(node.NodeName()))
 	halt := kube.mustRun("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 		"-o", `jsonpath={range .items[*]}{.message}{"\n"}{end}`)
 	logf("koordlet's eviction log: %s", koordletEvictionLine())
@@ -370,13 +399,13 @@ spec:
 	Expect(evict(pendingNode)()).To(Equal("70"), "the halted rollout wrote no other node")
 }
 
-// koordletEvictionLine is koordlet's last log line about killing a Pod.
+// koordletEvictionLine is koordlet's last log line about a Pod it picked to
+// evict (it logs the kill only when it fails).
 func koordletEvictionLine() string {
 	data, _ := os.ReadFile(node.KoordletLog())
-	lines := strings.Split(string(data), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], "kill pod") || strings.Contains(lines[i], "evict") && strings.Contains(lines[i], "best-effort") {
-			return lines[i]
+	for _, line := range slices.Backward(strings.Split(string(data), "\n")) {
+		if strings.Contains(line, "picked pod") {
+			return line
 		}
 	}
 	return "(none)"

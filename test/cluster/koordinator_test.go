@@ -20,7 +20,9 @@ import (
 )
 
 // koordManagerManifest runs Koordinator's koord-manager as its chart does
-// (a Deployment koord-manager in koordinator-system, leader election on),
+// (a Deployment koord-manager in koordinator-system, Pods labelled
+// koord-app=koord-manager, leader election on; Ready once its metrics
+// answer, as its /readyz has no check with the webhook off),
 // from the image build-koordinator.sh made, with its webhook off (the
 // WebhookFramework gate: its certificates and webhook configurations are
 // not what is under test) and cluster-admin rights (nor is its RBAC).
@@ -71,6 +73,9 @@ spec:
         - --enable-pprof=false
         - --feature-gates=WebhookFramework=false
         - --v=2
+        readinessProbe:
+          httpGet: {path: /metrics, port: 8080}
+          periodSeconds: 2
         securityContext:
           allowPrivilegeEscalation: false
           capabilities: {drop: [ALL]}
@@ -81,7 +86,12 @@ spec:
 // (both off by default in v1.8.0); CPU suppression is on by default.
 const koordletFeatureGates = "BEMemoryEvict=true,SystemConfig=true"
 
-var _ = Describe("beside Koordinator v1.8.0: koord-manager hands over and back, koordlet reads what is written", Ordered, func() {
+var _ = Describe("beside Koordinator v1.8.0: koord-manager hands over and back, koordlet reads what is written",
+	Ordered, describeBesideKoordinator)
+
+// describeBesideKoordinator is the scenario of docs/migration.md with
+// Koordinator's programs (docs/testing.md#the-cluster-with-one-real-node-make-test-cluster).
+func describeBesideKoordinator() {
 	var book *runbook
 
 	BeforeAll(func(ctx SpecContext) {
@@ -139,7 +149,8 @@ var _ = Describe("beside Koordinator v1.8.0: koord-manager hands over and back, 
 		checkKoordletReadsEverything()
 	})
 
-	It("koordlet caps the best-effort cgroup's CFS quota with cpuSuppressPolicy cfsQuota, and puts it back when disabled", func() {
+	It("koordlet caps the best-effort cgroup's CFS quota with cpuSuppressPolicy cfsQuota, "+
+		"and puts it back when disabled", func() {
 		checkCPUSuppression()
 	})
 
@@ -147,14 +158,15 @@ var _ = Describe("beside Koordinator v1.8.0: koord-manager hands over and back, 
 		checkSystemStrategyStaged()
 	})
 
-	It("halts a gated rollout when koordlet evicts a best-effort Pod on the canary it reached, before a second node is written", func() {
+	It("halts a gated rollout when koordlet evicts a best-effort Pod on the canary it reached, "+
+		"before a second node is written", func() {
 		checkEvictionHalts()
 	})
 
 	It("hands back to koord-manager as docs/migration.md says, which writes its own values again", func() {
 		checkWayBack(book)
 	})
-})
+}
 
 // koordManagerFieldManager is the field manager of koord-manager's writes
 // (its user agent, koordinator-manager).
@@ -208,30 +220,51 @@ func nodeSLOListVersion() string {
 }
 
 // nodeSLOWrites watches every NodeSLO from version until done says a
-// written object is the last one awaited, and returns how many writes each
+// written object is the last one awaited, and returns the writes each
 // NodeSLO saw (the awaited one included), with the field manager of each.
+// A watch the apiserver closes (it does when the CRD changes) is opened
+// again from the last version seen.
 func nodeSLOWrites(from string, done func(name string, spec map[string]any) bool) map[string][]string {
 	GinkgoHelper()
 	client, err := dynamic.NewForConfig(node.RESTConfig())
 	Expect(err).NotTo(HaveOccurred())
-	watcher, err := client.Resource(nodeSLOs).Watch(context.Background(), metav1.ListOptions{ResourceVersion: from})
-	Expect(err).NotTo(HaveOccurred())
-	defer watcher.Stop()
 	writes := map[string][]string{}
 	timeout := time.After(converge)
+	last := from
+	var watcher watch.Interface
+	defer func() {
+		if watcher != nil {
+			watcher.Stop()
+		}
+	}()
 	for {
+		if watcher == nil {
+			watcher, err = client.Resource(nodeSLOs).Watch(context.Background(), metav1.ListOptions{ResourceVersion: last})
+			Expect(err).NotTo(HaveOccurred())
+		}
 		var event watch.Event
+		var open bool
 		select {
-		case event = <-watcher.ResultChan():
+		case event, open = <-watcher.ResultChan():
 		case <-timeout:
 			Fail(fmt.Sprintf("the watch from %s did not see the write awaited; it saw %v", from, writes))
+		}
+		if !open {
+			watcher.Stop()
+			watcher = nil
+			continue
+		}
+		Expect(event.Type).NotTo(Equal(watch.Error), "%v", event.Object)
+		if event.Type == watch.Bookmark {
+			continue
 		}
 		data, err := json.Marshal(event.Object)
 		Expect(err).NotTo(HaveOccurred())
 		var slo struct {
 			Metadata struct {
-				Name          string
-				ManagedFields []struct{ Manager, Time string }
+				Name            string
+				ResourceVersion string
+				ManagedFields   []struct{ Manager, Time string }
 			} `json:"metadata"`
 			Spec map[string]any `json:"spec"`
 		}
@@ -244,9 +277,17 @@ func nodeSLOWrites(from string, done func(name string, spec map[string]any) bool
 				manager, at = f.Manager, f.Time
 			}
 		}
+		last = slo.Metadata.ResourceVersion
 		writes[slo.Metadata.Name] = append(writes[slo.Metadata.Name], fmt.Sprintf("%s by %s@%s", event.Type, manager, at))
 		if done(slo.Metadata.Name, slo.Spec) {
 			return writes
 		}
 	}
+}
+
+// nodeSLOVersion is the resourceVersion of the NodeSLO of node name: any
+// write changes it.
+func nodeSLOVersion(name string) string {
+	GinkgoHelper()
+	return kube.mustRun("get", "nodeslo", name, "-o", "jsonpath={.metadata.resourceVersion}")
 }

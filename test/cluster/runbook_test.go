@@ -63,7 +63,8 @@ func (b *runbook) runMayFail(name string) (string, error) {
 	cmd.Dir = b.dir
 	cmd.Env = append(os.Environ(),
 		"KUBECONFIG="+node.Kubeconfig(),
-		"PATH="+strings.Join([]string{filepath.Join(root, "bin"), filepath.Dir(node.Kubectl()), os.Getenv("PATH")}, string(os.PathListSeparator)),
+		"PATH="+strings.Join([]string{filepath.Join(root, "bin"), filepath.Dir(node.Kubectl()), os.Getenv("PATH")},
+			string(os.PathListSeparator)),
 		"HELM_CACHE_HOME="+filepath.Join(b.dir, ".helm", "cache"),
 		"HELM_CONFIG_HOME="+filepath.Join(b.dir, ".helm", "config"),
 		"HELM_DATA_HOME="+filepath.Join(b.dir, ".helm", "data"),
@@ -84,12 +85,14 @@ func (b *runbook) file(name string) string {
 }
 
 // imageReplacer replaces the docs' example image with the loaded one, and
-// the chart's relative path with the repository's.
+// the chart's and the CRD file's relative paths with the repository's.
 func imageReplacer() *strings.Replacer {
 	repository, tag, _ := strings.Cut(image, ":")
 	return strings.NewReplacer(
 		"registry.example.com/nodeslo-controller", repository,
 		"--set manager.image.tag=v0.1.0", fmt.Sprintf("--set manager.image.tag=%s", tag),
 		" dist/chart ", " "+filepath.Join(root, "dist", "chart")+" ",
+		// make build-installer's dist/crds.yaml is config/crd's one CRD.
+		" dist/crds.yaml", " "+filepath.Join(root, "config", "crd", "bases", "slo.koordinator.sh_nodeslos.yaml"),
 	)
 }

@@ -32,7 +32,8 @@ type KoordletOptions struct {
 //   - the CRI socket is the cluster's containerd (it stops containers to
 //     evict);
 //   - its metric store, audit log, checkpoints and sockets are under
-//     <dir>/koordlet.
+//     <dir>/koordlet;
+//   - it finds an lscpu of the cluster's first on its PATH (lscpuShim).
 //
 // It waits until koordlet serves its metrics.
 func (c *Cluster) StartKoordlet(ctx context.Context, opts KoordletOptions) error {
@@ -41,10 +42,13 @@ func (c *Cluster) StartKoordlet(ctx context.Context, opts KoordletOptions) error
 	if err := linkCgroupHierarchies(cgroupLinks); err != nil {
 		return err
 	}
-	for _, sub := range []string{"var-run", "run", "metric-data", "audit", "prediction", "xpu"} {
+	for _, sub := range []string{"var-run", "run", "metric-data", "audit", "prediction", "xpu", "bin", "hookserver.d"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return err
 		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "lscpu"), []byte(lscpuShim), 0o755); err != nil {
+		return err
 	}
 	ports, err := freePorts(1)
 	if err != nil {
@@ -66,6 +70,7 @@ func (c *Cluster) StartKoordlet(ctx context.Context, opts KoordletOptions) error
 		"--pod-resources-proxy-path=" + filepath.Join(dir, "run", "pod-resources"),
 		"--xpu-device-infos-dir=" + filepath.Join(dir, "xpu") + "/",
 		"--runtime-hooks-addr=" + filepath.Join(dir, "run", "koordlet.sock"),
+		"--runtime-hooks-config-path=" + filepath.Join(dir, "hookserver.d"),
 		"--enable-nri-runtime-hook=false",
 		"--kubelet-preferred-address-type=InternalIP",
 		"--v=4",
@@ -73,7 +78,10 @@ func (c *Cluster) StartKoordlet(ctx context.Context, opts KoordletOptions) error
 	if opts.FeatureGates != "" {
 		args = append(args, "--feature-gates="+opts.FeatureGates)
 	}
-	env := []string{"NODE_NAME=" + c.opts.NodeName, "agent_mode=hostMode"}
+	env := []string{
+		"NODE_NAME=" + c.opts.NodeName, "agent_mode=hostMode",
+		"PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
 	p, err := startProcessWithEnv(c.layout, "koordlet", opts.Binary, env, args...)
 	if err != nil {
 		return err
@@ -82,6 +90,19 @@ func (c *Cluster) StartKoordlet(ctx context.Context, opts KoordletOptions) error
 	c.koordletMetrics = "http://" + addr + "/metrics"
 	return waitFor(ctx, "koordlet", p, 2*time.Minute, httpOK(c.koordletMetrics))
 }
+
+// lscpuShim is the lscpu koordlet runs: the host's, with a CPU's cache
+// column "-" (a virtual machine that reports no cache topology, as the CI
+// machines) read as one cache shared by every CPU. koordlet collects the
+// node's CPU topology with `lscpu -e=CPU,NODE,SOCKET,CORE,CACHE,ONLINE` and
+// drops every CPU without caches; with none left its metric advisor never
+// syncs, and nothing of the NodeSLO is ever applied. Other hosts' output
+// passes unchanged.
+const lscpuShim = `#!/bin/sh
+# Written by test/nodecluster (StartKoordlet): the host's lscpu, with a
+# missing cache column read as one cache shared by every CPU.
+/usr/bin/lscpu "$@" | awk '$5 == "-" { $5 = "0:0:0:0" } { print }'
+`
 
 // KoordletRunning reports whether koordlet still runs.
 func (c *Cluster) KoordletRunning() bool {
@@ -132,7 +153,8 @@ func linkCgroupHierarchies(dir string) error {
 		linked++
 	}
 	if linked == 0 {
-		return fmt.Errorf("no cgroup v1 hierarchy under /sys/fs/cgroup holds %s: koordlet's scenarios need a cgroup v1 host", cgroupRoot)
+		return fmt.Errorf("no cgroup v1 hierarchy under /sys/fs/cgroup holds %s: "+
+			"koordlet's scenarios need a cgroup v1 host", cgroupRoot)
 	}
 	return nil
 }

@@ -68,7 +68,9 @@ func (l Layout) PIDDir() string { return l.path("pids") }
 
 // runState is what a run makes in the directory and Stop removes.
 func (l Layout) runState() []string {
-	return []string{l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir(), l.KoordletDir(), l.Kubeconfig()}
+	return []string{
+		l.PIDDir(), l.EtcdDir(), l.ContainerdDir(), l.KubeletDir(), l.CNIDir(), l.PKIDir(), l.KoordletDir(), l.Kubeconfig(),
+	}
 }
 
 // SavedSysctls holds the host's sysctls as they were before the run, until

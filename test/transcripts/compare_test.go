@@ -38,7 +38,7 @@ func TestThePagesCarryTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(blocks) < 2 || blocks[0].kind != "run-local" || len(blocks[1].commands) == 0 {
+		if len(blocks) < 2 || blocks[0].kind != runLocalKind || len(blocks[1].commands) == 0 {
 			t.Errorf("%s: want a run-local transcript block, then command blocks; got %d blocks", page, len(blocks))
 		}
 	}

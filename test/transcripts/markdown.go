@@ -36,13 +36,16 @@ type command struct {
 
 const marker = "<!-- transcript:"
 
+// runLocalKind is the kind of the block that starts bin/run-local.
+const runLocalKind = "run-local"
+
 // readBlocks returns the marked blocks of page, in order.
 func readBlocks(page string) ([]block, error) {
 	f, err := os.Open(page)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var (
 		blocks  []block
 		current *block

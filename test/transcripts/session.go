@@ -1,3 +1,5 @@
+//go:build transcripts
+
 package transcripts
 
 import (

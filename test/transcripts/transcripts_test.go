@@ -36,8 +36,9 @@ func runPage(t *testing.T, page string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(blocks) < 2 || blocks[0].kind != "run-local" {
-		t.Fatalf("%s: want a `<!-- transcript: run-local -->` block first and command blocks after it, got %d blocks", page, len(blocks))
+	if len(blocks) < 2 || blocks[0].kind != runLocalKind {
+		t.Fatalf("%s: want a `<!-- transcript: run-local -->` block first and command blocks after it, got %d blocks",
+			page, len(blocks))
 	}
 	s, err := startSession(root, blocks[0].nodes, readyTimeout)
 	if err != nil {
@@ -52,7 +53,7 @@ func runPage(t *testing.T, page string) {
 	}
 	commands := 0
 	for _, b := range blocks[1:] {
-		if b.kind == "run-local" {
+		if b.kind == runLocalKind {
 			t.Fatalf("%s:%d: one run-local block a page", page, b.line)
 		}
 		for _, c := range b.commands {
