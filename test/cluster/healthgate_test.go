@@ -4,6 +4,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,13 +31,7 @@ const rolloutKey = `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
 func checkHealthGate() {
 	GinkgoHelper()
 	kube.mustRun("label", "node", node.NodeName(), "node-pool=canary", "--overwrite")
-	kube.mustRunWithInput(`apiVersion: v1
-kind: Node
-metadata:
-  name: `+pendingNode+`
-spec:
-  unschedulable: true
-`, "apply", "--server-side", "-f", "-")
+	applyNodeWithoutKubelet(pendingNode, "{}")
 	DeferCleanup(func() {
 		kube.mustRun("delete", "node", pendingNode, "--ignore-not-found")
 		kube.mustRun("label", "node", node.NodeName(), "node-pool-")
@@ -81,6 +76,15 @@ spec:
 		ContainSubstring("Warning "+configMapName+": "),
 		ContainSubstring(node.NodeName()+" (Ready=Unknown since")))
 	Expect(threshold(pendingNode)()).To(Equal("65"), "the halted rollout reached no other node")
+}
+
+// applyNodeWithoutKubelet applies (server-side) an unschedulable Node that
+// no kubelet runs, with labels (a YAML flow mapping): a NodeSLO target only.
+func applyNodeWithoutKubelet(name, labels string) {
+	GinkgoHelper()
+	manifest := fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels: %s\n"+
+		"spec:\n  unschedulable: true\n", name, labels)
+	kube.mustRunWithInput(manifest, "apply", "--server-side", "-f", "-")
 }
 
 // patchData sets one key of the ConfigMap.

@@ -55,14 +55,7 @@ func bandwidthOf(spec map[string]any) string {
 // written once, by this controller, after the resume.
 func checkHandover(book *runbook) {
 	GinkgoHelper()
-	kube.mustRunWithInput(`apiVersion: v1
-kind: Node
-metadata:
-  name: `+differingNode+`
-  labels: {nodeslo-handover: differs}
-spec:
-  unschedulable: true
-`, "apply", "--server-side", "-f", "-")
+	applyNodeWithoutKubelet(differingNode, "{nodeslo-handover: differs}")
 	patchData("system-config", differingSystemConfig)
 	converges(func() (string, error) {
 		return kube.run("get", "nodeslo", differingNode, "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
@@ -272,14 +265,7 @@ const canaryNode = "nodeslo-canary"
 // the real node after the soak, then writes the new value.
 func checkSystemStrategyStaged() {
 	GinkgoHelper()
-	kube.mustRunWithInput(`apiVersion: v1
-kind: Node
-metadata:
-  name: `+canaryNode+`
-  labels: {node-pool: colocation, nodeslo-canary: "true"}
-spec:
-  unschedulable: true
-`, "apply", "--server-side", "-f", "-")
+	applyNodeWithoutKubelet(canaryNode, `{node-pool: colocation, nodeslo-canary: "true"}`)
 	watermark := func(name string) func() (string, error) {
 		return func() (string, error) {
 			return kube.run("get", "nodeslo", name, "-o", "jsonpath={.spec.systemStrategy.watermarkScaleFactor}")
@@ -342,13 +328,7 @@ spec:
 func checkEvictionHalts() {
 	GinkgoHelper()
 	kube.mustRun("label", "node", node.NodeName(), "node-pool=canary", "--overwrite")
-	kube.mustRunWithInput(`apiVersion: v1
-kind: Node
-metadata:
-  name: `+pendingNode+`
-spec:
-  unschedulable: true
-`, "apply", "--server-side", "-f", "-")
+	applyNodeWithoutKubelet(pendingNode, "{}")
 	kube.mustRunWithInput(fmt.Sprintf(bePod, node.NodeName()), "apply", "--server-side", "-f", "-")
 	DeferCleanup(func() {
 		kube.mustRun("delete", "pod", "best-effort", "-n", "default", "--ignore-not-found", "--grace-period=0", "--force")
