@@ -289,8 +289,11 @@ func checkSystemStrategyStaged() {
 	converges(scale).Should(Equal("250"), "reached: koordlet writes the new value")
 	logf("watermark_scale_factor: 200 while the rollout held the node, 250 %s after the change",
 		time.Since(start).Round(time.Second))
-	patchData("nodeslo-rollout-config", rolloutKey)
+	By("putting the configuration back, and waiting for its rollout to end before the key changes")
 	patchData("system-config", system)
+	converges(scale).Should(Equal("200"))
+	waitRolloutSettled()
+	patchData("nodeslo-rollout-config", rolloutKey)
 	kube.mustRun("delete", "node", canaryNode)
 	kube.mustRun("label", "node", node.NodeName(), "node-pool-")
 }
@@ -347,6 +350,10 @@ func checkEvictionHalts() {
 	}
 	converges(evict(pendingNode)).Should(Equal("70"))
 
+	// A rollout still under way would be judged by the gate set below, and
+	// reach the pending node, created meanwhile, at once.
+	waitRolloutSettled()
+
 	By("setting a gated rollout key, then a memory eviction threshold of 2 % for every node")
 	rolloutKey := configData("nodeslo-rollout-config")
 	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
@@ -377,6 +384,15 @@ func checkEvictionHalts() {
 	logf("koordlet's eviction log: %s", koordletEvictionLine())
 	logf("RolloutHalted: %s", strings.TrimSpace(halt))
 	Expect(evict(pendingNode)()).To(Equal("70"), "the halted rollout wrote no other node")
+}
+
+// waitRolloutSettled waits until no node is pending, as the controller's
+// rollout status says.
+func waitRolloutSettled() {
+	GinkgoHelper()
+	converges(func() (string, error) {
+		return kube.run("nodeslo", "rollout", "status", "--watch=false")
+	}).Should(ContainSubstring("pending: 0 nodes"))
 }
 
 // koordletEvictionLine is koordlet's last log line about a Pod it picked to
