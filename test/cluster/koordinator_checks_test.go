@@ -351,14 +351,16 @@ func checkEvictionHalts() {
 	converges(evict(pendingNode)).Should(Equal("70"))
 
 	// A rollout still under way would be judged by the gate set below, and
-	// reach the pending node, created meanwhile, at once.
+	// reach the pending node, created meanwhile, at once. The gate watches
+	// no Ready: the pending Node has no kubelet, and only the eviction may
+	// halt.
 	waitRolloutSettled()
 
 	By("setting a gated rollout key, then a memory eviction threshold of 2 % for every node")
 	rolloutKey := configData("nodeslo-rollout-config")
 	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
  "canary": {"nodeSelector": {"matchLabels": {"node-pool": "canary"}}, "soakSeconds": 3600},
- "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["Ready"], "evictions": {"maxPerNode": 0}}}`)
+ "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["MemoryPressure"], "evictions": {"maxPerNode": 0}}}`)
 	thresholds := configData("resource-threshold-config")
 	DeferCleanup(func() {
 		patchData("nodeslo-rollout-config", rolloutKey)
@@ -378,7 +380,7 @@ func checkEvictionHalts() {
 	converges(func() (string, error) {
 		return kube.run("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 			"-o", `jsonpath={range .items[*]}{.type} {.involvedObject.name}: {.message}{"\n"}{end}`)
-	}).Should(ContainSubstring(node.NodeName()))
+	}).Should(ContainSubstring(node.NodeName() + " (1 Pod evictions"))
 	halt := kube.mustRun("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 		"-o", `jsonpath={range .items[*]}{.message}{"\n"}{end}`)
 	logf("koordlet's eviction log: %s", koordletEvictionLine())
