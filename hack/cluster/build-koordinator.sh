@@ -26,6 +26,11 @@ dir=$(cd "$dir" && pwd)
 
 step() { echo "[koordinator] $*" >&2; }
 
+# The module, downloaded (or found) once: its go.mod and its files.
+download=$(go mod download -json "${module}@${version}")
+modfile=$(echo "$download" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
+crds=$(echo "$download" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')/config/crd/bases
+
 if [ ! -x "$dir/koordlet" ] || [ ! -x "$dir/koord-manager" ] || [ ! -f "$dir/koord-manager-image.tar" ]; then
   if [ ! -f /usr/include/perfmon/pfmlib.h ]; then
     start=$(date +%s)
@@ -36,7 +41,6 @@ if [ ! -x "$dir/koordlet" ] || [ ! -x "$dir/koord-manager" ] || [ ! -f "$dir/koo
   fi
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  modfile=$(go mod download -json "${module}@${version}" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
   (
     cd "$work"
     go mod init koordinator-build >/dev/null 2>&1
@@ -68,6 +72,5 @@ if [ ! -x "$dir/koordlet" ] || [ ! -x "$dir/koord-manager" ] || [ ! -f "$dir/koo
   digest=$(oci_image_tar "$work/rootfs" "$image" '{"User":"65532:65532","Entrypoint":["/koord-manager"],"WorkingDir":"/"}' "$dir/koord-manager-image.tar")
   step "wrote $dir/koord-manager-image.tar ($image, manifest $digest)"
 fi
-crds=$(go mod download -json "${module}@${version}" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')/config/crd/bases
 [ -d "$crds" ] || { step "no config/crd/bases in ${crds%/config/crd/bases}"; exit 1; }
 echo "$crds"

@@ -28,11 +28,23 @@ type ExplanationOutput struct {
 
 // KeyExplanation is one key: whether it is valid, and what applies to the node.
 type KeyExplanation struct {
+	KeyValidity
+	Applied
+}
+
+// KeyValidity is a key of the ConfigMap as -o prints it, in explain and
+// summary: whether it is valid, and its messages, each naming the key.
+type KeyValidity struct {
 	Key string `json:"key"`
 	// Validity is "absent", "valid" or "invalid".
 	Validity string   `json:"validity"`
 	Errors   []string `json:"errors,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Applied is what of a key applies to a node, as -o prints it in explain
+// and summary.
+type Applied struct {
 	// Applies is "defaults", "clusterStrategy", "nodeStrategy" (Strategy
 	// and Index name it) or "kept" (the value in force stays: the key is
 	// invalid).
@@ -82,10 +94,7 @@ func (e Explanation) Output() ExplanationOutput {
 		}
 	}
 	for i, report := range e.Reports {
-		k := KeyExplanation{Key: string(report.Key), Validity: keyValidity(report), Errors: report.Messages(),
-			Warnings: report.WarningMessages()}
-		k.Applies, k.Strategy, k.Index = appliesOutput(e.matchAt(i))
-		out.Keys = append(out.Keys, k)
+		out.Keys = append(out.Keys, KeyExplanation{KeyValidity: keyValidityOf(report), Applied: appliedOf(e.matchAt(i))})
 	}
 	for _, w := range e.NodeWarnings {
 		out.NodeWarnings = append(out.NodeWarnings, NodeWarningOutput{Reason: w.Reason, Message: w.Message})
@@ -100,29 +109,30 @@ const (
 	validityInvalid = "invalid"
 )
 
-// keyValidity is a key's validity as -o names it.
-func keyValidity(r sloconfig.SectionReport) string {
+// keyValidityOf is a key's report as -o prints it.
+func keyValidityOf(r sloconfig.SectionReport) KeyValidity {
+	k := KeyValidity{Key: string(r.Key), Validity: validityValid, Errors: r.Messages(), Warnings: r.WarningMessages()}
 	switch {
 	case r.State == sloconfig.StateDefault:
-		return validityAbsent
+		k.Validity = validityAbsent
 	case !r.Valid():
-		return validityInvalid
+		k.Validity = validityInvalid
 	}
-	return validityValid
+	return k
 }
 
-// appliesOutput names what applies to a node as -o does (KeyExplanation.Applies).
-func appliesOutput(m *sloconfig.SectionMatch) (applies, strategy string, index *int) {
+// appliedOf names what applies to a node as -o does (Applied.Applies).
+func appliedOf(m *sloconfig.SectionMatch) Applied {
 	switch {
 	case m == nil:
-		return "unknown", "", nil
+		return Applied{Applies: "unknown"}
 	case m.State == sloconfig.StateFrozen || m.State == sloconfig.StateLastGood:
-		return "kept", "", nil
+		return Applied{Applies: "kept"}
 	case m.State == sloconfig.StateDefault:
-		return "defaults", "", nil
+		return Applied{Applies: "defaults"}
 	case m.Index < 0:
-		return "clusterStrategy", "", nil
+		return Applied{Applies: "clusterStrategy"}
 	}
 	i := m.Index
-	return "nodeStrategy", m.Strategy, &i
+	return Applied{Applies: "nodeStrategy", Strategy: m.Strategy, Index: &i}
 }

@@ -53,23 +53,16 @@ type RolloutSummary struct {
 
 // KeySummary is one ConfigMap key: its validity and the nodes per strategy.
 type KeySummary struct {
-	Key string `json:"key"`
-	// Validity is "absent", "valid" or "invalid"; Errors and Warnings are
-	// the messages, each naming the key.
-	Validity   string          `json:"validity"`
-	Errors     []string        `json:"errors,omitempty"`
-	Warnings   []string        `json:"warnings,omitempty"`
+	KeyValidity
 	Strategies []StrategyNodes `json:"strategies"`
 }
 
 // StrategyNodes counts the nodes one strategy applies to (Applies, Strategy
 // and Index as in explain's output).
 type StrategyNodes struct {
-	Applies  string `json:"applies"`
-	Strategy string `json:"strategy,omitempty"`
-	Index    *int   `json:"index,omitempty"`
-	Nodes    int    `json:"nodes"`
-	text     string
+	Applied
+	Nodes int `json:"nodes"`
+	text  string
 }
 
 // NodeCounts: of Total nodes, UpToDate store what the ConfigMap's
@@ -106,8 +99,7 @@ func Summarize(in SummaryInputs) Summary {
 			}
 			c := counts[m.Key][label]
 			if c == nil {
-				c = &StrategyNodes{text: label}
-				c.Applies, c.Strategy, c.Index = appliesOutput(m)
+				c = &StrategyNodes{Applied: appliedOf(m), text: label}
 				counts[m.Key][label] = c
 			}
 			c.Nodes++
@@ -126,8 +118,7 @@ func Summarize(in SummaryInputs) Summary {
 		}
 	}
 	for _, report := range cfg.Reports() {
-		k := KeySummary{Key: string(report.Key), Validity: keyValidity(report), Errors: report.Messages(),
-			Warnings: report.WarningMessages(), Strategies: []StrategyNodes{}}
+		k := KeySummary{KeyValidity: keyValidityOf(report), Strategies: []StrategyNodes{}}
 		for _, c := range counts[report.Key] {
 			k.Strategies = append(k.Strategies, *c)
 		}

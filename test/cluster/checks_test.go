@@ -24,10 +24,10 @@ import (
 // copied the CA into the webhook configuration that asks for it.
 func checkCertManager() {
 	GinkgoHelper()
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "certificate", certificateName, "-n", namespace,
 			"-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal("True"))
+	}).Should(Equal("True"))
 	secretName := kube.mustRun("get", "certificate", certificateName, "-n", namespace, "-o", "jsonpath={.spec.secretName}")
 	Expect(kube.mustRun("get", "secret", secretName, "-n", namespace,
 		"-o", `jsonpath={.metadata.annotations.cert-manager\.io/certificate-name}`)).To(Equal(certificateName),
@@ -37,10 +37,10 @@ func checkCertManager() {
 		To(Equal(namespace + "/" + certificateName))
 	caCert := kube.mustRun("get", "secret", secretName, "-n", namespace, "-o", `jsonpath={.data.ca\.crt}`)
 	Expect(caCert).NotTo(BeEmpty())
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "validatingwebhookconfiguration", webhookConfigName,
 			"-o", "jsonpath={.webhooks[0].clientConfig.caBundle}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal(caCert), "the CA injected by cainjector")
+	}).Should(Equal(caCert), "the CA injected by cainjector")
 }
 
 // brokenConfigMap has a threshold out of range; the webhook names the key
@@ -61,10 +61,10 @@ func checkWebhook() {
 	GinkgoHelper()
 	applySample()
 	By("denying a broken ConfigMap (once the Service's EndpointSlice names the Ready Pod)")
-	Eventually(func() error {
+	converges(func() error {
 		_, err := kube.runWithInput(brokenConfigMap, "apply", "--server-side", "--force-conflicts", "-f", "-")
 		return err
-	}).WithTimeout(converge).WithPolling(poll).Should(MatchError(ContainSubstring(
+	}).Should(MatchError(ContainSubstring(
 		"resource-threshold-config: clusterStrategy.cpuSuppressThresholdPercent: Invalid value: 150")))
 
 	By("denying the ConfigMap's deletion without the allow-delete annotation")

@@ -35,6 +35,11 @@ const (
 	poll     = time.Second
 )
 
+// converges polls f every poll for at most converge.
+func converges(f any) AsyncAssertion {
+	return Eventually(f).WithTimeout(converge).WithPolling(poll)
+}
+
 // installation is one way users install the controller.
 type installation struct {
 	name string
@@ -127,7 +132,7 @@ func describeInstallation(in installation) {
 
 	It("writes the node's NodeSLO as `kubectl nodeslo render` renders it, shown with its printer columns", func() {
 		applySample()
-		Eventually(nodeSLOMatchesRender).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+		converges(nodeSLOMatchesRender).Should(Succeed())
 		checkPrinterColumns()
 	})
 
@@ -149,9 +154,9 @@ func describeInstallation(in installation) {
 		left := kube.mustRunWithInput(rendered, "get", "-f", "-", "--ignore-not-found", "-o", "name")
 		Expect(strings.Fields(left)).To(ConsistOf(in.kept), "objects of the installation still there")
 		By("waiting for the garbage collector and the kubelet to remove the Deployment's Pods")
-		Eventually(func() (string, error) {
+		converges(func() (string, error) {
 			return kube.run("get", "pods", "-n", namespace, "-o", "name")
-		}).WithTimeout(converge).WithPolling(poll).Should(BeEmpty())
+		}).Should(BeEmpty())
 		By("the CRD is kept: the NodeSLO stays, as docs/install.md says")
 		nodeSLOs, err := kube.run("get", "nodeslo", node.NodeName(), "-o", "name")
 		Expect(err).NotTo(HaveOccurred())
@@ -164,10 +169,10 @@ func describeInstallation(in installation) {
 func waitDeploymentReady(replicas int) {
 	GinkgoHelper()
 	want := fmt.Sprintf("%d %d %d", replicas, replicas, replicas)
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "deployment", deploymentName, "-n", namespace,
 			"-o", "jsonpath={.status.replicas} {.status.readyReplicas} {.status.updatedReplicas}")
-	}).WithTimeout(converge).WithPolling(poll).Should(Equal(want), func() string {
+	}).Should(Equal(want), func() string {
 		out, _ := kube.run("describe", "pods", "-n", namespace)
 		return out
 	})

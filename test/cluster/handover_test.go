@@ -45,7 +45,7 @@ func checkLeaderHandover() {
 		waitDeploymentReady(1)
 	})
 	waitDeploymentReady(2)
-	Eventually(nodeSLOMatchesRender).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+	converges(nodeSLOMatchesRender).Should(Succeed())
 	leader, err := leaderPod()
 	Expect(err).NotTo(HaveOccurred())
 	Expect(leader).NotTo(BeEmpty())
@@ -70,7 +70,7 @@ func checkLeaderHandover() {
 	kube.mustRun("delete", "pod", leader, "-n", namespace)
 	// The standby, or the Pod the ReplicaSet starts in the deleted one's
 	// place: whichever takes the Lease first.
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		holder, err := leaderPod()
 		if err != nil || holder == "" || holder == leader {
 			return "", err
@@ -81,7 +81,7 @@ func checkLeaderHandover() {
 			return "", fmt.Errorf("the Lease names %s, not a running Pod of the Deployment (%s)", holder, running)
 		}
 		return holder, nil
-	}).WithTimeout(converge).WithPolling(poll).ShouldNot(BeEmpty(), "another Pod leads")
+	}).ShouldNot(BeEmpty(), "another Pod leads")
 	newLeader, _ := leaderPod()
 	logf("the Lease passed from %s to %s (the standby %s) %s after the deletion began",
 		leader, newLeader, strings.Join(without(pods, leader), ""), time.Since(deleted).Round(time.Second))
@@ -89,7 +89,7 @@ func checkLeaderHandover() {
 	By("changing the ConfigMap: the new leader writes the change")
 	kube.mustRun("patch", "configmap", configMapName, "-n", namespace, "--type=merge",
 		"-p", `{"data":{"cpu-burst-config":"{\"clusterStrategy\":{\"policy\":\"auto\"}}"}}`)
-	Eventually(nodeSLOMatchesRender).WithTimeout(converge).WithPolling(poll).Should(Succeed())
+	converges(nodeSLOMatchesRender).Should(Succeed())
 	Expect(kube.mustRun("get", "nodeslo", node.NodeName(), "-o", "jsonpath={.spec.cpuBurstStrategy.policy}")).
 		To(Equal("auto"))
 	final := kube.mustRun("get", "nodeslo", node.NodeName(), "-o", "jsonpath={.metadata.resourceVersion}")

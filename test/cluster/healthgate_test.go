@@ -42,8 +42,8 @@ func checkHealthGate() {
 				"-o", "jsonpath={.spec.resourceUsedThresholdWithBE.cpuSuppressThresholdPercent}")
 		}
 	}
-	Eventually(threshold(pendingNode)).WithTimeout(converge).WithPolling(poll).Should(Equal("65"))
-	Eventually(threshold(node.NodeName())).WithTimeout(converge).WithPolling(poll).Should(Equal("65"))
+	converges(threshold(pendingNode)).Should(Equal("65"))
+	converges(threshold(node.NodeName())).Should(Equal("65"))
 
 	By("setting the rollout key, then changing the cluster's CPU suppression threshold")
 	patchData("nodeslo-rollout-config", rolloutKey)
@@ -51,12 +51,11 @@ func checkHealthGate() {
 		kube.mustRun("patch", "configmap", configMapName, "-n", namespace, "--type=json",
 			"-p", `[{"op":"remove","path":"/data/nodeslo-rollout-config"}]`)
 	})
-	thresholds := kube.mustRun("get", "configmap", configMapName, "-n", namespace,
-		"-o", "jsonpath={.data.resource-threshold-config}")
+	thresholds := configData("resource-threshold-config")
 	changed := strings.Replace(thresholds, `"cpuSuppressThresholdPercent": 65`, `"cpuSuppressThresholdPercent": 60`, 1)
 	Expect(changed).NotTo(Equal(thresholds))
 	patchData("resource-threshold-config", changed)
-	Eventually(threshold(node.NodeName())).WithTimeout(converge).WithPolling(poll).Should(Equal("60"),
+	converges(threshold(node.NodeName())).Should(Equal("60"),
 		"the canary reached")
 	Expect(threshold(pendingNode)()).To(Equal("65"), "the other node pending")
 
@@ -66,13 +65,13 @@ func checkHealthGate() {
 		Expect(node.StartKubelet(ctx)).To(Succeed())
 		waitDeploymentReady(1)
 	})
-	Eventually(func() (string, error) {
+	converges(func() (string, error) {
 		return kube.run("get", "node", node.NodeName(), "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
-	}).WithTimeout(converge).WithPolling(poll).ShouldNot(Equal("True"), "the node lifecycle controller's verdict")
-	Eventually(func() (string, error) {
+	}).ShouldNot(Equal("True"), "the node lifecycle controller's verdict")
+	converges(func() (string, error) {
 		return kube.run("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 			"-o", `jsonpath={range .items[*]}{.type} {.involvedObject.name}: {.message}{"\n"}{end}`)
-	}).WithTimeout(converge).WithPolling(poll).Should(And(
+	}).Should(And(
 		ContainSubstring("Warning "+configMapName+": "),
 		ContainSubstring(node.NodeName()+" (Ready=Unknown since")))
 	Expect(threshold(pendingNode)()).To(Equal("65"), "the halted rollout reached no other node")
@@ -85,6 +84,12 @@ func applyNodeWithoutKubelet(name, labels string) {
 	manifest := fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels: %s\n"+
 		"spec:\n  unschedulable: true\n", name, labels)
 	kube.mustRunWithInput(manifest, "apply", "--server-side", "-f", "-")
+}
+
+// configData is the key of the ConfigMap, as stored.
+func configData(key string) string {
+	GinkgoHelper()
+	return kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data."+key+"}")
 }
 
 // patchData sets one key of the ConfigMap.

@@ -31,17 +31,6 @@ const differingSystemConfig = `{
  "nodeStrategies": [{"name": "differs", "watermarkScaleFactor": 160,
    "nodeSelector": {"matchLabels": {"nodeslo-handover": "differs"}}}]}`
 
-// configData is the key of the ConfigMap, as stored.
-func configData(key string) string {
-	GinkgoHelper()
-	return kube.mustRun("get", "configmap", configMapName, "-n", namespace, "-o", "jsonpath={.data."+key+"}")
-}
-
-// converges polls f every poll for at most converge.
-func converges(f any) AsyncAssertion {
-	return Eventually(f).WithTimeout(converge).WithPolling(poll)
-}
-
 // bandwidthOf is a NodeSLO spec's systemStrategy.totalNetworkBandwidth.
 func bandwidthOf(spec map[string]any) string {
 	system, _ := spec["systemStrategy"].(map[string]any)
@@ -206,13 +195,7 @@ func missingFrom(got, want any, path string) []string {
 // koordletLogLine is koordlet's last "update nodeSLO content" line, cut
 // for the log.
 func koordletLogLine() string {
-	data, _ := os.ReadFile(node.KoordletLog())
-	i := strings.LastIndex(string(data), "update nodeSLO content")
-	if i < 0 {
-		return ""
-	}
-	line, _, _ := strings.Cut(string(data[i:]), "\n")
-	_, merged, _ := strings.Cut(line, ", new ")
+	merged, _ := koordletMerged()
 	if len(merged) > 600 {
 		merged = merged[:600] + "..."
 	}

@@ -121,13 +121,13 @@ func describeBesideKoordinator() {
 		Expect(node.ImportImage(ctx, setting("KOORD_MANAGER_IMAGE"))).To(Succeed())
 		kube.mustRunWithInput(fmt.Sprintf(koordManagerManifest, koordManagerImage()), "apply", "--server-side", "-f", "-")
 		applySample()
-		Eventually(func() (string, error) {
+		converges(func() (string, error) {
 			return kube.run("get", "deployment", "koord-manager", "-n", namespace, "-o", "jsonpath={.status.readyReplicas}")
-		}).WithTimeout(converge).WithPolling(poll).Should(Equal("1"), func() string {
+		}).Should(Equal("1"), func() string {
 			out, _ := kube.run("logs", "-n", namespace, "deployment/koord-manager", "--tail=40")
 			return out
 		})
-		Eventually(nodeSLOWriters).WithTimeout(converge).WithPolling(poll).Should(ContainElement(koordManagerFieldManager))
+		converges(nodeSLOWriters).Should(ContainElement(koordManagerFieldManager))
 
 		By("running koordlet on the node (host process)")
 		Expect(node.StartKoordlet(ctx, nodecluster.KoordletOptions{
@@ -138,7 +138,7 @@ func describeBesideKoordinator() {
 	}, NodeTimeout(10*time.Minute))
 
 	It("koordlet merges the NodeSLO koord-manager wrote", func() {
-		Eventually(koordletSpec).WithTimeout(converge).WithPolling(poll).Should(HaveKey("resourceUsedThresholdWithBE"))
+		converges(koordletSpec).Should(HaveKey("resourceUsedThresholdWithBE"))
 	})
 
 	It("hands over from koord-manager as docs/migration.md says, with no NodeSLO write", func() {
@@ -185,19 +185,9 @@ func nodeSLOWriters() ([]string, error) {
 // koordletSpec is the spec of the last NodeSLO koordlet merged, from its
 // own log line ("update nodeSLO content: old {...}, new {...}").
 func koordletSpec() (map[string]any, error) {
-	data, err := os.ReadFile(node.KoordletLog())
+	merged, err := koordletMerged()
 	if err != nil {
 		return nil, err
-	}
-	const marker = "update nodeSLO content: old "
-	i := strings.LastIndex(string(data), marker)
-	if i < 0 {
-		return nil, fmt.Errorf("koordlet logged no %q yet", marker)
-	}
-	line, _, _ := strings.Cut(string(data[i:]), "\n")
-	_, merged, ok := strings.Cut(line, ", new ")
-	if !ok {
-		return nil, fmt.Errorf("koordlet's line has no new content: %.200s", line)
 	}
 	var slo struct {
 		Spec map[string]any `json:"spec"`
@@ -206,6 +196,26 @@ func koordletSpec() (map[string]any, error) {
 		return nil, fmt.Errorf("koordlet's merged NodeSLO: %w: %.300s", err, merged)
 	}
 	return slo.Spec, nil
+}
+
+// koordletMerged is the NodeSLO, as JSON, of koordlet's last log line
+// "update nodeSLO content: old {...}, new {...}".
+func koordletMerged() (string, error) {
+	data, err := os.ReadFile(node.KoordletLog())
+	if err != nil {
+		return "", err
+	}
+	const marker = "update nodeSLO content: old "
+	i := strings.LastIndex(string(data), marker)
+	if i < 0 {
+		return "", fmt.Errorf("koordlet logged no %q yet", marker)
+	}
+	line, _, _ := strings.Cut(string(data[i:]), "\n")
+	_, merged, ok := strings.Cut(line, ", new ")
+	if !ok {
+		return "", fmt.Errorf("koordlet's line has no new content: %.200s", line)
+	}
+	return merged, nil
 }
 
 // nodeSLOListVersion is the resourceVersion of a list of every NodeSLO:

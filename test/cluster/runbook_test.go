@@ -61,14 +61,11 @@ func (b *runbook) runMayFail(name string) (string, error) {
 	script = b.replace.Replace(script)
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
 	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+node.Kubeconfig(),
-		"PATH="+strings.Join([]string{filepath.Join(root, "bin"), filepath.Dir(node.Kubectl()), os.Getenv("PATH")},
-			string(os.PathListSeparator)),
-		"HELM_CACHE_HOME="+filepath.Join(b.dir, ".helm", "cache"),
-		"HELM_CONFIG_HOME="+filepath.Join(b.dir, ".helm", "config"),
-		"HELM_DATA_HOME="+filepath.Join(b.dir, ".helm", "data"),
-	)
+	// helm's environment (KUBECONFIG, its homes in the working directory),
+	// and bin/ then the cluster's kubectl first on PATH.
+	cmd.Env = append(os.Environ(), newHelm(node, filepath.Join(b.dir, ".helm")).env...)
+	cmd.Env = append(cmd.Env, "PATH="+strings.Join(
+		[]string{filepath.Join(root, "bin"), filepath.Dir(node.Kubectl()), os.Getenv("PATH")}, string(os.PathListSeparator)))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -57,13 +57,7 @@ func (c *Cluster) StartCertManager(ctx context.Context, binary, crdDir string) e
 // renewed, and kube-controller-manager's node lifecycle controller marks it
 // NotReady after NodeMonitorGracePeriod.
 func (c *Cluster) StopKubelet() {
-	c.kubelet.stop(30 * time.Second)
-	for i, p := range c.processes {
-		if p == c.kubelet {
-			c.processes = append(c.processes[:i], c.processes[i+1:]...)
-			break
-		}
-	}
+	c.stopProcess(c.kubelet)
 }
 
 // StartKubelet starts the kubelet again after StopKubelet and waits for

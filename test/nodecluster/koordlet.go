@@ -161,15 +161,7 @@ func linkCgroupHierarchies(dir string) error {
 
 // StopKoordlet stops koordlet, if it runs (SIGTERM; SIGKILL after 30 s).
 func (c *Cluster) StopKoordlet() {
-	p := c.process("koordlet")
-	if p == nil {
-		return
-	}
-	p.stop(30 * time.Second)
-	for i, q := range c.processes {
-		if q == p {
-			c.processes = append(c.processes[:i], c.processes[i+1:]...)
-			break
-		}
+	if p := c.process("koordlet"); p != nil {
+		c.stopProcess(p)
 	}
 }

@@ -46,6 +46,13 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// stopProcess stops one component (SIGTERM, SIGKILL after 30 s) and
+// forgets it, so that Stop does not stop it again.
+func (c *Cluster) stopProcess(p *process) {
+	p.stop(30 * time.Second)
+	c.processes = slices.DeleteFunc(c.processes, func(q *process) bool { return q == p })
+}
+
 // process returns the running component of that name (nil if none).
 func (c *Cluster) process(name string) *process {
 	for _, p := range c.processes {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // root is the repository's top directory.
@@ -71,17 +73,17 @@ func runPage(t *testing.T, page string) {
 	t.Logf("%s: %d commands of %d blocks ran and compared", page, commands, len(blocks)-1)
 }
 
-// runUntilMatch runs the command, and again each second for up to retry
-// while its output does not match the page's.
+// runUntilMatch runs the command until its output matches the page's, once
+// a second for up to retry (a command that waits for a rollout to get
+// there), and returns the last output.
 func runUntilMatch(s *session, c command, retry time.Duration) []string {
-	deadline := time.Now().Add(retry)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
-		got := s.run(ctx, c.text)
-		cancel()
-		if matches(c.output, got) || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(time.Second)
-	}
+	var got []string
+	_ = wait.PollUntilContextTimeout(context.Background(), time.Second, retry, true,
+		func(context.Context) (bool, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+			defer cancel()
+			got = s.run(ctx, c.text)
+			return matches(c.output, got), nil
+		})
+	return got
 }
