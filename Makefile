@@ -24,7 +24,7 @@ REVISION ?= $(shell hack/version.sh revision)
 VERSION_PACKAGE = github.com/nodeslo/nodeslo-controller/internal/version
 LDFLAGS = -s -w -X $(VERSION_PACKAGE).version=$(VERSION) -X $(VERSION_PACKAGE).revision=$(REVISION)
 
-# One build command for both binaries, shared by `make build`, `make release`
+# One build command for the three binaries, shared by `make build`, `make release`
 # and the Dockerfile (which passes VERSION and REVISION as build arguments).
 GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)"
 
