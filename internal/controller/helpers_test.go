@@ -34,14 +34,15 @@ const (
 	gold         = "gold"
 )
 
-// Shard labels: make test runs internal/controller's specs as four
+// Shard labels: make test runs internal/controller's specs as five
 // processes at once, each with its own control plane, since they mostly
 // wait (SPLIT_SUITES in the Makefile names these labels): the staged
-// rollout and its history, the health and metric gates, GitOps, and the
-// specs without a label.
+// rollout and its history, the health gate, the metric gates, GitOps, and
+// the specs without a label.
 const (
 	shardRollout = "rollout"
 	shardGates   = "gates"
+	shardMetrics = "metrics"
 	shardGitOps  = "gitops"
 )
 

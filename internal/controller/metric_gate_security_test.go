@@ -97,7 +97,7 @@ func check(name, address, extra string) string {
 		"query": "max(x{node=~\"{{.NodesRegex}}\"})"%s}`, name, address, extra)
 }
 
-var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, Label(shardGates), func() {
+var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, Label(shardMetrics), func() {
 	It("refuses a token file, a credential over plain http and a host not allowed, each with its field path",
 		func(ctx SpecContext) {
 			plain := startRecorder(false, nil)

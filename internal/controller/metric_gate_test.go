@@ -143,7 +143,7 @@ func measurements(check, result string) func() float64 {
 	return func() float64 { return metricValue(controller.MetricGateMeasurements, labels) }
 }
 
-var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, Label(shardGates), Ordered, func() {
+var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, Label(shardMetrics), Ordered, func() {
 	var (
 		exporter *nodeExporter
 		promURL  string
