@@ -22,7 +22,7 @@ type NodeSLOSpec struct {
 	// SystemStrategy holds node-wide kernel settings.
 	// +optional
 	SystemStrategy *SystemStrategy `json:"systemStrategy,omitempty"`
-	// Extensions carries settings of third-party plugins, passed through untouched.
+	// Extensions carries settings of third-party plugins; this controller writes it empty.
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields

@@ -32,7 +32,8 @@ var (
 	// rollout key) from one whose steps stopped landing: two alerts, two
 	// different actions.
 	rolloutPaused = newGauge(MetricRolloutPaused,
-		"1 while a staged rollout with pending nodes is paused (\"paused\": true, or its key invalid), else 0.")
+		"1 while a staged rollout with pending nodes is held: paused (\"paused\": true, or its key invalid) "+
+			"or halted by its health gate (then nodeslo_rollout_halted is 1 too), else 0.")
 	// rolloutHalted is the health gate's verdict on the rollout in progress:
 	// its alert asks for a decision (resume, undo, retry), not for patience.
 	rolloutHalted = newGauge(MetricRolloutHalted,

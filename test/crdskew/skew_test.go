@@ -164,7 +164,7 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 
 		code, _, stderr = runPlugin("validate", "-f", file)
 		Expect(code).To(Equal(plugin.ExitOK))
-		Expect(stderr).NotTo(ContainSubstring(droppedPath), "without --server the cluster is not asked")
+		Expect(stderr).NotTo(ContainSubstring(droppedPath), "without --check-crd the cluster is not asked")
 	})
 
 	It("kubectl nodeslo explain lists the node's value its NodeSLO cannot carry", func() {
