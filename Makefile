@@ -116,7 +116,7 @@ RACE_TESTS = internal/sloconfig:^TestConcurrent
 # per Ginkgo label, and one with the specs that have none of them and the
 # package's plain Go tests. Entries are package:suite-function:label,label...;
 # a shard that runs no spec fails.
-SPLIT_SUITES = internal/controller:TestControllers:rollout,gates,gitops
+SPLIT_SUITES = internal/controller:TestControllers:rollout,gates,metrics,gitops
 MODULE = $(shell go list -m)
 
 # The chart tests (test/chart) run bin/helm and bin/kustomize: both are
@@ -206,13 +206,16 @@ test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image 
 		go test -tags image ./test/image/ -count=1 -v -ginkgo.v -ginkgo.timeout=10m -timeout=12m
 
 # helm-lint lints the chart strictly with its defaults and with every
-# optional part on (and with the webhook and metrics off).
+# optional part on (and with the webhook and metrics off), each with an image
+# named: the chart requires one (no image is published; test/chart checks
+# that the defaults alone are refused).
 .PHONY: helm-lint
+helm-lint: HELM_LINT_IMAGE = --set manager.image.repository=registry.example.com/nodeslo-controller
 helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
-	"$(HELM)" lint --strict dist/chart
-	"$(HELM)" lint --strict dist/chart \
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE)
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) \
 		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
-	"$(HELM)" lint --strict dist/chart --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (a number of inputs, e.g. 50000x, or a duration).
@@ -430,7 +433,9 @@ RELEASE_URL ?= https://github.com/nodeslo/nodeslo-controller/releases/download/$
 # by `make build`; the archives, krew manifest and checksums are written by
 # hack/release (standard library only, reproducible archives). The chart is
 # packaged with its version and appVersion set to VERSION, so its image tag
-# defaults to VERSION; install.yaml names $(IMAGE_REPO):$(VERSION).
+# defaults to VERSION, and, when IMAGE_REPO names a registry (has a /), with
+# manager.image.repository set to it, so that it installs as it is; else it
+# requires that value at install. install.yaml names $(IMAGE_REPO):$(VERSION).
 .PHONY: release
 release: manifests kustomize helm ## Write the release files of VERSION (e.g. make release VERSION=v0.3.0) into dist/release.
 	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]] || { echo "VERSION=$(VERSION) is not vX.Y.Z[-...]" >&2; exit 2; }
@@ -447,7 +452,13 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 			-license LICENSE -out "$(RELEASE_DIR)"; \
 	done
 	bin/release/release krew-manifest -version "$(VERSION)" -url-base "$(RELEASE_URL)" -dir "$(RELEASE_DIR)"
-	"$(HELM)" package dist/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
+	rm -rf bin/release/chart && cp -R dist/chart bin/release/chart
+	@case "$(IMAGE_REPO)" in */*) \
+		sed -i 's|^    repository: ""$$|    repository: $(IMAGE_REPO)|' bin/release/chart/values.yaml; \
+		grep -qxF '    repository: $(IMAGE_REPO)' bin/release/chart/values.yaml || { echo "release: could not set the chart's image repository" >&2; exit 1; }; \
+		echo "release: the chart's image is $(IMAGE_REPO), tag $(VERSION)";; \
+	*) echo "release: IMAGE_REPO=$(IMAGE_REPO) names no registry: the chart requires manager.image.repository at install";; esac
+	"$(HELM)" package bin/release/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
 	"$(KUSTOMIZE)" build config/crd > "$(RELEASE_DIR)/crds.yaml"
 	$(call with-image,"$(KUSTOMIZE)" build config/default > "$(RELEASE_DIR)/install.yaml")
 	bin/release/release checksums -dir "$(RELEASE_DIR)"

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -102,16 +103,21 @@ func run(s settings) (err error) {
 	}
 	logf("ready in %s; node %s, component logs in %s", time.Since(start).Round(time.Millisecond),
 		cluster.NodeName(), filepath.Join(s.dir, "logs"))
+	repository, tag := s.image, "latest"
+	if i := strings.LastIndex(s.image, ":"); i > strings.LastIndex(s.image, "/") {
+		repository, tag = s.image[:i], s.image[i+1:]
+	}
 	fmt.Printf(`
 In another terminal:
   export KUBECONFIG=%[1]s
   %[3]s create namespace koordinator-system   # Koordinator's; the manifests expect it
   make deploy IMG=%[2]s KUBECTL=%[3]s
-  # or: bin/helm install nodeslo dist/chart -n koordinator-system --create-namespace --set manager.image...
+  # or: bin/helm install nodeslo dist/chart -n koordinator-system \
+  #       --set manager.image.repository=%[4]s --set manager.image.tag=%[5]s
   %[3]s get pods -A -o wide
   %[3]s get nodeslo
 Ctrl-C here stops the cluster and cleans up.
-`, s.kubeconfig, s.image, cluster.Kubectl())
+`, s.kubeconfig, s.image, cluster.Kubectl(), repository, tag)
 	<-ctx.Done()
 	return nil
 }

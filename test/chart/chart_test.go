@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -436,6 +437,37 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 		if err == nil || !strings.Contains(out, message) {
 			t.Errorf("--set %s: want an error naming %q, got (err %v): %.300s", set, message, err, out)
 		}
+	}
+}
+
+// No image is published, so the chart's default names none: rendered with
+// its defaults it fails, naming the value to set and how to make an image,
+// instead of installing a Deployment that can never pull.
+func TestChartRefusesToRenderWithoutAnImage(t *testing.T) {
+	for _, set := range [][]string{nil, {"--set", "manager.image.repository="}} {
+		args := append([]string{"template", releaseName, "dist/chart", "--kube-version", oldestKubernetes}, set...)
+		cmd := exec.Command(tool(t, "helm"), args...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		wants := []string{"manager.image.repository is not set", "make docker-build docker-push", "docs/install.md"}
+		for _, want := range wants {
+			if err == nil || !strings.Contains(string(out), want) {
+				t.Errorf("helm template %v: want an error naming %q, got (err %v): %.400s", set, want, err, out)
+			}
+		}
+	}
+}
+
+// The chart's kubeVersion is the oldest Kubernetes with what it installs
+// (the ValidatingAdmissionPolicy, the webhook's matchConditions): an older
+// cluster is refused by name before anything is applied.
+func TestChartRefusesKubernetesOlderThanItsFloor(t *testing.T) {
+	cmd := exec.Command(tool(t, "helm"), "template", releaseName, "dist/chart", "--kube-version", "1.29.9",
+		"--set", exampleImage)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "chart requires kubeVersion: >=1.30.0-0") {
+		t.Errorf("helm template for Kubernetes 1.29.9: want the chart's kubeVersion refusal, got (err %v): %.400s", err, out)
 	}
 }
 

@@ -157,10 +157,20 @@ func helmTemplateError(t *testing.T, set ...string) (string, error) {
 	return string(out), err
 }
 
-// templateArgs are helm's arguments to render the chart in namespace with the --set values.
+// exampleImage names an image, which the chart requires (no default is
+// published); a test's own --set of it comes later and wins.
+const exampleImage = "manager.image.repository=registry.example.com/nodeslo-controller"
+
+// oldestKubernetes is the chart's kubeVersion floor: helm template renders
+// for v1.20 unless told, which the chart refuses.
+const oldestKubernetes = "1.30.0"
+
+// templateArgs are helm's arguments to render the chart in namespace, for
+// the oldest Kubernetes it supports, with exampleImage and the --set values.
 func templateArgs(namespace string, set []string) []string {
-	args := make([]string, 0, 5+2*len(set))
-	args = append(args, "template", releaseName, "dist/chart", "--namespace", namespace)
+	args := make([]string, 0, 9+2*len(set))
+	args = append(args, "template", releaseName, "dist/chart", "--namespace", namespace,
+		"--kube-version", oldestKubernetes, "--set", exampleImage)
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}

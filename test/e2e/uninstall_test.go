@@ -78,7 +78,8 @@ var _ = Describe("uninstalling", Ordered, func() {
 	})
 
 	It("with helm uninstall keeps the CRD (crd.keep) and every NodeSLO", func() {
-		uninstallHelm.mustRun("install", helmRelease, "dist/chart", "-n", namespace, "--set", "webhook.enabled=false")
+		uninstallHelm.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
+			"--set", chartImage, "--set", "webhook.enabled=false")
 		uninstallKube.mustRunWithInput(nodeSLOs(keptNodeSLOs), "create", "-f", "-")
 		uninstallHelm.mustRun("uninstall", helmRelease, "-n", namespace, "--wait")
 		expectEverythingKept()

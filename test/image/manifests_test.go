@@ -41,11 +41,14 @@ func renderKustomize() manifests {
 		decodeObjects(mustExec(root, kustomize, "build", "config/default"))...)}
 }
 
-// renderChart is `helm template` of dist/chart with its default values.
+// renderChart is `helm template` of dist/chart with its default values and
+// the image under test's repository, which the chart requires.
 func renderChart() manifests {
 	GinkgoHelper()
 	home := GinkgoT().TempDir()
-	cmd := exec.Command(filepath.Join(root, "bin", "helm"), "template", "nodeslo", "dist/chart", "-n", namespace)
+	repository := imageName[:strings.LastIndex(imageName, ":")]
+	cmd := exec.Command(filepath.Join(root, "bin", "helm"), "template", "nodeslo", "dist/chart", "-n", namespace,
+		"--kube-version", "1.30.0", "--set", "manager.image.repository="+repository)
 	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + home, "HELM_CONFIG_HOME=" + home, "HELM_DATA_HOME=" + home}
 	cmd.Dir = root
 	return manifests{source: "dist/chart", objects: decodeObjects(mustOutput(cmd))}

@@ -66,8 +66,14 @@ func TestHelmInstallsTheChartPackageAtTheReleaseVersion(t *testing.T) {
 		"HELM_CONFIG_HOME=" + filepath.Join(work, "config"),
 		"HELM_DATA_HOME=" + filepath.Join(work, "data"),
 	}
-	runCommand(t, helmEnv, helm, "install", "nodeslo", chart, "-n", namespace, "--create-namespace",
-		"--set", "webhook.enabled=false", "--wait=false")
+	// A release made for a registry (IMAGE_REPO with a /) carries its image
+	// and installs as it is; one made for a bare name requires it at install.
+	install := []string{"install", "nodeslo", chart, "-n", namespace, "--create-namespace",
+		"--set", "webhook.enabled=false", "--wait=false"}
+	if repository := r.image[:strings.LastIndex(r.image, ":")]; !strings.Contains(repository, "/") {
+		install = append(install, "--set", "manager.image.repository="+repository)
+	}
+	runCommand(t, helmEnv, helm, install...)
 
 	kubectl, err := localcluster.KubectlBinary(os.Getenv("KUBEBUILDER_ASSETS"))
 	if err != nil {
