@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -103,10 +102,7 @@ func run(s settings) (err error) {
 	}
 	logf("ready in %s; node %s, component logs in %s", time.Since(start).Round(time.Millisecond),
 		cluster.NodeName(), filepath.Join(s.dir, "logs"))
-	repository, tag := s.image, "latest"
-	if i := strings.LastIndex(s.image, ":"); i > strings.LastIndex(s.image, "/") {
-		repository, tag = s.image[:i], s.image[i+1:]
-	}
+	repository, tag := nodecluster.SplitImage(s.image)
 	fmt.Printf(`
 In another terminal:
   export KUBECONFIG=%[1]s

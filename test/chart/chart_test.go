@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -446,12 +445,10 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 func TestChartRefusesToRenderWithoutAnImage(t *testing.T) {
 	for _, set := range [][]string{nil, {"--set", "manager.image.repository="}} {
 		args := append([]string{"template", releaseName, "dist/chart", "--kube-version", oldestKubernetes}, set...)
-		cmd := exec.Command(tool(t, "helm"), args...)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
+		out, err := helmCombinedOutput(t, args...)
 		wants := []string{"manager.image.repository is not set", "make docker-build docker-push", "docs/install.md"}
 		for _, want := range wants {
-			if err == nil || !strings.Contains(string(out), want) {
+			if err == nil || !strings.Contains(out, want) {
 				t.Errorf("helm template %v: want an error naming %q, got (err %v): %.400s", set, want, err, out)
 			}
 		}
@@ -462,11 +459,9 @@ func TestChartRefusesToRenderWithoutAnImage(t *testing.T) {
 // (the ValidatingAdmissionPolicy, the webhook's matchConditions): an older
 // cluster is refused by name before anything is applied.
 func TestChartRefusesKubernetesOlderThanItsFloor(t *testing.T) {
-	cmd := exec.Command(tool(t, "helm"), "template", releaseName, "dist/chart", "--kube-version", "1.29.9",
+	out, err := helmCombinedOutput(t, "template", releaseName, "dist/chart", "--kube-version", "1.29.9",
 		"--set", exampleImage)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "chart requires kubeVersion: >=1.30.0-0") {
+	if err == nil || !strings.Contains(out, "chart requires kubeVersion: >=1.30.0-0") {
 		t.Errorf("helm template for Kubernetes 1.29.9: want the chart's kubeVersion refusal, got (err %v): %.400s", err, out)
 	}
 }

@@ -151,7 +151,14 @@ func byKey(t *testing.T, source string, objs []*unstructured.Unstructured) map[s
 // combined output and the error.
 func helmTemplateError(t *testing.T, set ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(tool(t, "helm"), templateArgs(releaseNamespace, set)...)
+	return helmCombinedOutput(t, templateArgs(releaseNamespace, set)...)
+}
+
+// helmCombinedOutput runs bin/helm with args in the repository and returns
+// its combined output and error.
+func helmCombinedOutput(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(tool(t, "helm"), args...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -12,6 +12,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/nodeslo/nodeslo-controller/test/nodecluster"
 )
 
 // The names both renderings give the controller's objects (config/default's
@@ -80,7 +82,7 @@ var _ = Describe("the controller installed into a cluster with one real node", O
 		name: "helm install dist/chart",
 		install: func() {
 			chart = newHelm(node, GinkgoT().TempDir())
-			repository, tag, _ := strings.Cut(image, ":")
+			repository, tag := nodecluster.SplitImage(image)
 			chart.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
 				"--set", "manager.image.repository="+repository, "--set", "manager.image.tag="+tag)
 		},

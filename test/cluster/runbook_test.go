@@ -13,6 +13,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/nodeslo/nodeslo-controller/test/nodecluster"
 )
 
 // runbook is a page of docs/ whose shell blocks a scenario runs as written.
@@ -84,7 +86,7 @@ func (b *runbook) file(name string) string {
 // imageReplacer replaces the docs' example image with the loaded one, and
 // the chart's and the CRD file's relative paths with the repository's.
 func imageReplacer() *strings.Replacer {
-	repository, tag, _ := strings.Cut(image, ":")
+	repository, tag := nodecluster.SplitImage(image)
 	return strings.NewReplacer(
 		"registry.example.com/nodeslo-controller", repository,
 		"--set manager.image.tag=v0.1.0", fmt.Sprintf("--set manager.image.tag=%s", tag),

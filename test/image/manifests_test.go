@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/nodecluster"
 )
 
 // namespace is where both renderings put the manager (Koordinator's).
@@ -46,7 +47,7 @@ func renderKustomize() manifests {
 func renderChart() manifests {
 	GinkgoHelper()
 	home := GinkgoT().TempDir()
-	repository := imageName[:strings.LastIndex(imageName, ":")]
+	repository, _ := nodecluster.SplitImage(imageName)
 	cmd := exec.Command(filepath.Join(root, "bin", "helm"), "template", "nodeslo", "dist/chart", "-n", namespace,
 		"--kube-version", "1.30.0", "--set", "manager.image.repository="+repository)
 	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + home, "HELM_CONFIG_HOME=" + home, "HELM_DATA_HOME=" + home}

@@ -61,6 +61,16 @@ func (c *Cluster) LoadImage(ctx context.Context, tool, image string) (string, er
 // localRegistry is the one registry host without a dot or a port.
 const localRegistry = "localhost"
 
+// SplitImage splits an image reference without a digest into its
+// repository and tag (empty when it has none); a registry's port is part of
+// the repository.
+func SplitImage(ref string) (repository, tag string) {
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
 // NormalizeImage is the full name the CRI gives an image reference: a
 // reference without a registry host is on docker.io, and a one-part
 // repository there is under library/; without a tag or digest it is
@@ -69,8 +79,8 @@ func NormalizeImage(ref string) string {
 	name, rest := ref, ""
 	if i := strings.IndexAny(ref, "@"); i >= 0 {
 		name, rest = ref[:i], ref[i:]
-	} else if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
-		name, rest = ref[:i], ref[i:]
+	} else if repository, tag := SplitImage(ref); tag != "" {
+		name, rest = repository, ":"+tag
 	}
 	if rest == "" {
 		rest = ":latest"

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/nodecluster"
 )
 
 // The namespace and Deployment the chart and install.yaml create.
@@ -70,7 +71,7 @@ func TestHelmInstallsTheChartPackageAtTheReleaseVersion(t *testing.T) {
 	// and installs as it is; one made for a bare name requires it at install.
 	install := []string{"install", "nodeslo", chart, "-n", namespace, "--create-namespace",
 		"--set", "webhook.enabled=false", "--wait=false"}
-	if repository := r.image[:strings.LastIndex(r.image, ":")]; !strings.Contains(repository, "/") {
+	if repository, _ := nodecluster.SplitImage(r.image); !strings.Contains(repository, "/") {
 		install = append(install, "--set", "manager.image.repository="+repository)
 	}
 	runCommand(t, helmEnv, helm, install...)
