@@ -28,6 +28,19 @@ LDFLAGS = -s -w -X $(VERSION_PACKAGE).version=$(VERSION) -X $(VERSION_PACKAGE).r
 # and the Dockerfile (which passes VERSION and REVISION as build arguments).
 GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)"
 
+# Every go command of this Makefile builds as GO_BUILD does (CGO off,
+# -trimpath), but for the race detector's, which needs cgo and compiles
+# everything apart anyway: vet, lint, the tests, the tools, make build, the
+# release and the image then share one build cache, so a new machine
+# compiles the dependencies once for all of them, not once per configuration.
+export CGO_ENABLED ?= 0
+ifeq ($(filter -trimpath,$(GOFLAGS)),)
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+endif
+# The race detector's builds: cgo on, and full source paths in its reports.
+RACE_ENV = CGO_ENABLED=1 GOFLAGS="$(filter-out -trimpath,$(GOFLAGS))"
+GO_TEST_RACE = $(RACE_ENV) go test -race
+
 .PHONY: all
 all: build
 
@@ -122,11 +135,15 @@ RACE_TESTS = internal/sloconfig:^TestConcurrent
 # a shard that runs no spec fails.
 SPLIT_SUITES = internal/controller:TestControllers:rollout,gates,metrics,gitops
 MODULE = $(shell go list -m)
-# Test binaries are linked without DWARF (-w): linking is about a fifth of a
-# warm make test's CPU, and DWARF a quarter of each link; stack traces and
-# race reports come from the symbol table, which stays. A SPLIT_SUITES
-# package is linked once (bin/test) and that binary run once per shard.
-TEST_LDFLAGS = -ldflags=-w
+# Test binaries are linked without DWARF and symbol table (-s -w): linking
+# is about a fifth of a warm make test's CPU, and they were a third of each
+# link; stack traces and race reports name functions, files and lines from
+# the runtime's own tables, which stay. Every test binary is built into
+# bin/test with go test -c, which links only when the binary there is out
+# of date (go test itself links every binary on every run), and run from
+# there (hack/test-packages.sh); a SPLIT_SUITES package's binary runs once
+# per shard, a fuzz package's once per target.
+TEST_LDFLAGS = -ldflags="-s -w"
 
 # The chart tests (test/chart) run bin/helm and bin/kustomize: both are
 # installed first; the metric gate's specs (internal/controller) start
@@ -142,11 +159,11 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 	for p in $$split; do grep -qxF "$$p" <<<"$$all" || { echo "SPLIT_SUITES: no package $$p" >&2; exit 2; }; done; \
 	raced=$$(grep -vxF "$$norace"$$'\n'"$$split" <<<"$$all"); \
 	echo "go test -race: $$(wc -l <<<"$$raced") packages, and in shards by Ginkgo label: $(SPLIT_SUITES); without -race: $(NORACE_PACKAGES); -race again: $(RACE_TESTS)"; \
-	CGO_ENABLED=1 go test -race $(TEST_LDFLAGS) $$raced -count=1 -coverprofile cover.race.out & race_pid=$$!; \
+	$(RACE_ENV) hack/test-packages.sh bin/test/race cover.race.out -race -cover $(TEST_LDFLAGS) -- $$raced & race_pid=$$!; \
 	{ shard_pids=""; n=0; mkdir -p bin/test; \
 	for s in $(SPLIT_SUITES); do \
 		IFS=: read -r pkg suite labels <<<"$$s"; n=$$((n+1)); rest=""; binary="$(CURDIR)/bin/test/split$$n.test"; \
-		CGO_ENABLED=1 go test -race -cover $(TEST_LDFLAGS) -c -o "$$binary" "./$$pkg" || exit 1; \
+		$(GO_TEST_RACE) -cover $(TEST_LDFLAGS) -c -o "$$binary" "./$$pkg" || exit 1; \
 		for label in $${labels//,/ } rest; do \
 			if [ "$$label" = rest ]; then filter="!($$rest)"; run=.; else filter="$$label"; run="^$$suite\$$"; fi; \
 			( cd "$$pkg" && start=$$(date +%s) && \
@@ -159,9 +176,11 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 	done; \
 	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; exit $$split_status; \
 	} & split_pid=$$!; \
-	{ go test $(TEST_LDFLAGS) $$norace -count=1 -covermode=atomic -coverprofile cover.norace.out && \
+	{ hack/test-packages.sh bin/test/norace cover.norace.out -cover -covermode=atomic $(TEST_LDFLAGS) -- $$norace && \
 		for t in $(RACE_TESTS); do \
-			out=$$(CGO_ENABLED=1 go test -race $(TEST_LDFLAGS) "./$${t%%:*}" -run "$${t#*:}" -count=1 -v 2>&1) || { echo "$$out"; exit 1; }; \
+			pkg=$${t%%:*}; binary="$(CURDIR)/bin/test/race-again-$${pkg//\//-}.test"; \
+			$(GO_TEST_RACE) $(TEST_LDFLAGS) -c -o "$$binary" "./$$pkg" && \
+			out=$$(cd "$$pkg" && "$$binary" -test.run "$${t#*:}" -test.v -test.paniconexit0 2>&1) || { echo "$$out"; exit 1; }; \
 			grep -q '^--- PASS' <<<"$$out" || { echo "RACE_TESTS: $$t ran no test" >&2; exit 1; }; \
 			grep -E '^(--- PASS|ok )' <<<"$$out"; \
 		done && \
@@ -230,12 +249,21 @@ helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
 
+# Each package's fuzz targets run from one instrumented test binary, linked
+# once (bin/test), in the package's directory (its testdata/fuzz corpus),
+# with go test's own corpus cache ($GOCACHE/fuzz/<import path>).
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (a number of inputs, e.g. 50000x, or a duration).
-	@for target in $$(grep -rhoE '^func Fuzz[A-Za-z0-9_]+' --include='*_test.go' internal | sed 's/^func //'); do \
-		pkg=$$(dirname $$(grep -rlE "^func $$target\(" --include='*_test.go' internal | head -1)); \
-		echo "fuzz: $$target in ./$$pkg for $(FUZZTIME)"; \
-		go test $(TEST_LDFLAGS) ./$$pkg -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME); \
+	@mkdir -p bin/test; cache=$$(go env GOCACHE)/fuzz; \
+	for pkg in $$(grep -rlE '^func Fuzz[A-Za-z0-9_]+\(' --include='*_test.go' internal | xargs -n1 dirname | sort -u); do \
+		binary="$(CURDIR)/bin/test/fuzz-$${pkg//\//-}.test"; \
+		go test $(TEST_LDFLAGS) -c -fuzz=. -o "$$binary" "./$$pkg"; \
+		for target in $$(grep -hoE '^func Fuzz[A-Za-z0-9_]+' $$pkg/*_test.go | sed 's/^func //'); do \
+			echo "fuzz: $$target in ./$$pkg for $(FUZZTIME)"; \
+			( cd "$$pkg" && "$$binary" -test.run='^$$' -test.fuzz="^$$target$$" -test.fuzztime=$(FUZZTIME) \
+				-test.fuzzcachedir="$$cache/$(MODULE)/$$pkg" -test.paniconexit0 ) || { echo "FAIL	$(MODULE)/$$pkg $$target"; exit 1; }; \
+			echo "ok  	$(MODULE)/$$pkg	$$target"; \
+		done; \
 	done
 
 .PHONY: bench-micro

@@ -12,10 +12,7 @@ import (
 // unless GOMEMLIMIT is set; it logs the limit in force, and a malformed
 // limit stops it with the variable named.
 func TestManagerCollectsGarbageBeforeTheContainersMemoryLimit(t *testing.T) {
-	binary := filepath.Join(t.TempDir(), "manager")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	binary := managerBinary(t)
 	for _, tc := range []struct {
 		name string
 		env  []string

@@ -11,14 +11,8 @@ import (
 // The manager built with the version stamped in, as make build does,
 // reports it on --version and on its first log line.
 func TestManagerReportsTheStampedVersion(t *testing.T) {
-	const stamped, revision = "v9.8.7-3-gabcdef0", "abcdef0123456789"
-	binary := filepath.Join(t.TempDir(), "manager")
-	pkg := "github.com/nodeslo/nodeslo-controller/internal/version"
-	build := exec.Command("go", "build", "-o", binary,
-		"-ldflags", "-X "+pkg+".version="+stamped+" -X "+pkg+".revision="+revision, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	stamped, revision := stampedVersion, stampedRevision
+	binary := managerBinary(t)
 
 	out, err := exec.Command(binary, "--version").CombinedOutput()
 	if err != nil {

@@ -44,10 +44,12 @@ anchors() {
 	' "$1"
 }
 
-# references FILE: one line per reference: line, kind (link|bare), target, heading.
+# references FILE...: one line per reference: file, line, kind (link|bare),
+# target, heading. One awk for all files: a process per file costs seconds.
 references() {
-	awk -v md="$([[ $1 == *.md ]] && echo 1 || echo 0)" -v self="$(basename "$1")" '
+	awk '
 		BEGIN { OFS = "\t"; names = "[A-Za-z0-9_-]+[.]md" }
+		FNR == 1 { file = FILENAME; md = file ~ /[.]md$/; self = file; sub(/.*\//, "", self) }
 		{
 			line = $0
 			# This repository on GitHub: the path after the prefix, from the root.
@@ -63,9 +65,9 @@ references() {
 					rest = substr(rest, RSTART + RLENGTH)
 					target = link; sub(/^\[[^]]*\]\(/, "", target); sub(/\)$/, "", target)
 					sub(/[ \t]+"[^"]*"$/, "", target) # a link title
-					if (target ~ "^@ROOT@/") { sub(/^@ROOT@/, "", target); print FNR, "bare", target, "" }
-					else if (target ~ names) print FNR, "link", target, ""
-					else if (target ~ /^#/) print FNR, "link", self target, ""
+					if (target ~ "^@ROOT@/") { sub(/^@ROOT@/, "", target); print file, FNR, "bare", target, "" }
+					else if (target ~ names) print file, FNR, "link", target, ""
+					else if (target ~ /^#/) print file, FNR, "link", self target, ""
 				}
 				line = line rest
 			}
@@ -77,14 +79,15 @@ references() {
 					heading = substr(line, 1, RLENGTH)
 					sub(/^,[ \t]*"/, "", heading); sub(/"$/, "", heading)
 				}
-				print FNR, "bare", target, heading
+				print file, FNR, "bare", target, heading
 			}
 		}
-	' "$1"
+	' "$@"
 }
 
-# normalize PATH: PATH relative to the repository root with . and .. folded,
-# or a path starting with ../ when it leaves the repository.
+# normalize PATH: sets resolved to PATH relative to the repository root with
+# . and .. folded, or a path starting with ../ when it leaves the repository.
+# (A variable, not output: a command substitution per reference forks.)
 normalize() {
 	local part out=()
 	local IFS=/
@@ -95,8 +98,11 @@ normalize() {
 		*) out+=("$part") ;;
 		esac
 	done
-	echo "${out[*]}"
+	resolved="${out[*]}"
 }
+
+# Each page's anchors are computed once, however often it is referenced.
+declare -A anchors_of=()
 
 errors=0
 checked=0
@@ -105,43 +111,44 @@ fail() {
 	errors=$((errors + 1))
 }
 
-while IFS= read -r -d '' file; do
-	[[ -f $file ]] || continue
-	grep -IqE '[A-Za-z0-9_-]\.md' "$file" || continue
-	while IFS=$'\t' read -r line kind target heading; do
-		checked=$((checked + 1))
-		path=${target%%#*}
-		anchor=""
-		[[ $target == *#* ]] && anchor=${target#*#}
-		if [[ $kind == link ]]; then
-			resolved=$(normalize "$(dirname "$file")/$path")
-			how="link target $target (from $(dirname "$file")/)"
-		else
-			resolved=$(normalize "$path")
-			how="$target (from the repository root)"
+# The files that mention a page at all (grep skips binary ones).
+mapfile -t files < <(git ls-files -z --cached --others --exclude-standard |
+	xargs -0 grep -IlE '[A-Za-z0-9_-]\.md' -- 2>/dev/null || true)
+while IFS=$'\t' read -r file line kind target heading; do
+	checked=$((checked + 1))
+	path=${target%%#*}
+	anchor=""
+	[[ $target == *#* ]] && anchor=${target#*#}
+	if [[ $kind == link ]]; then
+		dir=.
+		[[ $file == */* ]] && dir=${file%/*}
+		normalize "$dir/$path"
+		how="link target $target (from $dir/)"
+	else
+		normalize "$path"
+		how="$target (from the repository root)"
+	fi
+	$verbose && echo "$file:$line: $target${heading:+, \"$heading\"} -> $resolved"
+	if [[ $resolved == ../* ]]; then
+		fail "$file" "$line" "$how: points outside the repository"
+		continue
+	fi
+	if [[ ! -f $resolved ]]; then
+		fail "$file" "$line" "$how: no such file $resolved in the repository"
+		continue
+	fi
+	[[ -v anchors_of[$resolved] ]] || anchors_of[$resolved]=$(anchors "$resolved")
+	have=${anchors_of[$resolved]}
+	if [[ -n $anchor && $'\n'$have$'\n' != *$'\n'"$anchor"$'\n'* ]]; then
+		fail "$file" "$line" "$how: $resolved has no heading with anchor #$anchor"
+	fi
+	if [[ -n $heading ]]; then
+		want=$(printf '# %s\n' "$heading" | anchors /dev/stdin)
+		if [[ $'\n'$have$'\n' != *$'\n'"$want"$'\n'* ]]; then
+			fail "$file" "$line" "$how: $resolved has no heading \"$heading\""
 		fi
-		$verbose && echo "$file:$line: $target${heading:+, \"$heading\"} -> $resolved"
-		if [[ $resolved == ../* ]]; then
-			fail "$file" "$line" "$how: points outside the repository"
-			continue
-		fi
-		if [[ ! -f $resolved ]]; then
-			fail "$file" "$line" "$how: no such file $resolved in the repository"
-			continue
-		fi
-		# Collected first: grep -q ending a pipe early would fail it under pipefail.
-		have=$(anchors "$resolved")
-		if [[ -n $anchor ]] && ! grep -qxF -- "$anchor" <<<"$have"; then
-			fail "$file" "$line" "$how: $resolved has no heading with anchor #$anchor"
-		fi
-		if [[ -n $heading ]]; then
-			want=$(printf '# %s\n' "$heading" | anchors /dev/stdin)
-			if ! grep -qxF -- "$want" <<<"$have"; then
-				fail "$file" "$line" "$how: $resolved has no heading \"$heading\""
-			fi
-		fi
-	done < <(references "$file")
-done < <(git ls-files -z --cached --others --exclude-standard)
+	fi
+done < <(((${#files[@]} == 0)) || references "${files[@]}")
 
 if ((errors > 0)); then
 	echo "check-doc-links: $errors of $checked references to Markdown pages do not resolve" >&2

@@ -32,8 +32,8 @@ var releasePlatforms = []platform{
 
 // builtPlatforms are the platforms of the release under test: all of
 // releasePlatforms, or the subset RELEASE_PLATFORMS names (CI builds this
-// host's and Windows', the one zip, so that a cold run compiles two
-// platforms instead of five; docs/testing.md, "Continuous integration").
+// host's only, so that a cold run compiles one platform instead of five;
+// docs/testing.md, "Continuous integration").
 func builtPlatforms(t *testing.T) []platform {
 	t.Helper()
 	named := strings.Fields(os.Getenv("RELEASE_PLATFORMS"))

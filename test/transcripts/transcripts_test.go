@@ -5,7 +5,6 @@ package transcripts
 import (
 	"context"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// root is the repository's top directory.
+// root is the repository's top directory: go test runs a package's tests in
+// its directory (a path from runtime.Caller would not do: make builds with
+// -trimpath).
 var root = func() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		panic(err)
+	}
+	return dir
 }()
 
 // readyTimeout bounds bin/run-local's start: the control plane, the CRD,
