@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,10 +27,14 @@ type floor struct {
 	written map[string]*slov1alpha1.NodeSLO
 }
 
-// newFloor makes the floor's client. With watchNodeSLOs the floor also
-// watches NodeSLOs as the manager does, as metadata only, until ctx ends,
-// so that it pays, and has kube-apiserver pay, for the echo of its own
-// writes (BENCH_FLOOR_WATCHES).
+// newFloor makes the floor's client. With watchNodeSLOs (the default;
+// BENCH_FLOOR_WATCHES=0 turns it off) the floor is what any controller of
+// NodeSLOs must do: it watches NodeSLOs as the manager does, as metadata
+// only, until ctx ends, since only a watch sees a NodeSLO edited or
+// deleted by someone else, and so pays, and has kube-apiserver pay, for the
+// echo of its own writes; and its cold phase lists the Nodes once, as
+// metadata, since a controller learns from them which NodeSLOs to write
+// (listNodes).
 func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs bool) (*floor, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(r.qps), r.burst
@@ -48,6 +53,17 @@ func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs boo
 		}
 	}
 	return &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}}, nil
+}
+
+// listNodes reads the Nodes once, as metadata: what a controller must
+// read before it knows which NodeSLOs to write.
+func (f *floor) listNodes(ctx context.Context) error {
+	nodes := &metav1.PartialObjectMetadataList{}
+	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	if err := f.client.List(ctx, nodes); err != nil {
+		return fmt.Errorf("floor: listing the Nodes: %w", err)
+	}
+	return nil
 }
 
 // changed names the nodes whose spec in want differs from what the floor

@@ -27,9 +27,9 @@ const sentinelLabel = "bench.nodeslo.dev/sentinel"
 // runRegime measures the floor, then the manager, in one regime; rep
 // numbers the repetition (from 1), so that BENCH_REPEAT alternates them.
 func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
-	watching := ""
+	watching := ", writes only"
 	if b.floorWatches {
-		watching = ", watching NodeSLOs as metadata"
+		watching = ", watching NodeSLOs as metadata and listing the Nodes once"
 	}
 	logf("regime %s: floor%s%s", r.name, watching, b.repetitionNote(rep))
 	if err := b.setConfig(ctx, configCold); err != nil {
@@ -79,6 +79,8 @@ type floorFigures struct {
 	seconds float64
 	// cpu is the CPU time the machine and the control plane spent in the phase.
 	cpu cpuSample
+	// requests is what kube-apiserver served in the phase.
+	requests requestTable
 }
 
 // runFloor writes each phase's specs with a plain client and times it as
@@ -94,12 +96,21 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 	for _, step := range b.floorSteps() {
 		names := f.changed(step.want)
 		reached := b.observer.expect(step.want)
+		requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+		if err != nil {
+			return nil, err
+		}
 		cpuBefore, err := sampleCPU(b.controlPlane)
 		if err != nil {
 			return nil, err
 		}
 		start := time.Now()
 		profiled := b.profileAPIServerFor(ctx, r, 0, step.phase, writerFloor)
+		if step.phase == phaseCold && b.floorWatches {
+			if err := f.listNodes(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if err := f.write(ctx, names, step.want); err != nil {
 			return nil, err
 		}
@@ -115,7 +126,11 @@ func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures
 			return nil, err
 		}
 		spent := cpuAfter.since(cpuBefore)
-		out[step.phase] = floorFigures{seconds: seconds, cpu: spent}
+		requests, err := b.apiserverRequestsSince(ctx, requestsBefore)
+		if err != nil {
+			return nil, err
+		}
+		out[step.phase] = floorFigures{seconds: seconds, cpu: spent, requests: requests}
 		logf("  floor %-14s %7.2fs, %d writes, control plane %.2f CPU-s, machine %.2f CPU-s", step.phase, seconds,
 			len(names), spent.controlPlane, spent.machine)
 	}
@@ -143,6 +158,10 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 
 	// cold: from the manager's start until every node has its NodeSLO.
 	reached := b.observer.expect(b.specsCold)
+	requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+	if err != nil {
+		return out, err
+	}
 	start, err := b.begin(ctx, nil)
 	if err != nil {
 		return out, err
@@ -155,6 +174,9 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 	defer func() { m.stop() }()
 	p, err := b.measure(ctx, m, r, rep, phaseCold, start, reached, b.nodes)
 	if err != nil {
+		return out, err
+	}
+	if p.APIServerRequests, err = b.apiserverRequestsSince(ctx, requestsBefore); err != nil {
 		return out, err
 	}
 	add(p)
@@ -182,6 +204,10 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		{phaseChange10pct, configChange10pct, b.specs10pct, b.changed10pct},
 	} {
 		reached := b.observer.expect(step.want)
+		requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+		if err != nil {
+			return out, err
+		}
 		start, err := b.begin(ctx, m)
 		if err != nil {
 			return out, err
@@ -193,6 +219,9 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		}
 		p, err := b.measure(ctx, m, r, rep, step.phase, start, reached, step.changed)
 		if err != nil {
+			return out, err
+		}
+		if p.APIServerRequests, err = b.apiserverRequestsSince(ctx, requestsBefore); err != nil {
 			return out, err
 		}
 		add(p)
@@ -240,6 +269,17 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		}
 	}
 	return out, b.measureHealthGateHeap(ctx, m, r, rep, configChange10pct)
+}
+
+// apiserverRequestsSince is what kube-apiserver served since before was
+// read: read once the manager settled, outside the span whose CPU time the
+// phase reports, since the read costs kube-apiserver CPU of its own.
+func (b *bench) apiserverRequestsSince(ctx context.Context, before requestTable) (requestTable, error) {
+	after, err := readAPIServerRequests(ctx, b.admin)
+	if err != nil {
+		return nil, err
+	}
+	return after.since(before), nil
 }
 
 // phaseStart is what a phase's figures are counted from.

@@ -16,8 +16,8 @@ type results struct {
 	Nodes int `json:"nodes"`
 	// Repeat is how many times each regime's phases ran (BENCH_REPEAT).
 	Repeat int `json:"repeat"`
-	// FloorWatches: the floor watched NodeSLOs as metadata, as the manager
-	// does (BENCH_FLOOR_WATCHES).
+	// FloorWatches: the floor watched NodeSLOs as metadata and listed the
+	// Nodes in cold, as the manager does (BENCH_FLOOR_WATCHES, on unless 0).
 	FloorWatches bool `json:"floor_watches,omitempty"`
 	// Kwok is the pace at which kwok kept the Nodes alive (BENCH_KWOK), if it did.
 	Kwok string `json:"kwok,omitempty"`
@@ -101,6 +101,12 @@ type phaseResult struct {
 	cpuFigures
 	// Requests are the manager's API requests by verb during the phase.
 	Requests map[string]int `json:"requests"`
+	// APIServerRequests is what kube-apiserver served from before the
+	// phase's start until the manager settled, by verb and resource
+	// (apiserver_requests.go); FloorAPIServerRequests the same over the
+	// floor's phase. Phases held against the floor only.
+	APIServerRequests      requestTable `json:"apiserver_requests,omitempty"`
+	FloorAPIServerRequests requestTable `json:"floor_apiserver_requests,omitempty"`
 	// Gate holds the health-gate phase's own figures.
 	Gate *gateFigures `json:"health_gate,omitempty"`
 	// Check is "pass" when the writes (and, where given, the reconciles)
@@ -192,6 +198,7 @@ func (p *phaseResult) setFloor(f floorFigures) {
 	ratio := p.Seconds / seconds
 	p.FloorSeconds, p.Ratio = &seconds, &ratio
 	p.FloorMachineCPUSeconds, p.FloorControlPlaneCPUSeconds = &machine, &controlPlane
+	p.FloorAPIServerRequests = f.requests
 }
 
 func (r *results) write(path string) error {
@@ -247,6 +254,7 @@ func (r *results) print(out io.Writer) {
 			p.MachineCPUSeconds, formatSeconds(p.FloorMachineCPUSeconds), formatRequests(p.Requests), p.Check)
 	}
 	_ = w.Flush()
+	printRequestTables(out, r.Phases, r.Repeat)
 	if repeated {
 		printSummary(out, r.Summary)
 	}
