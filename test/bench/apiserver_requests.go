@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,8 +9,6 @@ import (
 	"text/tabwriter"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -65,10 +62,9 @@ func readAPIServerRequests(ctx context.Context, admin *rest.Config) (requestTabl
 // parseAPIServerRequests makes a request table of kube-apiserver's
 // metrics in the text format.
 func parseAPIServerRequests(raw []byte) (requestTable, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	families, err := parseMetrics(raw, "kube-apiserver")
 	if err != nil {
-		return nil, fmt.Errorf("parsing kube-apiserver's metrics: %w", err)
+		return nil, err
 	}
 	t := requestTable{}
 	for _, m := range families[metricRequests].GetMetric() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -103,10 +104,15 @@ func (m *managerProcess) scrape(ctx context.Context) (metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseMetrics(body, "the manager")
+}
+
+// parseMetrics reads metrics in Prometheus's text format, as whose serves them.
+func parseMetrics(body []byte, whose string) (metrics, error) {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("parsing the manager's metrics: %w", err)
+		return nil, fmt.Errorf("parsing %s's metrics: %w", whose, err)
 	}
 	return families, nil
 }
