@@ -152,7 +152,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	}
 	plan, err := r.rollout.plan(ctx, read, cfg, dropped, now)
 	if err != nil {
-		r.publish(ctx, read, cfg, dropped, r.rollout.memory.Ungated())
+		r.publish(ctx, read, cfg, dropped, r.rollout.memory.Ungated(), now)
 		return ctrl.Result{}, err
 	}
 	plan, persistErr := r.rollout.persistRecord(ctx, read.cm, plan)
@@ -160,7 +160,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		// Only the record annotation changed: the configuration loaded still stands.
 		r.loadedVersion = read.cm.ResourceVersion
 	}
-	r.publish(ctx, read, cfg, dropped, plan)
+	r.publish(ctx, read, cfg, dropped, plan, now)
 	if persistErr != nil {
 		return ctrl.Result{}, persistErr
 	}
@@ -295,14 +295,14 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 }
 
 // publish makes cfg, with the fields the CRD drops and the plan's gate,
-// the Snapshot in force, says what the plan did, and has the NodeSLO
+// decided at now, the Snapshot in force, says what the plan did, and has the NodeSLO
 // controller reconcile what changed: every node when the Snapshot changes
 // what nodes should hold, else the nodes the plan released.
 func (r *ConfigCacheReconciler) publish(
-	ctx context.Context, read configMapRead, cfg loaded, dropped []string, plan rollout.Plan,
+	ctx context.Context, read configMapRead, cfg loaded, dropped []string, plan rollout.Plan, now time.Time,
 ) {
 	r.rollout.memory = plan.Memory()
-	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped}
+	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped, Decided: now}
 	before := r.snapshots.load()
 	r.snapshots.publish(snap)
 	recordInForce(cfg.cfg, cfg.changed)

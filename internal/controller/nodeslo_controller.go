@@ -113,7 +113,7 @@ func (r *NodeSLOReconciler) sync(
 		return OpHeld, nil
 	}
 	op := writeOp(stored)
-	if err := r.stored.Write(ctx, stored, &res.Spec, want); err != nil {
+	if err := r.stored.Write(ctx, stored, &res.Spec, want, snap.Decided); err != nil {
 		return op, err
 	}
 	r.afterWrite(snap.Gate, node, res)

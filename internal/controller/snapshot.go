@@ -3,6 +3,7 @@ package controller
 import (
 	"slices"
 	"sync/atomic"
+	"time"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -21,6 +22,9 @@ type Snapshot struct {
 	// Dropped are the fields of Config the installed NodeSLO CRD drops,
 	// sorted (nil: none, or not known yet; docs/behaviour.md#crd-version-skew).
 	Dropped []string
+	// Decided is when the config-cache controller decided it: no NodeSLO
+	// written under it is stamped earlier (storedslo.Store.Write).
+	Decided time.Time
 }
 
 // want resolves the configuration for node (stored: its stored spec, when

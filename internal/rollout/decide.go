@@ -354,10 +354,11 @@ func rejectedSince(rec Record, retried bool) time.Time {
 
 // carriesRejected reports whether the node's spec was written since
 // rejectedSince: by the halted rollout, so it carries the configuration
-// the gate halted. The annotation has milliseconds, cut short: a node
-// written within the millisecond the halted rollout started, or stamped
-// in seconds by an earlier version within its second, is not known to,
-// nor is a node of unknown write time; such a node goes in the steps.
+// the gate halted. No write is stamped before the decision it carries out,
+// nor later than itself but for the rounding up to the millisecond
+// (storedslo.Store.Write); a node stamped in seconds by an earlier version
+// within the second the halted rollout started is not known to carry it,
+// nor is a node of unknown write time: such a node goes in the steps.
 func (n Node) carriesRejected(rejectedSince time.Time) bool {
 	return !rejectedSince.IsZero() && !n.WrittenAt.IsZero() && !n.WrittenAt.Before(rejectedSince)
 }

@@ -12,12 +12,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// SpecWrittenAnnotation is set on a NodeSLO, with the time (RFC 3339, in
-// milliseconds; earlier versions wrote seconds), each time this controller
-// writes its spec. It tells the health gate when a node was reached, so
-// that only what went wrong after that counts against the change (judged
-// in seconds, as conditions have them), and which nodes a halted rollout
-// wrote; it survives a restart of the manager.
+// SpecWrittenAnnotation is set on a NodeSLO each time this controller
+// writes its spec (RFC 3339 in milliseconds; earlier versions wrote
+// seconds): the second of the write, or the time of the decision the
+// write carries out when that is later (storedslo.Store.Write). It tells
+// the health gate when a node was reached, so that only what went wrong
+// after that counts against the change (judged in seconds, as conditions
+// have them), and which nodes a halted rollout wrote; it survives a
+// restart of the manager.
 const SpecWrittenAnnotation = "nodeslo.koordinator.sh/spec-written-at"
 
 // maxVerdictsKept bounds the verdicts the record keeps: a halt needs only

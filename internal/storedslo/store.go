@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,14 +98,17 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 }
 
 // Write creates n, or updates it over the version read (a newer one makes
-// the write conflict), with spec, whose stored form is want. The write
+// the write conflict), with spec, whose stored form is want, as decided at
+// decided (the configuration's decision the write carries out). The write
 // stamps the digest of want with the generation it gives the NodeSLO:
 // 1 for a create, one more than now for an update, since a write is only
 // made when the spec changes (the apiserver moves the generation exactly
 // then); when the spec was read whole and equals want (only the annotation
 // was missing), the generation stays. A wrong guess costs nothing but a
 // GET: the annotation then vouches for nothing.
-func (s *Store) Write(ctx context.Context, n *NodeSLO, spec *slov1alpha1.NodeSLOSpec, want sloconfig.StoredForm) error {
+func (s *Store) Write(
+	ctx context.Context, n *NodeSLO, spec *slov1alpha1.NodeSLOSpec, want sloconfig.StoredForm, decided time.Time,
+) error {
 	generation := n.meta.Generation + 1
 	if !n.exists {
 		generation = 1
@@ -114,7 +118,7 @@ func (s *Store) Write(ctx context.Context, n *NodeSLO, spec *slov1alpha1.NodeSLO
 	// Only encoded: nothing writes into the metadata read or the Config's spec.
 	obj := &slov1alpha1.NodeSLO{ObjectMeta: n.meta, Spec: *spec}
 	obj.Name = n.name
-	sent := s.stamp(&obj.ObjectMeta, generation, want.Digest)
+	sent := s.stamp(&obj.ObjectMeta, generation, want.Digest, decided)
 	s.echoes.writing(n.name, sent)
 	send, verb := s.send.update, "updating"
 	if !n.exists {
@@ -185,12 +189,29 @@ func (s *Store) Delete(ctx context.Context, n *NodeSLO) (bool, error) {
 // health gate counts only what went wrong on a node after it was reached,
 // docs/rollout.md#health-gates) and the SpecDigestAnnotation, and returns
 // the annotation's value, by which the write's echo is known.
-func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest string) string {
+func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest string, decided time.Time) string {
 	annotations := make(map[string]string, len(meta.Annotations)+2)
 	maps.Copy(annotations, meta.Annotations) // the cache shares equal maps: never write into one
-	annotations[rollout.SpecWrittenAnnotation] = rollout.FormatWrittenAt(s.clock.Now())
+	annotations[rollout.SpecWrittenAnnotation] = rollout.FormatWrittenAt(writtenAt(s.clock.Now(), decided))
 	sent := sloconfig.FormatSpecDigest(generation, digest)
 	annotations[sloconfig.SpecDigestAnnotation] = sent
 	meta.Annotations = annotations
 	return sent
+}
+
+// writtenAt is the time a write at now, carrying out a decision made at
+// decided, is stamped with: the second of the write, or the decision's
+// time (rounded up to the millisecond the annotation keeps) when that is
+// later. So the nodes written in one second under one decision share one
+// value, and the cache one annotation map for all of them (a map of their
+// own costs about 500 bytes a node); the health gate judges in seconds,
+// and no node is stamped before the decision it carries out, which is
+// what tells, after a halt, the nodes the halted rollout wrote
+// (docs/rollout.md#after-a-halt).
+func writtenAt(now, decided time.Time) time.Time {
+	decided = decided.Add(time.Millisecond - 1).Truncate(time.Millisecond)
+	if second := now.Truncate(time.Second); second.After(decided) {
+		return second
+	}
+	return decided
 }

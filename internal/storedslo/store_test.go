@@ -9,14 +9,16 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // apiserverStub answers writes with a generation of its choosing and
-// remembers the digest annotations sent.
+// remembers the digest and written-at annotations sent.
 type apiserverStub struct {
 	generation int64
 	sent       []string
+	writtenAt  []string
 }
 
 func (a *apiserverStub) create(_ context.Context, slo *slov1alpha1.NodeSLO) (*metav1.ObjectMeta, error) {
@@ -29,6 +31,7 @@ func (a *apiserverStub) update(_ context.Context, slo *slov1alpha1.NodeSLO) (*me
 
 func (a *apiserverStub) answer(slo *slov1alpha1.NodeSLO) *metav1.ObjectMeta {
 	a.sent = append(a.sent, slo.Annotations[sloconfig.SpecDigestAnnotation])
+	a.writtenAt = append(a.writtenAt, slo.Annotations[rollout.SpecWrittenAnnotation])
 	return &metav1.ObjectMeta{Name: slo.Name, Generation: a.generation, ResourceVersion: "7"}
 }
 
@@ -41,16 +44,16 @@ func TestWriteStampsTheGenerationTheWriteGives(t *testing.T) {
 	stub := &apiserverStub{generation: 1}
 	s := New(nil, nil, stub, clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
 
-	if err := s.Write(t.Context(), &NodeSLO{name: "n"}, want.Spec, want); err != nil {
+	if err := s.Write(t.Context(), &NodeSLO{name: "n"}, want.Spec, want, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	stored := &NodeSLO{name: "n", exists: true, meta: metav1.ObjectMeta{Name: "n", Generation: 1}}
 	stub.generation = 2
-	if err := s.Write(t.Context(), stored, want.Spec, want); err != nil {
+	if err := s.Write(t.Context(), stored, want.Spec, want, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	stub.generation = 1 // the spec did not change after all
-	if err := s.Write(t.Context(), stored, want.Spec, want); err != nil {
+	if err := s.Write(t.Context(), stored, want.Spec, want, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	const first, second = "1/d", "2/d"
@@ -62,5 +65,50 @@ func TestWriteStampsTheGenerationTheWriteGives(t *testing.T) {
 		if stub.sent[i] != wantSent[i] {
 			t.Fatalf("sent %q, want %q", stub.sent, wantSent)
 		}
+	}
+}
+
+// A write is stamped with its second, or with the time of the decision it
+// carries out when that is later (to the millisecond, rounded up): the
+// nodes written in one second under one decision share one value, and no
+// node is stamped before its decision (docs/rollout.md#after-a-halt).
+func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	decided := at("2026-12-04T10:00:00.7004Z")
+	for _, tc := range []struct {
+		name          string
+		now, decided  time.Time
+		wantWrittenAt string
+	}{
+		{"in the second of its decision", at("2026-12-04T10:00:00.9Z"), decided, "2026-12-04T10:00:00.701Z"},
+		{"in the millisecond of its decision", at("2026-12-04T10:00:00.7006Z"), decided, "2026-12-04T10:00:00.701Z"},
+		{"a second later", at("2026-12-04T10:00:01.2Z"), decided, "2026-12-04T10:00:01.000Z"},
+		{"later in that second", at("2026-12-04T10:00:01.9Z"), decided, "2026-12-04T10:00:01.000Z"},
+		{"a whole millisecond decision", at("2026-12-04T10:00:00.9Z"), at("2026-12-04T10:00:00.7Z"),
+			"2026-12-04T10:00:00.700Z"},
+		{"no decision time", at("2026-12-04T10:00:00.9Z"), time.Time{}, "2026-12-04T10:00:00.000Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := sloconfig.StoredForm{Spec: &slov1alpha1.NodeSLOSpec{}, Digest: "d"}
+			stub := &apiserverStub{generation: 1}
+			s := New(nil, nil, stub, clocktesting.NewFakePassiveClock(tc.now))
+			if err := s.Write(t.Context(), &NodeSLO{name: "n"}, want.Spec, want, tc.decided); err != nil {
+				t.Fatal(err)
+			}
+			if len(stub.writtenAt) != 1 || stub.writtenAt[0] != tc.wantWrittenAt {
+				t.Fatalf("stamped %q, want %q", stub.writtenAt, tc.wantWrittenAt)
+			}
+			got := rollout.ParseWrittenAt(map[string]string{rollout.SpecWrittenAnnotation: stub.writtenAt[0]})
+			if got.Before(tc.decided) {
+				t.Fatalf("stamped %s, before the decision at %s", got, tc.decided)
+			}
+		})
 	}
 }
