@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -21,6 +23,8 @@ import (
 type floor struct {
 	client  client.Client
 	workers int
+	// stamps: each write carries the manager's two annotations (newFloor).
+	stamps bool
 	// written holds what the floor last wrote, with its resourceVersion,
 	// so that updates need no read.
 	mu      sync.Mutex
@@ -34,8 +38,10 @@ type floor struct {
 // deleted by someone else, and so pays, and has kube-apiserver pay, for the
 // echo of its own writes; and its cold phase lists the Nodes once, as
 // metadata, since a controller learns from them which NodeSLOs to write
-// (listNodes).
-func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs bool) (*floor, error) {
+// (listNodes). With stamps (BENCH_FLOOR_STAMPS=1) each write also carries
+// the two annotations the manager writes with a spec, to tell what their
+// bytes cost from the rest of the manager's work.
+func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs, stamps bool) (*floor, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(r.qps), r.burst
 	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
@@ -52,7 +58,7 @@ func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs boo
 			return nil, err
 		}
 	}
-	return &floor{client: c, workers: r.workers, written: map[string]*slov1alpha1.NodeSLO{}}, nil
+	return &floor{client: c, workers: r.workers, stamps: stamps, written: map[string]*slov1alpha1.NodeSLO{}}, nil
 }
 
 // listNodes reads the Nodes once, as metadata: what a controller must
@@ -89,10 +95,12 @@ func (f *floor) write(ctx context.Context, names []string, want specSet) error {
 		var slo *slov1alpha1.NodeSLO
 		if old == nil {
 			slo = &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: *want[name].DeepCopy()}
+			f.stamp(slo)
 			err = f.client.Create(ctx, slo)
 		} else {
 			slo = old
 			slo.Spec = *want[name].DeepCopy()
+			f.stamp(slo)
 			err = f.client.Update(ctx, slo)
 		}
 		if err != nil {
@@ -103,4 +111,16 @@ func (f *floor) write(ctx context.Context, names []string, want specSet) error {
 		f.mu.Unlock()
 		return nil
 	})
+}
+
+// stamp sets on slo, about to be written, the two annotations the manager
+// writes with a spec, of the same length, when the floor writes them.
+func (f *floor) stamp(slo *slov1alpha1.NodeSLO) {
+	if !f.stamps {
+		return
+	}
+	slo.Annotations = map[string]string{
+		sloconfig.SpecDigestAnnotation: sloconfig.FormatSpecDigest(slo.Generation+1, sloconfig.SpecDigest(&slo.Spec)),
+		rollout.SpecWrittenAnnotation:  rollout.FormatWrittenAt(time.Now()),
+	}
 }

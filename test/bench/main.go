@@ -50,6 +50,11 @@ type settings struct {
 	// default); without it the floor only writes, to tell the cost of
 	// that watch and list from the rest.
 	floorWatches bool
+	// floorStamps has the floor write, with each spec, the two annotations
+	// the manager writes with it (spec-digest, spec-written-at), to tell
+	// what their bytes cost kube-apiserver from the rest of the manager's
+	// work.
+	floorStamps bool
 	// cpuProfileSeconds, when positive, has change-all and restart take a
 	// CPU profile of the manager for that long, from the phase's start,
 	// and cold, change-all and restart one of kube-apiserver (the first
@@ -103,6 +108,9 @@ func main() {
 	flag.BoolVar(&s.floorWatches, "floor-watches", os.Getenv("BENCH_FLOOR_WATCHES") != "0",
 		"Have the floor watch NodeSLOs as metadata and list the Nodes once in cold, as any controller of "+
 			"NodeSLOs must (BENCH_FLOOR_WATCHES=0: the floor only writes).")
+	flag.BoolVar(&s.floorStamps, "floor-stamps", os.Getenv("BENCH_FLOOR_STAMPS") == "1",
+		"Have the floor write the manager's two annotations (spec-digest, spec-written-at) with each spec "+
+			"(BENCH_FLOOR_STAMPS=1).")
 	flag.IntVar(&s.cpuProfileSeconds, "cpu-profile-seconds", envInt("BENCH_CPU_PROFILE", 0),
 		"Seconds of CPU profile of the manager to take from the start of change-all and restart, into "+
 			"cpu-<regime>-<phase>.pprof, and of kube-apiserver under the floor's and the manager's cold and "+
@@ -254,7 +262,8 @@ func run(s settings) (*results, error) {
 		return nil, err
 	}
 	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs, controlPlane: controlPlane,
-		results: results{Nodes: s.nodes, Repeat: s.repeat, FloorWatches: s.floorWatches}}
+		results: results{Nodes: s.nodes, Repeat: s.repeat, FloorWatches: s.floorWatches,
+			FloorStamps: s.floorStamps}}
 	if err := b.prepare(ctx); err != nil {
 		return nil, err
 	}

@@ -24,36 +24,74 @@ const (
 // (a watch delivers a kind's events in order), matching no selector.
 const sentinelLabel = "bench.nodeslo.dev/sentinel"
 
-// runRegime measures the floor, then the manager, in one regime; rep
-// numbers the repetition (from 1), so that BENCH_REPEAT alternates them.
+// runRegime measures the floor and the manager in one regime, each from
+// the cold configuration and no NodeSLO; rep numbers the repetition (from
+// 1). Odd repetitions run the floor first, even ones the manager: the
+// control plane slows down over a run (etcd grows until it is compacted,
+// up to a third more CPU a write in five repetitions), and the side that
+// always went second paid for it.
 func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
-	watching := ", writes only"
-	if b.floorWatches {
-		watching = ", watching NodeSLOs as metadata and listing the Nodes once"
+	var floorFigures map[string]floorFigures
+	var phases []phaseResult
+	for _, side := range sidesInOrder(rep) {
+		if err := b.setConfig(ctx, configCold); err != nil {
+			return err
+		}
+		if err := b.deleteNodeSLOs(ctx); err != nil {
+			return err
+		}
+		var err error
+		if side == sideFloor {
+			logf("regime %s: floor%s%s", r.name, b.floorNote(), b.repetitionNote(rep))
+			floorFigures, err = b.runFloor(ctx, r)
+		} else {
+			logf("regime %s: manager%s", r.name, b.repetitionNote(rep))
+			phases, err = b.runManager(ctx, r, rep)
+		}
+		if err != nil {
+			b.addPhases(phases, floorFigures)
+			return err
+		}
 	}
-	logf("regime %s: floor%s%s", r.name, watching, b.repetitionNote(rep))
-	if err := b.setConfig(ctx, configCold); err != nil {
-		return err
+	b.addPhases(phases, floorFigures)
+	return nil
+}
+
+// The two sides of a regime's measure.
+const (
+	sideFloor   = "floor"
+	sideManager = "manager"
+)
+
+// sidesInOrder is the order the sides run in repetition rep.
+func sidesInOrder(rep int) []string {
+	if rep%2 == 0 {
+		return []string{sideManager, sideFloor}
 	}
-	if err := b.deleteNodeSLOs(ctx); err != nil {
-		return err
-	}
-	floorFigures, err := b.runFloor(ctx, r)
-	if err != nil {
-		return err
-	}
-	if err := b.deleteNodeSLOs(ctx); err != nil {
-		return err
-	}
-	logf("regime %s: manager%s", r.name, b.repetitionNote(rep))
-	phases, err := b.runManager(ctx, r, rep)
+	return []string{sideFloor, sideManager}
+}
+
+// addPhases records the manager's phases, each with the floor's figures of
+// the same phase when the floor has them.
+func (b *bench) addPhases(phases []phaseResult, floor map[string]floorFigures) {
 	for i := range phases {
-		if f, ok := floorFigures[phases[i].Phase]; ok {
+		if f, ok := floor[phases[i].Phase]; ok {
 			phases[i].setFloor(f)
 		}
 		b.results.Phases = append(b.results.Phases, phases[i])
 	}
-	return err
+}
+
+// floorNote says what the floor reads and writes beside its writes.
+func (b *bench) floorNote() string {
+	note := ", writes only"
+	if b.floorWatches {
+		note = ", watching NodeSLOs as metadata and listing the Nodes once"
+	}
+	if b.floorStamps {
+		note += ", writing the manager's two annotations"
+	}
+	return note
 }
 
 // repetitionNote says which repetition a log line is about, when there are several.
@@ -88,7 +126,7 @@ type floorFigures struct {
 func (b *bench) runFloor(ctx context.Context, r regime) (map[string]floorFigures, error) {
 	ctx, stop := context.WithCancel(ctx) // ends the floor's watch, if any
 	defer stop()
-	f, err := newFloor(ctx, b.admin, r, b.floorWatches)
+	f, err := newFloor(ctx, b.admin, r, b.floorWatches, b.floorStamps)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ type results struct {
 	// FloorWatches: the floor watched NodeSLOs as metadata and listed the
 	// Nodes in cold, as the manager does (BENCH_FLOOR_WATCHES, on unless 0).
 	FloorWatches bool `json:"floor_watches,omitempty"`
+	// FloorStamps: the floor wrote the manager's two annotations with each
+	// spec (BENCH_FLOOR_STAMPS=1).
+	FloorStamps bool `json:"floor_stamps,omitempty"`
 	// Kwok is the pace at which kwok kept the Nodes alive (BENCH_KWOK), if it did.
 	Kwok string `json:"kwok,omitempty"`
 	// HeapBytesPerNode is the manager's heap in use after convergence (the
@@ -265,18 +268,21 @@ func printSummary(out io.Writer, summary []phaseSummary) {
 	_, _ = fmt.Fprintln(out, "\nMedians over the repetitions (ratio: median of the runs' ratios, min-max):")
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	_, _ = fmt.Fprintln(w, "regime\tphase\truns\tseconds\tfloor s\tratio\tratio min-max\tCPU s\tCPU ms/write\t"+
-		"control plane CPU s\tfloor control plane CPU s\tmachine CPU s\tfloor machine CPU s\tcheck\t")
+		"control plane CPU s\tfloor control plane CPU s\tcontrol plane ratio\tmachine CPU s\tfloor machine CPU s\tcheck\t")
 	for _, s := range summary {
-		floor, ratio, spread := "-", "-", "-"
+		floor, ratio, spread, controlPlane := "-", "-", "-", "-"
 		if s.FloorSeconds != nil {
 			floor = fmt.Sprintf("%.2f", *s.FloorSeconds)
 			ratio = fmt.Sprintf("%.2fx", *s.Ratio)
 			spread = fmt.Sprintf("%.2f-%.2fx", *s.RatioMin, *s.RatioMax)
 		}
-		_, _ = fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t\n", s.Regime,
+		if s.ControlPlaneRatio != nil {
+			controlPlane = fmt.Sprintf("%.2fx", *s.ControlPlaneRatio)
+		}
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%.2f\t%s\t%s\t\n", s.Regime,
 			s.Phase, s.Runs, s.Seconds, floor, ratio, spread, s.CPUSeconds, formatMillis(s.CPUSecondsPerWrite),
-			s.ControlPlaneCPUSeconds, formatSeconds(s.FloorControlPlaneCPUSeconds), s.MachineCPUSeconds,
-			formatSeconds(s.FloorMachineCPUSeconds), s.Check)
+			s.ControlPlaneCPUSeconds, formatSeconds(s.FloorControlPlaneCPUSeconds), controlPlane,
+			s.MachineCPUSeconds, formatSeconds(s.FloorMachineCPUSeconds), s.Check)
 	}
 	_ = w.Flush()
 }

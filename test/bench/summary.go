@@ -7,7 +7,8 @@ import (
 // phaseSummary is one phase of one regime over its repetitions: the median
 // of each figure, and for the ratio to the floor also its spread. The
 // ratio's median is the median of the repetitions' ratios (each manager run
-// against the floor run beside it), not the ratio of the medians.
+// against the floor run beside it), not the ratio of the medians; so is
+// the control plane's, as its CPU for the same writes drifts over a run.
 type phaseSummary struct {
 	Regime string `json:"regime"`
 	Phase  string `json:"phase"`
@@ -18,6 +19,9 @@ type phaseSummary struct {
 	Ratio        *float64 `json:"ratio"`
 	RatioMin     *float64 `json:"ratio_min"`
 	RatioMax     *float64 `json:"ratio_max"`
+	// ControlPlaneRatio is the median of the repetitions' control plane
+	// CPU under the manager over that under the floor.
+	ControlPlaneRatio *float64 `json:"control_plane_ratio"`
 
 	cpuFigures
 
@@ -76,6 +80,13 @@ func summarizePhase(runs []phaseResult) phaseSummary {
 	s.FloorMachineCPUSeconds = medianOrNil(set(func(p phaseResult) *float64 { return p.FloorMachineCPUSeconds }))
 	s.FloorControlPlaneCPUSeconds = medianOrNil(set(func(p phaseResult) *float64 {
 		return p.FloorControlPlaneCPUSeconds
+	}))
+	s.ControlPlaneRatio = medianOrNil(set(func(p phaseResult) *float64 {
+		if p.FloorControlPlaneCPUSeconds == nil || *p.FloorControlPlaneCPUSeconds <= 0 {
+			return nil
+		}
+		ratio := p.ControlPlaneCPUSeconds / *p.FloorControlPlaneCPUSeconds
+		return &ratio
 	}))
 	ratios := set(func(p phaseResult) *float64 { return p.Ratio })
 	s.Ratio = medianOrNil(ratios)

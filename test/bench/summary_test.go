@@ -62,6 +62,10 @@ func TestSummarize(t *testing.T) {
 	if *cold.Ratio != 1.1 || *cold.RatioMin != 0.9 || *cold.RatioMax != 1.2 {
 		t.Errorf("cold ratio %v (%v-%v), want 1.1 (0.9-1.2)", *cold.Ratio, *cold.RatioMin, *cold.RatioMax)
 	}
+	// The control plane's: 2.5/2, 1.5/2.5 and 2/3 of the floor's.
+	if want := 2.0 / 3.0; cold.ControlPlaneRatio == nil || *cold.ControlPlaneRatio != want {
+		t.Errorf("cold control plane ratio %v, want %v", cold.ControlPlaneRatio, want)
+	}
 	if want := 0.02; *cold.CPUSecondsPerWrite != want {
 		t.Errorf("cold CPU seconds per write %v, want %v", *cold.CPUSecondsPerWrite, want)
 	}
@@ -69,7 +73,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("cold check %q with one repetition a write short", cold.Check)
 	}
 	restart := got[1]
-	if restart.Ratio != nil || restart.FloorSeconds != nil || restart.RatioMin != nil {
+	if restart.Ratio != nil || restart.FloorSeconds != nil || restart.RatioMin != nil || restart.ControlPlaneRatio != nil {
 		t.Errorf("restart has a ratio without a floor: %+v", restart)
 	}
 	if restart.Seconds != 1.5 || restart.Check != checkPass {
