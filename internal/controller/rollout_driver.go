@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -14,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // rolloutDriver drives the staged rollout the ConfigMap asks for
@@ -34,9 +33,11 @@ type rolloutDriver struct {
 	// and the history; apiReader reads past the cache.
 	client    client.Client
 	apiReader client.Reader
-	key       types.NamespacedName
-	recorder  events.EventRecorder
-	clock     clock.Clock
+	// stored reads what is stored for every node (the NodeSLO reconciler's Store).
+	stored   *storedslo.Store
+	key      types.NamespacedName
+	recorder events.EventRecorder
+	clock    clock.Clock
 	// releasedNodes carries the nodes a decision released to the NodeSLO controller.
 	releasedNodes chan<- event.GenericEvent
 	// health watches the nodes while a rollout key's health gate judges a
@@ -127,93 +128,28 @@ func (d *rolloutDriver) recordOf(read configMapRead) (string, bool) {
 	return record, hasRecord
 }
 
-// maxSpecGets is how many NodeSLOs not vouched for by their digest a
-// rollout decision reads one by one; past it, one LIST of every NodeSLO
-// whole costs the apiserver less.
-const maxSpecGets = 100
-
-// observeNodes lists every Node and its NodeSLO from the manager's caches,
-// where NodeSLOs are metadata only: each stands for its spec by the digest
-// its SpecDigestAnnotation vouches for, as for the NodeSLO reconciler
-// (storedslo). A decision that needs stored specs themselves (a key of cfg
-// is Frozen) lists NodeSLOs whole from the apiserver; NodeSLOs whose spec
-// is not vouched for (edited by hand, or written by another controller)
-// are read whole one by one while they are few, listed whole when they are
-// many.
+// observeNodes lists every Node from the manager's cache and what is
+// stored for each (storedslo.Store.List: NodeSLOs stand for their specs by
+// the digest their annotation vouches for, read whole where it does not,
+// or all of them when a key of cfg is Frozen).
 func (d *rolloutDriver) observeNodes(ctx context.Context, cfg *sloconfig.Config) ([]rollout.Observed, error) {
 	nodeList := sloconfig.NodeMetadataList()
 	if err := d.client.List(ctx, nodeList, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing Nodes for the rollout: %w", err)
 	}
-	sloList := sloconfig.NodeSLOMetadataList()
-	if err := d.client.List(ctx, sloList, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
-	}
-	stored := make(map[string]*metav1.PartialObjectMetadata, len(sloList.Items))
-	var unvouched []string
-	for i := range sloList.Items {
-		stored[sloList.Items[i].Name] = &sloList.Items[i]
-		if sloconfig.StoredSpecDigest(&sloList.Items[i]) == "" {
-			unvouched = append(unvouched, sloList.Items[i].Name)
-		}
-	}
-	// specs holds the stored specs read whole: every one (all), or the
-	// unvouched ones only.
-	var specs map[string]*slov1alpha1.NodeSLOSpec
-	var err error
-	all := cfg.ReadsStoredSpec() || len(unvouched) > maxSpecGets
-	if all {
-		specs, err = d.storedSpecs(ctx)
-	} else if len(unvouched) > 0 {
-		specs, err = d.storedSpecsOf(ctx, unvouched)
-	}
+	stored, err := d.stored.List(ctx, d.client, cfg.ReadsStoredSpec())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading NodeSLOs for the rollout: %w", err)
 	}
 	out := make([]rollout.Observed, len(nodeList.Items))
 	for i := range nodeList.Items {
 		o := rollout.Observed{Node: sloconfig.NodeOf(&nodeList.Items[i])}
 		if slo := stored[o.Node.Name]; slo != nil {
-			o.Generation = slo.Generation
-			o.WrittenAt = rollout.ParseWrittenAt(slo.Annotations)
-			// A NodeSLO deleted since it was listed has neither: the node has none.
-			if o.Stored = specs[o.Node.Name]; o.Stored != nil || !all {
-				o.StoredDigest = sloconfig.StoredSpecDigest(slo)
-			}
+			o.Stored, o.StoredDigest, o.Generation, o.WrittenAt = slo.Spec(), slo.Digest(), slo.Generation(), slo.WrittenAt()
 		}
 		out[i] = o
 	}
 	return out, nil
-}
-
-// storedSpecs lists every NodeSLO whole from the apiserver: their specs by name.
-func (d *rolloutDriver) storedSpecs(ctx context.Context) (map[string]*slov1alpha1.NodeSLOSpec, error) {
-	list := &slov1alpha1.NodeSLOList{}
-	if err := d.apiReader.List(ctx, list); err != nil {
-		return nil, fmt.Errorf("listing NodeSLOs for the rollout: %w", err)
-	}
-	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(list.Items))
-	for i := range list.Items {
-		specs[list.Items[i].Name] = &list.Items[i].Spec
-	}
-	return specs, nil
-}
-
-// storedSpecsOf reads the NodeSLOs of names whole from the apiserver: their
-// specs by name, leaving out those deleted since they were listed.
-func (d *rolloutDriver) storedSpecsOf(
-	ctx context.Context, names []string,
-) (map[string]*slov1alpha1.NodeSLOSpec, error) {
-	specs := make(map[string]*slov1alpha1.NodeSLOSpec, len(names))
-	for _, name := range names {
-		slo := &slov1alpha1.NodeSLO{}
-		if err := d.apiReader.Get(ctx, client.ObjectKey{Name: name}, slo); client.IgnoreNotFound(err) != nil {
-			return nil, fmt.Errorf("reading NodeSLO %s for the rollout: %w", name, err)
-		} else if err == nil {
-			specs[name] = &slo.Spec
-		}
-	}
-	return specs, nil
 }
 
 // persistRecord writes the plan's record change on the ConfigMap, with an

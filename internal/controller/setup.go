@@ -130,6 +130,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.Add(measurer); err != nil {
 		return fmt.Errorf("adding the metric gate's measurer: %w", err)
 	}
+	writer, err := storedslo.NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return err
+	}
+	stored := storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk)
 	configs := &ConfigCacheReconciler{
 		reader:    mgr.GetClient(),
 		apiReader: mgr.GetAPIReader(),
@@ -143,6 +148,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		rollout: &rolloutDriver{
 			client:        mgr.GetClient(),
 			apiReader:     mgr.GetAPIReader(),
+			stored:        stored,
 			key:           opts.configKey(),
 			recorder:      recorder,
 			clock:         clk,
@@ -154,15 +160,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := configs.setupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the config-cache controller: %w", err)
 	}
-	writer, err := storedslo.NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
-	if err != nil {
-		return err
-	}
 	nodeSLOs := &NodeSLOReconciler{
 		cache:           mgr.GetClient(),
 		live:            mgr.GetAPIReader(),
 		snapshots:       published,
-		stored:          storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk),
+		stored:          stored,
 		recorder:        recorder,
 		heldNodeWritten: sig.heldNodeWritten,
 	}

@@ -3,7 +3,8 @@
 // (docs/behaviour.md#what-the-controller-caches). The NodeSLO reconciler
 // asks it three things: what is stored for a node (Store.Get), whether
 // that holds what the configuration resolves (NodeSLO.Holds), and to write
-// or delete it (Store.Write, Store.Delete). Behind that small interface:
+// or delete it (Store.Write, Store.Delete); a rollout decision asks what is
+// stored for every node at once (Store.List). Behind that small interface:
 //
 //   - NodeSLOs are cached and watched as metadata only; every write stamps
 //     the SpecDigestAnnotation, so that a NodeSLO whose annotation names its

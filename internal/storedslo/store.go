@@ -45,7 +45,9 @@ func New(whole client.Reader, deleter client.Writer, send writer, clk clock.Pass
 type NodeSLO struct {
 	name   string
 	exists bool
-	meta   metav1.ObjectMeta
+	// meta is the stored NodeSLO's metadata (empty when there is none); it
+	// may be the cache's, so it is only read.
+	meta *metav1.ObjectMeta
 	// digest is the digest the SpecDigestAnnotation vouches for ("": none).
 	digest string
 	// spec is the stored spec, when it was read whole (nil: not read).
@@ -64,6 +66,19 @@ func (n *NodeSLO) Generation() int64 { return n.meta.Generation }
 // Spec is the stored spec when it was read whole, else nil.
 func (n *NodeSLO) Spec() *slov1alpha1.NodeSLOSpec { return n.spec }
 
+// Digest is the digest the stored NodeSLO's SpecDigestAnnotation vouches
+// for ("": none, or no NodeSLO).
+func (n *NodeSLO) Digest() string { return n.digest }
+
+// WrittenAt is when this controller last wrote the stored spec, by its
+// SpecWrittenAnnotation (zero: unknown, or no NodeSLO).
+func (n *NodeSLO) WrittenAt() time.Time { return rollout.ParseWrittenAt(n.meta.Annotations) }
+
+// readWhole makes what is known of n the NodeSLO read whole.
+func (n *NodeSLO) readWhole(whole *slov1alpha1.NodeSLO) {
+	n.meta, n.spec, n.digest = &whole.ObjectMeta, &whole.Spec, sloconfig.StoredSpecDigest(whole)
+}
+
 // Holds reports whether the node has a NodeSLO that already holds want.
 func (n *NodeSLO) Holds(want sloconfig.StoredForm) bool {
 	return n.exists && want.HeldBy(n.digest, n.spec)
@@ -78,11 +93,11 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 	meta := sloconfig.NodeSLOMetadata()
 	if err := reader.Get(ctx, client.ObjectKey{Name: name}, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			return &NodeSLO{name: name}, nil
+			return &NodeSLO{name: name, meta: &metav1.ObjectMeta{}}, nil
 		}
 		return nil, fmt.Errorf("reading NodeSLO: %w", err)
 	}
-	n := &NodeSLO{name: name, exists: true, meta: meta.ObjectMeta, digest: sloconfig.StoredSpecDigest(meta)}
+	n := &NodeSLO{name: name, exists: true, meta: &meta.ObjectMeta, digest: sloconfig.StoredSpecDigest(meta)}
 	if n.digest != "" && !withSpec {
 		return n, nil
 	}
@@ -93,7 +108,7 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 		}
 		return nil, fmt.Errorf("reading NodeSLO: %w", err)
 	}
-	n.meta, n.spec, n.digest = whole.ObjectMeta, &whole.Spec, sloconfig.StoredSpecDigest(whole)
+	n.readWhole(whole)
 	return n, nil
 }
 
@@ -116,7 +131,7 @@ func (s *Store) Write(
 		generation = n.meta.Generation
 	}
 	// Only encoded: nothing writes into the metadata read or the Config's spec.
-	obj := &slov1alpha1.NodeSLO{ObjectMeta: n.meta, Spec: *spec}
+	obj := &slov1alpha1.NodeSLO{ObjectMeta: *n.meta, Spec: *spec}
 	obj.Name = n.name
 	sent := s.stamp(&obj.ObjectMeta, generation, want.Digest, decided)
 	s.echoes.writing(n.name, sent)

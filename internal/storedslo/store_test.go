@@ -44,10 +44,11 @@ func TestWriteStampsTheGenerationTheWriteGives(t *testing.T) {
 	stub := &apiserverStub{generation: 1}
 	s := New(nil, nil, stub, clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
 
-	if err := s.Write(t.Context(), &NodeSLO{name: "n"}, want.Spec, want, time.Time{}); err != nil {
+	created := &NodeSLO{name: "n", meta: &metav1.ObjectMeta{}}
+	if err := s.Write(t.Context(), created, want.Spec, want, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	stored := &NodeSLO{name: "n", exists: true, meta: metav1.ObjectMeta{Name: "n", Generation: 1}}
+	stored := &NodeSLO{name: "n", exists: true, meta: &metav1.ObjectMeta{Name: "n", Generation: 1}}
 	stub.generation = 2
 	if err := s.Write(t.Context(), stored, want.Spec, want, time.Time{}); err != nil {
 		t.Fatal(err)
@@ -99,7 +100,8 @@ func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
 			want := sloconfig.StoredForm{Spec: &slov1alpha1.NodeSLOSpec{}, Digest: "d"}
 			stub := &apiserverStub{generation: 1}
 			s := New(nil, nil, stub, clocktesting.NewFakePassiveClock(tc.now))
-			if err := s.Write(t.Context(), &NodeSLO{name: "n"}, want.Spec, want, tc.decided); err != nil {
+			created := &NodeSLO{name: "n", meta: &metav1.ObjectMeta{}}
+			if err := s.Write(t.Context(), created, want.Spec, want, tc.decided); err != nil {
 				t.Fatal(err)
 			}
 			if len(stub.writtenAt) != 1 || stub.writtenAt[0] != tc.wantWrittenAt {
