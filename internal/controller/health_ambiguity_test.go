@@ -13,6 +13,7 @@ import (
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
@@ -38,7 +39,7 @@ func ambiguityPolicyOn(maxUnhealthy int, onUnhealthy string) string {
 func writtenAt(ctx context.Context, node string) metav1.Time {
 	slo := &slov1alpha1.NodeSLO{}
 	Expect(getNodeSLO(ctx, node, slo)).To(Succeed())
-	at := rollout.ParseWrittenAt(slo.Annotations)
+	at := storedslo.ParseWrittenAt(slo.Annotations)
 	Expect(at.IsZero()).To(BeFalse(), "NodeSLO %s has no spec-written-at", node)
 	return metav1.NewTime(at)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
@@ -333,7 +334,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		edited := f.names[rolloutCanaries]
 		slo := &slov1alpha1.NodeSLO{}
 		Expect(getNodeSLO(ctx, edited, slo)).To(Succeed())
-		delete(slo.Annotations, sloconfig.SpecDigestAnnotation)
+		delete(slo.Annotations, storedslo.SpecDigestAnnotation)
 		Expect(k8sClient.Update(ctx, slo)).To(Succeed())
 		settle()
 		before := len(wholeReads())

@@ -175,20 +175,3 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 		t.Errorf("a retry of the halt took its own nodes for rejected: %+v", r)
 	}
 }
-
-// The written-at annotation has milliseconds, and reads back; a value in
-// seconds, as earlier versions wrote it, reads too.
-func TestWrittenAtHasMilliseconds(t *testing.T) {
-	at := time.Date(2026, 12, 1, 12, 0, 0, 123456789, time.FixedZone("x", 3600))
-	value := FormatWrittenAt(at)
-	if value != "2026-12-01T11:00:00.123Z" {
-		t.Fatalf("FormatWrittenAt: %s", value)
-	}
-	if got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: value}); !got.Equal(at.Truncate(time.Millisecond)) {
-		t.Errorf("read back %s", got)
-	}
-	seconds := map[string]string{SpecWrittenAnnotation: "2026-12-01T11:00:00Z"}
-	if got := ParseWrittenAt(seconds); !got.Equal(at.Truncate(time.Second)) {
-		t.Errorf("seconds read as %s", got)
-	}
-}

@@ -29,7 +29,7 @@ type Node struct {
 	// counts as reached.
 	Immediate bool
 	// WrittenAt is when this controller last wrote the node's spec (its
-	// SpecWrittenAnnotation; zero: unknown): a node written since a halted
+	// storedslo.SpecWrittenAnnotation; zero: unknown): a node written since a halted
 	// rollout started carries the configuration the operator rejected.
 	WrittenAt time.Time
 }

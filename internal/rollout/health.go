@@ -12,16 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// SpecWrittenAnnotation is set on a NodeSLO each time this controller
-// writes its spec (RFC 3339 in milliseconds; earlier versions wrote
-// seconds): the second of the write, or the time of the decision the
-// write carries out when that is later (storedslo.Store.Write). It tells
-// the health gate when a node was reached, so that only what went wrong
-// after that counts against the change (judged in seconds, as conditions
-// have them), and which nodes a halted rollout wrote; it survives a
-// restart of the manager.
-const SpecWrittenAnnotation = "nodeslo.koordinator.sh/spec-written-at"
-
 // maxVerdictsKept bounds the verdicts the record keeps: a halt needs only
 // one more than the gate allows, and the annotation must stay small.
 const maxVerdictsKept = 200
@@ -101,7 +91,7 @@ func summarize(names []string, m map[string]string) string {
 }
 
 // NodeHealth is what the gate sees of one node: when its NodeSLO was last
-// written (zero: no readable SpecWrittenAnnotation), its watched conditions
+// written (zero: no readable spec-written-at annotation), its watched conditions
 // and the evictions of the gate's Pods on it. Started is when the rollout
 // judging it started (in seconds): a node whose write time is unknown was
 // not written by the rollout before then. SeenBefore is what the rollout
@@ -173,7 +163,7 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 			// Bad before the rollout started: not its doing, and the
 			// node is not known to be reached.
 		case written.IsZero():
-			return Verdict{Unhealthy: since + " (no readable " + SpecWrittenAnnotation + ")"}
+			return Verdict{Unhealthy: since + " (no readable spec-written-at)"}
 		case at.After(written):
 			return Verdict{Unhealthy: since}
 		case at.Equal(written):
@@ -372,19 +362,3 @@ func KeyFingerprint(value string) string {
 	sum := sha256.Sum256([]byte(value))
 	return hex.EncodeToString(sum[:8])
 }
-
-// ParseWrittenAt reads a NodeSLO's SpecWrittenAnnotation (zero: none or unreadable).
-func ParseWrittenAt(annotations map[string]string) time.Time {
-	t, err := time.Parse(time.RFC3339, annotations[SpecWrittenAnnotation])
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// writtenAtLayout is RFC 3339 with milliseconds, which time.RFC3339 parses
-// too: a reader of an earlier version reads it.
-const writtenAtLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// FormatWrittenAt is the value of SpecWrittenAnnotation for a write at t.
-func FormatWrittenAt(t time.Time) string { return t.UTC().Format(writtenAtLayout) }

@@ -72,7 +72,7 @@ func TestJudge(t *testing.T) {
 		{name: "a transition with no time is never the one seen", h: seen(readyFalse(metav1.Time{}),
 			"Ready=False since 0001-01-01T00:00:00Z"), want: "with no transition time"},
 		{name: "write time unknown, bad since the rollout started", h: unknownWrite(readyFalse(before)),
-			want: "Ready=False since 11:59:00 (no readable " + SpecWrittenAnnotation + ")", noWrite: true},
+			want: "Ready=False since 11:59:00 (no readable spec-written-at)", noWrite: true},
 		{name: "write time unknown, bad in the second the rollout started",
 			h: unknownWrite(readyFalse(metav1.NewTime(started))), want: "(no readable", noWrite: true},
 		{name: "write time unknown, bad before the rollout started: not its doing",

@@ -15,11 +15,11 @@ type Observed struct {
 	Stored     *slov1alpha1.NodeSLOSpec
 	Generation int64
 	// StoredDigest is the digest (sloconfig.SpecDigest) the NodeSLO's
-	// SpecDigestAnnotation vouches for ("": none); when set it decides
+	// storedslo.SpecDigestAnnotation vouches for ("": none); when set it decides
 	// whether the node differs, whether or not Stored was read
 	// (sloconfig.StoredForm.HeldBy).
 	StoredDigest string
-	// WrittenAt is the NodeSLO's SpecWrittenAnnotation (zero: none).
+	// WrittenAt is the NodeSLO's storedslo.SpecWrittenAnnotation (zero: none).
 	WrittenAt time.Time
 }
 

@@ -121,7 +121,7 @@ func (c *Config) DataInForce() (data map[string]string, ok bool) {
 
 // ReadsStoredSpec reports whether resolving reads the node's stored spec:
 // a key is Frozen, and keeps each node's own value. A decision then needs
-// the stored spec itself, not only its digest (SpecDigestAnnotation).
+// the stored spec itself, not only its digest (storedslo.SpecDigestAnnotation).
 func (c *Config) ReadsStoredSpec() bool {
 	for _, r := range c.reports {
 		if r.State == StateFrozen {

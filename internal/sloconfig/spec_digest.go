@@ -4,22 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
-
-// SpecDigestAnnotation is set on a NodeSLO in the same request that writes
-// its spec: the generation that write gives the NodeSLO and the digest of
-// the spec it sends, as "<generation>/<digest>". While the NodeSLO is at
-// that generation its spec is the one written, so the controller can cache
-// and watch NodeSLOs as metadata only and still tell whether a node is up
-// to date (docs/behaviour.md#what-the-controller-caches). Any later spec
-// change (a hand edit) bumps the generation and voids the claim.
-const SpecDigestAnnotation = "nodeslo.koordinator.sh/spec-digest"
 
 // SpecDigest is a digest of spec: equal for equal specs as this package
 // resolves them (encoding/json writes struct fields in a fixed order, map
@@ -75,24 +64,6 @@ func sectionsKey(s *slov1alpha1.NodeSLOSpec) sectionsOf {
 		key.hostApps = &s.HostApplications[0]
 	}
 	return key
-}
-
-// FormatSpecDigest is the value of SpecDigestAnnotation for a write that
-// gives the NodeSLO generation and sends a spec of digest.
-func FormatSpecDigest(generation int64, digest string) string {
-	return strconv.FormatInt(generation, 10) + "/" + digest
-}
-
-// StoredSpecDigest returns the digest of the spec obj holds when its
-// SpecDigestAnnotation vouches for it: the annotation is there, well
-// formed, and names obj's generation. "" otherwise: the spec was never
-// written with the annotation, or changed since.
-func StoredSpecDigest(obj metav1.Object) string {
-	generation, digest, ok := strings.Cut(obj.GetAnnotations()[SpecDigestAnnotation], "/")
-	if !ok || digest == "" || generation != strconv.FormatInt(obj.GetGeneration(), 10) {
-		return ""
-	}
-	return digest
 }
 
 // NodeSLOMetadata is an empty NodeSLO read as metadata only.

@@ -3,8 +3,6 @@ package sloconfig
 import (
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 )
 
@@ -23,33 +21,6 @@ func TestSpecDigest(t *testing.T) {
 	}
 	if SpecDigest(nil) != SpecDigest(&slov1alpha1.NodeSLOSpec{}) {
 		t.Error("nil and empty specs differ")
-	}
-}
-
-// The annotation vouches for the spec only at the generation it names.
-func TestStoredSpecDigest(t *testing.T) {
-	at := func(generation int64, value string) *metav1.ObjectMeta {
-		m := &metav1.ObjectMeta{Generation: generation}
-		if value != "" {
-			m.Annotations = map[string]string{SpecDigestAnnotation: value}
-		}
-		return m
-	}
-	for name, tt := range map[string]struct {
-		meta *metav1.ObjectMeta
-		want string
-	}{
-		"the generation written":          {at(3, FormatSpecDigest(3, "d1")), "d1"},
-		"a spec change since (hand edit)": {at(4, FormatSpecDigest(3, "d1")), ""},
-		"no annotation":                   {at(3, ""), ""},
-		"malformed":                       {at(3, "d1"), ""},
-		"no digest":                       {at(3, "3/"), ""},
-	} {
-		t.Run(name, func(t *testing.T) {
-			if got := StoredSpecDigest(tt.meta); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
 	}
 }
 

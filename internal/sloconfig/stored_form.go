@@ -9,7 +9,7 @@ import (
 // StoredForm is what the apiserver keeps when a resolved spec is written
 // under a CRD that drops some of its fields (docs/behaviour.md#crd-version-skew):
 // the spec without them, and that spec's digest, which the write's
-// SpecDigestAnnotation names. It is the one answer to "does this NodeSLO
+// storedslo.SpecDigestAnnotation names. It is the one answer to "does this NodeSLO
 // hold what it should?", for the NodeSLO reconciler and for a rollout
 // decision alike (HeldBy).
 type StoredForm struct {
@@ -52,7 +52,7 @@ func formWithout(spec *slov1alpha1.NodeSLOSpec, dropped []string) StoredForm {
 }
 
 // HeldBy reports whether a stored NodeSLO already holds f. digest is the
-// digest its SpecDigestAnnotation vouches for (StoredSpecDigest; "" when it
+// digest its storedslo.SpecDigestAnnotation vouches for (storedslo.VouchedDigest; "" when it
 // vouches for nothing) and decides when there is one; otherwise spec, the
 // stored spec read whole (nil: not read), is compared with f's.
 func (f StoredForm) HeldBy(digest string, spec *slov1alpha1.NodeSLOSpec) bool {

@@ -61,7 +61,7 @@ func TestShareNodeSLOMetadataSharesAnnotations(t *testing.T) {
 	stamp := func(name, at string) *metav1.PartialObjectMetadata {
 		slo := sloMetadata(name)
 		slo.Annotations = map[string]string{
-			"nodeslo.koordinator.sh/spec-written-at": at, sloconfig.SpecDigestAnnotation: "1/d"}
+			"nodeslo.koordinator.sh/spec-written-at": at, SpecDigestAnnotation: "1/d"}
 		if _, err := transform(slo); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestShareNodeSLOMetadataSharesAnnotations(t *testing.T) {
 	const second, next = "2026-12-01T14:00:00Z", "2026-12-01T14:00:01Z"
 	a, b, c := stamp("a", second), stamp("b", second), stamp("c", next)
 	if !maps.Equal(a.Annotations, map[string]string{
-		"nodeslo.koordinator.sh/spec-written-at": second, sloconfig.SpecDigestAnnotation: "1/d"}) {
+		"nodeslo.koordinator.sh/spec-written-at": second, SpecDigestAnnotation: "1/d"}) {
 		t.Fatalf("annotations changed: %v", a.Annotations)
 	}
 	same := func(x, y map[string]string) bool {

@@ -9,7 +9,9 @@
 //   - NodeSLOs are cached and watched as metadata only; every write stamps
 //     the SpecDigestAnnotation, so that a NodeSLO whose annotation names its
 //     current generation is decided on the digest, and only any other (a
-//     hand edit, an older writer) is read whole with one GET;
+//     hand edit, an older writer) is read whole with one GET, and the
+//     SpecWrittenAnnotation, the write's time for the health gate
+//     (annotations.go: both annotations and their values);
 //   - writes take the apiserver's answer as metadata only (writer.go);
 //   - the echo of the controller's own write is dropped before it costs a
 //     reconcile (echo.go);

@@ -6,8 +6,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // echoes remembers the NodeSLO write the controller has in flight or just
@@ -77,7 +75,7 @@ func (e *echoes) isEcho(obj client.Object) bool {
 	if w.resourceVersion != "" && w.resourceVersion == obj.GetResourceVersion() {
 		return true
 	}
-	return obj.GetAnnotations()[sloconfig.SpecDigestAnnotation] == w.digest && sloconfig.StoredSpecDigest(obj) != ""
+	return obj.GetAnnotations()[SpecDigestAnnotation] == w.digest && VouchedDigest(obj) != ""
 }
 
 // NotEcho drops the NodeSLO create and update events that only bring back

@@ -15,7 +15,7 @@ func sloAt(name, resourceVersion string, generation int64, digest string) *metav
 	slo := sloconfig.NodeSLOMetadata()
 	slo.Name, slo.ResourceVersion, slo.Generation = name, resourceVersion, generation
 	if digest != "" {
-		slo.Annotations = map[string]string{sloconfig.SpecDigestAnnotation: digest}
+		slo.Annotations = map[string]string{SpecDigestAnnotation: digest}
 	}
 	return slo
 }

@@ -34,7 +34,7 @@ func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) 
 	for i := range list.Items {
 		meta := &list.Items[i]
 		n := &stored[i]
-		*n = NodeSLO{name: meta.Name, exists: true, meta: &meta.ObjectMeta, digest: sloconfig.StoredSpecDigest(meta)}
+		*n = NodeSLO{name: meta.Name, exists: true, meta: &meta.ObjectMeta, digest: VouchedDigest(meta)}
 		byName[n.name] = n
 		if n.digest == "" {
 			unvouched = append(unvouched, n.name)

@@ -13,8 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // countingReader counts the reads of NodeSLOs whole.
@@ -54,8 +52,8 @@ func fleet(t *testing.T, unvouched int) (cache client.Reader, whole *countingRea
 	}
 	stored := make([]client.Object, 0, unvouched+2)
 	stored = append(stored, slo("vouched", map[string]string{
-		sloconfig.SpecDigestAnnotation: "1/v",
-		rollout.SpecWrittenAnnotation:  "2026-12-04T10:00:02.500Z",
+		SpecDigestAnnotation:  "1/v",
+		SpecWrittenAnnotation: "2026-12-04T10:00:02.500Z",
 	}))
 	for i := range unvouched {
 		stored = append(stored, slo(fmt.Sprintf("unvouched-%d", i), nil))

@@ -14,7 +14,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -72,11 +71,11 @@ func (n *NodeSLO) Digest() string { return n.digest }
 
 // WrittenAt is when this controller last wrote the stored spec, by its
 // SpecWrittenAnnotation (zero: unknown, or no NodeSLO).
-func (n *NodeSLO) WrittenAt() time.Time { return rollout.ParseWrittenAt(n.meta.Annotations) }
+func (n *NodeSLO) WrittenAt() time.Time { return ParseWrittenAt(n.meta.Annotations) }
 
 // readWhole makes what is known of n the NodeSLO read whole.
 func (n *NodeSLO) readWhole(whole *slov1alpha1.NodeSLO) {
-	n.meta, n.spec, n.digest = &whole.ObjectMeta, &whole.Spec, sloconfig.StoredSpecDigest(whole)
+	n.meta, n.spec, n.digest = &whole.ObjectMeta, &whole.Spec, VouchedDigest(whole)
 }
 
 // Holds reports whether the node has a NodeSLO that already holds want.
@@ -97,7 +96,7 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 		}
 		return nil, fmt.Errorf("reading NodeSLO: %w", err)
 	}
-	n := &NodeSLO{name: name, exists: true, meta: &meta.ObjectMeta, digest: sloconfig.StoredSpecDigest(meta)}
+	n := &NodeSLO{name: name, exists: true, meta: &meta.ObjectMeta, digest: VouchedDigest(meta)}
 	if n.digest != "" && !withSpec {
 		return n, nil
 	}
@@ -171,9 +170,9 @@ func (s *Store) restamp(ctx context.Context, obj *slov1alpha1.NodeSLO, stored *m
 	log.V(1).Info("NodeSLO stored at another generation than its digest names; stamping it again",
 		"generation", stored.Generation)
 	annotations := maps.Clone(obj.Annotations)
-	annotations[sloconfig.SpecDigestAnnotation] = sloconfig.FormatSpecDigest(stored.Generation, digest)
+	annotations[SpecDigestAnnotation] = FormatSpecDigest(stored.Generation, digest)
 	obj.Annotations, obj.ResourceVersion = annotations, stored.ResourceVersion
-	s.echoes.writing(obj.Name, annotations[sloconfig.SpecDigestAnnotation])
+	s.echoes.writing(obj.Name, annotations[SpecDigestAnnotation])
 	again, err := s.send.update(ctx, obj)
 	if err != nil {
 		s.echoes.forget(obj.Name)
@@ -207,26 +206,9 @@ func (s *Store) Delete(ctx context.Context, n *NodeSLO) (bool, error) {
 func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest string, decided time.Time) string {
 	annotations := make(map[string]string, len(meta.Annotations)+2)
 	maps.Copy(annotations, meta.Annotations) // the cache shares equal maps: never write into one
-	annotations[rollout.SpecWrittenAnnotation] = rollout.FormatWrittenAt(writtenAt(s.clock.Now(), decided))
-	sent := sloconfig.FormatSpecDigest(generation, digest)
-	annotations[sloconfig.SpecDigestAnnotation] = sent
+	annotations[SpecWrittenAnnotation] = FormatWrittenAt(writtenAt(s.clock.Now(), decided))
+	sent := FormatSpecDigest(generation, digest)
+	annotations[SpecDigestAnnotation] = sent
 	meta.Annotations = annotations
 	return sent
-}
-
-// writtenAt is the time a write at now, carrying out a decision made at
-// decided, is stamped with: the second of the write, or the decision's
-// time (rounded up to the millisecond the annotation keeps) when that is
-// later. So the nodes written in one second under one decision share one
-// value, and the cache one annotation map for all of them (a map of their
-// own costs about 500 bytes a node); the health gate judges in seconds,
-// and no node is stamped before the decision it carries out, which is
-// what tells, after a halt, the nodes the halted rollout wrote
-// (docs/rollout.md#after-a-halt).
-func writtenAt(now, decided time.Time) time.Time {
-	decided = decided.Add(time.Millisecond - 1).Truncate(time.Millisecond)
-	if second := now.Truncate(time.Second); second.After(decided) {
-		return second
-	}
-	return decided
 }

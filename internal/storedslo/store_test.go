@@ -9,7 +9,6 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -30,8 +29,8 @@ func (a *apiserverStub) update(_ context.Context, slo *slov1alpha1.NodeSLO) (*me
 }
 
 func (a *apiserverStub) answer(slo *slov1alpha1.NodeSLO) *metav1.ObjectMeta {
-	a.sent = append(a.sent, slo.Annotations[sloconfig.SpecDigestAnnotation])
-	a.writtenAt = append(a.writtenAt, slo.Annotations[rollout.SpecWrittenAnnotation])
+	a.sent = append(a.sent, slo.Annotations[SpecDigestAnnotation])
+	a.writtenAt = append(a.writtenAt, slo.Annotations[SpecWrittenAnnotation])
 	return &metav1.ObjectMeta{Name: slo.Name, Generation: a.generation, ResourceVersion: "7"}
 }
 
@@ -107,7 +106,7 @@ func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
 			if len(stub.writtenAt) != 1 || stub.writtenAt[0] != tc.wantWrittenAt {
 				t.Fatalf("stamped %q, want %q", stub.writtenAt, tc.wantWrittenAt)
 			}
-			got := rollout.ParseWrittenAt(map[string]string{rollout.SpecWrittenAnnotation: stub.writtenAt[0]})
+			got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: stub.writtenAt[0]})
 			if got.Before(tc.decided) {
 				t.Fatalf("stamped %s, before the decision at %s", got, tc.decided)
 			}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // floor is the least any controller could do: a plain client with the
@@ -120,7 +120,7 @@ func (f *floor) stamp(slo *slov1alpha1.NodeSLO) {
 		return
 	}
 	slo.Annotations = map[string]string{
-		sloconfig.SpecDigestAnnotation: sloconfig.FormatSpecDigest(slo.Generation+1, sloconfig.SpecDigest(&slo.Spec)),
-		rollout.SpecWrittenAnnotation:  rollout.FormatWrittenAt(time.Now()),
+		storedslo.SpecDigestAnnotation:  storedslo.FormatSpecDigest(slo.Generation+1, sloconfig.SpecDigest(&slo.Spec)),
+		storedslo.SpecWrittenAnnotation: storedslo.FormatWrittenAt(time.Now()),
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // The CRD gives the four values of a networkQOS object schema defaults, as
@@ -171,7 +172,7 @@ var _ = Describe("A spec resolved from a ConfigMap whose networkQOS leaves value
 		if obj.Annotations == nil {
 			obj.Annotations = map[string]string{}
 		}
-		obj.Annotations[sloconfig.SpecDigestAnnotation] = sloconfig.FormatSpecDigest(generation, sloconfig.SpecDigest(&spec))
+		obj.Annotations[storedslo.SpecDigestAnnotation] = storedslo.FormatSpecDigest(generation, sloconfig.SpecDigest(&spec))
 		obj.Spec = *spec.DeepCopy()
 		if obj.ResourceVersion == "" {
 			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
@@ -190,7 +191,7 @@ var _ = Describe("A spec resolved from a ConfigMap whose networkQOS leaves value
 		Expect(sloconfig.SpecEqual(&obj.Spec, &resolved)).To(BeTrue(), "stored %s\nresolved %s",
 			toJSON(obj.Spec), toJSON(resolved))
 		Expect(sloconfig.DroppedPaths(&obj.Spec, &resolved)).To(BeEmpty(), "the apiserver added nothing")
-		Expect(sloconfig.StoredSpecDigest(obj)).To(Equal(sloconfig.SpecDigest(&resolved)))
+		Expect(storedslo.VouchedDigest(obj)).To(Equal(sloconfig.SpecDigest(&resolved)))
 	})
 
 	It("spelling a default out changes neither the digest nor the stored spec", func() {
@@ -205,7 +206,7 @@ var _ = Describe("A spec resolved from a ConfigMap whose networkQOS leaves value
 		write(obj, slov1alpha1.NodeSLOSpec{}, 1)
 		write(obj, resolved, obj.Generation+1)
 		Expect(obj.Generation).To(Equal(int64(2)))
-		Expect(sloconfig.StoredSpecDigest(obj)).To(Equal(sloconfig.SpecDigest(&resolved)))
+		Expect(storedslo.VouchedDigest(obj)).To(Equal(sloconfig.SpecDigest(&resolved)))
 		Expect(sloconfig.SpecEqual(&obj.Spec, &resolved)).To(BeTrue())
 	})
 })

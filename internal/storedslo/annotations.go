@@ -1,0 +1,81 @@
+package storedslo
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The two annotations every write of a spec sets, and their values.
+
+// SpecDigestAnnotation is set on a NodeSLO in the same request that writes
+// its spec: the generation that write gives the NodeSLO and the digest of
+// the spec it sends, as "<generation>/<digest>". While the NodeSLO is at
+// that generation its spec is the one written, so the controller can cache
+// and watch NodeSLOs as metadata only and still tell whether a node is up
+// to date (docs/behaviour.md#what-the-controller-caches). Any later spec
+// change (a hand edit) bumps the generation and voids the claim.
+const SpecDigestAnnotation = "nodeslo.koordinator.sh/spec-digest"
+
+// FormatSpecDigest is the value of SpecDigestAnnotation for a write that
+// gives the NodeSLO generation and sends a spec of digest.
+func FormatSpecDigest(generation int64, digest string) string {
+	return strconv.FormatInt(generation, 10) + "/" + digest
+}
+
+// VouchedDigest returns the digest of the spec obj holds when its
+// SpecDigestAnnotation vouches for it: the annotation is there, well
+// formed, and names obj's generation. "" otherwise: the spec was never
+// written with the annotation, or changed since.
+func VouchedDigest(obj metav1.Object) string {
+	generation, digest, ok := strings.Cut(obj.GetAnnotations()[SpecDigestAnnotation], "/")
+	if !ok || digest == "" || generation != strconv.FormatInt(obj.GetGeneration(), 10) {
+		return ""
+	}
+	return digest
+}
+
+// SpecWrittenAnnotation is set on a NodeSLO each time this controller
+// writes its spec (RFC 3339 in milliseconds; earlier versions wrote
+// seconds): the second of the write, or the time of the decision the
+// write carries out when that is later (writtenAt). It tells
+// the health gate when a node was reached, so that only what went wrong
+// after that counts against the change (judged in seconds, as conditions
+// have them), and which nodes a halted rollout wrote; it survives a
+// restart of the manager.
+const SpecWrittenAnnotation = "nodeslo.koordinator.sh/spec-written-at"
+
+// ParseWrittenAt reads a NodeSLO's SpecWrittenAnnotation (zero: none or unreadable).
+func ParseWrittenAt(annotations map[string]string) time.Time {
+	t, err := time.Parse(time.RFC3339, annotations[SpecWrittenAnnotation])
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// writtenAtLayout is RFC 3339 with milliseconds, which time.RFC3339 parses
+// too: a reader of an earlier version reads it.
+const writtenAtLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// FormatWrittenAt is the value of SpecWrittenAnnotation for a write at t.
+func FormatWrittenAt(t time.Time) string { return t.UTC().Format(writtenAtLayout) }
+
+// writtenAt is the time a write at now, carrying out a decision made at
+// decided, is stamped with: the second of the write, or the decision's
+// time (rounded up to the millisecond the annotation keeps) when that is
+// later. So the nodes written in one second under one decision share one
+// value, and the cache one annotation map for all of them (a map of their
+// own costs about 500 bytes a node); the health gate judges in seconds,
+// and no node is stamped before the decision it carries out, which is
+// what tells, after a halt, the nodes the halted rollout wrote
+// (docs/rollout.md#after-a-halt).
+func writtenAt(now, decided time.Time) time.Time {
+	decided = decided.Add(time.Millisecond - 1).Truncate(time.Millisecond)
+	if second := now.Truncate(time.Second); second.After(decided) {
+		return second
+	}
+	return decided
+}

@@ -1,0 +1,52 @@
+package storedslo
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The annotation vouches for the spec only at the generation it names.
+func TestVouchedDigest(t *testing.T) {
+	at := func(generation int64, value string) *metav1.ObjectMeta {
+		m := &metav1.ObjectMeta{Generation: generation}
+		if value != "" {
+			m.Annotations = map[string]string{SpecDigestAnnotation: value}
+		}
+		return m
+	}
+	for name, tt := range map[string]struct {
+		meta *metav1.ObjectMeta
+		want string
+	}{
+		"the generation written":          {at(3, FormatSpecDigest(3, "d1")), "d1"},
+		"a spec change since (hand edit)": {at(4, FormatSpecDigest(3, "d1")), ""},
+		"no annotation":                   {at(3, ""), ""},
+		"malformed":                       {at(3, "d1"), ""},
+		"no digest":                       {at(3, "3/"), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := VouchedDigest(tt.meta); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The written-at annotation has milliseconds, and reads back; a value in
+// seconds, as earlier versions wrote it, reads too.
+func TestWrittenAtHasMilliseconds(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 123456789, time.FixedZone("x", 3600))
+	value := FormatWrittenAt(at)
+	if value != "2026-12-01T11:00:00.123Z" {
+		t.Fatalf("FormatWrittenAt: %s", value)
+	}
+	if got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: value}); !got.Equal(at.Truncate(time.Millisecond)) {
+		t.Errorf("read back %s", got)
+	}
+	seconds := map[string]string{SpecWrittenAnnotation: "2026-12-01T11:00:00Z"}
+	if got := ParseWrittenAt(seconds); !got.Equal(at.Truncate(time.Second)) {
+		t.Errorf("seconds read as %s", got)
+	}
+}
