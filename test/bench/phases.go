@@ -27,9 +27,9 @@ const sentinelLabel = "bench.nodeslo.dev/sentinel"
 // runRegime measures the floor and the manager in one regime, each from
 // the cold configuration and no NodeSLO; rep numbers the repetition (from
 // 1). Odd repetitions run the floor first, even ones the manager: the
-// control plane slows down over a run (etcd grows until it is compacted,
-// up to a third more CPU a write in five repetitions), and the side that
-// always went second paid for it.
+// control plane can slow down over a run (in one, the same writes cost it
+// 40 % more CPU in the fifth repetition than in the first), and the side
+// that always went second paid for it.
 func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
 	var floorFigures map[string]floorFigures
 	var phases []phaseResult
