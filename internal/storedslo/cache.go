@@ -18,9 +18,10 @@ var (
 // CacheTransform returns the NodeSLO cache's transform. NodeSLOs are
 // cached as metadata only; of that the controller reads all but
 // managedFields, which go. The annotations are shared: most hold only the
-// time of the controller's write (the same for the nodes of one step) and
-// the digest of the spec written (the same for the nodes of one strategy),
-// and a map costs about 300 bytes a node. Reads from the cache are deep
+// time of the controller's write (the same for the nodes written in one
+// second under one decision, writtenAt) and the digest of the spec written
+// (the same for the nodes of one strategy), and a map costs about 300
+// bytes a node. Reads from the cache are deep
 // copies, so nothing writes into a shared map.
 func CacheTransform() toolscache.TransformFunc {
 	var annotations sloconfig.SharedMaps

@@ -67,12 +67,7 @@ func parseAPIServerRequests(raw []byte) (requestTable, error) {
 		return nil, err
 	}
 	t := requestTable{}
-	for _, m := range families[metricRequests].GetMetric() {
-		key, ok := requestKey(m, labelValue(m, "verb"))
-		if !ok {
-			continue
-		}
-		f := t[key]
+	t.addEach(families[metricRequests], "", func(f *requestFigure, m *dto.Metric) {
 		n := m.GetCounter().GetValue()
 		f.Count += n
 		if code := labelValue(m, "code"); code >= "400" {
@@ -81,30 +76,33 @@ func parseAPIServerRequests(raw []byte) (requestTable, error) {
 		if labelValue(m, "dry_run") != "" {
 			f.DryRun += n
 		}
-		t[key] = f
-	}
-	for _, m := range families[metricResponseSizes].GetMetric() {
-		if key, ok := requestKey(m, labelValue(m, "verb")); ok {
-			f := t[key]
-			f.Bytes += m.GetHistogram().GetSampleSum()
-			t[key] = f
-		}
-	}
-	for _, m := range families[metricWatchEvents].GetMetric() {
-		if key, ok := requestKey(m, watchEventsVerb); ok {
-			f := t[key]
-			f.Count += m.GetCounter().GetValue()
-			t[key] = f
-		}
-	}
-	for _, m := range families[metricWatchEventsSizes].GetMetric() {
-		if key, ok := requestKey(m, watchEventsVerb); ok {
-			f := t[key]
-			f.Bytes += m.GetHistogram().GetSampleSum()
-			t[key] = f
-		}
-	}
+	})
+	t.addEach(families[metricResponseSizes], "", func(f *requestFigure, m *dto.Metric) {
+		f.Bytes += m.GetHistogram().GetSampleSum()
+	})
+	t.addEach(families[metricWatchEvents], watchEventsVerb, func(f *requestFigure, m *dto.Metric) {
+		f.Count += m.GetCounter().GetValue()
+	})
+	t.addEach(families[metricWatchEventsSizes], watchEventsVerb, func(f *requestFigure, m *dto.Metric) {
+		f.Bytes += m.GetHistogram().GetSampleSum()
+	})
 	return t, nil
+}
+
+// addEach adds what add takes of each sample of family to the sample's
+// row, under verb, or under the sample's own "verb" label when verb is "".
+func (t requestTable) addEach(family *dto.MetricFamily, verb string, add func(*requestFigure, *dto.Metric)) {
+	for _, m := range family.GetMetric() {
+		v := verb
+		if v == "" {
+			v = labelValue(m, "verb")
+		}
+		if key, ok := requestKey(m, v); ok {
+			f := t[key]
+			add(&f, m)
+			t[key] = f
+		}
+	}
 }
 
 // requestKey is the row of a sample: verb, then the resource with its

@@ -6,6 +6,13 @@ import (
 	"testing"
 )
 
+// listOfNodesAnswered is the answer size of one LIST of Nodes, in both
+// readings below: unchanged between them, so in no row.
+const listOfNodesAnswered = `apiserver_response_sizes_bucket{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1",le="+Inf"} 1
+apiserver_response_sizes_sum{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 5000
+apiserver_response_sizes_count{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 1
+`
+
 // Two readings of kube-apiserver's metrics, as it prints them: the table
 // counts each verb and resource across codes and scopes, conflicts and dry
 // runs apart, answer bytes from the response sizes, watch events by
@@ -17,10 +24,7 @@ apiserver_request_total{code="201",component="apiserver",dry_run="",group="slo.k
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 1
 apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""} 7
 # TYPE apiserver_response_sizes histogram
-apiserver_response_sizes_bucket{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1",le="+Inf"} 1
-apiserver_response_sizes_sum{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 5000
-apiserver_response_sizes_count{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 1
-`))
+` + listOfNodesAnswered))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +37,7 @@ apiserver_request_total{code="200",component="apiserver",dry_run="",group="",res
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="nodes",scope="cluster",subresource="status",verb="PATCH",version="v1"} 4
 apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""} 9
 # TYPE apiserver_response_sizes histogram
-apiserver_response_sizes_bucket{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1",le="+Inf"} 1
-apiserver_response_sizes_sum{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 5000
-apiserver_response_sizes_count{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 1
-apiserver_response_sizes_bucket{component="apiserver",group="slo.koordinator.sh",resource="nodeslos",scope="cluster",subresource="",verb="PUT",version="v1alpha1",le="+Inf"} 5
+` + listOfNodesAnswered + `apiserver_response_sizes_bucket{component="apiserver",group="slo.koordinator.sh",resource="nodeslos",scope="cluster",subresource="",verb="PUT",version="v1alpha1",le="+Inf"} 5
 apiserver_response_sizes_sum{component="apiserver",group="slo.koordinator.sh",resource="nodeslos",scope="cluster",subresource="",verb="PUT",version="v1alpha1"} 2048
 apiserver_response_sizes_count{component="apiserver",group="slo.koordinator.sh",resource="nodeslos",scope="cluster",subresource="",verb="PUT",version="v1alpha1"} 5
 # TYPE apiserver_watch_events_total counter
