@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -125,22 +126,24 @@ func (f fleet) writesTo() int {
 	return n
 }
 
-// record reads the rollout record on the ConfigMap.
+// record reads the rollout record on the NodeSLORollout (none: no record).
 func record(ctx context.Context) rollout.Record {
-	cm := &corev1.ConfigMap{}
-	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)).To(Succeed())
-	rec, err := rollout.ParseRecord(cm.Annotations[rollout.RecordAnnotation])
+	obj := &nodeslov1alpha1.NodeSLORollout{}
+	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, obj)
+	Expect(client.IgnoreNotFound(err)).To(Succeed())
+	rec, err := rollout.ParseRecord(obj.Status.Record)
 	Expect(err).NotTo(HaveOccurred())
 	return rec
 }
 
-// recordsAfter follows the ConfigMap from its version after and returns a
-// function that waits until a record that ends satisfies has been seen,
-// stops following and returns the rollout records of every version after
-// after up to that one, oldest first: what a spec's polls could miss, such
-// as a step recorded between two looks.
+// recordsAfter follows the NodeSLORollout from the write after (etcd's
+// revisions order every kind's writes) and returns a function that waits
+// until a record that ends satisfies has been seen, stops following and
+// returns the rollout records of every version after after up to that one,
+// oldest first: what a spec's polls could miss, such as a step recorded
+// between two looks.
 func recordsAfter(ctx context.Context, after *corev1.ConfigMap) func(ends func(rollout.Record) bool) []rollout.Record {
-	w, err := watcher.Watch(ctx, &corev1.ConfigMapList{}, client.InNamespace(configNamespace),
+	w, err := watcher.Watch(ctx, &nodeslov1alpha1.NodeSLORolloutList{}, client.InNamespace(configNamespace),
 		&client.ListOptions{Raw: &metav1.ListOptions{
 			ResourceVersion: after.ResourceVersion, FieldSelector: "metadata.name=" + configName,
 		}})
@@ -155,9 +158,9 @@ func recordsAfter(ctx context.Context, after *corev1.ConfigMap) func(ends func(r
 				return // client-go reports the stream Stop closes as an error event
 			default:
 			}
-			cm, ok := e.Object.(*corev1.ConfigMap)
+			obj, ok := e.Object.(*nodeslov1alpha1.NodeSLORollout)
 			Expect(ok).To(BeTrue(), "a watch event of %T (%s): %+v", e.Object, e.Type, e.Object)
-			rec, err := rollout.ParseRecord(cm.Annotations[rollout.RecordAnnotation])
+			rec, err := rollout.ParseRecord(obj.Status.Record)
 			Expect(err).NotTo(HaveOccurred())
 			select {
 			case seen <- rec:
@@ -289,7 +292,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			g.Expect(s.Phase).To(Equal(rollout.PhaseProgressing))
 			g.Expect(counts(s)).To(Equal([]int{rec.Steps, rolloutSteps, rolloutStep, reached, rolloutNodes,
 				rolloutNodes - reached, 0}), countsAre)
-			g.Expect(s.Started).To(BeTemporally("==", rec.Started))
+			g.Expect(s.Started).To(Equal(rec.Started.UTC().Truncate(time.Second)), "the API keeps seconds")
 			g.Expect(s.NextStep).To(BeTemporally(">", rec.StepAt))
 		}).Should(Succeed())
 		watchRollout(ctx, f, target, 40, nil)
@@ -305,7 +308,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			g.Expect(st.Done()).To(BeTrue(), "the rollout completed")
 			g.Expect(counts(st.Status)).To(Equal([]int{rolloutSteps, rolloutSteps, rolloutStep, rolloutNodes,
 				rolloutNodes, 0, 0}), countsAre)
-			g.Expect(st.Status.Completed).To(BeTemporally("==", rec.DoneAt))
+			g.Expect(st.Status.Completed).To(Equal(rec.DoneAt.UTC().Truncate(time.Second)))
 		}).Should(Succeed())
 		settle()
 		for _, n := range f.names {
@@ -370,14 +373,14 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(counts(st.Status)[3:]).To(Equal([]int{rolloutNodes - held, rolloutNodes, held, 0}),
 			"reached, pending at the start, pending, canaries pending")
 		Expect(st.Status.NextStep).To(BeZero())
-		revision := history(ctx).InForce().Name
+		written := rolloutObject(ctx).ResourceVersion
 		writes.Reset()
 
 		// A paused rollout must skip several 2 s step intervals.
 		skipAndSettle(10 * time.Second)
 		Expect(writes.Total()).To(BeZero(), "a paused rollout wrote in 10 s")
-		Expect(history(ctx).InForce().Status).To(Equal(st.InForce.Status),
-			"the status of %s is not written again while nothing changes", revision)
+		Expect(rolloutObject(ctx).ResourceVersion).To(Equal(written),
+			"the NodeSLORollout is not written again while nothing changes")
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)

@@ -145,7 +145,6 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	stored := storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk)
 	configs := &ConfigCacheReconciler{
 		reader:    mgr.GetClient(),
-		apiReader: mgr.GetAPIReader(),
 		key:       opts.configKey(),
 		limits:    limits,
 		snapshots: published,
