@@ -61,7 +61,7 @@ generate: controller-gen ## Generate DeepCopy methods.
 	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 # Files produced by manifests and generate.
-GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/slo/v1alpha1/zz_generated api/nodeslo/v1alpha1/zz_generated.deepcopy.go
+GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/slo/v1alpha1/zz_generated.deepcopy.go api/nodeslo/v1alpha1/zz_generated.deepcopy.go
 
 .PHONY: verify-generated
 verify-generated: controller-gen ## Fail if `make manifests generate` would change a generated file.
