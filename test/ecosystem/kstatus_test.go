@@ -7,7 +7,8 @@ import (
 )
 
 // TestKstatus: kstatus (Flux's health checks, kpt, cli-utils) reads each
-// kind of status as the conditions mean it: done is Current, moving or paused InProgress, waiting for an operator
+// kind of status as docs/argocd-health.md#kstatus-flux-kpt-cli-utils says:
+// done is Current, moving or paused InProgress, waiting for an operator
 // Failed, a spec not observed yet InProgress.
 func TestKstatus(t *testing.T) {
 	for _, r := range recordings() {
