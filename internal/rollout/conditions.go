@@ -76,10 +76,15 @@ func standingOf(s Status) standing {
 		"configuration %s is in force on every node: %s", ShortTarget(s.Fingerprint), s.progressText())}
 }
 
-// progressText says the steps and the nodes of s in a few words.
+// progressText says the steps and the nodes of s in a few words. Without a
+// valid key there is no plan, so no count of steps (Steps is zero): only
+// the steps taken, as kubectl nodeslo rollout status says them.
 func (s Status) progressText() string {
-	return fmt.Sprintf("step %d of %d, %d of %d nodes reached, %d pending",
-		s.Step, s.Steps, s.Reached, s.PendingAtStart, s.Pending)
+	steps := fmt.Sprintf("step %d of %d", s.Step, s.Steps)
+	if s.KeyInvalid {
+		steps = fmt.Sprintf("%d steps taken", s.Step)
+	}
+	return fmt.Sprintf("%s, %d of %d nodes reached, %d pending", steps, s.Reached, s.PendingAtStart, s.Pending)
 }
 
 // unhealthyText says what the gate judged at its halt.

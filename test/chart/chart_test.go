@@ -71,8 +71,11 @@ func TestDefaultsRenderWhatMakeBuildInstallerWrites(t *testing.T) {
 	objs := helmTemplate(t)
 	assertSameObjects(t, objs, kustomizeBuild(t))
 	kinds := kindCounts(objs)
-	for _, kind := range []string{kindCRD, "Deployment", kindValidatingWebhook,
-		"Certificate", "Issuer"} {
+	// Two CRDs: NodeSLO and NodeSLORollout.
+	if kinds[kindCRD] != 2 {
+		t.Errorf("the defaults render %d %s, want 2 (NodeSLO and NodeSLORollout)", kinds[kindCRD], kindCRD)
+	}
+	for _, kind := range []string{"Deployment", kindValidatingWebhook, "Certificate", "Issuer"} {
 		if kinds[kind] != 1 {
 			t.Errorf("the defaults render %d %s, want 1 (the webhook is on by default, as in config/default)",
 				kinds[kind], kind)
@@ -211,6 +214,22 @@ func TestValuesReachTheManagerAndItsObjects(t *testing.T) {
 		if _, ok := objs[key]; !ok {
 			t.Errorf("%s: not rendered (the ConfigMap is in slo-config)", key)
 		}
+	}
+	// Its rules name that ConfigMap, and the NodeSLORollout of the same name.
+	rules, _, _ := unstructured.NestedSlice(objs["Role/slo-config/nodeslo-controller-manager-role"].Object, "rules")
+	named := 0
+	for _, r := range rules {
+		names, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resourceNames")
+		for _, name := range names {
+			named++
+			if name != "my-slo-config" {
+				t.Errorf("the ConfigMap's Role names %q in %v, want my-slo-config", name, r)
+			}
+		}
+	}
+	if named != 3 {
+		t.Errorf("the ConfigMap's Role names %d resources, want 3 (the ConfigMap, the NodeSLORollout and its status): %v",
+			named, rules)
 	}
 	hook := objs["ValidatingWebhookConfiguration/nodeslo-controller-validating-webhook-configuration"]
 	webhooks, _, _ := unstructured.NestedSlice(hook.Object, "webhooks")
