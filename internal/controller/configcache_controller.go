@@ -2,8 +2,8 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 

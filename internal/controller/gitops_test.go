@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -52,6 +54,32 @@ func nothingWritten(ctx context.Context, why string) {
 	before, total := allResourceVersions(ctx), writes.Total()
 	Consistently(func() int { return writes.Total() - total }).WithTimeout(quietFor).Should(BeZero(), why)
 	Expect(allResourceVersions(ctx)).To(Equal(before), why)
+}
+
+// asEarlierVersion leaves the rollout as a controller of the versions
+// before the NodeSLORollout left it: the record in the ConfigMap's
+// annotation, and no NodeSLORollout; then the manager starts again, as
+// after an upgrade, and says in an Event that it moved the record.
+func asEarlierVersion(ctx context.Context, cm *corev1.ConfigMap) {
+	stopManager()
+	rec := rolloutObject(ctx).Status.Record
+	Expect(rec).NotTo(BeEmpty())
+	Expect(k8sClient.Delete(ctx, rolloutObject(ctx))).To(Succeed())
+	Eventually(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), rolloutObject0()) }).
+		Should(Satisfy(apierrors.IsNotFound))
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+	cm.Annotations = map[string]string{rollout.RecordAnnotation: rec}
+	Expect(k8sClient.Update(ctx, cm, client.FieldOwner("nodeslo-controller"))).To(Succeed())
+	stopManager = startManager()
+	Eventually(func(g Gomega) {
+		obj := rolloutObject0()
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), obj)).To(Succeed())
+		g.Expect(obj.Status.Record).To(Equal(rec), "the record, as the earlier version left it, on the NodeSLORollout")
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(ctx, list, client.InNamespace(configNamespace))).To(Succeed())
+		g.Expect(list.Items).To(ContainElement(And(HaveField("Regarding.UID", obj.UID),
+			HaveField("Reason", "RolloutRecordMoved"), HaveField("Note", ContainSubstring(rollout.RecordAnnotation)))))
+	}).Should(Succeed())
 }
 
 var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func() {
@@ -189,6 +217,39 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			argoApply(ctx, halted)
 			recoverCanaries(ctx)
 			retried(ctx)
+		})
+
+	It("continues a halt and a withheld configuration that an earlier version recorded on the ConfigMap",
+		func(ctx SpecContext) {
+			haltByGit(ctx, rollout.OnUnhealthyPause)
+			halt, _ := record(ctx).HaltOf(fingerprint(halted))
+			asEarlierVersion(ctx, cm)
+			nothingWritten(ctx, "the halt recorded before the upgrade holds every pending node")
+			after, _ := record(ctx).HaltOf(fingerprint(halted))
+			Expect(after.HaltedAt).To(BeTemporally("==", halt.HaltedAt), "the same halt")
+			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+
+			applyAs(ctx, "kubectl", good)
+			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
+				Should(HaveLen(rolloutNodes))
+			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			argoApply(ctx, halted)
+			Eventually(func(g Gomega) {
+				st, err := statusInForce(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(st.TakenUp()).To(BeTrue())
+				g.Expect(st.Status.Withheld).NotTo(BeNil())
+			}).Should(Succeed())
+			settle()
+			asEarlierVersion(ctx, cm)
+			for i := range gitopsReapplies {
+				argoApply(ctx, halted)
+				nothingWritten(ctx, fmt.Sprintf("re-apply %d after the upgrade", i+1))
+			}
+			st, err := statusInForce(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.Status.Withheld).NotTo(BeNil(), "the data halted before the upgrade stays withheld")
+			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 		})
 
 	It("rolls out different data as today", func(ctx SpecContext) {

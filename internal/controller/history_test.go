@@ -67,6 +67,9 @@ func statusInForce(ctx context.Context) (rolloutState, error) {
 		obj.Status.ObservedGeneration == obj.Generation}, nil
 }
 
+// rolloutObject0 is an empty NodeSLORollout to read into.
+func rolloutObject0() *nodeslov1alpha1.NodeSLORollout { return &nodeslov1alpha1.NodeSLORollout{} }
+
 // rolloutObject reads the NodeSLORollout.
 func rolloutObject(ctx context.Context) *nodeslov1alpha1.NodeSLORollout {
 	obj := &nodeslov1alpha1.NodeSLORollout{}

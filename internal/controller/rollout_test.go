@@ -389,6 +389,18 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
 	})
 
+	It("continues a rollout in progress that an earlier version recorded on the ConfigMap", func(ctx SpecContext) {
+		holdClock()
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+		steps := record(ctx).Steps
+		asEarlierVersion(ctx, cm)
+		Expect(record(ctx).Steps).To(Equal(steps), "the steps taken before the upgrade stay taken")
+		watchRollout(ctx, f, target, 40, nil)
+		settle()
+		Expect(f.writesTo()).To(Equal(rolloutNodes), "each node written once, across the upgrade")
+	})
+
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })

@@ -100,10 +100,10 @@ func newSignals() signals {
 // +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,resourceNames=slo-controller-config,verbs=get;list;watch
 //
 // The NodeSLORollout of the same name (docs/rollout.md#the-nodeslorollout)
-// holds the rollout's status and record: read by name like the ConfigMap,
+// holds the rollout's status and record: watched by name like the ConfigMap,
 // created when missing (create cannot be narrowed to a name), and its
 // status patched. Its spec is the operator's; the controller never writes it.
-// +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,resourceNames=slo-controller-config,verbs=get;list;watch
+// +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,resourceNames=slo-controller-config,verbs=list;watch
 // +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,verbs=create
 // +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts/status,resourceNames=slo-controller-config,verbs=patch
 //
