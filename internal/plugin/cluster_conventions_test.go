@@ -12,21 +12,24 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// rolloutKey is the ConfigMap key of the rollout settings.
-var rolloutKey = string(sloconfig.KeyRollout)
-
 var _ = Describe("-n/--namespace", func() {
-	It("names the ConfigMap's namespace: rollout resume -n team-a writes there and nowhere else", func(ctx SpecContext) {
-		before := storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion
-		code, stdout, stderr := runAgainst(rolloutCmd, "resume", "-n", teamNamespace)
+	It("names the ConfigMap's namespace: rollout pause -n team-a writes there and nowhere else", func(ctx SpecContext) {
+		others := storedRollout(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion
+		cm := storedConfigMap(ctx, teamNamespace)
+		code, stdout, stderr := runAgainst(rolloutCmd, pauseCmd, "-n", teamNamespace)
 		Expect(code).To(Equal(ExitOK), stderr)
-		Expect(stdout).To(ContainSubstring(teamNamespace + "/slo-controller-config"))
-		Expect(storedConfigMap(ctx, teamNamespace).Data[rolloutKey]).To(ContainSubstring(`"paused": false`))
-		Expect(storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(before))
+		Expect(stdout).To(ContainSubstring("spec.paused set on NodeSLORollout " + teamNamespace + "/slo-controller-config"))
+		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeTrue())
+		Expect(storedRollout(ctx, teamNamespace).Generation).To(Equal(int64(2)), "the spec's write is a new generation")
 
-		code, _, stderr = runAgainst(rolloutCmd, pauseCmd, "--namespace", teamNamespace)
+		// The key pauses too: resume lifts spec.paused and says what holds.
+		code, stdout, stderr = runAgainst(rolloutCmd, "resume", "--namespace", teamNamespace)
 		Expect(code).To(Equal(ExitOK), stderr)
-		Expect(storedConfigMap(ctx, teamNamespace).Data[rolloutKey]).To(ContainSubstring(`"paused": true`))
+		Expect(stdout).To(ContainSubstring(`the rollout stays held: "paused": true in nodeslo-rollout-config`))
+		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeFalse())
+
+		Expect(storedConfigMap(ctx, teamNamespace)).To(Equal(cm), "the ConfigMap is not written")
+		Expect(storedRollout(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(others))
 	})
 
 	It("is not taken from the kubeconfig's context: without -n the ConfigMap is koordinator-system's",

@@ -25,14 +25,18 @@ func newRolloutRetryCommand(streams IOStreams) *cobra.Command {
 	var ref ConfigMapRef
 	cmd := &cobra.Command{
 		Use:   "retry",
-		Short: "Roll out again the ConfigMap's data that the health gate halted",
+		Short: "Roll out again the ConfigMap's data that the health gate halted (sets spec.retry on its NodeSLORollout)",
 		Long: `A configuration the health gate halted stays halted, even when its data is
 applied again (by Argo CD's or Flux's self-heal, or kubectl apply): nothing is
 written for it. retry asks the controller to roll it out again, as a new
-rollout, canaries first, with no verdicts. It sets the annotation
-nodeslo.koordinator.sh/rollout-retry on the ConfigMap, naming the halt, and
-writes nothing else: the data stays as its owner wrote it, and a server-side
-apply of the data by another field manager leaves the annotation alone.
+rollout, canaries first, with no verdicts. It sets spec.retry on the
+NodeSLORollout of the ConfigMap (same namespace and name) to name the halt:
+the configuration of the data and the time of the halt, as the controller's
+record (status.record) has them. The write is a merge patch of the spec
+under the field manager kubectl-nodeslo, and nothing else is written: the
+data stays as its owner wrote it, and a GitOps tool that syncs the
+ConfigMap never sees the NodeSLORollout, so it never undoes the retry. A
+retry names one halt: a later halt of the same data is not retried by it.
 When the ConfigMap's data is not a halted configuration, that is an error.`,
 		Example: `  kubectl nodeslo rollout retry`,
 		Args:    cobra.NoArgs,
@@ -54,21 +58,28 @@ When the ConfigMap's data is not a halted configuration, that is an error.`,
 func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
-	use, short := "resume", `Set "paused": false in nodeslo-rollout-config: the rollout goes on where it stopped`
+	use, short := "resume",
+		"Resume the rollout where it stopped: spec.paused false (after a halt, spec.resume) on its NodeSLORollout"
 	if paused {
-		use, short = "pause", `Set "paused": true in nodeslo-rollout-config: no further node is reached`
+		use, short = "pause", "Pause the rollout, no further node is reached: spec.paused true on its NodeSLORollout"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Long: short + `.
-The other fields of the key and the other keys of the ConfigMap are kept (the
-key is written back as indented JSON). A ConfigMap without the key has no
-rollout to pause: that is an error.
-A rollout the health gate halted resumes on a change of the key that leaves
-it unpaused: resume then writes "paused" so that the key changes (false where
-it was absent or true, removed where it was false), and the unhealthy nodes
-known are tolerated from then on.`,
+pause and resume write the spec of the NodeSLORollout of the ConfigMap (same
+namespace and name; created when the controller has not yet), a merge patch
+under the field manager kubectl-nodeslo, and nothing else: the ConfigMap is
+only read, so a GitOps tool (Argo CD, Flux) that syncs it never undoes them.
+spec.paused holds the rollout as "paused": true in nodeslo-rollout-config
+does, and either pauses it: a pause of the key is lifted only in the
+ConfigMap (in Git, under GitOps), which resume says. A ConfigMap without the
+key has no rollout to pause: that is an error.
+After the health gate halted the rollout, resume also sets spec.resume to the
+time of the halt (status.health.haltedAt): the controller resumes that
+halt, never a later one, and tolerates the unhealthy nodes known from then
+on. When the ConfigMap's data is a configuration the gate halted and keeps
+out of force, resume refuses: rollout retry rolls it out again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := kube.client()
