@@ -106,6 +106,7 @@ var _ = Describe("-l/--selector and -o", func() {
 		Expect(s.RevisionInForce).To(Equal(int64(3)))
 		Expect(s.Status).NotTo(BeNil())
 		Expect(s.Status.Reached).To(Equal(3))
+		Expect(s.NodeSLORolloutExists).To(BeTrue())
 	})
 })
 

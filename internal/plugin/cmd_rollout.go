@@ -210,16 +210,19 @@ func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show how far the configuration in force has reached the nodes; wait until it has reached them all",
-		Long: `Prints the status the controller publishes on the revision in force (the
-newest ControllerRevision of the slo-controller-config ConfigMap, annotation
-nodeslo.koordinator.sh/rollout-status), as it is: the step, the nodes the
-rollout reached, the nodes pending and the canaries among them, whether it
-is paused and the time of the next step. With a health gate in the rollout
-key: its settings, the nodes it judged unhealthy with the signal for each,
-the nodes unhealthy before their write, and a halt, why, and how to resume
-or undo it. When the ConfigMap's data is not yet the configuration of that
-status, it says the controller has not taken it up yet. Reads the ConfigMap
-and lists the ControllerRevisions of its namespace; no Node or NodeSLO.
+		Long: `Prints the status the controller publishes on the NodeSLORollout of the
+ConfigMap (nodeslo.koordinator.sh/v1alpha1, same namespace and name), as it
+is: the step, the nodes the rollout reached, the nodes pending and the
+canaries among them, whether it is paused (by spec.paused, by the rollout
+key, or both) and the time of the next step. With a health gate in the
+rollout key: its settings, the nodes it judged unhealthy with the signal
+for each, the nodes unhealthy before their write, and a halt, why, and how
+to resume or undo it. When the status was not decided on the ConfigMap as
+it stands (its resourceVersion is not the status's observedConfigMapVersion)
+or on the NodeSLORollout's spec as it stands (its generation is not the
+status's observedGeneration: a pause or resume a moment ago), it says the
+controller has not taken it up yet, and what is in force. Reads the
+ConfigMap and the NodeSLORollout; no Node, NodeSLO or revision.
 Like kubectl rollout status, it watches by default: it prints one progress
 line whenever the status changes ("Waiting for rollout of configuration
 5089928f322f: 13 of 40 nodes reached, step 2 of 5..."), until the rollout
@@ -258,7 +261,7 @@ the condition"), or on any error.`,
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
 	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
-		"how often the watch reads the ConfigMap and its revisions")
+		"how often the watch reads the ConfigMap and its NodeSLORollout")
 	addOutputFlag(cmd.Flags(), &opts.output)
 	return cmd
 }
