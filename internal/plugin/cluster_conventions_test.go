@@ -7,6 +7,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -119,6 +123,36 @@ var _ = Describe("rollout undo --dry-run=server", func() {
 			"koordinator-system/slo-controller-config (dry run: nothing written; server dry run: the apiserver " +
 			"and its admission accepted the write):\n"))
 		Expect(storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(before))
+	})
+})
+
+var _ = Describe("rollout undo of a ConfigMap Argo CD syncs", func() {
+	It("writes nothing without --force and prints the ConfigMap to commit; --force writes it", func(ctx SpecContext) {
+		const namespace = "argo-a"
+		key := types.NamespacedName{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}
+		c := cluster.Client
+		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+		for i, threshold := range []int{60, 50} {
+			Expect(c.Create(ctx, inForce(int64(i+1), clusterData(threshold), nil).Object(key))).To(Succeed())
+		}
+		Expect(c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace,
+			Name: sloconfig.DefaultConfigMapName}, Data: clusterData(50)},
+			client.FieldOwner("argocd-controller"))).To(Succeed())
+		before := storedConfigMap(ctx, namespace)
+
+		code, stdout, stderr := runAgainst(rolloutCmd, undoCmd, "-n", namespace)
+		Expect(code).To(Equal(ExitError))
+		Expect(stderr).To(HavePrefix("error: ConfigMap argo-a/slo-controller-config is synced from Git by " +
+			"Argo CD (field manager argocd-controller), which would put Git's data back: the undo belongs in Git"))
+		var printed corev1.ConfigMap
+		Expect(yaml.UnmarshalStrict([]byte(stdout), &printed)).To(Succeed())
+		Expect(printed.Data).To(Equal(clusterData(60)))
+		Expect(storedConfigMap(ctx, namespace)).To(Equal(before))
+
+		code, _, stderr = runAgainst(rolloutCmd, undoCmd, "-n", namespace, "--force")
+		Expect(code).To(Equal(ExitOK), stderr)
+		Expect(stderr).To(ContainSubstring("the undo is written (--force)"))
+		Expect(storedConfigMap(ctx, namespace).Data).To(Equal(clusterData(60)))
 	})
 })
 

@@ -151,11 +151,12 @@ would change, field by field, from the configuration in force.
 	return cmd
 }
 
-// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run=none|client|server]`.
+// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N]
+// [--dry-run=none|client|server] [--force]`.
 func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
-	var toRevision int64
+	var opts UndoOptions
 	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "undo",
@@ -171,7 +172,13 @@ since it was read is not overwritten (run the undo again); a deleted one is
 created. With --dry-run=client (or --dry-run alone), prints which nodes'
 NodeSLOs would change, and which fields, and writes nothing; with
 --dry-run=server, the write is first sent to the apiserver as a dry run
-(admission, the project's webhook included, judges it; nothing is stored).`,
+(admission, the project's webhook included, judges it; nothing is stored).
+A ConfigMap that Argo CD or Flux syncs from Git (a field manager of theirs
+in its managedFields, Argo CD's tracking annotation, or Flux's
+kustomize.toolkit.fluxcd.io/name or helm.toolkit.fluxcd.io/name label) gets
+Git's data back at the tool's next sync: undo then writes nothing, prints
+the revision's data as the ConfigMap to commit to Git instead, and exits 1;
+--force writes it all the same.`,
 		Example: `  kubectl nodeslo rollout undo --dry-run=server
   kubectl nodeslo rollout undo
   kubectl nodeslo rollout undo --to-revision 1`,
@@ -181,17 +188,21 @@ NodeSLOs would change, and which fields, and writes nothing; with
 			if err != nil {
 				return err
 			}
+			opts.DryRun = mode
 			c, err := kube.client()
 			if err != nil {
 				return err
 			}
-			return Undo(cmd.Context(), c, ref, toRevision, mode, streams.Out, streams.ErrOut)
+			return RunUndo(cmd.Context(), c, ref, opts, streams.Out, streams.ErrOut)
 		},
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
-	cmd.Flags().Int64Var(&toRevision, "to-revision", 0,
+	cmd.Flags().Int64Var(&opts.ToRevision, "to-revision", 0,
 		"the revision to go back to (default: the one before the configuration in force)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "write the ConfigMap even when Argo CD or Flux syncs it "+
+		"from Git (which puts Git's data back at its next sync); without it, such a ConfigMap is not written "+
+		"and the revision's data is printed as the ConfigMap to commit to Git")
 	cmd.Flags().StringVar(&dryRun, "dry-run", string(DryRunNone), `"none", "client" or "server", as kubectl's: `+
 		`with client, print the nodes and fields the undo would change and write nothing; with server, also `+
 		`send the write as a server-side dry run. --dry-run alone is client.`)
