@@ -133,7 +133,7 @@ var _ = Describe("rollout undo of a ConfigMap Argo CD syncs", func() {
 		c := cluster.Client
 		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
 		for i, threshold := range []int{60, 50} {
-			Expect(c.Create(ctx, inForce(int64(i+1), clusterData(threshold), nil).Object(key))).To(Succeed())
+			Expect(c.Create(ctx, keptRevision(int64(i+1), clusterData(threshold)).Object(key))).To(Succeed())
 		}
 		Expect(c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace,
 			Name: sloconfig.DefaultConfigMapName}, Data: clusterData(50)},

@@ -80,12 +80,9 @@ func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 	GinkgoHelper()
 	key := types.NamespacedName{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}
 	var data map[string]string
-	var status rollout.Status
 	for i, threshold := range thresholds {
 		data = clusterData(threshold)
-		status = midRollout(data)
-		status.Paused = true
-		r := inForce(int64(i+1), data, &status)
+		r := keptRevision(int64(i+1), data)
 		r.Outcome, r.ChangeCause = rollout.OutcomeSuperseded, fmt.Sprintf("threshold %d", threshold)
 		if i == len(thresholds)-1 {
 			r.Outcome = rollout.OutcomeInProgress
@@ -98,6 +95,8 @@ func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 	obj := &nodeslov1alpha1.NodeSLORollout{ObjectMeta: metav1.ObjectMeta{Namespace: namespace,
 		Name: sloconfig.DefaultConfigMapName}}
 	Expect(cluster.Client.Create(ctx, obj)).To(Succeed())
+	status := midRollout(data)
+	status.Paused = true
 	obj.Status = status.ToAPI()
 	obj.Status.Revision = int64(len(thresholds))
 	obj.Status.ObservedGeneration, obj.Status.ObservedConfigMapVersion = obj.Generation, cm.ResourceVersion

@@ -109,19 +109,6 @@ func keyOf(data map[string]string) string {
 	return ""
 }
 
-// inForce is revision number of data's configuration, with status (nil:
-// none), as the revision history keeps it.
-func inForce(number int64, data map[string]string, status *rollout.Status) rollout.Revision {
-	cfg := sloconfig.Load(data, nil)
-	d, _ := cfg.DataInForce()
-	r := rollout.Revision{Number: number, Fingerprint: cfg.Fingerprint(), Data: d,
-		Outcome: rollout.OutcomeInProgress, Reached: 3, RolloutKey: data[string(sloconfig.KeyRollout)]}
-	if status != nil {
-		r.Status = status.Encode()
-	}
-	return r
-}
-
 // fakeConfigMapVersion is the resourceVersion the fake client gives the
 // ConfigMap of statusCluster.
 const fakeConfigMapVersion = "999"

@@ -28,7 +28,7 @@ func undoFixture(t *testing.T, meta metav1.ObjectMeta) (client.Client, *corev1.C
 	managed := meta.ManagedFields
 	meta.ManagedFields = nil
 	cm := &corev1.ConfigMap{ObjectMeta: meta, Data: statusData(40, false)}
-	first, second := inForce(1, statusData(50, false), nil), inForce(2, statusData(40, false), nil)
+	first, second := keptRevision(1, statusData(50, false)), keptRevision(2, statusData(40, false))
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).
 		WithObjects(cm, first.Object(statusKey), second.Object(statusKey)).
 		WithInterceptorFuncs(interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey,
