@@ -252,6 +252,41 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 		})
 
+	It("lets kubectl wait end on Halted, never on Ready while halted, and on Ready when the resumed rollout completes",
+		func(ctx SpecContext) {
+			haltByGit(ctx, rollout.OnUnhealthyPause)
+			out, err := kubectlWait(ctx, "Halted", "30s")
+			Expect(err).NotTo(HaveOccurred(), out)
+			out, err = kubectlWait(ctx, "Stalled", "30s")
+			Expect(err).NotTo(HaveOccurred(), "kstatus's name for it: %s", out)
+			out, err = kubectlWait(ctx, "Ready", "3s")
+			Expect(err).To(HaveOccurred(), "kubectl wait --for=condition=Ready ended while halted: %s", out)
+			Expect(out).To(ContainSubstring("timed out"))
+
+			recoverCanaries(ctx)
+			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, false, io.Discard)).To(Succeed())
+			Eventually(func(g Gomega) {
+				st, err := statusInForce(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(st.TakenUp()).To(BeTrue())
+				g.Expect(st.Status.Halted()).To(BeFalse(), "the resume is taken up")
+			}).Should(Succeed())
+			waited := make(chan error, 1)
+			go func() {
+				defer GinkgoRecover()
+				out, err := kubectlWait(ctx, "Ready", "120s")
+				if err == nil {
+					// Ready is said only once the record says the rollout is done.
+					if !record(ctx).Done {
+						err = fmt.Errorf("kubectl wait ended before the rollout completed: %s", out)
+					}
+				}
+				waited <- err
+			}()
+			watchRolloutTo(ctx, f, fingerprint(good), func() []string { return f.at(ctx, 40) }, nil)
+			Eventually(waited).WithTimeout(rolloutWait).Should(Receive(BeNil()))
+		})
+
 	It("rolls out different data as today", func(ctx SpecContext) {
 		haltByGit(ctx, rollout.OnUnhealthyPause)
 		other := rolloutData(45, gatePolicy(rollout.OnUnhealthyPause))

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,6 +17,7 @@ import (
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
@@ -388,6 +390,39 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
 		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
 	})
+
+	It("keeps a pause made with the plugin through three server-side applies of the ConfigMap by another field manager",
+		func(ctx SpecContext) {
+			holdClock()
+			data := rolloutData(40, rolloutPolicy(false))
+			argoApply(ctx, data)
+			watchRollout(ctx, f, target, 40, func(reached []string) bool {
+				return len(reached) >= rolloutCanaries+rolloutStep
+			})
+			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, true, io.Discard)).To(Succeed())
+			Eventually(func(g Gomega) {
+				st, err := statusInForce(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(st.TakenUp()).To(BeTrue())
+				g.Expect(st.Status.Phase).To(Equal(rollout.PhasePaused))
+			}).Should(Succeed())
+			settle()
+			held := rolloutNodes - len(f.at(ctx, 40))
+			Expect(held).To(BeNumerically(">", 0))
+			writes.Reset()
+			for i := range gitopsReapplies {
+				argoApply(ctx, data)
+				skipAndSettle(10 * time.Second) // five step intervals
+				Expect(writes.Total()).To(BeZero(), "apply %d undid the pause", i+1)
+				Expect(rolloutObject(ctx).Spec.Paused).To(BeTrue())
+			}
+			Expect(configData(ctx)).To(Equal(data), "the pause wrote nothing into the ConfigMap")
+
+			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, false, io.Discard)).To(Succeed())
+			watchRollout(ctx, f, target, 40, nil)
+			settle()
+			Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
+		})
 
 	It("continues a rollout in progress that an earlier version recorded on the ConfigMap", func(ctx SpecContext) {
 		holdClock()
