@@ -237,10 +237,12 @@ test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image 
 		CONTAINER_RUN_FLAGS="$(CONTAINER_RUN_FLAGS)" \
 		go test -tags image ./test/image/ -count=1 -v -ginkgo.v -ginkgo.timeout=10m -timeout=12m
 
-# helm-lint lints the chart strictly with its defaults and with every
-# optional part on (and with the webhook and metrics off), each with an image
-# named: the chart requires one (no image is published; test/chart checks
-# that the defaults alone are refused).
+# helm-lint lints the chart strictly with its defaults, with every optional
+# part on, with the webhook and metrics off, and with each CRD left out (beside
+# Koordinator crd.enabled=false, which leaves the NodeSLORollout CRD in; and
+# rolloutCRD.enabled=false), each with an image named: the chart requires one
+# (no image is published; test/chart checks that the defaults alone are
+# refused).
 .PHONY: helm-lint
 helm-lint: HELM_LINT_IMAGE = --set manager.image.repository=registry.example.com/nodeslo-controller
 helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
@@ -248,6 +250,8 @@ helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) \
 		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set crd.enabled=false
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set rolloutCRD.enabled=false,crd.keep=false
 
 # Each package's fuzz targets run from one instrumented test binary, linked
 # once (bin/test), in the package's directory (its testdata/fuzz corpus),

@@ -88,6 +88,60 @@ func TestDefaultsRenderWhatMakeBuildInstallerWrites(t *testing.T) {
 	}
 }
 
+// The chart's two CRDs have a value each. crd.enabled=false, beside
+// Koordinator (whose chart installs the NodeSLO CRD), leaves out the NodeSLO
+// CRD only: Koordinator does not ship the NodeSLORollout CRD, which the
+// controller needs, so that one is rolloutCRD.enabled's. Neither value
+// changes any other object, and crd.keep keeps whichever CRD is rendered.
+func TestEachCRDHasItsOwnValue(t *testing.T) {
+	const (
+		nodeSLOCRD = kindCRD + "/nodeslos.slo.koordinator.sh"
+		rolloutCRD = kindCRD + "/nodeslorollouts.nodeslo.koordinator.sh"
+		keep       = "helm.sh/resource-policy"
+	)
+	defaults := byKey(t, "the chart", helmTemplate(t))
+	for _, c := range []struct {
+		set  []string
+		crds []string
+	}{
+		{nil, []string{rolloutCRD, nodeSLOCRD}},
+		{[]string{"crd.enabled=false"}, []string{rolloutCRD}},
+		{[]string{"rolloutCRD.enabled=false"}, []string{nodeSLOCRD}},
+		{[]string{"crd.enabled=false", "rolloutCRD.enabled=false"}, nil},
+		{[]string{"crd.enabled=false", "crd.keep=false"}, []string{rolloutCRD}},
+	} {
+		objs := byKey(t, fmt.Sprintf("the chart with %v", c.set), helmTemplate(t, c.set...))
+		var crds []string
+		for key, obj := range objs {
+			if obj.GetKind() == kindCRD {
+				crds = append(crds, key)
+			}
+		}
+		slices.Sort(crds)
+		if !slices.Equal(crds, c.crds) {
+			t.Errorf("with %v the chart renders the CRDs %v, want %v", c.set, crds, c.crds)
+		}
+		wantPolicy := "keep"
+		if slices.Contains(c.set, "crd.keep=false") {
+			wantPolicy = ""
+		}
+		for _, key := range crds {
+			if policy := objs[key].GetAnnotations()[keep]; policy != wantPolicy {
+				t.Errorf("with %v %s has %s %q, want %q (crd.keep)", c.set, key, keep, policy, wantPolicy)
+			}
+		}
+		for key := range defaults {
+			if _, ok := objs[key]; !ok && defaults[key].GetKind() != kindCRD {
+				t.Errorf("with %v %s is not rendered", c.set, key)
+			}
+		}
+		if len(objs)-len(crds) != len(defaults)-2 {
+			t.Errorf("with %v the chart renders %d objects besides its CRDs, the defaults %d",
+				c.set, len(objs)-len(crds), len(defaults)-2)
+		}
+	}
+}
+
 func TestEveryOptionalPartRendersConfigWithItsOptionalParts(t *testing.T) {
 	objs := helmTemplate(t, "networkPolicy.enabled=true", "serviceMonitor.enabled=true", "prometheusRule.enabled=true")
 	configObjs := kustomizeBuild(t, "../prometheus", "../network-policy")
@@ -447,6 +501,8 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 		"leaderElection.retryPeriod=5 sec":     "/leaderElection/retryPeriod",
 		"config.namespace=Koordinator":         "/config/namespace",
 		"grafanaDashboard.enable=true":         "additional properties 'enable' not allowed",
+		"rolloutCRD.enable=false":              "additional properties 'enable' not allowed",
+		"rolloutCRD.enabled=no":                "/rolloutCRD/enabled",
 		"grafanaDashboard.label=grafana dash":  "/grafanaDashboard/label",
 		"grafanaDashboard.namespace=Grafana":   "/grafanaDashboard/namespace",
 		"grafanaDashboard.labelValue=-invalid": "/grafanaDashboard/labelValue",

@@ -84,7 +84,7 @@ func (b *runbook) file(name string) string {
 }
 
 // imageReplacer replaces the docs' example image with the loaded one, and
-// the chart's and the CRD files' relative paths with the repository's.
+// the chart's and the CRDs' relative paths with the repository's.
 func imageReplacer() *strings.Replacer {
 	repository, tag := nodecluster.SplitImage(image)
 	bases := filepath.Join(root, "config", "crd", "bases")
@@ -95,6 +95,5 @@ func imageReplacer() *strings.Replacer {
 		// make build-installer's dist/crds.yaml is config/crd's two CRDs,
 		// the files of config/crd/bases.
 		" dist/crds.yaml", " "+bases,
-		" config/crd/bases/", " "+bases+string(filepath.Separator),
 	)
 }
