@@ -95,7 +95,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 		good, halted = rolloutData(50, gatePolicy(onUnhealthy)), rolloutData(40, gatePolicy(onUnhealthy))
 		cm = setConfig(ctx, good)
 		f = createFleetWith(ctx, 50, gateCanaries)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		target := record(ctx).Target
 		settle()
 		writes.Reset()
@@ -190,7 +190,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			applyAs(ctx, "kubectl", good)
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
 				Should(HaveLen(rolloutNodes))
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			settle()
 
 			for i := range gitopsReapplies {
@@ -232,7 +232,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			applyAs(ctx, "kubectl", good)
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
 				Should(HaveLen(rolloutNodes))
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			argoApply(ctx, halted)
 			Eventually(func(g Gomega) {
 				st, err := statusInForce(ctx)
@@ -293,7 +293,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 		recoverCanaries(ctx)
 		argoApply(ctx, other)
 		watchRolloutTo(ctx, f, fingerprint(halted), func() []string { return f.at(ctx, 45) }, nil)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		_, remembered := record(ctx).HaltOf(fingerprint(halted))
 		Expect(remembered).To(BeTrue(), "the halt of the earlier data is remembered")
 	})

@@ -52,7 +52,7 @@ func writtenAt(ctx context.Context, node string) metav1.Time {
 func setUpWith(ctx SpecContext, policy string, canaries int) (*corev1.ConfigMap, fleet, string) {
 	cm := setConfig(ctx, rolloutData(50, policy))
 	f := createFleetWith(ctx, 50, canaries)
-	Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+	Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 	target := record(ctx).Target
 	skipAndSettle(ambiguitySoak)
 	Expect(record(ctx).Health.Halted()).To(BeFalse(), "the set-up's rollout halted")

@@ -145,9 +145,23 @@ func haveField(want any, path ...string) OmegaMatcher {
 	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, m)
 }
 
-// setConfig creates or replaces the ConfigMap's data; it is deleted again
-// when the test ends (back to defaults). It returns the ConfigMap.
+// setConfig creates or replaces the ConfigMap's data and waits until the
+// controller has decided on it (the NodeSLORollout's status says so), so
+// that what a spec does next meets the configuration it set; it is
+// deleted again when the test ends (back to defaults). It returns the
+// ConfigMap.
 func setConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
+	cm := writeConfig(ctx, data)
+	Eventually(func(g Gomega) {
+		obj := rolloutObject0()
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), obj)).To(Succeed())
+		g.Expect(obj.Status.ObservedConfigMapVersion).To(Equal(cm.ResourceVersion))
+	}).Should(Succeed(), "the controller did not take up the ConfigMap")
+	return cm
+}
+
+// writeConfig is setConfig without the wait, for a manager that is stopped.
+func writeConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
 	cm, created := testkit.SetConfig(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, data)
 	if created {
 		DeferCleanup(forgetConfig)

@@ -67,6 +67,15 @@ func statusInForce(ctx context.Context) (rolloutState, error) {
 		obj.Status.ObservedGeneration == obj.Generation}, nil
 }
 
+// rolloutDone reports whether the controller decided on the ConfigMap as
+// it stands and its rollout record says done: a record alone may be the
+// one of the ConfigMap before (the NodeSLORollout outlives it).
+func rolloutDone(ctx context.Context) bool {
+	st, err := statusInForce(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return st.TakenUp() && record(ctx).Done
+}
+
 // rolloutObject0 is an empty NodeSLORollout to read into.
 func rolloutObject0() *nodeslov1alpha1.NodeSLORollout { return &nodeslov1alpha1.NodeSLORollout{} }
 
@@ -114,7 +123,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 		func(ctx SpecContext) {
 			setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 			f := createFleet(ctx, 50)
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			Eventually(newestRevision(ctx)).ShouldNot(BeZero())
 			base := newestRevision(ctx)()
 
@@ -178,7 +187,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			Expect(after.Data[string(sloconfig.KeyRollout)]).To(Equal(third[string(sloconfig.KeyRollout)]),
 				"the rollout key is left as it is")
 			watchRolloutTo(ctx, f, target, func() []string { return f.matching(ctx, first) }, nil)
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			Expect(record(ctx).Steps).To(Equal(rolloutSteps), "the undo rolled out in the steps of the rollout key")
 			settle()
 			for _, n := range f.names {

@@ -12,6 +12,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
@@ -270,7 +271,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 	BeforeEach(func(ctx SpecContext) {
 		cm = setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 		f = createFleet(ctx, 50)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		target = record(ctx).Target
 		settle()
 		writes.Reset()
@@ -299,7 +300,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		}).Should(Succeed())
 		watchRollout(ctx, f, target, 40, nil)
 
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		rec := record(ctx)
 		Expect(rec.Pending).To(Equal(rolloutNodes))
 		Expect(rec.Canaries).To(Equal(rolloutCanaries))
@@ -346,7 +347,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "the unvouched node counted as pending too")
 		read := wholeReads()[before:]
 		Expect(read).NotTo(BeEmpty())
@@ -411,12 +412,20 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Expect(held).To(BeNumerically(">", 0))
 			writes.Reset()
 			for i := range gitopsReapplies {
-				argoApply(ctx, data)
-				skipAndSettle(10 * time.Second) // five step intervals
-				Expect(writes.Total()).To(BeZero(), "apply %d undid the pause", i+1)
+				// Each sync writes the ConfigMap (its tracking annotation
+				// changes), so the controller decides again each time.
+				before := configCacheReconciles()
+				sync := corev1ac.ConfigMap(configName, configNamespace).WithData(data).
+					WithAnnotations(map[string]string{"argocd.argoproj.io/tracking-id": fmt.Sprintf("sync-%d", i)})
+				Expect(k8sClient.Apply(ctx, sync, client.ForceOwnership, client.FieldOwner("argocd-controller"))).
+					To(Succeed())
+				Eventually(configCacheReconciles).Should(BeNumerically(">", before))
+				clock.Skip(10 * time.Second) // five step intervals
+				settle()
+				Expect(writes.Total()).To(BeZero(), "sync %d undid the pause", i+1)
 				Expect(rolloutObject(ctx).Spec.Paused).To(BeTrue())
 			}
-			Expect(configData(ctx)).To(Equal(data), "the pause wrote nothing into the ConfigMap")
+			Expect(configData(ctx)).To(Equal(data), "the pause wrote nothing into the ConfigMap's data")
 
 			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, false, io.Discard)).To(Succeed())
 			watchRollout(ctx, f, target, 40, nil)
