@@ -29,13 +29,10 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Event reasons on the ConfigMap.
+// Event reasons on the ConfigMap about its keys (sloconfig.KeyEvents).
 const (
-	// ReasonInvalidConfig: a key's value was rejected; the message names the
-	// key, the JSON path and why, and says which value stays in force.
-	ReasonInvalidConfig = "InvalidConfig"
-	// ReasonConfigWarning: a key's value was accepted, with an oddity worth fixing.
-	ReasonConfigWarning = "ConfigWarning"
+	ReasonInvalidConfig = sloconfig.ReasonInvalidConfig
+	ReasonConfigWarning = sloconfig.ReasonConfigWarning
 )
 
 // ConfigCacheReconciler is the config-cache controller: it loads the
@@ -128,7 +125,8 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	dropped := r.dropped(ctx, read, cfg, now)
 	plan, err := r.rollout.plan(ctx, read, cfg, dropped, now)
 	if err != nil {
-		r.publish(ctx, read, cfg, dropped, r.rollout.memory.Ungated(), now)
+		// Nothing is published: a configuration without its gate would
+		// reach every pending node at once. The Snapshot in force stays.
 		return ctrl.Result{}, err
 	}
 	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures)
@@ -179,10 +177,10 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 	if out.rolloutKey != "" || exists {
 		out.rollout = rollout.LoadKeyWithin(rolloutData(cm.Data, out.rolloutKey, exists), r.limits)
 	}
-	if out.object.paused && out.rollout.Policy != nil {
+	if out.object.Paused && out.rollout.Policy != nil {
 		out.rollout.Policy.Paused = true
 	}
-	out.rolloutRelevant = hasKey || out.rollout.Present || out.object.hasRecord
+	out.rolloutRelevant = hasKey || out.rollout.Present || out.object.HasRecord
 	r.rollout.orphan.keep(out)
 	return out, nil
 }
@@ -293,55 +291,16 @@ func (r *ConfigCacheReconciler) publish(
 	r.rollout.enqueueReleased(ctx, plan.Release)
 }
 
-// configEvent is one Event to record on the ConfigMap.
-type configEvent struct {
-	reason string
-	// action names the key: the Event recorder folds Events with the same
-	// object, reason and action into one series that keeps only the first
-	// note, so each key needs its own action to be heard.
-	action   string
-	messages []string
-	// suffix follows the messages, e.g. what stays in force.
-	suffix string
-}
-
-// note joins the messages into one Event note within the API's length limit,
-// saying how many were left out when they do not all fit.
-func (e configEvent) note() string {
-	return sloconfig.EventNote(e.messages, e.suffix)
-}
-
-// configEvents turns the load reports into Events an operator can act on:
-// one about data keys probably meant for this controller but not read (a
-// misspelt key, a key under binaryData), then per key one listing every
-// error and one listing every warning.
-func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key) []configEvent {
-	var out []configEvent
-	if msgs := sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData); len(msgs) > 0 {
-		out = append(out, configEvent{ReasonConfigWarning, "Check keys", msgs, ""})
-	}
-	for _, k := range sloconfig.ReportByKey(cfg, rolloutKey.Lines()) {
-		action := "Load " + string(k.Key)
-		if len(k.Errors) > 0 {
-			out = append(out, configEvent{ReasonInvalidConfig, action, k.Errors, k.Consequence})
-		}
-		if len(k.Warnings) > 0 {
-			out = append(out, configEvent{ReasonConfigWarning, action, k.Warnings, ""})
-		}
-	}
-	return out
-}
-
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
 func (r *ConfigCacheReconciler) report(
 	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key,
 ) {
-	evs := configEvents(cm, cfg, rolloutKey)
+	evs := sloconfig.KeyEvents(cm.Data, cm.BinaryData, cfg, rolloutKey.Lines())
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
 	for _, e := range evs {
-		b.WriteString("\x00" + e.reason + "\x00" + e.note())
+		b.WriteString("\x00" + e.Reason + "\x00" + e.Note())
 	}
 	if b.String() == r.reported {
 		return
@@ -351,10 +310,10 @@ func (r *ConfigCacheReconciler) report(
 	// Logged at info level: a stack trace would say nothing about a typo in a ConfigMap.
 	log := logf.FromContext(ctx)
 	for _, e := range evs {
-		for _, m := range e.messages {
-			log.Info("Configuration problem", "reason", e.reason, "message", m)
+		for _, m := range e.Messages {
+			log.Info("Configuration problem", "reason", e.Reason, "message", m)
 		}
-		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, e.action, "%s", e.note())
+		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.Reason, e.Action, "%s", e.Note())
 	}
 }
 

@@ -75,9 +75,9 @@ func (d *rolloutDriver) plan(
 ) (rollout.Plan, error) {
 	cfg, object := with.cfg, read.object
 	in := rollout.PlanInput{
-		Rollout: read.rollout, Record: object.record, HasRecord: object.hasRecord, Config: cfg, Now: now.Round(0),
+		Rollout: read.rollout, Record: object.Record, HasRecord: object.HasRecord, Config: cfg, Now: now.Round(0),
 		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
-		Data: with.data, RevertOf: with.revertOf, Retry: object.retry, Resume: object.resume,
+		Data: with.data, RevertOf: with.revertOf, Retry: object.Retry, Resume: object.Resume,
 		Revision: d.revisionOf(cfg),
 	}
 	if rollout.NeedsNodes(in.Rollout) {

@@ -34,7 +34,9 @@ type revisionInForce struct {
 // revision there yet, and keeps the outcome of the revision in force in
 // step with the rollout's figures (nil: no rollout key), written only
 // when it changed.
-func (d *rolloutDriver) keepHistory(ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures) error {
+func (d *rolloutDriver) keepHistory(
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
+) error {
 	fingerprint := cfg.cfg.Fingerprint()
 	if d.history.fingerprint != fingerprint {
 		if err := d.recordRevision(ctx, read, cfg); err != nil {
@@ -57,7 +59,8 @@ func (d *rolloutDriver) keepHistory(ctx context.Context, read configMapRead, cfg
 	if outcome == d.history.outcome && reached == d.history.reached {
 		return nil
 	}
-	if err := d.setOutcome(ctx, rollout.OutcomeChange{Name: d.history.name, Outcome: outcome, Reached: reached}); err != nil {
+	change := rollout.OutcomeChange{Name: d.history.name, Outcome: outcome, Reached: reached}
+	if err := d.setOutcome(ctx, change); err != nil {
 		return err
 	}
 	d.history.outcome, d.history.reached = outcome, reached

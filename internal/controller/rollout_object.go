@@ -6,9 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
@@ -30,24 +28,12 @@ const reasonRecordMoved = "RolloutRecordMoved"
 type rolloutObject struct {
 	// obj is the object (nil: there is none yet).
 	obj *nodeslov1alpha1.NodeSLORollout
-	// record is the rollout record; hasRecord whether there is one.
-	record    string
-	hasRecord bool
-	// retry and resume are the operator's retry (as a rollout.Retry's
-	// JSON) and resume (zero: none); paused its pause.
-	retry  string
-	resume time.Time
-	paused bool
-	// legacy: the record (and retry) came from the ConfigMap's annotations
-	// of the controller's versions before the NodeSLORollout.
-	legacy bool
+	rollout.Controls
 }
 
 // readRolloutObject reads the NodeSLORollout from the cache, or, when the
 // cache has not yet seen the status this controller wrote last, that
 // status: a record older than our own write must never be decided on.
-// With no NodeSLORollout that the controller ever wrote, the record is
-// taken from the ConfigMap's legacy annotations, once (upgrade).
 func (d *rolloutDriver) readRolloutObject(ctx context.Context, cm *corev1.ConfigMap) (rolloutObject, error) {
 	obj := &nodeslov1alpha1.NodeSLORollout{}
 	switch err := d.client.Get(ctx, d.key, obj); {
@@ -59,24 +45,7 @@ func (d *rolloutDriver) readRolloutObject(ctx context.Context, cm *corev1.Config
 	if w := d.written; w != nil && obj != nil && w.UID == obj.UID && w.Generation == obj.Generation {
 		obj = w.DeepCopy() // the cache may not have our last status yet; the spec is the same
 	}
-	out := rolloutObject{obj: obj}
-	if obj != nil {
-		out.paused = obj.Spec.Paused
-		if r := obj.Spec.Resume; r != nil {
-			out.resume = r.HaltedAt.UTC()
-		}
-		if r := obj.Spec.Retry; r != nil {
-			out.retry = rollout.Retry{Fingerprint: r.Configuration, HaltedAt: r.HaltedAt.UTC()}.Encode()
-		}
-		out.record, out.hasRecord = obj.Status.Record, obj.Status.Record != ""
-	}
-	if (obj == nil || obj.Status.ObservedGeneration == 0) && cm.Annotations[rollout.RecordAnnotation] != "" {
-		out.record, out.hasRecord, out.legacy = cm.Annotations[rollout.RecordAnnotation], true, true
-		if out.retry == "" {
-			out.retry = cm.Annotations[rollout.RetryAnnotation]
-		}
-	}
-	return out, nil
+	return rolloutObject{obj: obj, Controls: rollout.ControlsOf(obj, cm.Annotations)}, nil
 }
 
 // observed reports whether the NodeSLORollout's status was decided on its
@@ -104,11 +73,11 @@ func (d *rolloutDriver) writeStatus(
 			return plan.Unpersisted(), fmt.Errorf("creating NodeSLORollout %s: %w", d.key, err)
 		}
 	}
-	want := d.statusOf(read, obj, plan, revision, now)
-	if apiequality.Semantic.DeepEqual(withoutTime(want), withoutTime(obj.Status)) {
+	want := plan.APIStatus(obj.Status, read.object.Controls,
+		rollout.ObservedBy{Generation: obj.Generation, ConfigMapVersion: read.version, Revision: revision}, now)
+	if !rollout.StatusChanged(obj.Status, want) {
 		return plan, nil
 	}
-	want.Updated = &metav1.Time{Time: now.UTC().Truncate(time.Second)}
 	before := obj.DeepCopy()
 	obj.Status = want
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
@@ -117,41 +86,12 @@ func (d *rolloutDriver) writeStatus(
 		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", d.key, err)
 	}
 	d.written = obj
-	if read.object.legacy {
+	if read.object.Legacy {
 		d.recorder.Eventf(obj, nil, corev1.EventTypeNormal, reasonRecordMoved, "Move record",
 			"the rollout record of ConfigMap %s moved from its annotation %s to this NodeSLORollout's status; "+
-				"the annotation is read no more and may be removed (kubectl annotate configmap -n %s %s %s-)",
+				"remove the annotation, which is read again should this NodeSLORollout be deleted "+
+				"(kubectl annotate configmap -n %s %s %s-)",
 			d.key.Name, rollout.RecordAnnotation, d.key.Namespace, d.key.Name, rollout.RecordAnnotation)
 	}
 	return plan, nil
-}
-
-// statusOf is the status the plan, decided at now, leaves on obj, with
-// the number of the revision in force (0: not recorded).
-func (d *rolloutDriver) statusOf(
-	read configMapRead, obj *nodeslov1alpha1.NodeSLORollout, plan rollout.Plan, revision int64, now time.Time,
-) nodeslov1alpha1.NodeSLORolloutStatus {
-	old := obj.Status
-	want := *old.DeepCopy()
-	if plan.Status != nil {
-		want = plan.Status.ToAPI()
-		want.Conditions = old.DeepCopy().Conditions
-		rollout.SetConditions(&want.Conditions, *plan.Status, obj.Generation, now)
-	}
-	want.Record = read.object.record
-	if c := plan.RecordChange; c != nil {
-		want.Record = c.Value
-		if c.Remove {
-			want.Record = ""
-		}
-	}
-	want.ObservedGeneration, want.ObservedConfigMapVersion, want.Revision = obj.Generation, read.version, revision
-	return want
-}
-
-// withoutTime is s without the time it was decided at, which alone never
-// makes a status worth writing.
-func withoutTime(s nodeslov1alpha1.NodeSLORolloutStatus) *nodeslov1alpha1.NodeSLORolloutStatus {
-	s.Updated = nil
-	return &s
 }

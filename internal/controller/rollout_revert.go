@@ -32,7 +32,7 @@ func (d *rolloutDriver) inForce(
 	out := fromData
 	out.data = fromData.cfg.Fingerprint()
 	if read.rollout.Present {
-		s := rollout.StandingOf(read.object.record, out.data, read.object.retry)
+		s := rollout.StandingOf(read.object.Record, out.data, read.object.Retry)
 		var err error
 		switch {
 		case s.Revert:
@@ -120,11 +120,11 @@ func (d *rolloutDriver) revertAt(read configMapRead, plan rollout.Plan, cfg load
 	if !read.rollout.Present {
 		return time.Time{}
 	}
-	record := read.object.record
+	record := read.object.Record
 	if plan.RecordChange != nil {
 		record = plan.RecordChange.Value
 	}
-	s := rollout.StandingOf(record, cfg.data, read.object.retry)
+	s := rollout.StandingOf(record, cfg.data, read.object.Retry)
 	if !s.Revert || d.revertRefused == s.Halt.Target {
 		return time.Time{}
 	}

@@ -23,7 +23,3 @@ type Memory struct {
 // HoldsNodes reports whether the gate last published holds any node, or
 // was published at all: a ConfigMap without a rollout must still release it.
 func (m Memory) HoldsNodes() bool { return m.gate != nil }
-
-// Ungated is the plan when the nodes could not be observed: no gate is
-// published, and nothing else changes.
-func (m Memory) Ungated() Plan { return Plan{memory: m} }

@@ -98,6 +98,7 @@ func TestEachCRDHasItsOwnValue(t *testing.T) {
 		nodeSLOCRD = kindCRD + "/nodeslos.slo.koordinator.sh"
 		rolloutCRD = kindCRD + "/nodeslorollouts.nodeslo.koordinator.sh"
 		keep       = "helm.sh/resource-policy"
+		noNodeSLO  = "crd.enabled=false"
 	)
 	defaults := byKey(t, "the chart", helmTemplate(t))
 	for _, c := range []struct {
@@ -105,10 +106,10 @@ func TestEachCRDHasItsOwnValue(t *testing.T) {
 		crds []string
 	}{
 		{nil, []string{rolloutCRD, nodeSLOCRD}},
-		{[]string{"crd.enabled=false"}, []string{rolloutCRD}},
+		{[]string{noNodeSLO}, []string{rolloutCRD}},
 		{[]string{"rolloutCRD.enabled=false"}, []string{nodeSLOCRD}},
-		{[]string{"crd.enabled=false", "rolloutCRD.enabled=false"}, nil},
-		{[]string{"crd.enabled=false", "crd.keep=false"}, []string{rolloutCRD}},
+		{[]string{noNodeSLO, "rolloutCRD.enabled=false"}, nil},
+		{[]string{noNodeSLO, "crd.keep=false"}, []string{rolloutCRD}},
 	} {
 		objs := byKey(t, fmt.Sprintf("the chart with %v", c.set), helmTemplate(t, c.set...))
 		var crds []string
@@ -495,13 +496,14 @@ func portNames(container map[string]any) []string {
 // values.schema.json turns a misspelt or mistyped value into an error: Helm
 // would otherwise ignore an unknown key, and install with the webhook on.
 func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
+	const unknownEnable = "additional properties 'enable' not allowed"
 	for set, message := range map[string]string{
-		"webhook.enable=false":                 "additional properties 'enable' not allowed",
+		"webhook.enable=false":                 unknownEnable,
 		"manager.kubeAPIQPS=0":                 "/manager/kubeAPIQPS",
 		"leaderElection.retryPeriod=5 sec":     "/leaderElection/retryPeriod",
 		"config.namespace=Koordinator":         "/config/namespace",
-		"grafanaDashboard.enable=true":         "additional properties 'enable' not allowed",
-		"rolloutCRD.enable=false":              "additional properties 'enable' not allowed",
+		"grafanaDashboard.enable=true":         unknownEnable,
+		"rolloutCRD.enable=false":              unknownEnable,
 		"rolloutCRD.enabled=no":                "/rolloutCRD/enabled",
 		"grafanaDashboard.label=grafana dash":  "/grafanaDashboard/label",
 		"grafanaDashboard.namespace=Grafana":   "/grafanaDashboard/namespace",

@@ -85,8 +85,8 @@ type NodeSLORolloutStatus struct {
 	// Configuration is the fingerprint of the configuration in force.
 	// +optional
 	Configuration string `json:"configuration,omitempty"`
-	// RolloutKey is a fingerprint of the rollout key (and of spec.resume)
-	// the decision was taken under; empty without a key.
+	// RolloutKey is a fingerprint of the rollout key the decision was
+	// taken under; empty without a key.
 	// +optional
 	RolloutKey string `json:"rolloutKey,omitempty"`
 	// +optional
