@@ -53,7 +53,7 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD, RBAC and webhook manifests from the code markers.
+manifests: controller-gen ## Generate the CRDs, RBAC and webhook manifests from the code markers.
 	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
@@ -61,7 +61,7 @@ generate: controller-gen ## Generate DeepCopy methods.
 	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 # Files produced by manifests and generate.
-GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/v1alpha1/zz_generated.deepcopy.go
+GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/slo/v1alpha1/zz_generated.deepcopy.go api/nodeslo/v1alpha1/zz_generated.deepcopy.go
 
 .PHONY: verify-generated
 verify-generated: controller-gen ## Fail if `make manifests generate` would change a generated file.
@@ -124,7 +124,7 @@ FUZZTIME ?= 10000x
 # lists run at the same time, each with its own coverage profile, merged
 # into cover.out.
 NORACE_PACKAGES = cmd hack/release hack/run-local internal/rollout internal/sloconfig internal/sloconfig/rulecases \
-	internal/version test/bench test/chart test/crd test/grafana test/localcluster
+	internal/version test/bench test/chart test/crd test/ecosystem test/grafana test/localcluster
 RACE_TESTS = internal/sloconfig:^TestConcurrent
 # SPLIT_SUITES are envtest suites that spend their time waiting (on watches,
 # the controllers' requeues and a Prometheus scrape), not on the CPU:
@@ -237,10 +237,12 @@ test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image 
 		CONTAINER_RUN_FLAGS="$(CONTAINER_RUN_FLAGS)" \
 		go test -tags image ./test/image/ -count=1 -v -ginkgo.v -ginkgo.timeout=10m -timeout=12m
 
-# helm-lint lints the chart strictly with its defaults and with every
-# optional part on (and with the webhook and metrics off), each with an image
-# named: the chart requires one (no image is published; test/chart checks
-# that the defaults alone are refused).
+# helm-lint lints the chart strictly with its defaults, with every optional
+# part on, with the webhook and metrics off, and with each CRD left out (beside
+# Koordinator crd.enabled=false, which leaves the NodeSLORollout CRD in; and
+# rolloutCRD.enabled=false), each with an image named: the chart requires one
+# (no image is published; test/chart checks that the defaults alone are
+# refused).
 .PHONY: helm-lint
 helm-lint: HELM_LINT_IMAGE = --set manager.image.repository=registry.example.com/nodeslo-controller
 helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
@@ -248,6 +250,8 @@ helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) \
 		--set networkPolicy.enabled=true,serviceMonitor.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set crd.enabled=false
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set rolloutCRD.enabled=false,crd.keep=false
 
 # Each package's fuzz targets run from one instrumented test binary, linked
 # once (bin/test), in the package's directory (its testdata/fuzz corpus),
@@ -451,10 +455,10 @@ docker-build-offline: ## Build the manager image IMG without a registry (hack/im
 docker-push: ## Push the manager image.
 	$(CONTAINER_TOOL) push ${IMG}
 
-# The CRD is a file of its own, so that `kubectl delete -f dist/install.yaml`
-# removes the controller and keeps every NodeSLO (docs/install.md).
+# The CRDs are a file of their own, so that `kubectl delete -f dist/install.yaml`
+# removes the controller and keeps every NodeSLO and NodeSLORollout (docs/install.md).
 .PHONY: build-installer
-build-installer: manifests kustomize ## Write dist/crds.yaml (the CRD) and dist/install.yaml (the controller, IMG=...).
+build-installer: manifests kustomize ## Write dist/crds.yaml (the NodeSLO and NodeSLORollout CRDs) and dist/install.yaml (the controller, IMG=...).
 	mkdir -p dist
 	"$(KUSTOMIZE)" build config/crd > dist/crds.yaml
 	$(call with-image,"$(KUSTOMIZE)" build config/default > dist/install.yaml)
@@ -518,38 +522,41 @@ test-release: release krew helm setup-envtest ## Make the release of VERSION and
 ##@ Deployment
 
 ignore-not-found ?= false
-# DELETE_CRD=true lets undeploy and uninstall delete the CRD, and with it
-# every NodeSLO the node agents read; by default both keep it.
+# DELETE_CRD=true lets undeploy and uninstall delete the CRDs, and with them
+# every NodeSLO the node agents read and the NodeSLORollout, the controller's
+# record of the rollout; by default both keep them.
 DELETE_CRD ?= false
 
 .PHONY: install
-install: manifests kustomize ## Install the CRD into the cluster of the current kubeconfig.
+install: manifests kustomize ## Install the CRDs (NodeSLO, NodeSLORollout) into the cluster of the current kubeconfig.
 	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" apply --server-side -f -
 
 .PHONY: uninstall
-uninstall: manifests kustomize ## Delete the CRD and every NodeSLO, only with DELETE_CRD=true (ignore-not-found=true to ignore missing objects).
+uninstall: manifests kustomize ## Delete the CRDs, every NodeSLO and NodeSLORollout, only with DELETE_CRD=true (ignore-not-found=true to ignore missing objects).
 	$(delete-crd)
 
-# delete-crd deletes the CRD with DELETE_CRD=true, and says it kept it otherwise.
+# delete-crd deletes the CRDs with DELETE_CRD=true, and says it kept them
+# otherwise (test/e2e looks for "keeping the CRD and every NodeSLO" and
+# "deleting the CRD").
 define delete-crd
 @if [ "$(DELETE_CRD)" = true ]; then \
-	echo "deleting the CRD, and with it every NodeSLO (DELETE_CRD=true)"; \
+	echo "deleting the CRDs, and with them every NodeSLO and NodeSLORollout (DELETE_CRD=true)"; \
 	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -; \
 else \
-	echo "keeping the CRD and every NodeSLO (DELETE_CRD=true deletes them)"; \
+	echo "keeping the CRD and every NodeSLO, and the NodeSLORollout CRD and the rollout's record (DELETE_CRD=true deletes them)"; \
 fi
 endef
 
-# deploy applies the CRD first (make install), then the controller into
+# deploy applies the CRDs first (make install), then the controller into
 # koordinator-system, which must exist (docs/install.md).
 .PHONY: deploy
-deploy: install ## Deploy the CRD and the controller (IMG=...) to the cluster of the current kubeconfig.
+deploy: install ## Deploy the CRDs and the controller (IMG=...) to the cluster of the current kubeconfig.
 	$(call with-image,"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side -f -)
 
 # undeploy deletes what config/default applied, which holds neither the
-# namespace (Koordinator's) nor the CRD; the CRD goes only with DELETE_CRD=true.
+# namespace (Koordinator's) nor the CRDs; the CRDs go only with DELETE_CRD=true.
 .PHONY: undeploy
-undeploy: kustomize ## Remove the controller, keeping the namespace, the CRD and every NodeSLO (DELETE_CRD=true deletes the CRD too).
+undeploy: kustomize ## Remove the controller, keeping the namespace, the CRDs, every NodeSLO and NodeSLORollout (DELETE_CRD=true deletes the CRDs too).
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 	$(delete-crd)
 

@@ -1,6 +1,6 @@
 // Command run-local is `make run-local`: it starts a local control plane
 // (envtest's kube-apiserver and etcd), writes an admin kubeconfig, installs
-// the CRD, applies config/samples and runs bin/manager against it in the
+// the CRDs, applies config/samples and runs bin/manager against it in the
 // foreground, until Ctrl-C stops all of it.
 package main
 
@@ -115,7 +115,7 @@ func run(s settings) error {
 	if err := os.WriteFile(kubeconfig, cluster.AdminKubeconfig, 0o600); err != nil {
 		return fmt.Errorf("writing %s: %w", kubeconfig, err)
 	}
-	logf("control plane up at %s, admin kubeconfig in %s, CRD installed", cluster.Admin.Host, kubeconfig)
+	logf("control plane up at %s, admin kubeconfig in %s, CRDs installed", cluster.Admin.Host, kubeconfig)
 
 	c, err := client.New(cluster.Admin, client.Options{Scheme: scheme.New()})
 	if err != nil {

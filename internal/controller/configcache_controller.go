@@ -2,9 +2,9 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,33 +24,30 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Event reasons on the ConfigMap.
+// Event reasons on the ConfigMap about its keys (sloconfig.KeyEvents).
 const (
-	// ReasonInvalidConfig: a key's value was rejected; the message names the
-	// key, the JSON path and why, and says which value stays in force.
-	ReasonInvalidConfig = "InvalidConfig"
-	// ReasonConfigWarning: a key's value was accepted, with an oddity worth fixing.
-	ReasonConfigWarning = "ConfigWarning"
+	ReasonInvalidConfig = sloconfig.ReasonInvalidConfig
+	ReasonConfigWarning = sloconfig.ReasonConfigWarning
 )
 
 // ConfigCacheReconciler is the config-cache controller: it loads the
 // slo-controller-config ConfigMap and publishes what the NodeSLO
 // controller needs as one Snapshot: the configuration, the fields of it the
 // installed CRD drops, and, when the ConfigMap asks for a staged rollout,
-// the gate of the rollout its rolloutDriver drives.
+// the gate of the rollout its rolloutDriver drives. It writes no ConfigMap:
+// the rollout's record and status go on the NodeSLORollout of the same
+// name (rollout_object.go).
 //
-// It runs with one worker and reconciles one name, so its fields need no
-// lock, except the wake-up causes set by the sources.
+// It runs with one worker and reconciles one name, so its fields need no lock.
 type ConfigCacheReconciler struct {
-	// reader reads the ConfigMap from the cache; apiReader past it when it
-	// carries a rollout.
-	reader    client.Reader
-	apiReader client.Reader
-	key       types.NamespacedName
+	// reader reads the ConfigMap from the cache.
+	reader client.Reader
+	key    types.NamespacedName
 	// limits are what the manager allows the rollout key's metric checks.
 	limits    rollout.MetricLimits
 	snapshots *snapshots
@@ -71,31 +68,26 @@ type ConfigCacheReconciler struct {
 	skew *crdSkew
 	// rollout drives the staged rollout the ConfigMap asks for.
 	rollout *rolloutDriver
-	// heldNodeWritten, healthChanged and metricMeasured say what woke this
-	// reconcile besides the ConfigMap: each has it decide the rollout
-	// again, even on the echo of its own record write.
-	heldNodeWritten, healthChanged, metricMeasured atomic.Bool
-	// revertDue: the last plan halted the ConfigMap's data under
-	// onUnhealthy revert; the revert comes with the next decision, which
-	// the echo of the record write must not skip.
-	revertDue bool
 }
 
-// configMapRead is the ConfigMap as one reconcile read it.
+// configMapRead is what one reconcile reads: the ConfigMap and the
+// NodeSLORollout of its name.
 type configMapRead struct {
 	cm *corev1.ConfigMap
 	// exists is false when there is no ConfigMap (cm is then empty).
 	exists bool
 	// version is its resourceVersion ("" when it does not exist).
 	version string
-	// rolloutRelevant: cm asks for a staged rollout or carries its record
-	// (rollout.Relevant); cm was then read past the cache.
+	// rolloutRelevant: there is a rollout key, or a record to remove.
 	rolloutRelevant bool
-	// rollout is cm's rollout key, parsed once for the whole reconcile; for
-	// a ConfigMap that does not exist, the key it had (orphanRollout).
+	// rollout is the rollout key, parsed once for the whole reconcile, with
+	// the NodeSLORollout's pause; for a ConfigMap that does not exist, the
+	// key it had (orphanRollout).
 	rollout rollout.Key
 	// rolloutKey is the key's value as written ("" when absent).
 	rolloutKey string
+	// object is the NodeSLORollout: the record and the operator's controls.
+	object rolloutObject
 }
 
 // loaded is the configuration a reconcile publishes.
@@ -111,67 +103,39 @@ type loaded struct {
 	revertOf, changeCause string
 }
 
-// skip names why a reconcile has nothing to do ("": it has work).
-type skip string
-
-const (
-	// skipUnchanged: the ConfigMap loaded last, without a rollout or a gate
-	// to release (a periodic resync).
-	skipUnchanged skip = "unchanged ConfigMap"
-	// skipOwnRecordWrite: the watch event of our own record write, with no
-	// step due yet, and no held node written nor health change since.
-	skipOwnRecordWrite skip = "own rollout record write"
-)
-
-// Reconcile reads the ConfigMap, loads it (absent = all defaults), finds
-// the fields the CRD drops, plans the rollout, persists the rollout's
-// record, publishes the Snapshot, and keeps the revision history.
+// Reconcile runs in phases, each working from what the ones before left:
+// read the ConfigMap and the NodeSLORollout; load the configuration and
+// decide which one is in force; find the fields the CRD drops; decide the
+// rollout (internal/rollout, without a client); keep the revision
+// history; write the NodeSLORollout's status once; publish the Snapshot.
+// Nothing depends on why it was woken.
 func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
+	now := r.clock.Now()
 	read, err := r.read(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	now := r.clock.Now()
-	woken := r.heldNodeWritten.Swap(false) || r.healthChanged.Swap(false) || r.metricMeasured.Swap(false) ||
-		r.revertDue
-	r.revertDue = false
-	switch r.skipReason(read, woken, now) {
-	case skipUnchanged:
+	if r.unchanged(read, now) {
 		return ctrl.Result{}, nil
-	case skipOwnRecordWrite:
-		return r.requeueAt(earliest(r.rollout.memory.NextAt(), r.skew.nextAt())), nil
 	}
 	cfg, err := r.rollout.inForce(ctx, read, r.load(ctx, read), r.snapshots.config())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	dropped, probeErr := r.skew.droppedFor(ctx, cfg.cfg, reportOn(read), now)
-	if probeErr != nil {
-		// Published with what is known; digests still decide (storedslo).
-		logf.FromContext(ctx).Info("Cannot dry-run the configuration; trying again later", "error", probeErr.Error())
-	}
+	dropped := r.dropped(ctx, read, cfg, now)
 	plan, err := r.rollout.plan(ctx, read, cfg, dropped, now)
 	if err != nil {
-		r.publish(ctx, read, cfg, dropped, r.rollout.memory.Ungated(), now)
+		// Nothing is published: a configuration without its gate would
+		// reach every pending node at once. The Snapshot in force stays.
 		return ctrl.Result{}, err
 	}
-	plan, persistErr := r.rollout.persistRecord(ctx, read.cm, plan)
-	if read.exists && read.cm.ResourceVersion != read.version && r.loadedVersion == read.version {
-		// Only the record annotation changed: the configuration loaded still stands.
-		r.loadedVersion = read.cm.ResourceVersion
-	}
+	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures)
+	plan, statusErr := r.rollout.writeStatus(ctx, read, plan, r.rollout.revisionOf(cfg.cfg), now)
 	r.publish(ctx, read, cfg, dropped, plan, now)
-	if persistErr != nil {
-		return ctrl.Result{}, persistErr
-	}
-	if err := r.rollout.keepHistory(ctx, read, cfg, plan.Figures, plan.Status); err != nil {
+	if err := errors.Join(statusErr, historyErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	if read.rollout.Present && r.rollout.revertDue(read, plan, cfg.data) {
-		r.revertDue = true
-		return ctrl.Result{RequeueAfter: minRequeue}, nil
-	}
-	return r.requeueAt(earliest(plan.NextAt, r.skew.nextAt())), nil
+	return r.requeueAt(earliest(plan.NextAt, earliest(r.skew.nextAt(), r.rollout.revertAt(read, plan, cfg, now)))), nil
 }
 
 // minRequeue keeps a next step already due from spinning the queue.
@@ -185,14 +149,6 @@ func (r *ConfigCacheReconciler) requeueAt(t time.Time) ctrl.Result {
 	return ctrl.Result{RequeueAfter: max(t.Sub(r.clock.Now()), minRequeue)}
 }
 
-// reportOn is the ConfigMap read, to record Events on; nil when it does not exist.
-func reportOn(read configMapRead) *corev1.ConfigMap {
-	if !read.exists {
-		return nil
-	}
-	return read.cm
-}
-
 // earliest is the earlier of two times, zero standing for "never".
 func earliest(a, b time.Time) time.Time {
 	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
@@ -201,45 +157,43 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// read reads the ConfigMap from the cache or, when it carries a rollout,
-// from the apiserver: the rollout record must not come from a cache that
-// may not have seen our last write yet, as a stale record could repeat a step.
+// read reads the ConfigMap and the NodeSLORollout from the cache, and
+// parses the rollout key once, paused too when the NodeSLORollout says so.
 func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error) {
-	cm, exists, err := r.readConfigMap(ctx, r.reader)
+	cm, exists, err := r.readConfigMap(ctx)
 	if err != nil {
 		return configMapRead{}, err
 	}
-	if exists && rollout.Relevant(cm.Data, cm.Annotations) {
-		if cm, exists, err = r.readConfigMap(ctx, r.apiReader); err != nil {
-			return configMapRead{}, err
-		}
-	}
 	out := configMapRead{cm: cm, exists: exists}
+	if out.object, err = r.rollout.readRolloutObject(ctx, cm); err != nil {
+		return configMapRead{}, err
+	}
+	_, hasKey := cm.Data[string(sloconfig.KeyRollout)]
 	if exists {
-		out.version = cm.ResourceVersion
-		out.rolloutRelevant = rollout.Relevant(cm.Data, cm.Annotations)
-		out.rolloutKey = cm.Data[string(sloconfig.KeyRollout)]
+		out.version, out.rolloutKey = cm.ResourceVersion, cm.Data[string(sloconfig.KeyRollout)]
 	} else if out.rolloutKey, err = r.rollout.orphanRolloutKey(ctx); err != nil {
 		return configMapRead{}, err
 	}
 	if out.rolloutKey != "" || exists {
 		out.rollout = rollout.LoadKeyWithin(rolloutData(cm.Data, out.rolloutKey, exists), r.limits)
 	}
+	if out.object.Paused && out.rollout.Policy != nil {
+		out.rollout.Policy.Paused = true
+	}
+	out.rolloutRelevant = hasKey || out.rollout.Present || out.object.HasRecord
 	r.rollout.orphan.keep(out)
 	return out, nil
 }
 
-// readConfigMap reads the ConfigMap through reader; exists is false when
-// there is none (an empty ConfigMap is then returned).
-func (r *ConfigCacheReconciler) readConfigMap(
-	ctx context.Context, reader client.Reader,
-) (*corev1.ConfigMap, bool, error) {
+// readConfigMap reads the ConfigMap from the cache; exists is false when
+// there is none (an empty ConfigMap of its name is then returned, so that
+// Events about a rollout of the defaults still name it).
+func (r *ConfigCacheReconciler) readConfigMap(ctx context.Context) (*corev1.ConfigMap, bool, error) {
 	cm := &corev1.ConfigMap{}
-	if err := reader.Get(ctx, r.key, cm); err != nil {
+	if err := r.reader.Get(ctx, r.key, cm); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return nil, false, fmt.Errorf("reading ConfigMap %s: %w", r.key, err)
 		}
-		// Events about a rollout of the defaults still name the ConfigMap.
 		absent := &corev1.ConfigMap{}
 		absent.Namespace, absent.Name = r.key.Namespace, r.key.Name
 		return absent, false, nil
@@ -247,20 +201,32 @@ func (r *ConfigCacheReconciler) readConfigMap(
 	return cm, true, nil
 }
 
-// skipReason says why this reconcile has nothing to do, if it has not.
-// Before the first load, and when a dry run of the configuration is due,
-// there is always work.
-func (r *ConfigCacheReconciler) skipReason(read configMapRead, woken bool, now time.Time) skip {
+// unchanged reports whether this reconcile has nothing to do: the
+// ConfigMap loaded last, without a rollout, a gate to release or a status
+// to write (a periodic resync). Before the first load, and when a dry run
+// of the configuration is due, there is always work.
+func (r *ConfigCacheReconciler) unchanged(read configMapRead, now time.Time) bool {
 	cfg := r.snapshots.config()
-	switch {
-	case cfg == nil, r.rollout.history.fingerprint != cfg.Fingerprint(), r.skew.due(cfg, now):
-		return ""
-	case !read.rolloutRelevant && read.version == r.loadedVersion && !r.rollout.memory.HoldsNodes():
-		return skipUnchanged
-	case read.rolloutRelevant && !woken && r.rollout.memory.Echo(read.version, now):
-		return skipOwnRecordWrite
+	if cfg == nil || r.rollout.history.fingerprint != cfg.Fingerprint() || r.skew.due(cfg, now) {
+		return false
 	}
-	return ""
+	return !read.rolloutRelevant && read.version == r.loadedVersion && !r.rollout.memory.HoldsNodes() &&
+		read.object.observed(read.version)
+}
+
+// dropped finds the fields of the configuration in force the installed
+// CRD drops; when the dry run fails, what is known is published, and the
+// digests still decide (storedslo).
+func (r *ConfigCacheReconciler) dropped(ctx context.Context, read configMapRead, cfg loaded, now time.Time) []string {
+	var on *corev1.ConfigMap
+	if read.exists {
+		on = read.cm
+	}
+	dropped, err := r.skew.droppedFor(ctx, cfg.cfg, on, now)
+	if err != nil {
+		logf.FromContext(ctx).Info("Cannot dry-run the configuration; trying again later", "error", err.Error())
+	}
+	return dropped
 }
 
 // load loads the ConfigMap when it changed since the last load (or nothing
@@ -325,55 +291,16 @@ func (r *ConfigCacheReconciler) publish(
 	r.rollout.enqueueReleased(ctx, plan.Release)
 }
 
-// configEvent is one Event to record on the ConfigMap.
-type configEvent struct {
-	reason string
-	// action names the key: the Event recorder folds Events with the same
-	// object, reason and action into one series that keeps only the first
-	// note, so each key needs its own action to be heard.
-	action   string
-	messages []string
-	// suffix follows the messages, e.g. what stays in force.
-	suffix string
-}
-
-// note joins the messages into one Event note within the API's length limit,
-// saying how many were left out when they do not all fit.
-func (e configEvent) note() string {
-	return sloconfig.EventNote(e.messages, e.suffix)
-}
-
-// configEvents turns the load reports into Events an operator can act on:
-// one about data keys probably meant for this controller but not read (a
-// misspelt key, a key under binaryData), then per key one listing every
-// error and one listing every warning.
-func configEvents(cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key) []configEvent {
-	var out []configEvent
-	if msgs := sloconfig.DataKeyWarnings(cm.Data, cm.BinaryData); len(msgs) > 0 {
-		out = append(out, configEvent{ReasonConfigWarning, "Check keys", msgs, ""})
-	}
-	for _, k := range sloconfig.ReportByKey(cfg, rolloutKey.Lines()) {
-		action := "Load " + string(k.Key)
-		if len(k.Errors) > 0 {
-			out = append(out, configEvent{ReasonInvalidConfig, action, k.Errors, k.Consequence})
-		}
-		if len(k.Warnings) > 0 {
-			out = append(out, configEvent{ReasonConfigWarning, action, k.Warnings, ""})
-		}
-	}
-	return out
-}
-
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
 func (r *ConfigCacheReconciler) report(
 	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key,
 ) {
-	evs := configEvents(cm, cfg, rolloutKey)
+	evs := sloconfig.KeyEvents(cm.Data, cm.BinaryData, cfg, rolloutKey.Lines())
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
 	for _, e := range evs {
-		b.WriteString("\x00" + e.reason + "\x00" + e.note())
+		b.WriteString("\x00" + e.Reason + "\x00" + e.Note())
 	}
 	if b.String() == r.reported {
 		return
@@ -383,21 +310,25 @@ func (r *ConfigCacheReconciler) report(
 	// Logged at info level: a stack trace would say nothing about a typo in a ConfigMap.
 	log := logf.FromContext(ctx)
 	for _, e := range evs {
-		for _, m := range e.messages {
-			log.Info("Configuration problem", "reason", e.reason, "message", m)
+		for _, m := range e.Messages {
+			log.Info("Configuration problem", "reason", e.Reason, "message", m)
 		}
-		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.reason, e.action, "%s", e.note())
+		r.recorder.Eventf(cm, nil, corev1.EventTypeWarning, e.Reason, e.Action, "%s", e.Note())
 	}
 }
 
-// setupWithManager registers the controller; it watches the one ConfigMap and
-// is also started once at start-up, so that an absent ConfigMap is loaded (as
-// defaults) too. It is woken, too, when a node the rollout held was written
-// because its inputs changed, when the health watch saw a change, and when
-// a metric query ended.
+// setupWithManager registers the controller; it watches the one ConfigMap
+// and the spec of the NodeSLORollout of its name (its status is this
+// controller's own write, which wakes nothing), and is also started once at
+// start-up, so that an absent ConfigMap is loaded (as defaults) too. It is
+// woken, too, when a node the rollout held was written because its inputs
+// changed, when the health watch saw a change, and when a metric query ended.
 func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
+	})
+	theConfig := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: r.key}}
 	})
 	loadAtStart := source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		q.Add(reconcile.Request{NamespacedName: r.key})
@@ -406,18 +337,12 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ConfigCacheController).
 		For(&corev1.ConfigMap{}, builder.WithPredicates(isConfig)).
+		Watches(&nodeslov1alpha1.NodeSLORollout{}, theConfig,
+			builder.WithPredicates(isConfig, predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(loadAtStart).
-		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, r.wokenBy(&r.heldNodeWritten))).
-		WatchesRawSource(source.Channel(r.signals.healthChanged, r.wokenBy(&r.healthChanged))).
-		WatchesRawSource(source.Channel(r.signals.metricMeasured, r.wokenBy(&r.metricMeasured))).
+		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, theConfig)).
+		WatchesRawSource(source.Channel(r.signals.healthChanged, theConfig)).
+		WatchesRawSource(source.Channel(r.signals.metricMeasured, theConfig)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock)}).
 		Complete(r)
-}
-
-// wokenBy maps a signal to the one request, noting its cause in cause.
-func (r *ConfigCacheReconciler) wokenBy(cause *atomic.Bool) handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		cause.Store(true)
-		return []reconcile.Request{{NamespacedName: r.key}}
-	})
 }

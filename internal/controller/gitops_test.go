@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,6 +56,32 @@ func nothingWritten(ctx context.Context, why string) {
 	Expect(allResourceVersions(ctx)).To(Equal(before), why)
 }
 
+// asEarlierVersion leaves the rollout as a controller of the versions
+// before the NodeSLORollout left it: the record in the ConfigMap's
+// annotation, and no NodeSLORollout; then the manager starts again, as
+// after an upgrade, and says in an Event that it moved the record.
+func asEarlierVersion(ctx context.Context, cm *corev1.ConfigMap) {
+	stopManager()
+	rec := rolloutObject(ctx).Status.Record
+	Expect(rec).NotTo(BeEmpty())
+	Expect(k8sClient.Delete(ctx, rolloutObject(ctx))).To(Succeed())
+	Eventually(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), rolloutObject0()) }).
+		Should(Satisfy(apierrors.IsNotFound))
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+	cm.Annotations = map[string]string{rollout.RecordAnnotation: rec}
+	Expect(k8sClient.Update(ctx, cm, client.FieldOwner("nodeslo-controller"))).To(Succeed())
+	stopManager = startManager()
+	Eventually(func(g Gomega) {
+		obj := rolloutObject0()
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), obj)).To(Succeed())
+		g.Expect(obj.Status.Record).To(Equal(rec), "the record, as the earlier version left it, on the NodeSLORollout")
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(ctx, list, client.InNamespace(configNamespace))).To(Succeed())
+		g.Expect(list.Items).To(ContainElement(And(HaveField("Regarding.UID", obj.UID),
+			HaveField("Reason", "RolloutRecordMoved"), HaveField("Note", ContainSubstring(rollout.RecordAnnotation)))))
+	}).Should(Succeed())
+}
+
 var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func() {
 	var (
 		cm           *corev1.ConfigMap
@@ -67,7 +95,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 		good, halted = rolloutData(50, gatePolicy(onUnhealthy)), rolloutData(40, gatePolicy(onUnhealthy))
 		cm = setConfig(ctx, good)
 		f = createFleetWith(ctx, 50, gateCanaries)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		target := record(ctx).Target
 		settle()
 		writes.Reset()
@@ -162,7 +190,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			applyAs(ctx, "kubectl", good)
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
 				Should(HaveLen(rolloutNodes))
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			settle()
 
 			for i := range gitopsReapplies {
@@ -191,13 +219,81 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			retried(ctx)
 		})
 
+	It("continues a halt and a withheld configuration that an earlier version recorded on the ConfigMap",
+		func(ctx SpecContext) {
+			haltByGit(ctx, rollout.OnUnhealthyPause)
+			halt, _ := record(ctx).HaltOf(fingerprint(halted))
+			asEarlierVersion(ctx, cm)
+			nothingWritten(ctx, "the halt recorded before the upgrade holds every pending node")
+			after, _ := record(ctx).HaltOf(fingerprint(halted))
+			Expect(after.HaltedAt).To(BeTemporally("==", halt.HaltedAt), "the same halt")
+			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+
+			applyAs(ctx, "kubectl", good)
+			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).
+				Should(HaveLen(rolloutNodes))
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			argoApply(ctx, halted)
+			Eventually(func(g Gomega) {
+				st, err := statusInForce(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(st.TakenUp()).To(BeTrue())
+				g.Expect(st.Status.Withheld).NotTo(BeNil())
+			}).Should(Succeed())
+			settle()
+			asEarlierVersion(ctx, cm)
+			for i := range gitopsReapplies {
+				argoApply(ctx, halted)
+				nothingWritten(ctx, fmt.Sprintf("re-apply %d after the upgrade", i+1))
+			}
+			st, err := statusInForce(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.Status.Withheld).NotTo(BeNil(), "the data halted before the upgrade stays withheld")
+			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+		})
+
+	It("lets kubectl wait end on Halted, never on Ready while halted, and on Ready when the resumed rollout completes",
+		func(ctx SpecContext) {
+			haltByGit(ctx, rollout.OnUnhealthyPause)
+			out, err := kubectlWait(ctx, "Halted", "30s")
+			Expect(err).NotTo(HaveOccurred(), out)
+			out, err = kubectlWait(ctx, "Stalled", "30s")
+			Expect(err).NotTo(HaveOccurred(), "kstatus's name for it: %s", out)
+			out, err = kubectlWait(ctx, "Ready", "3s")
+			Expect(err).To(HaveOccurred(), "kubectl wait --for=condition=Ready ended while halted: %s", out)
+			Expect(out).To(ContainSubstring("timed out"))
+
+			recoverCanaries(ctx)
+			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, false, io.Discard)).To(Succeed())
+			Eventually(func(g Gomega) {
+				st, err := statusInForce(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(st.TakenUp()).To(BeTrue())
+				g.Expect(st.Status.Halted()).To(BeFalse(), "the resume is taken up")
+			}).Should(Succeed())
+			waited := make(chan error, 1)
+			go func() {
+				defer GinkgoRecover()
+				out, err := kubectlWait(ctx, "Ready", "120s")
+				if err == nil {
+					// Ready is said only once the record says the rollout is done.
+					if !record(ctx).Done {
+						err = fmt.Errorf("kubectl wait ended before the rollout completed: %s", out)
+					}
+				}
+				waited <- err
+			}()
+			watchRolloutTo(ctx, f, fingerprint(good), func() []string { return f.at(ctx, 40) }, nil)
+			Eventually(waited).WithTimeout(rolloutWait).Should(Receive(BeNil()))
+		})
+
 	It("rolls out different data as today", func(ctx SpecContext) {
 		haltByGit(ctx, rollout.OnUnhealthyPause)
 		other := rolloutData(45, gatePolicy(rollout.OnUnhealthyPause))
 		recoverCanaries(ctx)
 		argoApply(ctx, other)
 		watchRolloutTo(ctx, f, fingerprint(halted), func() []string { return f.at(ctx, 45) }, nil)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		_, remembered := record(ctx).HaltOf(fingerprint(halted))
 		Expect(remembered).To(BeTrue(), "the halt of the earlier data is remembered")
 	})

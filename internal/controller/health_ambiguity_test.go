@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
@@ -52,7 +52,7 @@ func writtenAt(ctx context.Context, node string) metav1.Time {
 func setUpWith(ctx SpecContext, policy string, canaries int) (*corev1.ConfigMap, fleet, string) {
 	cm := setConfig(ctx, rolloutData(50, policy))
 	f := createFleetWith(ctx, 50, canaries)
-	Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+	Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 	target := record(ctx).Target
 	skipAndSettle(ambiguitySoak)
 	Expect(record(ctx).Health.Halted()).To(BeFalse(), "the set-up's rollout halted")

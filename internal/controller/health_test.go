@@ -149,7 +149,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 	start := func(ctx SpecContext, onUnhealthy string) {
 		cm = setConfig(ctx, rolloutData(50, gatePolicy(onUnhealthy)))
 		f = createFleetWith(ctx, 50, gateCanaries)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		target = record(ctx).Target
 		settle()
 		writes.Reset()
@@ -284,7 +284,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				terminatePods(ctx, n, bestEffort, 5, exitKilled, before)
 			}
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			settle()
 			Expect(record(ctx).Health.Halted()).To(BeFalse())
 			Expect(record(ctx).Health.UnhealthyNames()).To(BeEmpty())

@@ -14,13 +14,15 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -143,14 +145,54 @@ func haveField(want any, path ...string) OmegaMatcher {
 	return WithTransform(func(spec map[string]any) any { return field(spec, path...) }, m)
 }
 
-// setConfig creates or replaces the ConfigMap's data; it is deleted again
-// when the test ends (back to defaults). It returns the ConfigMap.
+// setConfig creates or replaces the ConfigMap's data and waits until the
+// controller has decided on it (the NodeSLORollout's status says so), so
+// that what a spec does next meets the configuration it set; it is
+// deleted again when the test ends (back to defaults). It returns the
+// ConfigMap.
 func setConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
+	cm := writeConfig(ctx, data)
+	Eventually(func(g Gomega) {
+		obj := rolloutObject0()
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), obj)).To(Succeed())
+		g.Expect(obj.Status.ObservedConfigMapVersion).To(Equal(cm.ResourceVersion))
+	}).Should(Succeed(), "the controller did not take up the ConfigMap")
+	return cm
+}
+
+// writeConfig is setConfig without the wait, for a manager that is stopped.
+func writeConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
 	cm, created := testkit.SetConfig(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, data)
 	if created {
-		DeferCleanup(deleteConfig)
+		DeferCleanup(forgetConfig)
 	}
 	return cm
+}
+
+// forgetConfig deletes the ConfigMap and then its NodeSLORollout, which
+// outlives it (docs/rollout.md#the-configmap-deleted), so that the next
+// spec starts without this one's rollout record (its halts above all). It
+// waits until the controller made the NodeSLORollout anew after the
+// ConfigMap was gone: an older reconcile cannot bring the record back.
+func forgetConfig(ctx context.Context) {
+	deleteConfig(ctx)
+	key := types.NamespacedName{Namespace: configNamespace, Name: configName}
+	old := &nodeslov1alpha1.NodeSLORollout{}
+	if err := k8sClient.Get(ctx, key, old); apierrors.IsNotFound(err) {
+		return
+	}
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, key, old)).To(Succeed())
+		g.Expect(old.Status.ObservedGeneration).To(Equal(old.Generation))
+		g.Expect(old.Status.ObservedConfigMapVersion).To(BeEmpty(), "the controller saw the ConfigMap deleted")
+	}).Should(Succeed())
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, old))).To(Succeed())
+	Eventually(func(g Gomega) {
+		fresh := &nodeslov1alpha1.NodeSLORollout{}
+		g.Expect(k8sClient.Get(ctx, key, fresh)).To(Succeed())
+		g.Expect(fresh.UID).NotTo(Equal(old.UID))
+		g.Expect(fresh.Status.ObservedGeneration).To(Equal(fresh.Generation))
+	}).Should(Succeed())
 }
 
 func deleteConfig(ctx context.Context) {

@@ -11,8 +11,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -32,10 +34,56 @@ func history(ctx context.Context) plugin.History {
 	return h
 }
 
-// statusInForce reads the rollout status on the revision in force as
-// `kubectl nodeslo rollout status` does.
-func statusInForce(ctx context.Context) (plugin.RolloutStatus, error) {
-	return plugin.FetchRolloutStatus(ctx, k8sClient, types.NamespacedName{Namespace: configNamespace, Name: configName})
+// rolloutState is the NodeSLORollout's status as the specs read it.
+type rolloutState struct {
+	// Status is the status (nil: none yet); takenUp says whether it was
+	// decided on the ConfigMap as it stands and the spec as it is.
+	Status  *rollout.Status
+	takenUp bool
+}
+
+// TakenUp reports whether the status is about the ConfigMap as it stands.
+func (s rolloutState) TakenUp() bool { return s.takenUp }
+
+// Done reports whether the status is taken up and nothing is left to wait for.
+func (s rolloutState) Done() bool { return s.takenUp && s.Status.Done() }
+
+// statusInForce reads the NodeSLORollout's status and the ConfigMap's
+// version, as `kubectl nodeslo rollout status` does.
+func statusInForce(ctx context.Context) (rolloutState, error) {
+	key := types.NamespacedName{Namespace: configNamespace, Name: configName}
+	cm, obj := &corev1.ConfigMap{}, &nodeslov1alpha1.NodeSLORollout{}
+	if err := k8sClient.Get(ctx, key, cm); client.IgnoreNotFound(err) != nil {
+		return rolloutState{}, err
+	}
+	if err := k8sClient.Get(ctx, key, obj); err != nil {
+		return rolloutState{}, client.IgnoreNotFound(err)
+	}
+	if obj.Status.Phase == "" {
+		return rolloutState{}, nil
+	}
+	st := rollout.StatusFromAPI(&obj.Status)
+	return rolloutState{Status: &st, takenUp: obj.Status.ObservedConfigMapVersion == cm.ResourceVersion &&
+		obj.Status.ObservedGeneration == obj.Generation}, nil
+}
+
+// rolloutDone reports whether the controller decided on the ConfigMap as
+// it stands and its rollout record says done: a record alone may be the
+// one of the ConfigMap before (the NodeSLORollout outlives it).
+func rolloutDone(ctx context.Context) bool {
+	st, err := statusInForce(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return st.TakenUp() && record(ctx).Done
+}
+
+// rolloutObject0 is an empty NodeSLORollout to read into.
+func rolloutObject0() *nodeslov1alpha1.NodeSLORollout { return &nodeslov1alpha1.NodeSLORollout{} }
+
+// rolloutObject reads the NodeSLORollout.
+func rolloutObject(ctx context.Context) *nodeslov1alpha1.NodeSLORollout {
+	obj := &nodeslov1alpha1.NodeSLORollout{}
+	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, obj)).To(Succeed())
+	return obj
 }
 
 // newestRevision is the number of the revision in force (0: none).
@@ -75,7 +123,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 		func(ctx SpecContext) {
 			setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 			f := createFleet(ctx, 50)
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			Eventually(newestRevision(ctx)).ShouldNot(BeZero())
 			base := newestRevision(ctx)()
 
@@ -139,7 +187,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			Expect(after.Data[string(sloconfig.KeyRollout)]).To(Equal(third[string(sloconfig.KeyRollout)]),
 				"the rollout key is left as it is")
 			watchRolloutTo(ctx, f, target, func() []string { return f.matching(ctx, first) }, nil)
-			Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			Expect(record(ctx).Steps).To(Equal(rolloutSteps), "the undo rolled out in the steps of the rollout key")
 			settle()
 			for _, n := range f.names {
@@ -168,12 +216,17 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 		}).Should(ContainSubstring("35"))
 		n := newestRevision(ctx)()
 		Expect(history(ctx).InForce().Outcome).To(Equal(rollout.OutcomeAllAtOnce))
-		status := history(ctx).InForce().Status
-		Expect(status).To(ContainSubstring(`"phase":"AllAtOnce"`), "the revision is created with its status")
+		Eventually(func(g Gomega) {
+			st := rolloutObject(ctx).Status
+			g.Expect(st.Phase).To(BeEquivalentTo(rollout.PhaseAllAtOnce))
+			g.Expect(st.Revision).To(Equal(n), "the status names the revision in force")
+		}).Should(Succeed())
+		settle()
+		written := rolloutObject(ctx).ResourceVersion
 		stopManager()
 		stopManager = startManager()
 		settle()
 		Consistently(newestRevision(ctx)).WithTimeout(3 * time.Second).Should(Equal(n))
-		Expect(history(ctx).InForce().Status).To(Equal(status), "nor is its status written again")
+		Expect(rolloutObject(ctx).ResourceVersion).To(Equal(written), "nor is the status written again")
 	})
 })

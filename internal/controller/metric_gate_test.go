@@ -237,7 +237,7 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 func startMetricRollout(ctx context.Context, policy string, before func(fleet)) (*corev1.ConfigMap, fleet) {
 	cm := setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 	f := createFleetWith(ctx, 50, metricCanaries)
-	Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+	Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 	target := record(ctx).Target
 	if before != nil {
 		before(f)

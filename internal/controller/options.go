@@ -11,7 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
@@ -84,7 +85,7 @@ func (o *Options) configKey() types.NamespacedName {
 }
 
 // CacheByObject restricts the manager's cache to what the controllers read.
-// ConfigMaps: the one ConfigMap of the configuration, since a large cluster
+// ConfigMaps and NodeSLORollouts: the one of the configuration's name, since a large cluster
 // holds tens of thousands of them and RBAC only lets the controller read its
 // own namespace. Nodes (watched as metadata only; the entry applies to that
 // informer too, as the cache picks entries by kind): the inputs of
@@ -95,6 +96,10 @@ func (o *Options) configKey() types.NamespacedName {
 func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {
+			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
+			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
+		},
+		&nodeslov1alpha1.NodeSLORollout{}: {
 			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
 		},

@@ -61,7 +61,7 @@ var _ = Describe("A restarted manager", Serial, func() {
 		before := resourceVersions(ctx, old.Name)
 
 		restart(ctx, func() {
-			setConfig(ctx, map[string]string{
+			writeConfig(ctx, map[string]string{
 				string(sloconfig.KeyResourceThreshold): `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 150}}`,
 				string(sloconfig.KeyCPUBurst):          autoBurst,
 			})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
@@ -21,16 +21,17 @@ import (
 // rolloutDriver drives the staged rollout the ConfigMap asks for
 // (docs/rollout.md): each reconcile of the config-cache controller has it
 // plan the next decision (internal/rollout decides, without a client),
-// keep the rollout's record on the ConfigMap, the revision history and the
-// status on the revision in force (rollout_history.go), and say what is in
-// force while the health gate withholds the ConfigMap's data, a revert
-// included (rollout_revert.go). The config-cache controller's
-// one worker is its only caller, so its fields need no lock: they are what
-// the last decision left for the next (memory), and what was last written,
-// so that nothing is written twice.
+// write the decision's record and status on the NodeSLORollout
+// (rollout_object.go), keep the revision history (rollout_history.go), and
+// say what is in force while the health gate withholds the ConfigMap's
+// data, a revert included (rollout_revert.go). The config-cache
+// controller's one worker is its only caller, so its fields need no lock:
+// they are what the last decision left for the next (memory), and what was
+// last written, so that nothing is written twice.
 type rolloutDriver struct {
-	// client lists Nodes and NodeSLOs from the cache and writes the record
-	// and the history; apiReader reads past the cache.
+	// client reads Nodes, NodeSLOs and the NodeSLORollout from the cache
+	// and writes the NodeSLORollout and the history; apiReader reads the
+	// history and the ConfigMap's managedFields past the cache.
 	client    client.Client
 	apiReader client.Reader
 	// stored reads what is stored for every node (the NodeSLO reconciler's Store).
@@ -51,17 +52,19 @@ type rolloutDriver struct {
 	// history is the revision in force as last written; a configuration
 	// not yet recorded (a failed write) is never skipped.
 	history revisionInForce
-	// orphan keeps the rollout while the ConfigMap does not exist
-	// (docs/rollout.md#the-configmap-deleted): the rollout key it had, and
-	// the record that has no ConfigMap to live on.
+	// written is the NodeSLORollout as our last status write returned it,
+	// until the cache shows it (rollout_object.go).
+	written *nodeslov1alpha1.NodeSLORollout
+	// orphan keeps the rollout key of a ConfigMap deleted
+	// (docs/rollout.md#the-configmap-deleted).
 	orphan orphanRollout
 	// revertRefused is the configuration whose revert was refused (and said so) last.
 	revertRefused string
 }
 
-// recordFieldManager owns the record annotation in the ConfigMap's
-// managedFields: a name of its own, so that the revision history never
-// takes the controller's record writes for a change of the data.
+// recordFieldManager is the field manager of the rollout record's
+// annotation on the ConfigMap in versions before the NodeSLORollout: the
+// revision history still never takes it for who changed the data.
 const recordFieldManager = "nodeslo-controller"
 
 // plan plans the staged rollout (internal/rollout) over every node,
@@ -70,15 +73,12 @@ const recordFieldManager = "nodeslo-controller"
 func (d *rolloutDriver) plan(
 	ctx context.Context, read configMapRead, with loaded, dropped []string, now time.Time,
 ) (rollout.Plan, error) {
-	cfg := with.cfg
-	record, hasRecord := d.recordOf(read)
+	cfg, object := with.cfg, read.object
 	in := rollout.PlanInput{
-		Rollout: read.rollout, Record: record, HasRecord: hasRecord, Config: cfg, Now: now.Round(0),
+		Rollout: read.rollout, Record: object.Record, HasRecord: object.HasRecord, Config: cfg, Now: now.Round(0),
 		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
-		Data: with.data, RevertOf: with.revertOf, Retry: read.cm.Annotations[rollout.RetryAnnotation],
-	}
-	if d.history.fingerprint == cfg.Fingerprint() {
-		in.Revision = d.history.number
+		Data: with.data, RevertOf: with.revertOf, Retry: object.Retry, Resume: object.Resume,
+		Revision: d.revisionOf(cfg),
 	}
 	if rollout.NeedsNodes(in.Rollout) {
 		nodes, err := d.observeNodes(ctx, cfg)
@@ -88,7 +88,7 @@ func (d *rolloutDriver) plan(
 		in.Nodes = nodes
 	}
 	var queries []rollout.MetricQuery
-	if rollout.GateWatches(in.Rollout, record, cfg.Fingerprint(), in.RevertOf, in.Now) {
+	if rollout.GateWatches(in.Rollout, in.Record, cfg.Fingerprint(), in.RevertOf, in.Now) {
 		health, err := d.health.observe(ctx, in.Rollout.Policy.HealthGate)
 		if err != nil {
 			return rollout.Plan{}, err
@@ -117,15 +117,12 @@ func (d *rolloutDriver) plan(
 	return plan, nil
 }
 
-// recordOf is the rollout record's annotation value, and whether there
-// is one: the ConfigMap's, or the one kept in memory for a ConfigMap
-// deleted, or deleted and created again (rollout_orphan.go).
-func (d *rolloutDriver) recordOf(read configMapRead) (string, bool) {
-	record, hasRecord := read.cm.Annotations[rollout.RecordAnnotation]
-	if !hasRecord && d.orphan.record != "" {
-		return d.orphan.record, true
+// revisionOf is the number of cfg's revision (0: not recorded yet).
+func (d *rolloutDriver) revisionOf(cfg *sloconfig.Config) int64 {
+	if d.history.fingerprint == cfg.Fingerprint() {
+		return d.history.number
 	}
-	return record, hasRecord
+	return 0
 }
 
 // observeNodes lists every Node from the manager's cache and what is
@@ -150,40 +147,6 @@ func (d *rolloutDriver) observeNodes(ctx context.Context, cfg *sloconfig.Config)
 		out[i] = o
 	}
 	return out, nil
-}
-
-// persistRecord writes the plan's record change on the ConfigMap, with an
-// optimistic lock so that a record is never written over a ConfigMap the
-// plan did not see. It returns the plan to publish: the plan itself, or,
-// when the write failed, its Unpersisted form.
-func (d *rolloutDriver) persistRecord(
-	ctx context.Context, cm *corev1.ConfigMap, plan rollout.Plan,
-) (rollout.Plan, error) {
-	change := plan.RecordChange
-	if change == nil {
-		return plan, nil
-	}
-	if cm.UID == "" {
-		// No ConfigMap to keep the record on: it is kept in memory.
-		d.orphan.record = change.Value
-		return plan, nil
-	}
-	d.orphan.record = ""
-	before := cm.DeepCopy()
-	if change.Remove {
-		delete(cm.Annotations, rollout.RecordAnnotation)
-	} else {
-		if cm.Annotations == nil {
-			cm.Annotations = map[string]string{}
-		}
-		cm.Annotations[rollout.RecordAnnotation] = change.Value
-	}
-	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := d.client.Patch(ctx, cm, patch, client.FieldOwner(recordFieldManager)); err != nil {
-		return plan.Unpersisted(), fmt.Errorf("writing the rollout record on ConfigMap %s: %w", d.key, err)
-	}
-	plan.RecordWritten(cm.ResourceVersion)
-	return plan, nil
 }
 
 // enqueueReleased asks the NodeSLO controller to write the nodes a plan

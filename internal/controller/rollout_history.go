@@ -28,21 +28,18 @@ type revisionInForce struct {
 	number            int64
 	outcome           rollout.Outcome
 	reached           int
-	// status is its rollout.StatusAnnotation as last written ("": none).
-	status string
 }
 
 // keepHistory records cfg in the history when it is not the newest
 // revision there yet, and keeps the outcome of the revision in force in
-// step with the rollout's figures (nil: no rollout key), and its status
-// annotation with the plan's status (nil: nothing decided), both in one
-// patch, written only when one of them changed.
+// step with the rollout's figures (nil: no rollout key), written only
+// when it changed.
 func (d *rolloutDriver) keepHistory(
-	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, status *rollout.Status,
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
 	if d.history.fingerprint != fingerprint {
-		if err := d.recordRevision(ctx, read, cfg, status); err != nil {
+		if err := d.recordRevision(ctx, read, cfg); err != nil {
 			return err
 		}
 	}
@@ -59,29 +56,20 @@ func (d *rolloutDriver) keepHistory(
 		// Without the key any more, the rest of the rollout went at once: done.
 		outcome = rollout.OutcomeCompleted
 	}
-	change := rollout.OutcomeChange{Name: d.history.name, Outcome: outcome, Reached: reached}
-	if status != nil && status.Differs(d.history.status) {
-		change.Status = status.Encode()
-	}
-	if outcome == d.history.outcome && reached == d.history.reached && change.Status == "" {
+	if outcome == d.history.outcome && reached == d.history.reached {
 		return nil
 	}
+	change := rollout.OutcomeChange{Name: d.history.name, Outcome: outcome, Reached: reached}
 	if err := d.setOutcome(ctx, change); err != nil {
 		return err
 	}
 	d.history.outcome, d.history.reached = outcome, reached
-	if change.Status != "" {
-		d.history.status = change.Status
-	}
 	return nil
 }
 
 // recordRevision lists the history, and creates, marks and prunes
-// revisions as rollout.KeepHistory decides; a revision created carries
-// status (nil: none yet).
-func (d *rolloutDriver) recordRevision(
-	ctx context.Context, read configMapRead, cfg loaded, status *rollout.Status,
-) error {
+// revisions as rollout.KeepHistory decides.
+func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded) error {
 	existing, err := d.listRevisions(ctx)
 	if err != nil {
 		return err
@@ -101,13 +89,8 @@ func (d *rolloutDriver) recordRevision(
 			// Put in force by the health gate, not by who wrote the ConfigMap.
 			change.Create.ChangedBy, change.Create.ChangeCause = revertFieldManager, cfg.changeCause
 		}
-		if status != nil {
-			change.Create.Status = status.Encode()
-		}
 		obj := change.Create.Object(d.key)
-		if err := d.client.Create(ctx, obj); apierrors.IsAlreadyExists(err) {
-			change.Create.Status = "" // not ours: its status is written by the next patch
-		} else if err != nil {
+		if err := d.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, d.key, err)
 		}
 		existing = append(existing, *change.Create)
@@ -130,7 +113,7 @@ func (d *rolloutDriver) recordRevision(
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
 		newest := existing[n-1]
 		d.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name, number: newest.Number,
-			outcome: newest.Outcome, reached: newest.Reached, status: newest.Status}
+			outcome: newest.Outcome, reached: newest.Reached}
 	}
 	return nil
 }
@@ -155,18 +138,14 @@ func (d *rolloutDriver) listRevisions(ctx context.Context) ([]rollout.Revision, 
 }
 
 // lastWriter names who last wrote the ConfigMap. The cache strips
-// managedFields, so a ConfigMap read from it is read again.
+// managedFields, so the ConfigMap is read again past it.
 func (d *rolloutDriver) lastWriter(ctx context.Context, read configMapRead) (string, error) {
 	if !read.exists {
 		return "", nil
 	}
-	cm := read.cm
-	if !read.rolloutRelevant {
-		fresh := &corev1.ConfigMap{}
-		if err := d.apiReader.Get(ctx, d.key, fresh); err != nil {
-			return "", client.IgnoreNotFound(err)
-		}
-		cm = fresh
+	cm := &corev1.ConfigMap{}
+	if err := d.apiReader.Get(ctx, d.key, cm); err != nil {
+		return "", client.IgnoreNotFound(err)
 	}
 	return rollout.LastWriter(cm.ManagedFields, recordFieldManager), nil
 }

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -12,17 +11,13 @@ import (
 // defaults, which is a change like any other, so it goes under the rollout
 // key the ConfigMap had, not at once. The key is remembered from the last
 // read of the ConfigMap, or, after a restart, taken from the revision in
-// force, which keeps the key it was rolled out under. The record has no
-// ConfigMap to live on while there is none, so it is kept here; a restart
-// loses it and starts the reset again over the nodes not yet reset,
-// waiting a full interval before its first batch, so that it never bursts.
+// force, which keeps the key it was rolled out under. The record stays on
+// the NodeSLORollout, which outlives the ConfigMap.
 type orphanRollout struct {
 	// key is the rollout key of the ConfigMap when last read; known says
 	// whether it was read (or taken from the history) since the start.
 	key   string
 	known bool
-	// record is the rollout record while the ConfigMap does not exist.
-	record string
 }
 
 // keep remembers the rollout key of a ConfigMap read.
@@ -32,7 +27,7 @@ func (o *orphanRollout) keep(read configMapRead) {
 
 // orphanRolloutKey is the rollout key a ConfigMap that does not exist is
 // reset under: the one it had, or, after a restart, the one of the revision
-// in force (with, then, a record that holds back the first batch).
+// in force.
 func (d *rolloutDriver) orphanRolloutKey(ctx context.Context) (string, error) {
 	if d.orphan.known {
 		return d.orphan.key, nil
@@ -41,11 +36,7 @@ func (d *rolloutDriver) orphanRolloutKey(ctx context.Context) (string, error) {
 	if err != nil || len(revisions) == 0 {
 		return "", err
 	}
-	key := revisions[len(revisions)-1].RolloutKey
-	if key != "" && d.orphan.record == "" {
-		d.orphan.record = rollout.Record{StepAt: d.clock.Now()}.Encode()
-	}
-	return key, nil
+	return revisions[len(revisions)-1].RolloutKey, nil
 }
 
 // rolloutData is the data whose rollout key a reconcile loads: the

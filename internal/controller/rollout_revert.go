@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -31,8 +32,7 @@ func (d *rolloutDriver) inForce(
 	out := fromData
 	out.data = fromData.cfg.Fingerprint()
 	if read.rollout.Present {
-		record, _ := d.recordOf(read)
-		s := rollout.StandingOf(record, out.data, read.cm.Annotations[rollout.RetryAnnotation])
+		s := rollout.StandingOf(read.object.Record, out.data, read.object.Retry)
 		var err error
 		switch {
 		case s.Revert:
@@ -113,15 +113,20 @@ func (d *rolloutDriver) configOf(
 		"kubectl nodeslo rollout retry", rollout.ShortTarget(fingerprint))
 }
 
-// revertDue reports whether the record a plan left (the ConfigMap's
-// record as read, or the plan's change of it) asks for a revert of the
-// ConfigMap's data (fingerprint data) not carried out yet: the watch event
-// of the record write is an echo, so the controller decides again itself.
-func (d *rolloutDriver) revertDue(read configMapRead, plan rollout.Plan, data string) bool {
-	record, _ := d.recordOf(read)
+// revertAt is when to decide again for a revert the plan's record asks
+// for and that is not carried out yet (zero: none): now, since the
+// revert comes with the next decision.
+func (d *rolloutDriver) revertAt(read configMapRead, plan rollout.Plan, cfg loaded, now time.Time) time.Time {
+	if !read.rollout.Present {
+		return time.Time{}
+	}
+	record := read.object.Record
 	if plan.RecordChange != nil {
 		record = plan.RecordChange.Value
 	}
-	s := rollout.StandingOf(record, data, read.cm.Annotations[rollout.RetryAnnotation])
-	return s.Revert && d.revertRefused != s.Halt.Target
+	s := rollout.StandingOf(record, cfg.data, read.object.Retry)
+	if !s.Revert || d.revertRefused == s.Halt.Target {
+		return time.Time{}
+	}
+	return now
 }

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,10 +12,13 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
@@ -125,22 +129,24 @@ func (f fleet) writesTo() int {
 	return n
 }
 
-// record reads the rollout record on the ConfigMap.
+// record reads the rollout record on the NodeSLORollout (none: no record).
 func record(ctx context.Context) rollout.Record {
-	cm := &corev1.ConfigMap{}
-	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)).To(Succeed())
-	rec, err := rollout.ParseRecord(cm.Annotations[rollout.RecordAnnotation])
+	obj := &nodeslov1alpha1.NodeSLORollout{}
+	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, obj)
+	Expect(client.IgnoreNotFound(err)).To(Succeed())
+	rec, err := rollout.ParseRecord(obj.Status.Record)
 	Expect(err).NotTo(HaveOccurred())
 	return rec
 }
 
-// recordsAfter follows the ConfigMap from its version after and returns a
-// function that waits until a record that ends satisfies has been seen,
-// stops following and returns the rollout records of every version after
-// after up to that one, oldest first: what a spec's polls could miss, such
-// as a step recorded between two looks.
+// recordsAfter follows the NodeSLORollout from the write after (etcd's
+// revisions order every kind's writes) and returns a function that waits
+// until a record that ends satisfies has been seen, stops following and
+// returns the rollout records of every version after after up to that one,
+// oldest first: what a spec's polls could miss, such as a step recorded
+// between two looks.
 func recordsAfter(ctx context.Context, after *corev1.ConfigMap) func(ends func(rollout.Record) bool) []rollout.Record {
-	w, err := watcher.Watch(ctx, &corev1.ConfigMapList{}, client.InNamespace(configNamespace),
+	w, err := watcher.Watch(ctx, &nodeslov1alpha1.NodeSLORolloutList{}, client.InNamespace(configNamespace),
 		&client.ListOptions{Raw: &metav1.ListOptions{
 			ResourceVersion: after.ResourceVersion, FieldSelector: "metadata.name=" + configName,
 		}})
@@ -155,9 +161,9 @@ func recordsAfter(ctx context.Context, after *corev1.ConfigMap) func(ends func(r
 				return // client-go reports the stream Stop closes as an error event
 			default:
 			}
-			cm, ok := e.Object.(*corev1.ConfigMap)
+			obj, ok := e.Object.(*nodeslov1alpha1.NodeSLORollout)
 			Expect(ok).To(BeTrue(), "a watch event of %T (%s): %+v", e.Object, e.Type, e.Object)
-			rec, err := rollout.ParseRecord(cm.Annotations[rollout.RecordAnnotation])
+			rec, err := rollout.ParseRecord(obj.Status.Record)
 			Expect(err).NotTo(HaveOccurred())
 			select {
 			case seen <- rec:
@@ -265,7 +271,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 	BeforeEach(func(ctx SpecContext) {
 		cm = setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
 		f = createFleet(ctx, 50)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		target = record(ctx).Target
 		settle()
 		writes.Reset()
@@ -289,12 +295,12 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			g.Expect(s.Phase).To(Equal(rollout.PhaseProgressing))
 			g.Expect(counts(s)).To(Equal([]int{rec.Steps, rolloutSteps, rolloutStep, reached, rolloutNodes,
 				rolloutNodes - reached, 0}), countsAre)
-			g.Expect(s.Started).To(BeTemporally("==", rec.Started))
+			g.Expect(s.Started).To(Equal(rec.Started.UTC().Truncate(time.Second)), "the API keeps seconds")
 			g.Expect(s.NextStep).To(BeTemporally(">", rec.StepAt))
 		}).Should(Succeed())
 		watchRollout(ctx, f, target, 40, nil)
 
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		rec := record(ctx)
 		Expect(rec.Pending).To(Equal(rolloutNodes))
 		Expect(rec.Canaries).To(Equal(rolloutCanaries))
@@ -305,7 +311,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			g.Expect(st.Done()).To(BeTrue(), "the rollout completed")
 			g.Expect(counts(st.Status)).To(Equal([]int{rolloutSteps, rolloutSteps, rolloutStep, rolloutNodes,
 				rolloutNodes, 0, 0}), countsAre)
-			g.Expect(st.Status.Completed).To(BeTemporally("==", rec.DoneAt))
+			g.Expect(st.Status.Completed).To(Equal(rec.DoneAt.UTC().Truncate(time.Second)))
 		}).Should(Succeed())
 		settle()
 		for _, n := range f.names {
@@ -341,7 +347,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
-		Eventually(func() bool { return record(ctx).Done }).Should(BeTrue())
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 		Expect(record(ctx).Pending).To(Equal(rolloutNodes), "the unvouched node counted as pending too")
 		read := wholeReads()[before:]
 		Expect(read).NotTo(BeEmpty())
@@ -370,20 +376,73 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(counts(st.Status)[3:]).To(Equal([]int{rolloutNodes - held, rolloutNodes, held, 0}),
 			"reached, pending at the start, pending, canaries pending")
 		Expect(st.Status.NextStep).To(BeZero())
-		revision := history(ctx).InForce().Name
+		written := rolloutObject(ctx).ResourceVersion
 		writes.Reset()
 
 		// A paused rollout must skip several 2 s step intervals.
 		skipAndSettle(10 * time.Second)
 		Expect(writes.Total()).To(BeZero(), "a paused rollout wrote in 10 s")
-		Expect(history(ctx).InForce().Status).To(Equal(st.InForce.Status),
-			"the status of %s is not written again while nothing changes", revision)
+		Expect(rolloutObject(ctx).ResourceVersion).To(Equal(written),
+			"the NodeSLORollout is not written again while nothing changes")
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)
 		settle()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
 		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
+	})
+
+	It("keeps a pause made with the plugin through three server-side applies of the ConfigMap by another field manager",
+		func(ctx SpecContext) {
+			holdClock()
+			data := rolloutData(40, rolloutPolicy(false))
+			argoApply(ctx, data)
+			watchRollout(ctx, f, target, 40, func(reached []string) bool {
+				return len(reached) >= rolloutCanaries+rolloutStep
+			})
+			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, true, io.Discard)).To(Succeed())
+			Eventually(func(g Gomega) {
+				st, err := statusInForce(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(st.TakenUp()).To(BeTrue())
+				g.Expect(st.Status.Phase).To(Equal(rollout.PhasePaused))
+			}).Should(Succeed())
+			settle()
+			held := rolloutNodes - len(f.at(ctx, 40))
+			Expect(held).To(BeNumerically(">", 0))
+			writes.Reset()
+			for i := range gitopsReapplies {
+				// Each sync writes the ConfigMap (its tracking annotation
+				// changes), so the controller decides again each time.
+				before := configCacheReconciles()
+				sync := corev1ac.ConfigMap(configName, configNamespace).WithData(data).
+					WithAnnotations(map[string]string{"argocd.argoproj.io/tracking-id": fmt.Sprintf("sync-%d", i)})
+				Expect(k8sClient.Apply(ctx, sync, client.ForceOwnership, client.FieldOwner("argocd-controller"))).
+					To(Succeed())
+				Eventually(configCacheReconciles).Should(BeNumerically(">", before))
+				clock.Skip(10 * time.Second) // five step intervals
+				settle()
+				Expect(writes.Total()).To(BeZero(), "sync %d undid the pause", i+1)
+				Expect(rolloutObject(ctx).Spec.Paused).To(BeTrue())
+			}
+			Expect(configData(ctx)).To(Equal(data), "the pause wrote nothing into the ConfigMap's data")
+
+			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, false, io.Discard)).To(Succeed())
+			watchRollout(ctx, f, target, 40, nil)
+			settle()
+			Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
+		})
+
+	It("continues a rollout in progress that an earlier version recorded on the ConfigMap", func(ctx SpecContext) {
+		holdClock()
+		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+		steps := record(ctx).Steps
+		asEarlierVersion(ctx, cm)
+		Expect(record(ctx).Steps).To(Equal(steps), "the steps taken before the upgrade stay taken")
+		watchRollout(ctx, f, target, 40, nil)
+		settle()
+		Expect(f.writesTo()).To(Equal(rolloutNodes), "each node written once, across the upgrade")
 	})
 
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {

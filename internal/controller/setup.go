@@ -8,7 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
@@ -94,10 +94,18 @@ func newSignals() signals {
 // field selector, which the apiserver authorises against resourceNames, so
 // the other ConfigMaps of Koordinator's namespace stay out of reach. A
 // deployment that changes --config-namespace or --slo-config-name must change
-// this Role too. The one ConfigMap is patched (never updated) only to keep
-// the record of a staged rollout in its annotation (docs/rollout.md).
+// this Role too. The controller never writes the ConfigMap: whoever may
+// edit it gets nothing more through the controller.
 // test/rbac checks these against the requests the code makes.
-// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,resourceNames=slo-controller-config,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,resourceNames=slo-controller-config,verbs=get;list;watch
+//
+// The NodeSLORollout of the same name (docs/rollout.md#the-nodeslorollout)
+// holds the rollout's status and record: watched by name like the ConfigMap,
+// created when missing (create cannot be narrowed to a name), and its
+// status patched. Its spec is the operator's; the controller never writes it.
+// +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,resourceNames=slo-controller-config,verbs=list;watch
+// +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,verbs=create
+// +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts/status,resourceNames=slo-controller-config,verbs=patch
 //
 // The revision history (docs/rollout.md#revision-history-and-undo) is kept
 // as ControllerRevisions in the ConfigMap's namespace: listed past the cache
@@ -137,7 +145,6 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	stored := storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk)
 	configs := &ConfigCacheReconciler{
 		reader:    mgr.GetClient(),
-		apiReader: mgr.GetAPIReader(),
 		key:       opts.configKey(),
 		limits:    limits,
 		snapshots: published,

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,8 @@ var (
 	// clock is the controllers' clock: specs move it past a soak or a step
 	// interval instead of waiting (docs/testing.md, "The controllers' clock").
 	clock = &testkit.Clock{}
+	// kubeconfig is the administrator's, for the kubectl the specs run.
+	kubeconfig string
 	// metricCredentials is the manager's --metric-gate-credentials-dir;
 	// specs add entries to it (metric_gate_security_test.go).
 	metricCredentials string
@@ -59,6 +62,8 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	envtestharness.LogToGinkgo()
 	env := envtestharness.Start(envtestharness.Options{})
+	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(os.WriteFile(kubeconfig, env.AdminKubeconfig, 0o600)).To(Succeed())
 	// Unthrottled: client-go's default of 5 requests a second, not the
 	// apiserver, paced the fixtures (40 Nodes a rollout spec, and more).
 	k8sClient = env.UnthrottledClient()

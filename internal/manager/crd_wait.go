@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -15,7 +16,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -25,13 +27,32 @@ import (
 // CRD being installed.
 const crdPollInterval = 2 * time.Second
 
-// nodeSLOKind is the NodeSLO's group and kind.
-var nodeSLOKind = schema.GroupKind{Group: slov1alpha1.GroupVersion.Group, Kind: "NodeSLO"}
+// nodeSLOKind is the NodeSLO's group and kind, rolloutKind the
+// NodeSLORollout's: the controllers need both CRDs.
+var (
+	nodeSLOKind = schema.GroupKind{Group: slov1alpha1.GroupVersion.Group, Kind: "NodeSLO"}
+	rolloutKind = schema.GroupKind{Group: nodeslov1alpha1.GroupVersion.Group, Kind: "NodeSLORollout"}
+)
 
-// nodeSLOServed reports whether the apiserver serves NodeSLOs; err is set
-// when discovery failed for another reason than the CRD's absence.
-func nodeSLOServed(mapper meta.RESTMapper) (bool, error) {
-	_, err := mapper.RESTMapping(nodeSLOKind, slov1alpha1.GroupVersion.Version)
+// projectCRDs are the kinds of the project's CRDs, with what a mapping of
+// each says before the CRD is installed (newCache), and the message that
+// names the CRD missing and how to install it.
+var projectCRDs = map[schema.GroupKind]struct {
+	mapping meta.RESTMapping
+	missing func() string
+}{
+	nodeSLOKind: {meta.RESTMapping{Resource: slov1alpha1.GroupVersion.WithResource("nodeslos"),
+		GroupVersionKind: slov1alpha1.GroupVersion.WithKind("NodeSLO"), Scope: meta.RESTScopeRoot},
+		sloconfig.CRDMissingMessage},
+	rolloutKind: {meta.RESTMapping{Resource: nodeslov1alpha1.GroupVersion.WithResource("nodeslorollouts"),
+		GroupVersionKind: nodeslov1alpha1.GroupVersion.WithKind("NodeSLORollout"), Scope: meta.RESTScopeNamespace},
+		sloconfig.RolloutCRDMissingMessage},
+}
+
+// served reports whether the apiserver serves the kind; err is set when
+// discovery failed for another reason than the CRD's absence.
+func served(mapper meta.RESTMapper, kind schema.GroupKind) (bool, error) {
+	_, err := mapper.RESTMapping(kind, projectCRDs[kind].mapping.GroupVersionKind.Version)
 	switch {
 	case err == nil:
 		return true, nil
@@ -42,6 +63,24 @@ func nodeSLOServed(mapper meta.RESTMapper) (bool, error) {
 	}
 }
 
+// allServed reports whether the apiserver serves both CRDs' kinds; when
+// report is set, it logs an error for each one it does not.
+func allServed(mapper meta.RESTMapper, log logr.Logger, report bool) bool {
+	all := true
+	for _, kind := range []schema.GroupKind{nodeSLOKind, rolloutKind} {
+		ok, err := served(mapper, kind)
+		all = all && ok
+		switch {
+		case ok || !report:
+		case err != nil:
+			log.Error(err, "Cannot tell whether the "+kind.Kind+" CRD is installed; checking again every few seconds")
+		default:
+			log.Error(errors.New(projectCRDs[kind].missing()), kind.Kind+" CRD not installed")
+		}
+	}
+	return all
+}
+
 // setupControllers adds the controllers at once when the NodeSLO CRD is
 // installed. Otherwise it logs one error naming the CRD and how to install
 // it, keeps the manager not ready, and adds the controllers as soon as the
@@ -49,22 +88,15 @@ func nodeSLOServed(mapper meta.RESTMapper) (bool, error) {
 // manager that exited instead would crash-loop with an error that names
 // no fix.
 func setupControllers(mgr ctrl.Manager, opts Options) error {
-	served, err := nodeSLOServed(mgr.GetRESTMapper())
-	if served {
-		return controller.SetupWithManager(mgr, opts.Controllers)
-	}
 	log := mgr.GetLogger().WithName("crd")
-	if err != nil {
-		log.Error(err, "Cannot tell whether the NodeSLO CRD is installed; checking again every few seconds",
-			"crd", sloconfig.NodeSLOCRDName)
-	} else {
-		log.Error(errors.New(sloconfig.CRDMissingMessage()), "NodeSLO CRD not installed",
-			"crd", sloconfig.NodeSLOCRDName)
+	if allServed(mgr.GetRESTMapper(), log, true) {
+		return controller.SetupWithManager(mgr, opts.Controllers)
 	}
 	var started atomic.Bool
 	if err := mgr.AddReadyzCheck("nodeslo-crd", func(*http.Request) error {
 		if !started.Load() {
-			return fmt.Errorf("the NodeSLO CRD %s is not installed", sloconfig.NodeSLOCRDName)
+			return errors.New("the project's CRDs are not installed (" + sloconfig.NodeSLOCRDName + ", " +
+				sloconfig.NodeSLORolloutCRDName + ")")
 		}
 		return nil
 	}); err != nil {
@@ -72,11 +104,7 @@ func setupControllers(mgr ctrl.Manager, opts Options) error {
 	}
 	return mgr.Add(&crdWait{run: func(ctx context.Context) error {
 		err := wait.PollUntilContextCancel(ctx, crdPollInterval, false, func(context.Context) (bool, error) {
-			served, err := nodeSLOServed(mgr.GetRESTMapper())
-			if err != nil {
-				log.V(1).Info("Cannot tell yet whether the NodeSLO CRD is installed", "error", err.Error())
-			}
-			return served, nil
+			return allServed(mgr.GetRESTMapper(), log, false), nil
 		})
 		if err != nil {
 			return nil // stopped before the CRD came
@@ -85,7 +113,7 @@ func setupControllers(mgr ctrl.Manager, opts Options) error {
 			return err
 		}
 		started.Store(true)
-		log.Info("NodeSLO CRD installed; controllers started", "crd", sloconfig.NodeSLOCRDName)
+		log.Info("CRDs installed; controllers started")
 		return nil
 	}})
 }
@@ -100,30 +128,26 @@ func (w *crdWait) Start(ctx context.Context) error { return w.run(ctx) }
 
 func (w *crdWait) NeedLeaderElection() bool { return false }
 
-// newCache builds the manager's cache with a mapper that knows NodeSLOs are
-// cluster-scoped before the CRD is installed: the cache asks the scope of
-// every kind it is configured for when it is built, and would otherwise
-// fail the manager's construction.
+// newCache builds the manager's cache with a mapper that knows the scope
+// of the project's kinds before their CRDs are installed: the cache asks
+// the scope of every kind it is configured for when it is built, and would
+// otherwise fail the manager's construction.
 func newCache(config *rest.Config, opts cache.Options) (cache.Cache, error) {
-	opts.Mapper = nodeSLOScopeKnown{RESTMapper: opts.Mapper}
+	opts.Mapper = crdScopesKnown{RESTMapper: opts.Mapper}
 	return cache.New(config, opts)
 }
 
-// nodeSLOScopeKnown answers a NodeSLO mapping the apiserver does not serve
-// yet from what the API types say.
-type nodeSLOScopeKnown struct {
+// crdScopesKnown answers a mapping of the project's kinds the apiserver
+// does not serve yet from what the API types say.
+type crdScopesKnown struct {
 	meta.RESTMapper
 }
 
-func (m nodeSLOScopeKnown) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+func (m crdScopesKnown) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
 	mapping, err := m.RESTMapper.RESTMapping(gk, versions...)
-	if err != nil && gk == nodeSLOKind && meta.IsNoMatchError(err) {
-		gv := slov1alpha1.GroupVersion
-		return &meta.RESTMapping{
-			Resource:         gv.WithResource("nodeslos"),
-			GroupVersionKind: gv.WithKind(gk.Kind),
-			Scope:            meta.RESTScopeRoot,
-		}, nil
+	if crd, ours := projectCRDs[gk]; ours && err != nil && meta.IsNoMatchError(err) {
+		known := crd.mapping
+		return &known, nil
 	}
 	return mapping, err
 }

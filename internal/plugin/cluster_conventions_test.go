@@ -7,26 +7,33 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// rolloutKey is the ConfigMap key of the rollout settings.
-var rolloutKey = string(sloconfig.KeyRollout)
-
 var _ = Describe("-n/--namespace", func() {
-	It("names the ConfigMap's namespace: rollout resume -n team-a writes there and nowhere else", func(ctx SpecContext) {
-		before := storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion
-		code, stdout, stderr := runAgainst(rolloutCmd, "resume", "-n", teamNamespace)
+	It("names the ConfigMap's namespace: rollout pause -n team-a writes there and nowhere else", func(ctx SpecContext) {
+		others := storedRollout(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion
+		cm := storedConfigMap(ctx, teamNamespace)
+		code, stdout, stderr := runAgainst(rolloutCmd, pauseCmd, "-n", teamNamespace)
 		Expect(code).To(Equal(ExitOK), stderr)
-		Expect(stdout).To(ContainSubstring(teamNamespace + "/slo-controller-config"))
-		Expect(storedConfigMap(ctx, teamNamespace).Data[rolloutKey]).To(ContainSubstring(`"paused": false`))
-		Expect(storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(before))
+		Expect(stdout).To(ContainSubstring("spec.paused set on NodeSLORollout " + teamNamespace + "/slo-controller-config"))
+		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeTrue())
+		Expect(storedRollout(ctx, teamNamespace).Generation).To(Equal(int64(2)), "the spec's write is a new generation")
 
-		code, _, stderr = runAgainst(rolloutCmd, pauseCmd, "--namespace", teamNamespace)
+		// The key pauses too: resume lifts spec.paused and says what holds.
+		code, stdout, stderr = runAgainst(rolloutCmd, "resume", "--namespace", teamNamespace)
 		Expect(code).To(Equal(ExitOK), stderr)
-		Expect(storedConfigMap(ctx, teamNamespace).Data[rolloutKey]).To(ContainSubstring(`"paused": true`))
+		Expect(stdout).To(ContainSubstring(`the rollout stays held: "paused": true in nodeslo-rollout-config`))
+		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeFalse())
+
+		Expect(storedConfigMap(ctx, teamNamespace)).To(Equal(cm), "the ConfigMap is not written")
+		Expect(storedRollout(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(others))
 	})
 
 	It("is not taken from the kubeconfig's context: without -n the ConfigMap is koordinator-system's",
@@ -103,6 +110,7 @@ var _ = Describe("-l/--selector and -o", func() {
 		Expect(s.RevisionInForce).To(Equal(int64(3)))
 		Expect(s.Status).NotTo(BeNil())
 		Expect(s.Status.Reached).To(Equal(3))
+		Expect(s.NodeSLORolloutExists).To(BeTrue())
 	})
 })
 
@@ -115,6 +123,36 @@ var _ = Describe("rollout undo --dry-run=server", func() {
 			"koordinator-system/slo-controller-config (dry run: nothing written; server dry run: the apiserver " +
 			"and its admission accepted the write):\n"))
 		Expect(storedConfigMap(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(before))
+	})
+})
+
+var _ = Describe("rollout undo of a ConfigMap Argo CD syncs", func() {
+	It("writes nothing without --force and prints the ConfigMap to commit; --force writes it", func(ctx SpecContext) {
+		const namespace = "argo-a"
+		key := types.NamespacedName{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}
+		c := cluster.Client
+		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+		for i, threshold := range []int{60, 50} {
+			Expect(c.Create(ctx, keptRevision(int64(i+1), clusterData(threshold)).Object(key))).To(Succeed())
+		}
+		Expect(c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace,
+			Name: sloconfig.DefaultConfigMapName}, Data: clusterData(50)},
+			client.FieldOwner("argocd-controller"))).To(Succeed())
+		before := storedConfigMap(ctx, namespace)
+
+		code, stdout, stderr := runAgainst(rolloutCmd, undoCmd, "-n", namespace)
+		Expect(code).To(Equal(ExitError))
+		Expect(stderr).To(HavePrefix("error: ConfigMap argo-a/slo-controller-config is synced from Git by " +
+			"Argo CD (field manager argocd-controller), which would put Git's data back: the undo belongs in Git"))
+		var printed corev1.ConfigMap
+		Expect(yaml.UnmarshalStrict([]byte(stdout), &printed)).To(Succeed())
+		Expect(printed.Data).To(Equal(clusterData(60)))
+		Expect(storedConfigMap(ctx, namespace)).To(Equal(before))
+
+		code, _, stderr = runAgainst(rolloutCmd, undoCmd, "-n", namespace, "--force")
+		Expect(code).To(Equal(ExitOK), stderr)
+		Expect(stderr).To(ContainSubstring("the undo is written (--force)"))
+		Expect(storedConfigMap(ctx, namespace).Data).To(Equal(clusterData(60)))
 	})
 })
 

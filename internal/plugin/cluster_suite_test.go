@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
@@ -25,7 +26,7 @@ import (
 // The plugin's kubectl conventions against a real kube-apiserver
 // (docs/kubectl-nodeslo.md#kubectls-conventions): no controller runs; the
 // fixtures are what it would have written (ControllerRevisions with a
-// rollout status). Each spec runs the plugin as kubectl does, by its
+// rollout status, on the NodeSLORollout). Each spec runs the plugin as kubectl does, by its
 // command line, with the admin's kubeconfig.
 
 var (
@@ -72,26 +73,43 @@ func clusterData(threshold int) map[string]string {
 }
 
 // putHistory creates the ConfigMap of namespace with the last of
-// thresholds, and one revision per threshold, the last in force with a
-// rollout status about it.
+// thresholds, one revision per threshold, the last in force, and the
+// NodeSLORollout with the status the controller would have decided on the
+// ConfigMap: the rollout of the last, paused.
 func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 	GinkgoHelper()
 	key := types.NamespacedName{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}
 	var data map[string]string
 	for i, threshold := range thresholds {
 		data = clusterData(threshold)
-		s := midRollout(data)
-		s.Paused = true
-		r := inForce(int64(i+1), data, &s)
+		r := keptRevision(int64(i+1), data)
 		r.Outcome, r.ChangeCause = rollout.OutcomeSuperseded, fmt.Sprintf("threshold %d", threshold)
 		if i == len(thresholds)-1 {
 			r.Outcome = rollout.OutcomeInProgress
 		}
 		Expect(cluster.Client.Create(ctx, r.Object(key))).To(Succeed())
 	}
-	Expect(cluster.Client.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}, Data: data,
-	})).To(Succeed())
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sloconfig.DefaultConfigMapName},
+		Data: data}
+	Expect(cluster.Client.Create(ctx, cm)).To(Succeed())
+	obj := &nodeslov1alpha1.NodeSLORollout{ObjectMeta: metav1.ObjectMeta{Namespace: namespace,
+		Name: sloconfig.DefaultConfigMapName}}
+	Expect(cluster.Client.Create(ctx, obj)).To(Succeed())
+	status := midRollout(data)
+	status.Paused = true
+	obj.Status = status.ToAPI()
+	obj.Status.Revision = int64(len(thresholds))
+	obj.Status.ObservedGeneration, obj.Status.ObservedConfigMapVersion = obj.Generation, cm.ResourceVersion
+	Expect(cluster.Client.Status().Update(ctx, obj)).To(Succeed())
+}
+
+// storedRollout reads the NodeSLORollout of namespace.
+func storedRollout(ctx context.Context, namespace string) *nodeslov1alpha1.NodeSLORollout {
+	GinkgoHelper()
+	obj := &nodeslov1alpha1.NodeSLORollout{}
+	Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sloconfig.DefaultConfigMapName},
+		obj)).To(Succeed())
+	return obj
 }
 
 // storedConfigMap reads the ConfigMap of namespace.

@@ -25,14 +25,18 @@ func newRolloutRetryCommand(streams IOStreams) *cobra.Command {
 	var ref ConfigMapRef
 	cmd := &cobra.Command{
 		Use:   "retry",
-		Short: "Roll out again the ConfigMap's data that the health gate halted",
+		Short: "Roll out again the ConfigMap's data that the health gate halted (sets spec.retry on its NodeSLORollout)",
 		Long: `A configuration the health gate halted stays halted, even when its data is
 applied again (by Argo CD's or Flux's self-heal, or kubectl apply): nothing is
 written for it. retry asks the controller to roll it out again, as a new
-rollout, canaries first, with no verdicts. It sets the annotation
-nodeslo.koordinator.sh/rollout-retry on the ConfigMap, naming the halt, and
-writes nothing else: the data stays as its owner wrote it, and a server-side
-apply of the data by another field manager leaves the annotation alone.
+rollout, canaries first, with no verdicts. It sets spec.retry on the
+NodeSLORollout of the ConfigMap (same namespace and name) to name the halt:
+the configuration of the data and the time of the halt, as the controller's
+record (status.record) has them. The write is a merge patch of the spec
+under the field manager kubectl-nodeslo, and nothing else is written: the
+data stays as its owner wrote it, and a GitOps tool that syncs the
+ConfigMap never sees the NodeSLORollout, so it never undoes the retry. A
+retry names one halt: a later halt of the same data is not retried by it.
 When the ConfigMap's data is not a halted configuration, that is an error.`,
 		Example: `  kubectl nodeslo rollout retry`,
 		Args:    cobra.NoArgs,
@@ -54,21 +58,28 @@ When the ConfigMap's data is not a halted configuration, that is an error.`,
 func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
-	use, short := "resume", `Set "paused": false in nodeslo-rollout-config: the rollout goes on where it stopped`
+	use, short := "resume",
+		"Resume the rollout where it stopped: spec.paused false (after a halt, spec.resume) on its NodeSLORollout"
 	if paused {
-		use, short = "pause", `Set "paused": true in nodeslo-rollout-config: no further node is reached`
+		use, short = "pause", "Pause the rollout, no further node is reached: spec.paused true on its NodeSLORollout"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Long: short + `.
-The other fields of the key and the other keys of the ConfigMap are kept (the
-key is written back as indented JSON). A ConfigMap without the key has no
-rollout to pause: that is an error.
-A rollout the health gate halted resumes on a change of the key that leaves
-it unpaused: resume then writes "paused" so that the key changes (false where
-it was absent or true, removed where it was false), and the unhealthy nodes
-known are tolerated from then on.`,
+pause and resume write the spec of the NodeSLORollout of the ConfigMap (same
+namespace and name; created when the controller has not yet), a merge patch
+under the field manager kubectl-nodeslo, and nothing else: the ConfigMap is
+only read, so a GitOps tool (Argo CD, Flux) that syncs it never undoes them.
+spec.paused holds the rollout as "paused": true in nodeslo-rollout-config
+does, and either pauses it: a pause of the key is lifted only in the
+ConfigMap (in Git, under GitOps), which resume says. A ConfigMap without the
+key has no rollout to pause: that is an error.
+After the health gate halted the rollout, resume also sets spec.resume to the
+time of the halt (status.health.haltedAt): the controller resumes that
+halt, never a later one, and tolerates the unhealthy nodes known from then
+on. When the ConfigMap's data is a configuration the gate halted and keeps
+out of force, resume refuses: rollout retry rolls it out again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := kube.client()
@@ -140,11 +151,12 @@ would change, field by field, from the configuration in force.
 	return cmd
 }
 
-// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N] [--dry-run=none|client|server]`.
+// newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N]
+// [--dry-run=none|client|server] [--force]`.
 func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
 	kube := newKubeFlags()
 	var ref ConfigMapRef
-	var toRevision int64
+	var opts UndoOptions
 	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "undo",
@@ -160,7 +172,13 @@ since it was read is not overwritten (run the undo again); a deleted one is
 created. With --dry-run=client (or --dry-run alone), prints which nodes'
 NodeSLOs would change, and which fields, and writes nothing; with
 --dry-run=server, the write is first sent to the apiserver as a dry run
-(admission, the project's webhook included, judges it; nothing is stored).`,
+(admission, the project's webhook included, judges it; nothing is stored).
+A ConfigMap that Argo CD or Flux syncs from Git (a field manager of theirs
+in its managedFields, Argo CD's tracking annotation, or Flux's
+kustomize.toolkit.fluxcd.io/name or helm.toolkit.fluxcd.io/name label) gets
+Git's data back at the tool's next sync: undo then writes nothing, prints
+the revision's data as the ConfigMap to commit to Git instead, and exits 1;
+--force writes it all the same.`,
 		Example: `  kubectl nodeslo rollout undo --dry-run=server
   kubectl nodeslo rollout undo
   kubectl nodeslo rollout undo --to-revision 1`,
@@ -170,17 +188,21 @@ NodeSLOs would change, and which fields, and writes nothing; with
 			if err != nil {
 				return err
 			}
+			opts.DryRun = mode
 			c, err := kube.client()
 			if err != nil {
 				return err
 			}
-			return Undo(cmd.Context(), c, ref, toRevision, mode, streams.Out, streams.ErrOut)
+			return RunUndo(cmd.Context(), c, ref, opts, streams.Out, streams.ErrOut)
 		},
 	}
 	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
-	cmd.Flags().Int64Var(&toRevision, "to-revision", 0,
+	cmd.Flags().Int64Var(&opts.ToRevision, "to-revision", 0,
 		"the revision to go back to (default: the one before the configuration in force)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "write the ConfigMap even when Argo CD or Flux syncs it "+
+		"from Git (which puts Git's data back at its next sync); without it, such a ConfigMap is not written "+
+		"and the revision's data is printed as the ConfigMap to commit to Git")
 	cmd.Flags().StringVar(&dryRun, "dry-run", string(DryRunNone), `"none", "client" or "server", as kubectl's: `+
 		`with client, print the nodes and fields the undo would change and write nothing; with server, also `+
 		`send the write as a server-side dry run. --dry-run alone is client.`)
@@ -199,16 +221,19 @@ func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show how far the configuration in force has reached the nodes; wait until it has reached them all",
-		Long: `Prints the status the controller publishes on the revision in force (the
-newest ControllerRevision of the slo-controller-config ConfigMap, annotation
-nodeslo.koordinator.sh/rollout-status), as it is: the step, the nodes the
-rollout reached, the nodes pending and the canaries among them, whether it
-is paused and the time of the next step. With a health gate in the rollout
-key: its settings, the nodes it judged unhealthy with the signal for each,
-the nodes unhealthy before their write, and a halt, why, and how to resume
-or undo it. When the ConfigMap's data is not yet the configuration of that
-status, it says the controller has not taken it up yet. Reads the ConfigMap
-and lists the ControllerRevisions of its namespace; no Node or NodeSLO.
+		Long: `Prints the status the controller publishes on the NodeSLORollout of the
+ConfigMap (nodeslo.koordinator.sh/v1alpha1, same namespace and name), as it
+is: the step, the nodes the rollout reached, the nodes pending and the
+canaries among them, whether it is paused (by spec.paused, by the rollout
+key, or both) and the time of the next step. With a health gate in the
+rollout key: its settings, the nodes it judged unhealthy with the signal
+for each, the nodes unhealthy before their write, and a halt, why, and how
+to resume or undo it. When the status was not decided on the ConfigMap as
+it stands (its resourceVersion is not the status's observedConfigMapVersion)
+or on the NodeSLORollout's spec as it stands (its generation is not the
+status's observedGeneration: a pause or resume a moment ago), it says the
+controller has not taken it up yet, and what is in force. Reads the
+ConfigMap and the NodeSLORollout; no Node, NodeSLO or revision.
 Like kubectl rollout status, it watches by default: it prints one progress
 line whenever the status changes ("Waiting for rollout of configuration
 5089928f322f: 13 of 40 nodes reached, step 2 of 5..."), until the rollout
@@ -247,7 +272,7 @@ the condition"), or on any error.`,
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
 	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
-		"how often the watch reads the ConfigMap and its revisions")
+		"how often the watch reads the ConfigMap and its NodeSLORollout")
 	addOutputFlag(cmd.Flags(), &opts.output)
 	return cmd
 }

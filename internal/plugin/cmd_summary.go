@@ -17,14 +17,15 @@ func newSummaryCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "summary [-l SELECTOR] [-o json|yaml]",
 		Short: "Summarize the fleet: the strategy each node pool gets per key, valid keys, nodes up to date, pending or held",
-		Long: `Reads the ConfigMap, its revision history, the Nodes (metadata only) and the
-NodeSLOs, resolves every node against the ConfigMap's data as the
-controller does, and prints: where the rollout of that data stands; per
-key, whether it is valid and how many nodes each strategy (the cluster
-strategy, a node strategy, the built-in defaults, or the value kept while
-the key is invalid) applies to; and how many nodes store what the data
-resolves to (up to date), how many the controller has still to write
-(pending), and how many a paused, halted or invalid rollout holds (held).
+		Long: `Reads the ConfigMap, its NodeSLORollout (the rollout's status), the Nodes
+(metadata only) and the NodeSLOs, resolves every node against the
+ConfigMap's data as the controller does, and prints: where the rollout
+of that data stands; per key, whether it is valid and how many nodes each
+strategy (the cluster strategy, a node strategy, the built-in defaults, or
+the value kept while the key is invalid) applies to; and how many nodes
+store what the data resolves to (up to date), how many the controller has
+still to write (pending), and how many a paused, halted or invalid rollout
+holds (held).
 -l/--selector counts only the nodes whose labels match; -o json|yaml
 prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
 		Example: `  kubectl nodeslo summary
@@ -61,7 +62,7 @@ prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
 }
 
 // FetchSummaryInputs reads the rollout status (the ConfigMap and its
-// revisions), then the nodes selector matches (nil: all) and the NodeSLOs.
+// NodeSLORollout), then the nodes selector matches (nil: all) and the NodeSLOs.
 func FetchSummaryInputs(
 	ctx context.Context, c client.Reader, ref ConfigMapRef, selector labels.Selector,
 ) (SummaryInputs, error) {

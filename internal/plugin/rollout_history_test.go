@@ -104,3 +104,12 @@ func TestUndoDataPutsBackTheKeysTheControllerReadsOnly(t *testing.T) {
 		t.Error("UndoData wrote into the ConfigMap's data it was given")
 	}
 }
+
+// keptRevision is revision number of data's configuration, as the revision
+// history keeps it (the controller writes no status on it).
+func keptRevision(number int64, data map[string]string) rollout.Revision {
+	cfg := sloconfig.Load(data, nil)
+	d, _ := cfg.DataInForce()
+	return rollout.Revision{Number: number, Fingerprint: cfg.Fingerprint(), Data: d,
+		Outcome: rollout.OutcomeInProgress, Reached: 3, RolloutKey: data[string(sloconfig.KeyRollout)]}
+}

@@ -1,83 +1,124 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// SetPaused sets "paused" in the ConfigMap's rollout key, as `kubectl
-// nodeslo rollout pause` and `resume` do (docs/rollout.md#the-key). Every
-// other field of the key is kept (the key is written back as indented JSON,
-// its fields in alphabetical order), and so is every other key. A ConfigMap
-// without the key has no rollout to pause: that is an error that says so.
-// A resume of a rollout the health gate halted changes the key whatever
-// "paused" was (resumeHalt). The write is an update at the resourceVersion
-// read, as for an undo.
+// SetPaused pauses or resumes the rollout of the ConfigMap of ref, as
+// `kubectl nodeslo rollout pause` and `resume` do: it sets spec.paused on
+// the NodeSLORollout of the same namespace and name (creating it when the
+// controller has not yet), and writes nothing else. The ConfigMap is only
+// read: a GitOps tool that owns it never sees the pause, so it never undoes
+// it (issue 41). spec.paused holds the rollout together with the rollout
+// key's "paused" (either pauses it), and does nothing without the key: a
+// ConfigMap without the key has no rollout to pause, which is an error that
+// says so. A resume of a rollout the health gate halted also names the
+// halt in spec.resume (resumeHalt).
 func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bool, out io.Writer) error {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm); err != nil {
 		return fmt.Errorf("reading ConfigMap %s: %w", ref, err)
 	}
-	raw, ok := cm.Data[string(sloconfig.KeyRollout)]
-	if !ok {
-		return fmt.Errorf("ConfigMap %s has no %s key: every change reaches every node at once, "+
-			"so there is no rollout to pause or resume", ref, sloconfig.KeyRollout)
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
-	dec.UseNumber()
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil || doc == nil {
-		return fmt.Errorf("ConfigMap %s: %s is not a JSON object, so it pauses every rollout already; "+
-			"fix it first (kubectl nodeslo validate): %v", ref, sloconfig.KeyRollout, err)
-	}
-	if was, _ := doc["paused"].(bool); !paused && !was {
-		// Nothing to unpause: a resume meant for the data halted is a retry.
-		if err := withheldByHalt(cm, ref); err != nil {
-			return err
-		}
-	}
-	if halt := haltInForce(cm); !paused && halt != nil {
-		return resumeHalt(ctx, c, ref, cm, doc, halt, out)
-	}
-	verb := map[bool]string{true: "paused", false: "resumed"}[paused]
-	if was, _ := doc["paused"].(bool); was == paused {
-		printLine(out, fmt.Sprintf("ConfigMap %s: the rollout is %s already (\"paused\": %t)", ref, verb, paused))
-		return nil
-	}
-	doc["paused"] = paused
-	if err := writeRolloutKey(ctx, c, ref, cm, rolloutKeyText(doc)); err != nil {
+	obj, err := getNodeSLORollout(ctx, c, ref)
+	if err != nil {
 		return err
 	}
-	printLine(out, fmt.Sprintf("ConfigMap %s: rollout %s (\"paused\": %t in %s); follow it with: "+
-		"kubectl nodeslo rollout status", ref, verb, paused, sloconfig.KeyRollout))
+	spec, where := specOf(obj), nodeSLORolloutName(ref)
+	load := rollout.LoadKey(cm.Data)
+	if !load.Present {
+		if paused || !spec.Paused {
+			return fmt.Errorf("ConfigMap %s has no %s key: every change reaches every node at once, "+
+				"so there is no rollout to pause or resume", ref, sloconfig.KeyRollout)
+		}
+		// A pause left from before the key was removed would hold the
+		// next rollout once a key comes back: lift it.
+		if err := writeSpec(ctx, c, ref, true, specPatch{Paused: new(false)}); err != nil {
+			return err
+		}
+		printLine(out, fmt.Sprintf("spec.paused set to false on %s: ConfigMap %s has no %s key, so it held no rollout, "+
+			"but it would have paused the next one", where, ref, sloconfig.KeyRollout))
+		return nil
+	}
+	if !paused {
+		return resume(ctx, c, ref, cm, obj, load, out)
+	}
+	if spec.Paused {
+		printLine(out, fmt.Sprintf("%s: the rollout is paused already (spec.paused: true); nothing written", where))
+		return nil
+	}
+	if err := writeSpec(ctx, c, ref, obj != nil, specPatch{Paused: new(true)}); err != nil {
+		return err
+	}
+	printLine(out, fmt.Sprintf("rollout paused: spec.paused set on %s (the ConfigMap is not written): "+
+		"no further node is reached until kubectl nodeslo rollout resume; follow it with: kubectl nodeslo rollout status",
+		where))
 	return nil
 }
 
-// rolloutKeyText is the rollout key as SetPaused writes it back.
-func rolloutKeyText(doc map[string]any) string {
-	// A map of JSON values always marshals.
-	b, _ := json.MarshalIndent(doc, "", "  ")
-	return string(b) + "\n"
+// keyHolds is what the rollout key does to hold the rollout whatever the
+// NodeSLORollout's spec says ("": nothing): its "paused": true, or its
+// being invalid. Only the ConfigMap's owner (Git, under GitOps) lifts it.
+func keyHolds(load rollout.Key) string {
+	switch {
+	case !load.Present:
+		return ""
+	case load.Policy == nil:
+		return fmt.Sprintf("%s is invalid, which holds every rollout until it is fixed in the ConfigMap "+
+			"(kubectl nodeslo validate)", sloconfig.KeyRollout)
+	case load.Policy.Paused:
+		return fmt.Sprintf(`"paused": true in %s pauses the rollout too: set it to false in the ConfigMap `+
+			"(in Git, when a GitOps tool syncs it)", sloconfig.KeyRollout)
+	}
+	return ""
 }
 
-// writeRolloutKey updates the ConfigMap read with the rollout key's new
-// text, at the resourceVersion read.
-func writeRolloutKey(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.ConfigMap, text string) error {
-	cm.Data[string(sloconfig.KeyRollout)] = text
-	switch err := c.Update(ctx, cm, client.FieldOwner(undoFieldManager)); {
-	case apierrors.IsConflict(err):
-		return fmt.Errorf("ConfigMap %s changed meanwhile; nothing was written, run the command again: %w", ref, err)
-	case err != nil:
-		return fmt.Errorf("writing ConfigMap %s: %w", ref, err)
+// resume lifts spec.paused, or resumes a halt of the health gate
+// (resumeHalt). What the rollout key holds (keyHolds) is the ConfigMap's
+// owner's to lift: resume says so, and when nothing of the spec holds the
+// rollout, that is an error.
+func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.ConfigMap,
+	obj *nodeslov1alpha1.NodeSLORollout, load rollout.Key, out io.Writer) error {
+	spec, where := specOf(obj), nodeSLORolloutName(ref)
+	// A record that does not parse knows no halt, as the controller, which
+	// starts the rollout again, knows none.
+	rec, _ := recordOf(obj)
+	data := sloconfig.Load(cm.Data, nil).Fingerprint()
+	if !spec.Paused {
+		// Nothing to unpause: a resume meant for the data halted is a retry.
+		if err := withheldByHalt(rec, data, ref); err != nil {
+			return err
+		}
 	}
+	if halt := haltInForce(rec, data); halt != nil {
+		return resumeHalt(ctx, c, ref, obj, load, halt, out)
+	}
+	holds := keyHolds(load)
+	if !spec.Paused {
+		if holds != "" {
+			return fmt.Errorf("ConfigMap %s: %s; resume writes only the spec of %s, whose spec.paused is not set; "+
+				"nothing written", ref, holds, where)
+		}
+		printLine(out, fmt.Sprintf("%s: the rollout is resumed already (spec.paused is not set); nothing written", where))
+		return nil
+	}
+	if err := writeSpec(ctx, c, ref, obj != nil, specPatch{Paused: new(false)}); err != nil {
+		return err
+	}
+	if holds != "" {
+		printLine(out, fmt.Sprintf("spec.paused set to false on %s (the ConfigMap is not written); "+
+			"the rollout stays held: %s", where, holds))
+		return nil
+	}
+	printLine(out, fmt.Sprintf("rollout resumed: spec.paused set to false on %s (the ConfigMap is not written): "+
+		"the rollout goes on where it stopped; follow it with: kubectl nodeslo rollout status", where))
 	return nil
 }

@@ -8,33 +8,40 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// haltFixture is a ConfigMap with the rollout key as given and a record of
-// its configuration halted by the health gate under haltedKey (the rollout
-// key's text at the halt), with two unhealthy nodes.
-func haltFixture(t *testing.T, key, haltedKey string) (client.Client, ConfigMapRef) {
+// haltedAt is when the health gate halted the rollouts of these tests.
+var haltedAt = time.Date(2026, 12, 2, 18, 36, 18, 250e6, time.UTC)
+
+// haltFixture is a ConfigMap with the rollout key as given and the
+// NodeSLORollout the controller left when the health gate halted the
+// rollout of its configuration at haltedAt, with two unhealthy nodes: the
+// record in status.record, the halt's time in status.health.haltedAt.
+func haltFixture(t *testing.T, key string, spec nodeslov1alpha1.NodeSLORolloutSpec) (client.Client, ConfigMapRef) {
 	t.Helper()
 	data := map[string]string{string(sloconfig.KeyRollout): key, threshold: `{"clusterStrategy": {"enable": true}}`}
-	c, ref := pauseFixture(data)
-	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: time.Now(), Pending: 5, Steps: 1,
-		Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: time.Now(),
-			HaltedKey: rollout.KeyFingerprint(haltedKey)}}
-	setRecord(t, c, ref, rec)
-	return c, ref
+	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: haltedAt.Add(-time.Hour),
+		Pending: 5, Steps: 1, Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: haltedAt,
+			HaltedKey: rollout.KeyFingerprint(key)}}
+	return pauseFixture(data, rolloutObject(pauseRef, spec, recordStatus(rec)))
 }
 
-func setRecord(t *testing.T, c client.Client, ref ConfigMapRef, rec rollout.Record) {
-	t.Helper()
-	cm := readConfigMap(t, c, ref)
-	cm.Annotations = map[string]string{rollout.RecordAnnotation: rec.Encode()}
-	if err := c.Update(context.Background(), cm); err != nil {
-		t.Fatal(err)
+// recordStatus is the status the controller writes with rec: the record,
+// and the halt's time (to the second, as the API keeps it).
+func recordStatus(rec rollout.Record) nodeslov1alpha1.NodeSLORolloutStatus {
+	s := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Configuration: rec.Target, Record: rec.Encode()}
+	if rec.Health.Halted() {
+		s.Phase = nodeslov1alpha1.RolloutPhase(rollout.PhaseHalted)
+		s.Health = &nodeslov1alpha1.RolloutHealth{Allowed: 1,
+			HaltedAt: &metav1.Time{Time: rec.Health.HaltedAt.Truncate(time.Second)}}
 	}
+	return s
 }
 
 func readConfigMap(t *testing.T, c client.Client, ref ConfigMapRef) *corev1.ConfigMap {
@@ -46,115 +53,124 @@ func readConfigMap(t *testing.T, c client.Client, ref ConfigMapRef) *corev1.Conf
 	return cm
 }
 
-// A resume after a halt changes the key's text whatever "paused" was, and
-// leaves it valid, unpaused and otherwise as it was.
-func TestResumeAfterAHaltChangesTheKey(t *testing.T) {
+// A resume after a halt names the halt in spec.resume, to the second, and
+// lifts spec.paused, whatever the key says; the key is not written.
+func TestResumeAfterAHaltNamesTheHalt(t *testing.T) {
 	for _, tc := range []struct {
-		name, key  string
-		wantPaused string // `"paused"` in the key written: "false" or "" (absent)
+		name string
+		spec nodeslov1alpha1.NodeSLORolloutSpec
 	}{
-		{"paused absent", `{"maxNodesPerStep": 2, "healthGate": {"maxUnhealthyNodes": 1}}`, "false"},
-		{"paused false", `{"maxNodesPerStep": 2, "paused": false, "healthGate": {"maxUnhealthyNodes": 1}}`, ""},
-		{"paused true", `{"maxNodesPerStep": 2, "paused": true, "healthGate": {"maxUnhealthyNodes": 1}}`, "false"},
+		{"not paused", nodeslov1alpha1.NodeSLORolloutSpec{}},
+		{"paused", nodeslov1alpha1.NodeSLORolloutSpec{Paused: true}},
+		{"an earlier halt resumed", nodeslov1alpha1.NodeSLORolloutSpec{Resume: haltReference("", haltedAt.Add(-time.Hour))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, ref := haltFixture(t, tc.key, tc.key)
+			key := `{"maxNodesPerStep": 2, "healthGate": {"maxUnhealthyNodes": 1}}`
+			c, ref := haltFixture(t, key, tc.spec)
+			before := readConfigMap(t, c, ref)
 			var out bytes.Buffer
 			if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 				t.Fatal(err)
 			}
-			cm := readConfigMap(t, c, ref)
-			written := cm.Data[string(sloconfig.KeyRollout)]
-			if rollout.KeyFingerprint(written) == rollout.KeyFingerprint(tc.key) {
-				t.Fatalf("the key's text did not change: %q", written)
+			spec := readRollout(t, c, ref).Spec
+			if spec.Paused || spec.Resume == nil || spec.Resume.Configuration != "" ||
+				!spec.Resume.HaltedAt.Equal(&metav1.Time{Time: haltedAt.Truncate(time.Second)}) {
+				t.Errorf("spec after the resume: %+v", spec)
 			}
-			load := rollout.LoadKey(cm.Data)
-			if !load.Valid() || load.Policy.Paused || load.Policy.HealthGate == nil || load.Policy.StepSize(10) != 2 {
-				t.Errorf("the key after the resume: %q", written)
+			if after := readConfigMap(t, c, ref); after.ResourceVersion != before.ResourceVersion {
+				t.Errorf("the ConfigMap was written: %+v", after)
 			}
-			switch hasPaused := strings.Contains(written, `"paused"`); {
-			case tc.wantPaused == "" && hasPaused:
-				t.Errorf(`"paused" is still there: %q`, written)
-			case tc.wantPaused != "" && !strings.Contains(written, `"paused": `+tc.wantPaused):
-				t.Errorf(`want "paused": %s: %q`, tc.wantPaused, written)
-			}
-			if cm.Data[threshold] != `{"clusterStrategy": {"enable": true}}` {
-				t.Errorf("another key changed: %q", cm.Data[threshold])
-			}
-			expectLines(t, out.String(), "the rollout the health gate halted is resumed",
+			expectLines(t, out.String(), "the rollout the health gate halted is resumed: spec.resume set on NodeSLORollout "+
+				"koordinator-system/slo-controller-config to the halt at 2026-12-02T18:36:18Z, spec.paused false "+
+				"(the ConfigMap is not written)",
 				"the unhealthy nodes known (2: worker-0 (Ready=False since 17:00:10), "+
 					"worker-2 (4 Pod evictions (4 containers terminated non-zero), at most 3 allowed)) are tolerated from now on")
+			if strings.Contains(out.String(), "stays held") {
+				t.Errorf("nothing holds the rollout: %q", out.String())
+			}
 		})
 	}
 }
 
-// Paused, then resumed, after a halt: setting "paused" back to false could
-// give back the very text of the halt, which would not resume it; the
-// resume removes "paused" instead.
-func TestResumeAfterAHaltNeverWritesTheHaltedText(t *testing.T) {
-	atHalt := rolloutKeyText(map[string]any{"maxNodesPerStep": 2, "paused": false})
-	paused := rolloutKeyText(map[string]any{"maxNodesPerStep": 2, "paused": true})
-	c, ref := haltFixture(t, paused, atHalt)
+// The halt's time comes from the record when the status does not say it.
+func TestResumeAfterAHaltTakesItsTimeFromTheRecord(t *testing.T) {
+	key := `{"maxNodesPerStep": 2}`
+	c, ref := haltFixture(t, key, nodeslov1alpha1.NodeSLORolloutSpec{})
+	obj := readRollout(t, c, ref)
+	obj.Status.Health = nil
+	if err := c.Status().Update(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
 	if err := SetPaused(context.Background(), c, ref, false, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	cm := readConfigMap(t, c, ref)
-	written := cm.Data[string(sloconfig.KeyRollout)]
-	if written == atHalt || strings.Contains(written, `"paused"`) || rollout.LoadKey(cm.Data).Policy.Paused {
-		t.Errorf("the key after the resume: %q (at the halt: %q)", written, atHalt)
+	if r := readRollout(t, c, ref).Spec.Resume; !sameSecond(r, haltedAt) {
+		t.Errorf("spec.resume %+v, want the halt at %s", r, haltedAt)
 	}
 }
 
-// A key changed since the halt and not paused resumes it already: nothing
-// is written. A halt of another configuration than the one in force is no
-// halt to resume: resume behaves as without a gate.
+// A resume of this halt asked for already writes nothing. A halt of another
+// configuration than the one in force is no halt to resume: resume behaves
+// as without a gate.
 func TestResumeWritesNothingWithoutAHaltToLift(t *testing.T) {
 	key := `{"maxNodesPerStep": 2}`
-	c, ref := haltFixture(t, key, `{"maxNodesPerStep": 1}`)
+	c, ref := haltFixture(t, key, nodeslov1alpha1.NodeSLORolloutSpec{Resume: haltReference("", haltedAt)})
+	rv := readRollout(t, c, ref).ResourceVersion
 	var out bytes.Buffer
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	if got := readConfigMap(t, c, ref).Data[string(sloconfig.KeyRollout)]; got != key {
-		t.Errorf("the key was written: %q", got)
+	if readRollout(t, c, ref).ResourceVersion != rv {
+		t.Error("the NodeSLORollout was written")
 	}
-	expectLines(t, out.String(), "changed since the health gate halted the rollout and is not paused", "nothing written")
+	expectLines(t, out.String(), "a resume of the health gate's halt at 2026-12-02T18:36:18Z is asked for already "+
+		"(spec.resume); the controller takes it up at its next decision; nothing written")
 
-	c, ref = haltFixture(t, key, key)
 	rec := rollout.Record{Target: "another configuration",
-		Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: time.Now(), HaltedKey: rollout.KeyFingerprint(key)}}
-	setRecord(t, c, ref, rec)
+		Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: haltedAt, HaltedKey: rollout.KeyFingerprint(key)}}
+	c, ref = pauseFixture(map[string]string{string(sloconfig.KeyRollout): key},
+		rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, recordStatus(rec)))
 	out.Reset()
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	if got := readConfigMap(t, c, ref).Data[string(sloconfig.KeyRollout)]; got != key {
-		t.Errorf("the key was written: %q", got)
+	if readRollout(t, c, ref).Spec.Resume != nil {
+		t.Error("spec.resume was written")
 	}
-	expectLines(t, out.String(), `resumed already ("paused": false)`)
+	expectLines(t, out.String(), "resumed already (spec.paused is not set)")
 }
 
-// An invalid key holds the rollout whatever "paused" says: resume names
-// the key and what to do, and writes nothing. Pause after a halt sets
-// "paused": true as without a gate.
-func TestResumeAfterAHaltWithAnInvalidKeyAndPause(t *testing.T) {
-	key := invalidRolloutKey
-	c, ref := haltFixture(t, key, key)
+// An invalid key holds the rollout whatever the spec says: resume names
+// the key and what to do, and writes nothing. A key that pauses still
+// holds the resumed rollout: resume writes the spec and says so. Pause
+// after a halt sets spec.paused as without a gate.
+func TestResumeAfterAHaltHeldByTheKeyAndPause(t *testing.T) {
+	c, ref := haltFixture(t, invalidRolloutKey, nodeslov1alpha1.NodeSLORolloutSpec{})
 	err := SetPaused(context.Background(), c, ref, false, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "nodeslo-rollout-config is invalid") ||
 		!strings.Contains(err.Error(), "kubectl nodeslo validate") {
 		t.Errorf("resume with an invalid key: %v", err)
 	}
-	if got := readConfigMap(t, c, ref).Data[string(sloconfig.KeyRollout)]; got != key {
-		t.Errorf("the key was written: %q", got)
+	if readRollout(t, c, ref).Spec.Resume != nil {
+		t.Error("spec.resume was written")
 	}
 
-	key = `{"maxNodesPerStep": 2}`
-	c, ref = haltFixture(t, key, key)
+	c, ref = haltFixture(t, `{"maxNodesPerStep": 2, "paused": true}`, nodeslov1alpha1.NodeSLORolloutSpec{})
+	var out bytes.Buffer
+	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !sameSecond(readRollout(t, c, ref).Spec.Resume, haltedAt) {
+		t.Error("spec.resume was not written")
+	}
+	expectLines(t, out.String(),
+		`; the rollout stays held: "paused": true in nodeslo-rollout-config pauses the rollout too`)
+
+	c, ref = haltFixture(t, `{"maxNodesPerStep": 2}`, nodeslov1alpha1.NodeSLORolloutSpec{})
 	if err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if load := rollout.LoadKey(readConfigMap(t, c, ref).Data); !load.Valid() || !load.Policy.Paused {
-		t.Errorf("pause after a halt: %q", readConfigMap(t, c, ref).Data[string(sloconfig.KeyRollout)])
+	if spec := readRollout(t, c, ref).Spec; !spec.Paused || spec.Resume != nil {
+		t.Errorf("pause after a halt: %+v", spec)
 	}
 }

@@ -11,102 +11,112 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // RolloutStatus is what `kubectl nodeslo rollout status` shows: the status
-// the controller published on the revision in force (its
-// rollout.StatusAnnotation), printed as it is, and whether the ConfigMap
-// as it stands now is what that status is about. Nothing of the rollout is
-// computed here: the nodes and NodeSLOs are not read.
+// the controller published on the NodeSLORollout of the ConfigMap, printed
+// as it is, and whether the controller decided it on the ConfigMap and the
+// NodeSLORollout's spec as they stand now. Nothing of the rollout is
+// computed here: the nodes, the NodeSLOs and the revisions are not read,
+// and the ConfigMap's data is not fingerprinted.
 type RolloutStatus struct {
 	ConfigMap ConfigMapRef
-	// InForce is the revision in force, the newest of the history (nil:
-	// the history is empty).
-	InForce *rollout.Revision
-	// Status is its status annotation (nil: it has none yet).
+	// Exists says whether the ConfigMap exists, ResourceVersion is its
+	// resourceVersion and Data its data (both empty when it does not);
+	// Key is its rollout key as written now.
+	Exists          bool
+	ResourceVersion string
+	Data            map[string]string `json:"-"`
+	Key             rollout.Key
+	// Object is the NodeSLORollout (nil: the controller has not created
+	// it yet).
+	Object *nodeslov1alpha1.NodeSLORollout
+	// Status is its status as the printers read it (nil: none yet, the
+	// controller has not decided on the ConfigMap).
 	Status *rollout.Status
-	// Exists says whether the ConfigMap exists, Data is its data (nil when
-	// it does not). Fingerprint is the
-	// configuration its data loads into, loaded as the controller loads
-	// it over the configuration in force (an invalid key keeps the
-	// revision's value of it); Key is its rollout key as written now, and
-	// KeyFingerprint that key's rollout.KeyFingerprint ("": no key).
-	Exists         bool
-	Data           map[string]string `json:"-"`
-	Fingerprint    string
-	Key            rollout.Key
-	KeyFingerprint string
 }
 
-// FetchRolloutStatus reads the ConfigMap (absent: defaults) and its
-// revision history: the status is the revision in force's.
+// FetchRolloutStatus reads the ConfigMap (absent: it does not exist) and
+// its NodeSLORollout: the status is the NodeSLORollout's.
 func FetchRolloutStatus(ctx context.Context, c client.Reader, key client.ObjectKey) (RolloutStatus, error) {
 	cm := &corev1.ConfigMap{}
-	exists := true
 	if err := c.Get(ctx, key, cm); apierrors.IsNotFound(err) {
-		exists = false
+		cm = nil
 	} else if err != nil {
 		return RolloutStatus{}, fmt.Errorf("reading ConfigMap %s: %w", key, err)
 	}
 	ref := ConfigMapRef{Namespace: key.Namespace, Name: key.Name}
-	h, err := FetchHistory(ctx, c, ref)
+	obj, err := getNodeSLORollout(ctx, c, ref)
 	if err != nil {
 		return RolloutStatus{}, err
 	}
-	var data map[string]string
-	if exists {
-		data = cm.Data
-		if data == nil {
-			data = map[string]string{}
-		}
-	}
-	return NewRolloutStatus(ref, data, exists, h)
+	return NewRolloutStatus(ref, cm, obj), nil
 }
 
-// NewRolloutStatus reads the status of h's revision in force, and
-// fingerprints the ConfigMap's data (nil when it does not exist) to tell
-// whether the controller has taken it up. A status annotation that does
-// not decode is an error.
-func NewRolloutStatus(ref ConfigMapRef, data map[string]string, exists bool, h History) (RolloutStatus, error) {
-	s := RolloutStatus{ConfigMap: ref, InForce: h.InForce(), Exists: exists, Data: data, Key: rollout.LoadKey(data)}
-	if raw, ok := data[string(sloconfig.KeyRollout)]; ok {
-		s.KeyFingerprint = rollout.KeyFingerprint(raw)
-	}
-	var base *sloconfig.Config
-	if s.InForce != nil {
-		base = sloconfig.Load(s.InForce.Data, nil)
-		if s.InForce.Status != "" {
-			st, err := rollout.DecodeStatus(s.InForce.Status)
-			if err != nil {
-				return RolloutStatus{}, fmt.Errorf("revision %d of ConfigMap %s (ControllerRevision %s): %w",
-					s.InForce.Number, ref, s.InForce.Name, err)
-			}
-			s.Status = &st
+// NewRolloutStatus is the status of obj (nil: no NodeSLORollout) about the
+// ConfigMap cm (nil: it does not exist). A NodeSLORollout whose status has
+// no phase has no status yet.
+func NewRolloutStatus(ref ConfigMapRef, cm *corev1.ConfigMap, obj *nodeslov1alpha1.NodeSLORollout) RolloutStatus {
+	s := RolloutStatus{ConfigMap: ref, Object: obj}
+	if cm != nil {
+		s.Exists, s.ResourceVersion, s.Data = true, cm.ResourceVersion, cm.Data
+		if s.Data == nil {
+			s.Data = map[string]string{}
 		}
 	}
-	s.Fingerprint = sloconfig.Load(data, base).Fingerprint()
-	return s, nil
+	s.Key = rollout.LoadKey(s.Data)
+	if obj != nil && obj.Status.Phase != "" {
+		st := rollout.StatusFromAPI(&obj.Status)
+		s.Status = &st
+	}
+	return s
 }
 
-// TakenUp reports whether the status is about the ConfigMap's data as it
-// stands: the controller has decided on this configuration.
+// TakenUp reports whether the status was decided on the ConfigMap and the
+// NodeSLORollout's spec as they stand: the ConfigMap's resourceVersion is
+// the one the status observed (both empty when the ConfigMap does not
+// exist), and so is the NodeSLORollout's generation.
 func (s RolloutStatus) TakenUp() bool {
-	return s.Status != nil && s.Status.About(s.Fingerprint)
+	return s.Status != nil && s.Object.Status.ObservedConfigMapVersion == s.ResourceVersion &&
+		s.Object.Status.ObservedGeneration == s.Object.Generation
 }
 
 // Done reports whether there is nothing left to wait for: the controller
-// took the configuration up and its rollout completed (and is not halted),
-// or it went to every node at once.
+// took the ConfigMap up and its rollout completed (and is not halted), or
+// it went to every node at once.
 func (s RolloutStatus) Done() bool { return s.TakenUp() && s.Status.Done() }
 
 // HaltedByTheGate reports whether the health gate holds the rollout of the
-// ConfigMap's configuration halted, with no resume under way, or withholds
-// the ConfigMap's data, a configuration it halted: either way no wait ends
-// without an act of the operator.
+// ConfigMap's configuration halted, or withholds the ConfigMap's data, a
+// configuration it halted: either way no wait ends without an act of the
+// operator.
 func (s RolloutStatus) HaltedByTheGate() bool {
-	return s.TakenUp() && ((s.Status.Halted() && !s.resuming()) || s.Status.Withheld != nil)
+	return s.TakenUp() && (s.Status.Halted() || s.Status.Withheld != nil)
+}
+
+// Revision is the number of the revision in force, as the status says (0:
+// none recorded, or no status).
+func (s RolloutStatus) Revision() int64 {
+	if s.Object == nil {
+		return 0
+	}
+	return s.Object.Status.Revision
+}
+
+// Configuration is the fingerprint of the ConfigMap's data as the
+// controller decided on it: the configuration in force, or the data it
+// withholds; "" while the controller has not taken the ConfigMap up.
+func (s RolloutStatus) Configuration() string {
+	switch {
+	case !s.TakenUp():
+		return ""
+	case s.Status.Withheld != nil:
+		return s.Status.Withheld.Fingerprint
+	}
+	return s.Status.Fingerprint
 }
 
 // haltError is the error a wait ends with when HaltedByTheGate.
@@ -118,6 +128,45 @@ func (s RolloutStatus) haltError() error {
 	return fmt.Errorf("rollout of configuration %s halted by its health gate", rollout.ShortTarget(s.Status.Fingerprint))
 }
 
+// notTakenUp says what the controller has not decided on yet: the
+// ConfigMap as it stands, the NodeSLORollout's spec, or both.
+func (s RolloutStatus) notTakenUp() string {
+	observed := s.Object.Status
+	var what []string
+	switch {
+	case observed.ObservedConfigMapVersion == s.ResourceVersion:
+	case !s.Exists:
+		what = append(what, fmt.Sprintf("the deletion of ConfigMap %s (the status is of resourceVersion %s)",
+			s.ConfigMap, observed.ObservedConfigMapVersion))
+	case observed.ObservedConfigMapVersion == "":
+		what = append(what, fmt.Sprintf("ConfigMap %s at resourceVersion %s (the status is of no ConfigMap)",
+			s.ConfigMap, s.ResourceVersion))
+	default:
+		what = append(what, fmt.Sprintf("ConfigMap %s at resourceVersion %s (the status is of %s)",
+			s.ConfigMap, s.ResourceVersion, observed.ObservedConfigMapVersion))
+	}
+	if observed.ObservedGeneration != s.Object.Generation {
+		what = append(what, fmt.Sprintf("the spec of %s at generation %d (the status is of %d)",
+			nodeSLORolloutName(s.ConfigMap), s.Object.Generation, observed.ObservedGeneration))
+	}
+	return strings.Join(what, " and ")
+}
+
+// inForce names the configuration in force and its revision, as the
+// status says: "configuration X (revision N)", or, to go inside
+// parentheses, "configuration X, revision N".
+func (s RolloutStatus) inForce(parenthesized bool) string {
+	out := "configuration " + rollout.ShortTarget(s.Status.Fingerprint)
+	switch n := s.Revision(); {
+	case n == 0:
+	case parenthesized:
+		out += fmt.Sprintf(", revision %d", n)
+	default:
+		out += fmt.Sprintf(" (revision %d)", n)
+	}
+	return out
+}
+
 // Write prints the status, one fact a line.
 func (s RolloutStatus) Write(w io.Writer) {
 	for _, m := range s.Key.Messages() {
@@ -125,19 +174,17 @@ func (s RolloutStatus) Write(w io.Writer) {
 	}
 	st := s.Status
 	switch {
-	case s.InForce == nil:
-		printLine(w, fmt.Sprintf("ConfigMap %s has no revision history yet: "+
-			"the controller has not put a configuration in force (is it running?)", s.ConfigMap))
+	case s.Object == nil:
+		printLine(w, fmt.Sprintf("%s does not exist yet: the controller creates it when it decides on ConfigMap %s "+
+			"(is it running, and of a version that publishes the rollout's status there?)",
+			nodeSLORolloutName(s.ConfigMap), s.ConfigMap))
 		return
 	case st == nil:
-		printLine(w, fmt.Sprintf("configuration %s: revision %d, in force, has no rollout status yet "+
-			"(the controller has not decided on it, or is of a version that does not publish one)",
-			rollout.ShortTarget(s.InForce.Fingerprint), s.InForce.Number))
+		printLine(w, fmt.Sprintf("%s has no status yet: the controller has not decided on ConfigMap %s (is it running?)",
+			nodeSLORolloutName(s.ConfigMap), s.ConfigMap))
 		return
 	case !s.TakenUp():
-		printLine(w, fmt.Sprintf("configuration %s: the controller has not taken up this configuration yet; "+
-			"in force: configuration %s (revision %d)",
-			rollout.ShortTarget(s.Fingerprint), rollout.ShortTarget(st.Fingerprint), s.InForce.Number))
+		printLine(w, fmt.Sprintf("the controller has not taken up %s yet; in force: %s", s.notTakenUp(), s.inForce(false)))
 		return
 	}
 	target, started := rollout.ShortTarget(st.Fingerprint), st.Started.UTC().Format(time.RFC3339)
@@ -156,11 +203,11 @@ func (s RolloutStatus) Write(w io.Writer) {
 		s.writeProgress(w)
 	}
 	writeWithheld(w, st)
-	if s.Exists && s.KeyFingerprint != st.RolloutKey && !s.resuming() {
-		printLine(w, "rollout key: changed since this status; the controller has not taken the change up yet")
+	on := "the controller's status on " + nodeSLORolloutName(s.ConfigMap)
+	if n := s.Revision(); n > 0 {
+		on += fmt.Sprintf("; revision %d in force", n)
 	}
-	printLine(w, fmt.Sprintf("updated: %s (the controller's status on revision %d)",
-		st.Updated.UTC().Format(time.RFC3339), s.InForce.Number))
+	printLine(w, fmt.Sprintf("updated: %s (%s)", st.Updated.UTC().Format(time.RFC3339), on))
 }
 
 // writeProgress prints the lines of a staged rollout: the nodes reached and
@@ -172,7 +219,7 @@ func (s RolloutStatus) writeProgress(w io.Writer) {
 	if h := st.Health; h != nil && h.Gate != "" {
 		printLine(w, "health gate: "+h.Gate)
 	}
-	printLine(w, "paused: "+pausedBy(st))
+	printLine(w, "paused: "+s.pausedBy())
 	s.writeVerdicts(w)
 	s.writeBefore(w)
 	switch {
@@ -191,17 +238,30 @@ func (s RolloutStatus) writeProgress(w io.Writer) {
 }
 
 // pausedBy is the value of the "paused:" line: "no", or "yes" and every
-// reason the rollout is held.
-func pausedBy(st *rollout.Status) string {
+// reason the rollout is held. A pause the status reports is said to come
+// from spec.paused, from the rollout key's "paused", or both, as they
+// stand now (the status was decided on them): resume lifts the first, only
+// the ConfigMap's owner the second.
+func (s RolloutStatus) pausedBy() string {
+	st := s.Status
 	var why []string
 	if st.Halted() {
 		why = append(why, "halted by the health gate")
 	}
-	switch {
-	case st.KeyInvalid:
+	if st.KeyInvalid {
 		why = append(why, "the rollout key is invalid")
-	case st.Paused:
-		why = append(why, "paused: true")
+	}
+	if st.Paused {
+		by := len(why)
+		if s.Object.Spec.Paused {
+			why = append(why, "spec.paused: true")
+		}
+		if p := s.Key.Policy; p != nil && p.Paused {
+			why = append(why, `"paused": true in `+string(sloconfig.KeyRollout))
+		}
+		if len(why) == by {
+			why = append(why, "paused")
+		}
 	}
 	if len(why) == 0 {
 		return "no"

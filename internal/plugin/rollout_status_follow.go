@@ -18,11 +18,11 @@ import (
 // the wait timed out, or on any error.
 
 // defaultStatusInterval is how often the wait reads the status. It polls,
-// one GET of the ConfigMap and one LIST of its revisions (by label, at most
-// 100) a second, rather than watching: the status changes only when the
-// controller decides, at most about once a second, so a watch would see
-// nothing sooner; a poll needs only the get and list the command already
-// needs, and no resumption of a watch that expired or was cut.
+// one GET of the ConfigMap and one of its NodeSLORollout a second, rather
+// than watching: the status changes only when the controller decides, at
+// most about once a second, so a watch would see nothing sooner; a poll
+// needs only the gets the command already needs, and no resumption of a
+// watch that expired or was cut.
 const defaultStatusInterval = time.Second
 
 // errTimedOut is kubectl's wording when --timeout passes.

@@ -10,19 +10,8 @@ import (
 )
 
 // The health gate's part of `rollout status` (docs/rollout.md#health-gates):
-// what the gate judged of the rollout, as the status on the revision in
-// force says it.
-
-// resuming reports that the rollout is halted but its key has changed
-// since the halt and is not paused, which is what resumes it: the
-// controller has not decided on it yet.
-func (s RolloutStatus) resuming() bool {
-	st := s.Status
-	if !st.Halted() || st.Health == nil || !s.Exists || s.Key.Policy == nil || s.Key.Policy.Paused {
-		return false
-	}
-	return s.KeyFingerprint != st.Health.HaltedKey
-}
+// what the gate judged of the rollout, as the NodeSLORollout's status says
+// it.
 
 // writeVerdicts prints the halt and what to do about it, or, without a
 // halt, the verdicts so far; then the unhealthy nodes the status lists,
@@ -68,9 +57,6 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 	writeMetricChecks(w, h)
 	switch {
 	case !st.Halted():
-	case s.resuming():
-		printLine(w, "resume: under way: the rollout key changed since the halt and is not paused; "+
-			"the controller resumes the rollout at its next decision, tolerating the unhealthy nodes above")
 	case h.Revert:
 		printLine(w, "reverting to the previous revision (onUnhealthy: revert): its configuration goes in force "+
 			"in place of the ConfigMap's data, which is not written, and goes back to every reached node at once")

@@ -10,7 +10,7 @@ import (
 
 // The metric checks' part of `rollout status` (docs/rollout.md#metric-gates):
 // the checks whose last measurement did not pass, or that failed, as the
-// status on the revision in force lists them.
+// NodeSLORollout's status lists them.
 
 // haltedByMetrics reports whether a halt came from a failed metric check
 // rather than from the counted unhealthy nodes.

@@ -15,7 +15,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 	s := halted(data, "1", nil)
 	s.Health.Metrics = []rollout.StatusMetric{{Name: "latency", Failures: 1, Seen: "value 2 outside <= 0.5",
 		At: s.Updated, Failed: true}}
-	out, err := followStatus(t, statusCluster(t, data, inForce(7, data, &s)), false)
+	out, err := followStatus(t, statusCluster(t, data, decided(7, &s)), false)
 	expectHalted(t, err)
 	for _, want := range []string{
 		"halted: yes, by the health gate's metric checks at 2026",
@@ -34,7 +34,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 	going := midRollout(data)
 	going.Health = &rollout.StatusHealth{Allowed: 1, AllowedOf: 3, Metrics: []rollout.StatusMetric{
 		{Name: "latency", NoData: 1, Seen: "no data", At: going.Updated}}}
-	out, err = followStatus(t, statusCluster(t, data, inForce(7, data, &going)), false)
+	out, err = followStatus(t, statusCluster(t, data, decided(7, &going)), false)
 	expectPrintedOnce(t, err)
 	if !strings.Contains(out, "metric check latency: not passing at ") || strings.Contains(out, "unhealthy:") {
 		t.Errorf("a check not passing, no node unhealthy:\n%s", out)

@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
@@ -9,32 +11,49 @@ import (
 type RolloutStatusOutput struct {
 	ConfigMap       string `json:"configMap"`
 	ConfigMapExists bool   `json:"configMapExists"`
+	// ConfigMapResourceVersion is the ConfigMap's resourceVersion as read
+	// (absent: it does not exist).
+	ConfigMapResourceVersion string `json:"configMapResourceVersion,omitempty"`
 	// Configuration is the fingerprint of the ConfigMap's data as the
-	// controller loads it (its first 12 characters, as the text names it).
+	// controller decided on it (its first 12 characters, as the text names
+	// it): the configuration in force, or the data withheld; "" while the
+	// controller has not taken the ConfigMap up.
 	Configuration string `json:"configuration"`
-	// RevisionInForce is the number of the newest revision (0: none yet).
+	// RevisionInForce is the number of the revision in force, as the
+	// status says (0: none yet).
 	RevisionInForce int64 `json:"revisionInForce,omitempty"`
-	// TakenUp: the status is about the ConfigMap's data; Done: its rollout
-	// completed (or went to every node at once); Halted: the health gate
-	// holds it, or withholds the data.
+	// NodeSLORolloutExists says whether the NodeSLORollout exists;
+	// Generation is its metadata.generation, ObservedGeneration and
+	// ObservedConfigMapVersion what its status was decided on.
+	NodeSLORolloutExists     bool   `json:"nodeSLORolloutExists"`
+	Generation               int64  `json:"generation,omitempty"`
+	ObservedGeneration       int64  `json:"observedGeneration,omitempty"`
+	ObservedConfigMapVersion string `json:"observedConfigMapVersion,omitempty"`
+	// TakenUp: the status was decided on the ConfigMap and the spec as
+	// they stand; Done: its rollout completed (or went to every node at
+	// once); Halted: the health gate holds it, or withholds the data.
 	TakenUp bool `json:"takenUp"`
 	Done    bool `json:"done"`
 	Halted  bool `json:"halted"`
 	// RolloutKeyErrors are the errors of nodeslo-rollout-config as written now.
 	RolloutKeyErrors []string `json:"rolloutKeyErrors,omitempty"`
-	// Status is the controller's status on the revision in force, as it
-	// publishes it in the annotation nodeslo.koordinator.sh/rollout-status
-	// (absent: none yet).
-	Status *rollout.Status `json:"status,omitempty"`
+	// Status is the controller's status on the NodeSLORollout, in the
+	// fields the text prints (absent: none yet); Conditions are its
+	// conditions as they are.
+	Status     *rollout.Status    `json:"status,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Output is the status as -o prints it.
 func (s RolloutStatus) Output() RolloutStatusOutput {
 	out := RolloutStatusOutput{ConfigMap: s.ConfigMap.String(), ConfigMapExists: s.Exists,
-		Configuration: rollout.ShortTarget(s.Fingerprint), TakenUp: s.TakenUp(), Done: s.Done(),
-		Halted: s.HaltedByTheGate(), RolloutKeyErrors: s.Key.Messages(), Status: s.Status}
-	if s.InForce != nil {
-		out.RevisionInForce = s.InForce.Number
+		ConfigMapResourceVersion: s.ResourceVersion, Configuration: rollout.ShortTarget(s.Configuration()),
+		RevisionInForce: s.Revision(), TakenUp: s.TakenUp(), Done: s.Done(), Halted: s.HaltedByTheGate(),
+		RolloutKeyErrors: s.Key.Messages(), Status: s.Status}
+	if o := s.Object; o != nil {
+		out.NodeSLORolloutExists, out.Generation = true, o.Generation
+		out.ObservedGeneration, out.ObservedConfigMapVersion = o.Status.ObservedGeneration, o.Status.ObservedConfigMapVersion
+		out.Conditions = o.Status.Conditions
 	}
 	return out
 }

@@ -14,15 +14,13 @@ import (
 func (s RolloutStatus) ProgressLine() string {
 	st := s.Status
 	switch {
-	case s.InForce == nil:
-		return fmt.Sprintf("Waiting for the controller to put a configuration of ConfigMap %s in force...", s.ConfigMap)
+	case s.Object == nil:
+		return fmt.Sprintf("Waiting for the controller to create %s...", nodeSLORolloutName(s.ConfigMap))
 	case st == nil:
-		return fmt.Sprintf("Waiting for the controller to decide on configuration %s (revision %d)...",
-			rollout.ShortTarget(s.InForce.Fingerprint), s.InForce.Number)
+		return fmt.Sprintf("Waiting for the controller to decide on ConfigMap %s (%s has no status yet)...",
+			s.ConfigMap, nodeSLORolloutName(s.ConfigMap))
 	case !s.TakenUp():
-		return fmt.Sprintf("Waiting for the controller to take up configuration %s "+
-			"(in force: configuration %s, revision %d)...",
-			rollout.ShortTarget(s.Fingerprint), rollout.ShortTarget(st.Fingerprint), s.InForce.Number)
+		return fmt.Sprintf("Waiting for the controller to take up %s (in force: %s)...", s.notTakenUp(), s.inForce(true))
 	}
 	line := fmt.Sprintf("Waiting for rollout of configuration %s: %d of %d nodes reached",
 		rollout.ShortTarget(st.Fingerprint), st.Reached, st.PendingAtStart)
@@ -30,10 +28,7 @@ func (s RolloutStatus) ProgressLine() string {
 		return line + ", held until the rollout key is valid..."
 	}
 	line += fmt.Sprintf(", step %d of %d", st.Step, st.Steps)
-	switch {
-	case st.Halted() && s.resuming():
-		line += " (halted by the health gate; resume under way)"
-	case st.Paused:
+	if st.Paused {
 		line += " (paused)"
 	}
 	return line + "..."

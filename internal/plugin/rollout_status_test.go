@@ -11,20 +11,22 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // `rollout status` prints the status the controller published on the
-// revision in force; these tests write that status as the controller
-// would and check what is printed, and that nothing else is read.
+// NodeSLORollout; these tests write that status as the controller would
+// and check what is printed, and that nothing else is read.
 
 // statusData sets the cpu suppress threshold, with a rollout of 2 nodes a
 // step every minute, canaries first (pool=canary).
@@ -107,54 +109,64 @@ func keyOf(data map[string]string) string {
 	return ""
 }
 
-// inForce is revision number of data's configuration, with status (nil: none).
-func inForce(number int64, data map[string]string, status *rollout.Status) rollout.Revision {
-	cfg := sloconfig.Load(data, nil)
-	d, _ := cfg.DataInForce()
-	r := rollout.Revision{Number: number, Fingerprint: cfg.Fingerprint(), Data: d,
-		Outcome: rollout.OutcomeInProgress, Reached: 3, RolloutKey: data[string(sloconfig.KeyRollout)]}
-	if status != nil {
-		r.Status = status.Encode()
+// fakeConfigMapVersion is the resourceVersion the fake client gives the
+// ConfigMap of statusCluster.
+const fakeConfigMapVersion = "999"
+
+// decided is the NodeSLORollout the controller leaves when it decided s
+// (nil: no status yet), with revision number in force, on the ConfigMap of
+// statusCluster as it stands and on the spec of generation 1.
+func decided(number int64, s *rollout.Status) *nodeslov1alpha1.NodeSLORollout {
+	obj := rolloutObject(statusRef, nodeslov1alpha1.NodeSLORolloutSpec{}, nodeslov1alpha1.NodeSLORolloutStatus{})
+	obj.Generation = 1
+	if s != nil {
+		obj.Status = s.ToAPI()
+		obj.Status.ObservedGeneration, obj.Status.ObservedConfigMapVersion = 1, fakeConfigMapVersion
+		obj.Status.Revision = number
 	}
-	return r
+	return obj
 }
 
-// statusCluster holds the ConfigMap with data (nil: none) and the revisions.
-// It has no Node and no NodeSLO: the status needs none.
-func statusCluster(t *testing.T, data map[string]string, revisions ...rollout.Revision) client.Client {
+// statusCluster holds the ConfigMap with data (nil: none) and obj (nil:
+// no NodeSLORollout). It has no Node, no NodeSLO and no revision: the
+// status needs none.
+func statusCluster(t *testing.T, data map[string]string, obj *nodeslov1alpha1.NodeSLORollout) client.Client {
 	t.Helper()
 	var objs []client.Object
-	if data != nil {
-		objs = append(objs, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Namespace: statusRef.Namespace, Name: statusRef.Name},
-			Data:       data,
-		})
+	if obj != nil {
+		objs = append(objs, obj)
 	}
-	for _, r := range revisions {
-		objs = append(objs, r.Object(statusKey))
+	if data == nil {
+		return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
+			WithStatusSubresource(&nodeslov1alpha1.NodeSLORollout{}).Build()
 	}
-	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+	c, _ := pauseFixture(data, objs...)
+	if rv := readConfigMap(t, c, statusRef).ResourceVersion; rv != fakeConfigMapVersion {
+		t.Fatalf("the fake client gave the ConfigMap resourceVersion %q, not %q", rv, fakeConfigMapVersion)
+	}
+	return c
 }
 
-// onlyConfigMapAndRevisions fails the test on any read but of the
-// ConfigMap and the ControllerRevisions.
-type onlyConfigMapAndRevisions struct {
+// onlyConfigMapAndNodeSLORollout fails the test on any read but of the
+// ConfigMap and the NodeSLORollout.
+type onlyConfigMapAndNodeSLORollout struct {
 	client.Reader
 	t *testing.T
 }
 
-func (r onlyConfigMapAndRevisions) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
+func (r onlyConfigMapAndNodeSLORollout) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
 	opts ...client.GetOption) error {
-	if _, ok := obj.(*corev1.ConfigMap); !ok {
+	switch obj.(type) {
+	case *corev1.ConfigMap, *nodeslov1alpha1.NodeSLORollout:
+	default:
 		r.t.Errorf("rollout status read a %T", obj)
 	}
 	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
-func (r onlyConfigMapAndRevisions) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if _, ok := list.(*appsv1.ControllerRevisionList); !ok {
-		r.t.Errorf("rollout status listed %T", list)
-	}
+func (r onlyConfigMapAndNodeSLORollout) List(ctx context.Context, list client.ObjectList,
+	opts ...client.ListOption) error {
+	r.t.Errorf("rollout status listed %T", list)
 	return r.Reader.List(ctx, list, opts...)
 }
 
@@ -166,7 +178,7 @@ func followStatus(t *testing.T, c client.Reader, watch bool) (string, error) {
 func followStatusFor(t *testing.T, c client.Reader, opts statusFollow) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := followRollout(context.Background(), onlyConfigMapAndRevisions{Reader: c, t: t}, statusKey, &out, opts)
+	err := followRollout(context.Background(), onlyConfigMapAndNodeSLORollout{Reader: c, t: t}, statusKey, &out, opts)
 	return out.String(), err
 }
 
@@ -202,23 +214,36 @@ func expectFailed(t *testing.T, err error, says string) {
 func TestRolloutStatusMidRollout(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
-	c := statusCluster(t, data, inForce(4, statusData(50, false), nil), inForce(5, data, &s))
-	out, err := followStatus(t, c, false)
+	out, err := followStatus(t, statusCluster(t, data, decided(5, &s)), false)
 	expectPrintedOnce(t, err)
 	golden(t, "rollout-status-progressing.txt", out)
 }
 
+// A pause says where it comes from: the rollout key, spec.paused, or both.
 func TestRolloutStatusPausedCanaryPending(t *testing.T) {
-	data := statusData(40, true)
-	s := midRollout(data)
-	s.Phase, s.Paused, s.Step, s.Reached, s.Pending, s.CanariesPending, s.NextStep =
-		rollout.PhasePaused, true, 0, 0, 5, 1, time.Time{}
-	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
-	expectPrintedOnce(t, err)
-	expectLines(t, out, "step 0 of 3", "reached: 0 of 5 nodes", "pending: 5 nodes (1 canaries)",
-		"paused: yes (paused: true)")
-	if strings.Contains(out, "next step") {
-		t.Errorf("a paused rollout has no next step:\n%s", out)
+	for _, tc := range []struct {
+		name      string
+		key, spec bool
+		want      string
+	}{
+		{"by the key", true, false, `paused: yes ("paused": true in nodeslo-rollout-config)`},
+		{"by spec.paused", false, true, "paused: yes (spec.paused: true)"},
+		{"by both", true, true, `paused: yes (spec.paused: true; "paused": true in nodeslo-rollout-config)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := statusData(40, tc.key)
+			s := midRollout(data)
+			s.Phase, s.Paused, s.Step, s.Reached, s.Pending, s.CanariesPending, s.NextStep =
+				rollout.PhasePaused, true, 0, 0, 5, 1, time.Time{}
+			obj := decided(1, &s)
+			obj.Spec.Paused = tc.spec
+			out, err := followStatus(t, statusCluster(t, data, obj), false)
+			expectPrintedOnce(t, err)
+			expectLines(t, out, "step 0 of 3", "reached: 0 of 5 nodes", "pending: 5 nodes (1 canaries)", tc.want+"\n")
+			if strings.Contains(out, "next step") {
+				t.Errorf("a paused rollout has no next step:\n%s", out)
+			}
+		})
 	}
 }
 
@@ -228,7 +253,7 @@ func TestRolloutStatusCompleteExitsZero(t *testing.T) {
 	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
 		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
 	for _, watch := range []bool{false, true} {
-		out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), watch)
+		out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), watch)
 		if err != nil {
 			t.Errorf("watch %t: %v", watch, err)
 		}
@@ -243,85 +268,112 @@ func TestRolloutStatusAwaitingWrites(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
 	s.NextStep, s.AwaitingWrites = time.Time{}, true
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "next step: an interval after the NodeSLOs of step 2 are all written (some are not yet)\n")
 
 	s.AwaitingWrites, s.Step, s.Reached, s.Pending = false, 3, 5, 0
-	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectPrintedOnce(t, err)
 	expectLines(t, out, "complete: once the NodeSLOs of the last step are written\n")
 }
 
-// The ConfigMap changed, and the controller has not decided on it yet:
-// the status on the revision in force is about the previous
-// configuration. --watch waits until the controller takes it up.
+// The ConfigMap changed (its resourceVersion is not the one the status
+// observed), and the controller has not decided on it yet: the status is
+// about the ConfigMap as it was, and is not printed as this one's, even
+// where its configuration would be the same. --watch waits until the
+// controller takes it up.
 func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
-	data, previous := statusData(30, false), statusData(40, false)
-	s := midRollout(previous)
-	c := statusCluster(t, data, inForce(1, previous, &s))
+	data := statusData(40, false)
+	s := midRollout(data)
+	obj := decided(1, &s)
+	obj.Status.ObservedConfigMapVersion = "998"
+	c := statusCluster(t, data, obj)
 	out, err := followStatus(t, c, false)
 	expectPrintedOnce(t, err)
-	want := fmt.Sprintf("configuration %s: the controller has not taken up this configuration yet; "+
-		"in force: configuration %s (revision 1)\n",
-		rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()), rollout.ShortTarget(s.Fingerprint))
+	want := "the controller has not taken up ConfigMap koordinator-system/slo-controller-config at resourceVersion 999 " +
+		"(the status is of 998) yet; in force: configuration " + rollout.ShortTarget(s.Fingerprint) + " (revision 1)\n"
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
 
 	done := midRollout(data)
 	done.Phase, done.Completed = rollout.PhaseCompleted, stepAt
-	taken := inForce(2, data, &done)
-	reader := &takeUpAfterReads{Client: c, t: t, after: 3, revision: taken}
+	reader := &takeUpAfterReads{Client: c, t: t, after: 3, number: 2, status: done}
 	out, err = followStatus(t, reader, true)
 	if err != nil {
 		t.Fatalf("--watch: %v", err)
 	}
 	progress, after := cutProgress(out)
-	wantLine := fmt.Sprintf("Waiting for the controller to take up configuration %s "+
-		"(in force: configuration %s, revision 1)...",
-		rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()), rollout.ShortTarget(s.Fingerprint))
+	wantLine := "Waiting for the controller to take up ConfigMap koordinator-system/slo-controller-config " +
+		"at resourceVersion 999 (the status is of 998) (in force: configuration " + rollout.ShortTarget(s.Fingerprint) +
+		", revision 1)..."
 	if !slices.Equal(progress, []string{wantLine}) || reader.reads < 3 {
 		t.Fatalf("--watch printed no progress line, or ended before the controller took it up:\n%s", out)
 	}
-	expectLines(t, after, "complete: every node", "updated: 2026-11-30T17:00:00Z (the controller's status on revision 2)")
+	expectLines(t, after, "complete: every node", "updated: 2026-11-30T17:00:00Z (the controller's status on "+
+		"NodeSLORollout koordinator-system/slo-controller-config; revision 2 in force)")
+}
+
+// The NodeSLORollout's spec changed (a rollout pause a moment ago: its
+// generation is not the one the status observed): until the controller
+// decides on it, the status is not printed as the rollout's. With the
+// ConfigMap changed too, both are said.
+func TestRolloutStatusSpecChangedSince(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	obj := decided(1, &s)
+	obj.Generation, obj.Spec.Paused = 2, true
+	out, err := followStatus(t, statusCluster(t, data, obj), false)
+	expectPrintedOnce(t, err)
+	want := "the controller has not taken up the spec of NodeSLORollout koordinator-system/slo-controller-config " +
+		"at generation 2 (the status is of 1) yet; in force: configuration " + rollout.ShortTarget(s.Fingerprint) +
+		" (revision 1)\n"
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+
+	obj.Status.ObservedConfigMapVersion = "998"
+	out, _ = followStatus(t, statusCluster(t, data, obj), false)
+	expectLines(t, out, "the controller has not taken up ConfigMap koordinator-system/slo-controller-config "+
+		"at resourceVersion 999 (the status is of 998) and the spec of NodeSLORollout "+
+		"koordinator-system/slo-controller-config at generation 2 (the status is of 1) yet; ")
 }
 
 // takeUpAfterReads stands for the controller: at the after-th read of the
-// ConfigMap, it records revision.
+// ConfigMap, it decides status, revision number in force, on the
+// ConfigMap and the spec as they stand.
 type takeUpAfterReads struct {
 	client.Client
-	t        *testing.T
-	after    int
-	reads    int
-	revision rollout.Revision
+	t      *testing.T
+	after  int
+	reads  int
+	number int64
+	status rollout.Status
 }
 
 func (r *takeUpAfterReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
 	opts ...client.GetOption) error {
 	if _, ok := obj.(*corev1.ConfigMap); ok {
 		if r.reads++; r.reads == r.after {
-			if err := r.Create(ctx, r.revision.Object(statusKey)); err != nil {
-				r.t.Fatal(err)
-			}
+			r.decide(ctx, key)
 		}
 	}
 	return r.Client.Get(ctx, key, obj, opts...)
 }
 
-// An invalid key of the configuration keeps its last good value, which the
-// revision in force holds: the status is about this ConfigMap.
-func TestRolloutStatusAnInvalidKeyKeepsTheRevisionsValue(t *testing.T) {
-	good := statusData(40, false)
-	data := statusData(40, false)
-	data[string(sloconfig.KeyResourceThreshold)] = `{"clusterStrategy": {"cpuSuppressThresholdPercent": 150}}`
-	s := midRollout(good)
-	s.Fingerprint = sloconfig.Load(data, sloconfig.Load(good, nil)).Fingerprint()
-	rev := inForce(1, good, &s)
-	rev.Fingerprint = s.Fingerprint
-	out, _ := followStatus(t, statusCluster(t, data, rev), false)
-	expectLines(t, out, "step 2 of 3", "reached: 3 of 5 nodes")
-	if strings.Contains(out, "not taken up") {
-		t.Errorf("the controller took this configuration up:\n%s", out)
+func (r *takeUpAfterReads) decide(ctx context.Context, key client.ObjectKey) {
+	cm, obj := &corev1.ConfigMap{}, &nodeslov1alpha1.NodeSLORollout{}
+	if err := r.Client.Get(ctx, key, cm); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.Client.Get(ctx, key, obj); err != nil {
+		r.t.Fatal(err)
+	}
+	obj.Status = r.status.ToAPI()
+	obj.Status.Revision, obj.Status.ObservedGeneration = r.number, obj.Generation
+	obj.Status.ObservedConfigMapVersion = cm.ResourceVersion
+	if err := r.Status().Update(ctx, obj); err != nil {
+		r.t.Fatal(err)
 	}
 }
 
@@ -330,7 +382,7 @@ func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
 	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
 	s := midRollout(data)
 	s.Phase, s.KeyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
-	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectPrintedOnce(t, err)
 	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep",
 		"2 steps taken, started 2026-11-30T16:00:00Z; held until the rollout key is valid",
@@ -340,62 +392,59 @@ func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
 	}
 }
 
-// `rollout pause` wrote the key; until the controller decides on it, the
-// status is the one before, and says the key changed since.
-func TestRolloutStatusKeyChangedSince(t *testing.T) {
-	s := midRollout(statusData(40, false))
-	out, _ := followStatus(t, statusCluster(t, statusData(40, true), inForce(1, statusData(40, false), &s)), false)
-	expectLines(t, out, "paused: no\n",
-		"rollout key: changed since this status; the controller has not taken the change up yet\n")
-	out, _ = followStatus(t, statusCluster(t, statusData(40, false), inForce(1, statusData(40, false), &s)), false)
-	if strings.Contains(out, "rollout key:") {
-		t.Errorf("the key did not change:\n%s", out)
-	}
-}
-
 func TestRolloutStatusWithoutARolloutKey(t *testing.T) {
 	data := statusData(40, false)
 	delete(data, string(sloconfig.KeyRollout))
 	s := rollout.Status{Fingerprint: sloconfig.Load(data, nil).Fingerprint(), Phase: rollout.PhaseAllAtOnce,
 		Updated: stepAt}
-	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	if err != nil {
 		t.Errorf("nothing to wait for: %v", err)
 	}
 	want := "no rollout key (nodeslo-rollout-config): every change reaches every node at once\n" +
 		"configuration " + rollout.ShortTarget(s.Fingerprint) + ": put in force for every node at once\n" +
-		"updated: 2026-11-30T17:00:00Z (the controller's status on revision 1)\n"
+		"updated: 2026-11-30T17:00:00Z (the controller's status on NodeSLORollout " +
+		"koordinator-system/slo-controller-config; revision 1 in force)\n"
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
 }
 
 // A deleted ConfigMap is reset to the defaults under the key it had: the
-// status of that rollout is the defaults', and no key is said to differ.
+// status of that rollout, decided on no ConfigMap, is taken up. One decided
+// on the ConfigMap before its deletion is not.
 func TestRolloutStatusOfADeletedConfigMap(t *testing.T) {
 	s := midRollout(nil)
 	s.RolloutKey = keyOf(statusData(40, false))
-	out, _ := followStatus(t, statusCluster(t, nil, inForce(1, statusData(40, false), nil), inForce(2, nil, &s)), false)
-	expectLines(t, out, "step 2 of 3", "(the controller's status on revision 2)")
-	if strings.Contains(out, "not taken up") || strings.Contains(out, "rollout key:") {
+	obj := decided(2, &s)
+	obj.Status.ObservedConfigMapVersion = ""
+	out, _ := followStatus(t, statusCluster(t, nil, obj), false)
+	expectLines(t, out, "step 2 of 3", "; revision 2 in force)")
+	if strings.Contains(out, "not taken up") {
 		t.Errorf("the reset is the configuration in force:\n%s", out)
 	}
+
+	out, err := followStatus(t, statusCluster(t, nil, decided(2, &s)), false)
+	expectPrintedOnce(t, err)
+	expectLines(t, out, "the controller has not taken up the deletion of ConfigMap "+
+		"koordinator-system/slo-controller-config (the status is of resourceVersion 999) yet; in force: configuration ")
 }
 
 func TestRolloutStatusWithoutAStatus(t *testing.T) {
 	data := statusData(40, false)
 	for name, tc := range map[string]struct {
-		revisions []rollout.Revision
-		want      string
+		obj  *nodeslov1alpha1.NodeSLORollout
+		want string
 	}{
-		"no history": {nil, "ConfigMap koordinator-system/slo-controller-config has no revision history yet: " +
-			"the controller has not put a configuration in force (is it running?)\n"},
-		"a revision without a status": {[]rollout.Revision{inForce(3, data, nil)}, "configuration " +
-			rollout.ShortTarget(sloconfig.Load(data, nil).Fingerprint()) + ": revision 3, in force, " +
-			"has no rollout status yet (the controller has not decided on it, or is of a version that does not publish one)\n"},
+		"no NodeSLORollout": {nil, "NodeSLORollout koordinator-system/slo-controller-config does not exist yet: " +
+			"the controller creates it when it decides on ConfigMap koordinator-system/slo-controller-config " +
+			"(is it running, and of a version that publishes the rollout's status there?)\n"},
+		"a NodeSLORollout without a status": {decided(0, nil), "NodeSLORollout koordinator-system/slo-controller-config " +
+			"has no status yet: the controller has not decided on ConfigMap koordinator-system/slo-controller-config " +
+			"(is it running?)\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, err := followStatus(t, statusCluster(t, data, tc.revisions...), false)
+			out, err := followStatus(t, statusCluster(t, data, tc.obj), false)
 			expectPrintedOnce(t, err)
 			if out != tc.want {
 				t.Errorf("output:\n%s\nwant:\n%s", out, tc.want)
@@ -404,23 +453,10 @@ func TestRolloutStatusWithoutAStatus(t *testing.T) {
 	}
 }
 
-func TestRolloutStatusUnreadable(t *testing.T) {
-	data := statusData(40, false)
-	rev := inForce(2, data, nil)
-	rev.Status = `{"fingerprint": 7}`
-	_, err := followStatus(t, statusCluster(t, data, rev), false)
-	var exit exitError
-	if err == nil || errors.As(err, &exit) || !strings.Contains(err.Error(),
-		"revision 2 of ConfigMap koordinator-system/slo-controller-config (ControllerRevision slo-controller-config-r2): "+
-			"annotation nodeslo.koordinator.sh/rollout-status is not a rollout status") {
-		t.Errorf("error %v", err)
-	}
-}
-
 func TestRolloutStatusHaltedByTheGate(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
-	out, err := followStatus(t, statusCluster(t, data, inForce(7, data, &s)), false)
+	out, err := followStatus(t, statusCluster(t, data, decided(7, &s)), false)
 	expectHalted(t, err)
 	// docs/kubectl-nodeslo.md#a-rollout-the-health-gate-halted shows this output.
 	golden(t, "rollout-status-halted.txt", out)
@@ -433,7 +469,7 @@ func TestRolloutStatusHaltedAgainAfterAResume(t *testing.T) {
 	s := halted(data, "1", map[string]string{worker0: "Ready=False since 17:00:10",
 		worker1: "Ready=False since 17:20:00", worker2: "Ready=False since 17:21:00"})
 	s.Health.Tolerated = 1
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "2 reached nodes unhealthy beyond the 1 a resume tolerated, more than the 1 allowed\n",
 		"unhealthy node worker-0:", "unhealthy node worker-1:", "unhealthy node worker-2:")
 }
@@ -442,8 +478,9 @@ func TestRolloutStatusHaltedAndPausedSaysBoth(t *testing.T) {
 	data := gateData(true, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	s.Paused = true
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
-	expectLines(t, out, "paused: yes (halted by the health gate; paused: true)\n", "halted: yes")
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
+	expectLines(t, out,
+		`paused: yes (halted by the health gate; "paused": true in nodeslo-rollout-config)`+"\n", "halted: yes")
 }
 
 // A percent says what it is a percent of: the nodes the gate judged at the
@@ -452,7 +489,7 @@ func TestRolloutStatusHaltedUnderAPercent(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": "10%", "onUnhealthy": "revert"}`)
 	s := halted(data, "10%", map[string]string{worker1: "MemoryPressure=True since 17:00:20"})
 	s.Health.Allowed = 0
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out,
 		"; onUnhealthy revert\n",
 		"halted: yes, by the health gate at 2026-11-30T17:00:30Z: 1 reached node unhealthy, "+
@@ -470,20 +507,21 @@ func TestRolloutStatusHaltedAllowanceUnknown(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	s.Health.Allowed = -1
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "2 reached nodes unhealthy, more than the gate allowed\n")
 }
 
 // A halt after the last node was reached (within the soak) is not a
 // completed rollout: with or without --watch, the wait ends on it with exit
 // status 1, as kubectl's does on a Deployment past its progress deadline.
-// Once a resume is under way (the key changed, unpaused), the watch goes on
-// until the controller takes it up and the rollout completes.
+// Once a resume is written (spec.resume, a new generation), the halt is not
+// the status of the spec as it stands: the watch goes on until the
+// controller takes it up and the rollout completes.
 func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	s.Step, s.Reached, s.Pending, s.Completed = 3, 5, 0, stepAt
-	c := statusCluster(t, data, inForce(1, data, &s))
+	c := statusCluster(t, data, decided(1, &s))
 	for _, watch := range []bool{false, true} {
 		out, err := followStatus(t, c, watch)
 		expectHalted(t, err)
@@ -493,23 +531,23 @@ func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 		}
 	}
 
-	resuming := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	resuming[string(sloconfig.KeyRollout)] += "\n"
-	c = statusCluster(t, resuming, inForce(1, data, &s))
+	obj := decided(1, &s)
+	obj.Generation, obj.Spec.Resume = 2, haltReference("", s.Health.HaltedAt)
+	c = statusCluster(t, data, obj)
 	resumed := s
-	resumed.Phase, resumed.Updated, resumed.RolloutKey = rollout.PhaseCompleted, stepAt.Add(time.Minute), keyOf(resuming)
+	resumed.Phase, resumed.Updated = rollout.PhaseCompleted, stepAt.Add(time.Minute)
 	health := *s.Health
 	health.HaltedAt, health.HaltedKey, health.Tolerated = time.Time{}, "", 2
 	resumed.Health = &health
-	next := inForce(2, resuming, &resumed)
-	reader := &takeUpAfterReads{Client: c, t: t, after: 3, revision: next}
+	reader := &takeUpAfterReads{Client: c, t: t, after: 3, number: 1, status: resumed}
 	out, err := followStatus(t, reader, true)
 	if err != nil {
 		t.Fatalf("--watch after the resume: %v", err)
 	}
 	progress, after := cutProgress(out)
-	resumeLine := "step 3 of 3 (halted by the health gate; resume under way)..."
-	if len(progress) != 1 || !strings.HasSuffix(progress[0], resumeLine) || reader.reads < 3 {
+	resumeLine := "Waiting for the controller to take up the spec of NodeSLORollout " +
+		"koordinator-system/slo-controller-config at generation 2 (the status is of 1)"
+	if len(progress) != 1 || !strings.HasPrefix(progress[0], resumeLine) || reader.reads < 3 {
 		t.Fatalf("--watch ended before the resume:\n%s", out)
 	}
 	expectLines(t, after, "paused: no", "unhealthy: 2 reached nodes, 2 of them tolerated by a resume; "+
@@ -522,11 +560,11 @@ func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
-	c := statusCluster(t, data, inForce(1, data, &s))
+	c := statusCluster(t, data, decided(1, &s))
 	done := midRollout(data)
 	done.Phase, done.Step, done.Reached, done.Pending, done.NextStep, done.Completed =
 		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
-	reader := &takeUpAfterReads{Client: c, t: t, after: 5, revision: inForce(2, data, &done)}
+	reader := &takeUpAfterReads{Client: c, t: t, after: 5, number: 2, status: done}
 	out, err := followStatusFor(t, reader, statusFollow{watch: true, interval: time.Millisecond})
 	if err != nil {
 		t.Fatalf("the rollout completed: %v", err)
@@ -548,7 +586,7 @@ func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
 func TestRolloutStatusTimesOut(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
-	c := statusCluster(t, data, inForce(1, data, &s))
+	c := statusCluster(t, data, decided(1, &s))
 	wait := statusFollow{watch: true, timeout: 20 * time.Millisecond, interval: time.Millisecond}
 	out, err := followStatusFor(t, c, wait)
 	if !errors.Is(err, errTimedOut) {
@@ -557,8 +595,8 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	expectFailed(t, err, "error: timed out waiting for the condition\n")
 	expectLines(t, out, "reached: 3 of 5 nodes")
 
-	reader := &takeUpAfterReads{Client: c, t: t, after: 20, revision: inForce(2, data, &rollout.Status{
-		Fingerprint: s.Fingerprint, RolloutKey: s.RolloutKey, Phase: rollout.PhaseCompleted, Updated: stepAt})}
+	reader := &takeUpAfterReads{Client: c, t: t, after: 20, number: 2, status: rollout.Status{
+		Fingerprint: s.Fingerprint, RolloutKey: s.RolloutKey, Phase: rollout.PhaseCompleted, Updated: stepAt}}
 	if _, err := followStatusFor(t, reader, statusFollow{watch: true, interval: time.Millisecond}); err != nil {
 		t.Errorf("no timeout: %v", err)
 	}
@@ -585,10 +623,20 @@ func TestRolloutStatusErrorsExitOne(t *testing.T) {
 		})
 	}
 	data := statusData(40, false)
-	rev := inForce(2, data, nil)
-	rev.Status = `{"fingerprint": 7}`
-	_, err := followStatus(t, statusCluster(t, data, rev), true)
-	expectFailed(t, err, "error: revision 2 of ConfigMap")
+	s := midRollout(data)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: statusRef.Namespace, Name: statusRef.Name},
+		Data: data}
+	forbidden := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(cm, decided(1, &s)).
+		WithInterceptorFuncs(interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey,
+			obj client.Object, opts ...client.GetOption) error {
+			if _, ok := obj.(*nodeslov1alpha1.NodeSLORollout); ok {
+				return apierrors.NewForbidden(nodeslov1alpha1.GroupVersion.WithResource("nodeslorollouts").GroupResource(),
+					key.Name, errors.New("no get"))
+			}
+			return c.Get(ctx, key, obj, opts...)
+		}}).Build()
+	_, err := followStatus(t, forbidden, true)
+	expectFailed(t, err, "error: reading NodeSLORollout koordinator-system/slo-controller-config: ")
 }
 
 func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
@@ -596,7 +644,7 @@ func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
 	s := halted(data, "1", map[string]string{worker1: "Ready=Unknown since 17:00:05"})
 	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, stepAt.Add(time.Minute),
 		time.Time{}, ""
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "paused: no\n",
 		"unhealthy: 1 reached node; the gate halts on more than the 1 allowed\n",
 		"unhealthy node worker-1: Ready=Unknown since 17:00:05\n",
@@ -608,19 +656,22 @@ func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
 	}
 }
 
-// After `rollout resume` changed the key, and before the controller took
-// it up, the rollout is still halted, and the status says the resume is
-// under way rather than asking for one.
-func TestRolloutStatusResumeUnderWay(t *testing.T) {
-	halt := gateData(false, `{"maxUnhealthyNodes": 1}`)
+// After `rollout resume` wrote spec.resume, and before the controller took
+// it up, the halt is not the status of the spec as it stands: --watch=false
+// says the controller has not taken the spec up, and exits 0, as for any
+// status not taken up, rather than ending on the halt.
+func TestRolloutStatusResumeNotTakenUpYet(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
-	data[string(sloconfig.KeyRollout)] += "\n"
-	s := halted(halt, "1", twoUnhealthy)
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, halt, &s)), false)
-	expectLines(t, out, "paused: yes (halted by the health gate)", "halted: yes", "resume: under way")
-	for _, absent := range []string{"resume: kubectl", "rollout key:"} {
+	s := halted(data, "1", twoUnhealthy)
+	obj := decided(1, &s)
+	obj.Generation, obj.Spec.Resume = 2, haltReference("", s.Health.HaltedAt)
+	out, err := followStatus(t, statusCluster(t, data, obj), false)
+	expectPrintedOnce(t, err)
+	expectLines(t, out, "the controller has not taken up the spec of NodeSLORollout "+
+		"koordinator-system/slo-controller-config at generation 2 (the status is of 1) yet")
+	for _, absent := range []string{"halted:", "resume: kubectl"} {
 		if strings.Contains(out, absent) {
-			t.Errorf("a resume under way says %q:\n%s", absent, out)
+			t.Errorf("a resume not taken up yet says %q:\n%s", absent, out)
 		}
 	}
 }
@@ -631,7 +682,7 @@ func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 	data := statusData(40, false)
 	s := halted(data, "", twoUnhealthy)
 	s.Phase, s.Health.HaltedAt, s.Health.Unhealthy, s.Health.Omitted = rollout.PhaseProgressing, time.Time{}, 52, 50
-	out, _ := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "unhealthy: 52 reached nodes, judged by a health gate the rollout key no longer has",
 		"unhealthy node worker-0", "unhealthy nodes not listed: 50 more (the status lists the first 2 by name)\n",
 		"paused: no")
@@ -650,7 +701,7 @@ func TestRolloutStatusUnhealthyBeforeTheirWrite(t *testing.T) {
 	s.Health.Before = 3
 	s.Health.BeforeNodes = []rollout.UnhealthyNode{{Name: worker0, Signal: "Ready=False since 2026-11-30T15:00:00Z"},
 		{Name: worker1, Signal: "DiskPressure=True since 2026-11-30T15:30:00Z"}}
-	out, err := followStatus(t, statusCluster(t, data, inForce(1, data, &s)), false)
+	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectPrintedOnce(t, err)
 	expectLines(t, out,
 		"paused: no\nunhealthy before their write: 3 nodes, not held against the change and not used as canaries\n"+
@@ -668,7 +719,7 @@ func TestRolloutStatusUnhealthyBeforeTheirWrite(t *testing.T) {
 func TestRolloutStatusEndsOnDataWithheld(t *testing.T) {
 	good, bad := statusData(50, false), statusData(40, false)
 	s := withheldStatus(good, bad)
-	c := statusCluster(t, bad, inForce(3, good, &s))
+	c := statusCluster(t, bad, decided(3, &s))
 	for _, watch := range []bool{false, true} {
 		// The timeout only bounds a wait that would not end.
 		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute, interval: time.Millisecond})
@@ -707,7 +758,7 @@ func TestRolloutStatusOutput(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
 	s.Paused = true
-	c := statusCluster(t, data, inForce(1, data, &s))
+	c := statusCluster(t, data, decided(1, &s))
 	var out, progress bytes.Buffer
 	opts := statusFollow{watch: true, timeout: 50 * time.Millisecond, interval: time.Millisecond,
 		output: outputJSON, progress: &progress}
@@ -725,7 +776,56 @@ func TestRolloutStatusOutput(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, out.String())
 	}
 	if !got.TakenUp || got.Done || got.Halted || got.RevisionInForce != 1 || got.Status == nil ||
-		got.Status.Reached != 3 || !got.Status.Paused || got.ConfigMap != statusKey.String() {
+		got.Status.Reached != 3 || !got.Status.Paused || got.ConfigMap != statusKey.String() ||
+		got.Configuration != rollout.ShortTarget(s.Fingerprint) || !got.NodeSLORolloutExists ||
+		got.ConfigMapResourceVersion != fakeConfigMapVersion || got.ObservedConfigMapVersion != fakeConfigMapVersion ||
+		got.Generation != 1 || got.ObservedGeneration != 1 {
 		t.Errorf("got\n%s", out.String())
 	}
+}
+
+// Not taken up, -o json says so, and names no configuration of the
+// ConfigMap's data: the plugin does not fingerprint it.
+func TestRolloutStatusOutputNotTakenUp(t *testing.T) {
+	data := statusData(40, false)
+	s := midRollout(data)
+	obj := decided(1, &s)
+	obj.Status.ObservedConfigMapVersion = "998"
+	var out bytes.Buffer
+	err := followRollout(context.Background(), statusCluster(t, data, obj), statusKey, &out,
+		statusFollow{output: outputJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got RolloutStatusOutput
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	if got.TakenUp || got.Done || got.Configuration != "" || got.ObservedConfigMapVersion != "998" || got.Status == nil {
+		t.Errorf("got\n%s", out.String())
+	}
+}
+
+// While the ConfigMap's data is withheld, rollout status is about it (the
+// controller took it up), says it is not in force, why and how to retry,
+// and is not done even when the configuration in force completed.
+func TestRolloutStatusSaysTheDataIsNotInForce(t *testing.T) {
+	good, bad := statusData(50, false), statusData(40, false)
+	s := withheldStatus(good, bad)
+	s.Withheld.Reverted = true
+	st, err := FetchRolloutStatus(context.Background(), statusCluster(t, bad, decided(3, &s)), statusKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.TakenUp() || st.Done() || st.Configuration() != s.Withheld.Fingerprint {
+		t.Errorf("taken up %t, done %t, configuration %s", st.TakenUp(), st.Done(), st.Configuration())
+	}
+	var out bytes.Buffer
+	st.Write(&out)
+	expectLines(t, out.String(),
+		"not in force: the ConfigMap's data, configuration "+rollout.ShortTarget(s.Withheld.Fingerprint)+
+			", halted by the health gate at revision 2 at 2026-11-30T17:00:00Z (worker-0 (Ready=False since 17:00:00)); "+
+			"the previous revision's configuration, "+rollout.ShortTarget(s.Fingerprint)+
+			", is in force in its place (onUnhealthy: revert); no NodeSLO is written for it, however often it is applied again",
+		"retry: kubectl nodeslo rollout retry (rolls it out again, canaries first); or change the ConfigMap")
 }

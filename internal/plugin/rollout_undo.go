@@ -13,10 +13,6 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
-// undoFieldManager is the field manager of an undo's write, which the
-// revision it makes names as who changed the ConfigMap.
-const undoFieldManager = "kubectl-nodeslo"
-
 // DryRun is kubectl's --dry-run: none writes, client prints what would be
 // written, server also sends the write to the apiserver as a dry run, which
 // admission (the project's webhook included) judges without storing it.
@@ -38,22 +34,40 @@ func ParseDryRun(s string) (DryRun, error) {
 	return "", fmt.Errorf("invalid --dry-run value %q: must be none, client or server", clip(s))
 }
 
-// Undo writes revision toRevision's data (0: the one before the
-// configuration in force) back into the ConfigMap, or with a dry run prints
-// the nodes and fields that would change and stores nothing (a server dry
-// run sends the write, which admission judges). The write is
-// an update at the resourceVersion read, so a concurrent edit is never
-// overwritten; a deleted ConfigMap is created again. It sets the
-// ConfigMap's change-cause annotation, which the new revision keeps.
+// UndoOptions are `rollout undo`'s flags: the revision to go back to (0:
+// the one before the configuration in force), --dry-run, and --force, which
+// writes a ConfigMap a GitOps tool syncs all the same.
+type UndoOptions struct {
+	ToRevision int64
+	DryRun     DryRun
+	Force      bool
+}
+
+// Undo is RunUndo without --force.
 func Undo(ctx context.Context, c client.Client, ref ConfigMapRef, toRevision int64, dryRun DryRun,
 	out, errOut io.Writer) error {
+	return RunUndo(ctx, c, ref, UndoOptions{ToRevision: toRevision, DryRun: dryRun}, out, errOut)
+}
+
+// RunUndo writes revision opts.ToRevision's data back into the ConfigMap,
+// or with a dry run prints the nodes and fields that would change and
+// stores nothing (a server dry run sends the write, which admission
+// judges). The write is an update at the resourceVersion read, so a
+// concurrent edit is never overwritten; a deleted ConfigMap is created
+// again. It sets the ConfigMap's change-cause annotation, which the new
+// revision keeps. A ConfigMap a GitOps tool syncs (gitOpsOwner) is not
+// written without opts.Force: the tool would put Git's data back, so the
+// revision's data is printed as the ConfigMap to commit to Git instead,
+// and that is an error.
+func RunUndo(ctx context.Context, c client.Client, ref ConfigMapRef, opts UndoOptions, out, errOut io.Writer) error {
+	dryRun := opts.DryRun
 	h, err := FetchHistory(ctx, c, ref)
 	if err != nil {
 		return err
 	}
 	var to rollout.Revision
-	if toRevision > 0 {
-		to, err = h.Find(toRevision)
+	if opts.ToRevision > 0 {
+		to, err = h.Find(opts.ToRevision)
 	} else {
 		to, err = h.Previous()
 	}
@@ -75,20 +89,38 @@ func Undo(ctx context.Context, c client.Client, ref ConfigMapRef, toRevision int
 		printLine(out, fmt.Sprintf("ConfigMap %s already holds the data of revision %d: nothing to undo", ref, to.Number))
 		return nil
 	}
+	if owner := gitOpsOwner(cm); owner != "" {
+		switch {
+		case dryRun == DryRunNone && !opts.Force:
+			if err := writeManifest(out, ref, data, fmt.Sprintf("ConfigMap %s with the data of revision %d: "+
+				"commit it to Git", ref, to.Number)); err != nil {
+				return err
+			}
+			return fmt.Errorf("ConfigMap %s is synced from Git by %s, which would put Git's data back: "+
+				"the undo belongs in Git; commit the data of revision %d (the ConfigMap printed above), "+
+				"or write it into the ConfigMap anyway with --force; nothing written", ref, owner, to.Number)
+		case dryRun == DryRunNone:
+			printLine(errOut, fmt.Sprintf("warning: ConfigMap %s is synced from Git by %s: the undo is written "+
+				"(--force), and lasts until it puts Git's data back; change Git too", ref, owner))
+		default:
+			printLine(errOut, fmt.Sprintf("warning: ConfigMap %s is synced from Git by %s: the undo belongs in Git; "+
+				"without --force, undo writes nothing and prints the ConfigMap to commit", ref, owner))
+		}
+	}
 	cm.Data = data
 	if cm.Annotations == nil {
 		cm.Annotations = map[string]string{}
 	}
 	cm.Annotations[rollout.ChangeCauseAnnotation] = fmt.Sprintf("kubectl nodeslo rollout undo --to-revision=%d", to.Number)
-	opts := []client.UpdateOption{client.FieldOwner(undoFieldManager)}
+	writeOpts := []client.UpdateOption{client.FieldOwner(pluginFieldManager)}
 	if dryRun == DryRunServer {
-		opts = append(opts, client.DryRunAll)
+		writeOpts = append(writeOpts, client.DryRunAll)
 	}
 	if dryRun != DryRunClient {
 		if exists {
-			err = c.Update(ctx, cm, opts...)
+			err = c.Update(ctx, cm, writeOpts...)
 		} else {
-			err = c.Create(ctx, cm, createOptions(opts)...)
+			err = c.Create(ctx, cm, createOptions(writeOpts)...)
 		}
 	}
 	if dryRun == DryRunClient || dryRun == DryRunServer {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -31,7 +31,8 @@ type SummaryInputs struct {
 type Summary struct {
 	ConfigMap       string `json:"configMap"`
 	ConfigMapExists bool   `json:"configMapExists"`
-	// RevisionInForce is the newest revision (0: none yet).
+	// RevisionInForce is the revision in force, as the NodeSLORollout's
+	// status says (0: none yet).
 	RevisionInForce int64          `json:"revisionInForce,omitempty"`
 	Rollout         RolloutSummary `json:"rollout"`
 	Keys            []KeySummary   `json:"keys"`
@@ -40,7 +41,8 @@ type Summary struct {
 
 // RolloutSummary is the rollout of the ConfigMap's configuration in a line.
 type RolloutSummary struct {
-	// Configuration is the fingerprint of the ConfigMap's data (12 characters).
+	// Configuration is the fingerprint of the ConfigMap's data as the
+	// controller decided on it (12 characters; "" while not taken up).
 	Configuration string `json:"configuration"`
 	// State is "complete", "progressing", "held" (paused, halted by the
 	// health gate or an invalid rollout key: Reason says which), or
@@ -82,10 +84,8 @@ type NodeCounts struct {
 // ConfigMap's data and counts the strategies and the nodes up to date.
 func Summarize(in SummaryInputs) Summary {
 	s := in.Status
-	out := Summary{ConfigMap: s.ConfigMap.String(), ConfigMapExists: s.Exists, Rollout: rolloutSummary(s)}
-	if s.InForce != nil {
-		out.RevisionInForce = s.InForce.Number
-	}
+	out := Summary{ConfigMap: s.ConfigMap.String(), ConfigMapExists: s.Exists, Rollout: rolloutSummary(s),
+		RevisionInForce: s.Revision()}
 	cfg := sloconfig.Load(in.Data, nil)
 	counts := map[sloconfig.Key]map[string]*StrategyNodes{}
 	for _, node := range in.Nodes {
@@ -152,7 +152,7 @@ const (
 
 // rolloutSummary says in a line where the rollout of the ConfigMap's data stands.
 func rolloutSummary(s RolloutStatus) RolloutSummary {
-	r := RolloutSummary{Configuration: rollout.ShortTarget(s.Fingerprint)}
+	r := RolloutSummary{Configuration: rollout.ShortTarget(s.Configuration())}
 	st := s.Status
 	switch {
 	case !s.TakenUp():

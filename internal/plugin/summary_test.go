@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -28,14 +30,11 @@ func summaryInputs(t *testing.T, paused bool) SummaryInputs {
 	data := summaryData(paused)
 	s := midRollout(data)
 	s.Paused = paused
-	status, err := NewRolloutStatus(statusRef, data, true, History{ConfigMap: statusRef,
-		Revisions: []rollout.Revision{inForce(1, data, &s)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The controller took the data up: its status names the configuration
-	// as loaded over the one in force.
-	status.Status.Fingerprint = status.Fingerprint
+	// The controller took the data up: its status is of the ConfigMap as it
+	// stands.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: statusRef.Namespace, Name: statusRef.Name,
+		ResourceVersion: fakeConfigMapVersion}, Data: data}
+	status := NewRolloutStatus(statusRef, cm, decided(1, &s))
 	batch := map[string]string{poolKey: poolBatch}
 	nodes := []sloconfig.Node{{Name: batch1, Labels: batch}, {Name: batch2, Labels: batch},
 		{Name: "batch-3", Labels: batch}, {Name: web1, Labels: map[string]string{poolKey: poolWeb}}}
@@ -92,5 +91,18 @@ func TestSummaryOfAPausedRollout(t *testing.T) {
 	s := Summarize(summaryInputs(t, true))
 	if s.Rollout.State != rolloutHeld || s.Rollout.Reason != heldByPause || s.Nodes.Held != 3 || s.Nodes.Pending != 0 {
 		t.Errorf("rollout %+v, nodes %+v", s.Rollout, s.Nodes)
+	}
+}
+
+// A status the controller decided on an earlier version of the ConfigMap
+// is not the data's: the summary says the controller has not taken it up,
+// and names no configuration, which it does not compute.
+func TestSummaryBeforeTheControllerTakesItUp(t *testing.T) {
+	in := summaryInputs(t, false)
+	in.Status.Object.Status.ObservedConfigMapVersion = "998"
+	s := Summarize(in)
+	if s.Rollout.State != rolloutNotTakenUp || s.Rollout.Configuration != "" || s.RevisionInForce != 1 ||
+		!strings.HasPrefix(s.Rollout.Line, "Waiting for the controller to take up ConfigMap ") {
+		t.Errorf("rollout %+v, revision %d", s.Rollout, s.RevisionInForce)
 	}
 }

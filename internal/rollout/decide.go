@@ -54,9 +54,11 @@ type Input struct {
 	// the health gate put in force in place of the halted configuration
 	// RevertOf (Standing.Revert).
 	RevertOf string
-	// Retry is the RetryAnnotation's value, parsed: a halt it names rolls
-	// out again, as a new rollout.
+	// Retry is the operator's retry, parsed: a halt it names rolls out
+	// again, as a new rollout.
 	Retry Retry
+	// Resume is the halt the operator resumes (zero: none).
+	Resume time.Time
 	// Revision is the number of Target's revision (0: not known yet).
 	Revision int64
 }

@@ -25,11 +25,10 @@ const (
 	maxHaltSummary = 512
 )
 
-// RetryAnnotation on the ConfigMap asks the controller to roll a halted
-// configuration out again (`kubectl nodeslo rollout retry`). Its value is a
-// Retry as JSON. It is an annotation, not data: a server-side apply of the
-// data from Git by another field manager leaves it alone, and it changes
-// nothing the nodes get.
+// RetryAnnotation on the ConfigMap is where the controller's versions
+// before the NodeSLORollout took a retry (a Retry as JSON); the controller
+// reads it only with a record of those versions, once, on an upgrade. A
+// retry is now the NodeSLORollout's spec.retry.
 const RetryAnnotation = annotationPrefix + "rollout-retry"
 
 // Halt is a configuration the health gate halted, remembered after a
@@ -47,7 +46,7 @@ type Halt struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// Retry is the value of RetryAnnotation: the halt to roll out again,
+// Retry is the operator's retry: the halt to roll out again,
 // named by its configuration and the time of the halt. A later halt of
 // the same configuration has another time, so an annotation left in place
 // never retries it again by itself.
@@ -56,29 +55,29 @@ type Retry struct {
 	HaltedAt    time.Time `json:"haltedAt"`
 }
 
-// Encode renders r as the annotation's value.
+// Encode renders r as JSON.
 func (r Retry) Encode() string {
 	// A string and a time always marshal.
 	b, _ := json.Marshal(r)
 	return string(b)
 }
 
-// ParseRetry reads a RetryAnnotation value ("": no retry).
+// ParseRetry reads a Retry's JSON ("": no retry).
 func ParseRetry(value string) (Retry, error) {
 	var r Retry
 	if value == "" {
 		return r, nil
 	}
 	if err := json.Unmarshal([]byte(value), &r); err != nil || r.Fingerprint == "" || r.HaltedAt.IsZero() {
-		return Retry{}, fmt.Errorf("annotation %s: want {\"fingerprint\": ..., \"haltedAt\": ...} "+
-			"as kubectl nodeslo rollout retry writes it, got %q", RetryAnnotation, value)
+		return Retry{}, fmt.Errorf("retry: want {\"fingerprint\": ..., \"haltedAt\": ...} "+
+			"as kubectl nodeslo rollout retry writes it, got %q", value)
 	}
 	return r, nil
 }
 
 // retries reports whether r asks to roll out again target, halted at haltedAt.
 func (r Retry) retries(target string, haltedAt time.Time) bool {
-	return r.Fingerprint != "" && r.Fingerprint == target && r.HaltedAt.Equal(haltedAt)
+	return r.Fingerprint != "" && r.Fingerprint == target && sameSecond(r.HaltedAt, haltedAt)
 }
 
 // HaltOf is the halt the record remembers of configuration target: the

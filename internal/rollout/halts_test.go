@@ -80,8 +80,8 @@ func TestParseRetry(t *testing.T) {
 		t.Errorf("round trip: %+v, %v", back, err)
 	}
 	for _, bad := range []string{"F", `{"fingerprint": "F"}`, `{"haltedAt": "2026-12-02T18:36:18Z"}`} {
-		if _, err := ParseRetry(bad); err == nil || !strings.Contains(err.Error(), RetryAnnotation) {
-			t.Errorf("%q: want an error naming the annotation, got %v", bad, err)
+		if _, err := ParseRetry(bad); err == nil || !strings.Contains(err.Error(), "kubectl nodeslo rollout retry") {
+			t.Errorf("%q: want an error saying what a retry looks like, got %v", bad, err)
 		}
 	}
 }

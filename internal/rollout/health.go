@@ -57,6 +57,22 @@ func (h *HealthRecord) ResumedBy(policy *Policy, keyFingerprint string) bool {
 	return h.Halted() && policy != nil && !policy.Paused && keyFingerprint != h.HaltedKey
 }
 
+// ResumedByOperator reports whether the operator's resume (the
+// NodeSLORollout's spec.resume.haltedAt; zero: none) names this halt, to
+// the second the API keeps, and the rollout is not paused.
+func (h *HealthRecord) ResumedByOperator(policy *Policy, resume time.Time) bool {
+	return h.Halted() && policy != nil && !policy.Paused && !resume.IsZero() && sameSecond(resume, h.HaltedAt)
+}
+
+// resumed reports whether the key or the operator resumes the halt.
+func (h *HealthRecord) resumed(policy *Policy, keyFingerprint string, resume time.Time) bool {
+	return h.ResumedBy(policy, keyFingerprint) || h.ResumedByOperator(policy, resume)
+}
+
+// sameSecond reports whether a and b fall in the same second: the API's
+// times keep seconds only.
+func sameSecond(a, b time.Time) bool { return a.Truncate(time.Second).Equal(b.Truncate(time.Second)) }
+
 // UnhealthyCount is how many nodes were judged unhealthy.
 func (h *HealthRecord) UnhealthyCount() int {
 	if h == nil {
@@ -262,7 +278,7 @@ func GateWatches(load Key, record, target, revertOf string, now time.Time) bool 
 func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 	policy := in.Rollout.Policy
 	h := rec.Health
-	if h.ResumedBy(policy, in.RolloutKey) {
+	if h.resumed(policy, in.RolloutKey, in.Resume) {
 		// Resumed: the verdicts known stay, and are tolerated.
 		next := *h
 		next.HaltedAt, next.HaltedKey, next.Revert, next.Tolerated = time.Time{}, "", false, len(h.Unhealthy)

@@ -111,7 +111,7 @@ func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
 	}
 	rec, err := ParseRecord(in.Record)
 	if err != nil || rec.Target != in.Config.Fingerprint() || !gateWatches(policy, rec, in.Now) ||
-		(rec.Health.Halted() && !rec.Health.ResumedBy(policy, in.RolloutKey)) {
+		(rec.Health.Halted() && !rec.Health.resumed(policy, in.RolloutKey, in.Resume)) {
 		return nil, nil //nolint:nilerr // an unreadable record starts a new rollout, which nothing reached yet
 	}
 	var due []*MetricCheck

@@ -3,7 +3,7 @@ package rollout
 import (
 	"time"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -52,8 +52,12 @@ type PlanInput struct {
 	// RevertOf is the halted configuration Config replaces under a health
 	// gate's revert (Standing.Revert; "": none).
 	RevertOf string
-	// Retry is the ConfigMap's RetryAnnotation ("": none).
+	// Retry is the operator's retry (the NodeSLORollout's spec.retry) as a
+	// Retry's JSON ("": none).
 	Retry string
+	// Resume is the halt the operator resumes (the NodeSLORollout's
+	// spec.resume.haltedAt; zero: none).
+	Resume time.Time
 	// Revision is the number of the revision of Config (0: not known yet).
 	Revision int64
 	// MetricSamples are the answers to Memory.MetricQueries, by check name.
@@ -103,10 +107,6 @@ type Plan struct {
 // Memory is what to remember once the plan is carried out.
 func (p Plan) Memory() Memory { return p.memory }
 
-// RecordWritten notes that writing RecordChange made the ConfigMap's
-// resourceVersion version: the watch event of that write is an echo.
-func (p *Plan) RecordWritten(version string) { p.memory.RecordWritten(version) }
-
 // Unpersisted is the plan to carry out instead when RecordChange could not
 // be written: nothing pending may move without its record persisted.
 func (p Plan) Unpersisted() Plan {
@@ -141,7 +141,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	d := Decide(Input{
 		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,
 		RolloutKey: in.RolloutKey, Health: health,
-		RevertOf: in.RevertOf, Retry: retry, Revision: in.Revision,
+		RevertOf: in.RevertOf, Retry: retry, Resume: in.Resume, Revision: in.Revision,
 	})
 	withheld := withheldOf(d.Record, in.Data)
 

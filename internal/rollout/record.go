@@ -6,7 +6,10 @@ import (
 	"time"
 )
 
-// RecordAnnotation is the ConfigMap annotation that holds the Record as JSON.
+// RecordAnnotation is the ConfigMap annotation where the controller's
+// versions before the NodeSLORollout kept the Record as JSON. The
+// controller reads it only to take up such a record, once, on an upgrade;
+// the record now lives in the NodeSLORollout's status.record.
 const RecordAnnotation = "slo.koordinator.sh/nodeslo-rollout"
 
 // Record is the persisted state of the latest rollout. Together with the
@@ -67,7 +70,7 @@ func (r Record) Encode() string {
 	return string(b)
 }
 
-// ParseRecord reads an annotation value. An empty value is no record. A
+// ParseRecord reads a record's JSON. An empty value is no record. A
 // value that does not parse is an error; the controller then starts a
 // new rollout, which is safe: it holds every pending node and reaches
 // the canaries first.
@@ -77,7 +80,7 @@ func ParseRecord(value string) (Record, error) {
 		return r, nil
 	}
 	if err := json.Unmarshal([]byte(value), &r); err != nil {
-		return Record{}, fmt.Errorf("annotation %s: %w", RecordAnnotation, err)
+		return Record{}, fmt.Errorf("rollout record: %w", err)
 	}
 	return r, nil
 }

@@ -87,9 +87,6 @@ type Revision struct {
 	// Reached is the number of pending nodes its rollout had reached when
 	// the outcome was last set; -1 when not counted (all at once).
 	Reached int
-	// Status is the value of its StatusAnnotation ("": none), kept
-	// current while it is the revision in force (DecodeStatus reads it).
-	Status string
 }
 
 // revisionData is the JSON of a ControllerRevision's data.
@@ -132,9 +129,6 @@ func (r Revision) annotations() map[string]string {
 	if r.RolloutKey != "" {
 		a[rolloutKeyAnnotation] = r.RolloutKey
 	}
-	if r.Status != "" {
-		a[StatusAnnotation] = r.Status
-	}
 	maps.Copy(a, OutcomeAnnotations(r.Outcome, r.Reached))
 	return a
 }
@@ -163,7 +157,7 @@ func RevisionOf(cr *appsv1.ControllerRevision) (Revision, error) {
 		Fingerprint: a[fingerprintAnnotation], Data: d.Data,
 		ConfigMapVersion: a[configMapVersionAnnotation], ChangedBy: a[changedByAnnotation],
 		ChangeCause: a[ChangeCauseAnnotation], RolloutKey: a[rolloutKeyAnnotation],
-		Outcome: Outcome(a[outcomeAnnotation]), Reached: -1, Status: a[StatusAnnotation],
+		Outcome: Outcome(a[outcomeAnnotation]), Reached: -1,
 	}
 	// A count is never negative: any other value is no count.
 	if v, err := strconv.Atoi(a[reachedAnnotation]); err == nil && v >= 0 {
@@ -201,22 +195,16 @@ type HistoryChange struct {
 	Delete   []string
 }
 
-// OutcomeChange sets the outcome of the ControllerRevision Name, and its
-// StatusAnnotation to Status when that is not empty.
+// OutcomeChange sets the outcome of the ControllerRevision Name.
 type OutcomeChange struct {
 	Name    string
 	Outcome Outcome
 	Reached int
-	Status  string
 }
 
 // Annotations are the annotations to patch onto the revision.
 func (c OutcomeChange) Annotations() map[string]string {
-	a := OutcomeAnnotations(c.Outcome, c.Reached)
-	if c.Status != "" {
-		a[StatusAnnotation] = c.Status
-	}
-	return a
+	return OutcomeAnnotations(c.Outcome, c.Reached)
 }
 
 // Empty reports whether nothing needs writing.

@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,13 +10,6 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
-
-// StatusAnnotation on the revision in force (its ControllerRevision) holds
-// a Status as JSON: where the rollout of that configuration stands, as the
-// controller's last decision left it (docs/rollout.md#the-status-annotation).
-// The controller writes it only when what it says changes; `kubectl nodeslo
-// rollout status` prints it as it is.
-const StatusAnnotation = annotationPrefix + "rollout-status"
 
 // Phase is where a rollout stands, in one word.
 type Phase string
@@ -37,8 +29,8 @@ const (
 	PhaseAllAtOnce Phase = "AllAtOnce"
 )
 
-// Bounds of a Status, so that its annotation stays small whatever the size
-// of the fleet or of the rollout key: at most maxStatusNodes unhealthy
+// Bounds of a Status, so that the NodeSLORollout's status stays small
+// whatever the size of the fleet or of the rollout key: at most maxStatusNodes unhealthy
 // nodes are listed (the rest counted), each signal and the gate's settings
 // are cut to a length. With node names of 253 bytes the value stays under
 // 32 KiB.
@@ -162,41 +154,11 @@ func (s Status) About(fingerprint string) bool {
 	return s.Fingerprint == fingerprint || (s.Withheld != nil && s.Withheld.Fingerprint == fingerprint)
 }
 
-// Encode renders s as the annotation's value.
+// Encode renders s as JSON, as the plugin's -o json and the tests print it.
 func (s Status) Encode() string {
 	// Strings, ints, bools, times and slices of them always marshal.
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// errNotStatus prefixes every error of DecodeStatus.
-var errNotStatus = errors.New("annotation " + StatusAnnotation + " is not a rollout status")
-
-// DecodeStatus reads an annotation value. It tolerates fields it does not
-// know (a newer controller's) and fields missing (taken as zero), but not a
-// value that is not JSON of the right types, or that names no
-// configuration or phase.
-func DecodeStatus(value string) (Status, error) {
-	var s Status
-	if err := json.Unmarshal([]byte(value), &s); err != nil {
-		return Status{}, fmt.Errorf("%w: %w", errNotStatus, err)
-	}
-	if s.Fingerprint == "" || s.Phase == "" {
-		return Status{}, fmt.Errorf("%w: it names no configuration fingerprint or no phase", errNotStatus)
-	}
-	return s, nil
-}
-
-// Differs reports whether s says something that the annotation value stored
-// ("": none) does not: any field but Updated counts, so time passing alone
-// never makes a status differ. A stored value that does not decode differs.
-func (s Status) Differs(stored string) bool {
-	old, err := DecodeStatus(stored)
-	if err != nil {
-		return true
-	}
-	old.Updated, s.Updated = time.Time{}, time.Time{}
-	return old.Encode() != s.Encode()
 }
 
 // statusOf is the status a decision under load leaves; rolloutKey is the

@@ -1,6 +1,6 @@
 package sloconfig
 
-import slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+import slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 
 // Short names for the strategy types, to keep generic code readable.
 type (

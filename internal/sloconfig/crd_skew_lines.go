@@ -44,6 +44,20 @@ func DroppedFieldsNote(paths []string) string {
 	return EventNote(DroppedFieldLines(paths), CRDUpgradeAdvice)
 }
 
+// NodeSLORolloutCRDName is the name of this project's NodeSLORollout CRD.
+const NodeSLORolloutCRDName = "nodeslorollouts.nodeslo.koordinator.sh"
+
+// RolloutCRDMissingMessage says that the NodeSLORollout CRD is not
+// installed and how to install it.
+func RolloutCRDMissingMessage() string {
+	return strings.Join([]string{
+		"the NodeSLORollout CRD " + NodeSLORolloutCRDName + " is not installed: the controllers need it " +
+			"for a rollout's record and status (docs/rollout.md#the-nodeslorollout)",
+		"install it (" + CRDInstallCommands + "; beside Koordinator's chart, rolloutCRD.enabled=true)",
+		"the manager checks again every few seconds and starts its controllers once the CRD is there",
+	}, "; ")
+}
+
 // CRDMissingMessage says that the NodeSLO CRD is not installed and how to
 // install it.
 func CRDMissingMessage() string {

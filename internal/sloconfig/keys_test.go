@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 )
 
 // Each key's value must land in its own section of the spec, be reported

@@ -1,7 +1,7 @@
 package sloconfig
 
 import (
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 )
 
 // resolve builds a node's spec from the compiled sections: no parsing, no

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 )
 
 // One case per row of the rules table in docs/behaviour.md#merge-rules: a

@@ -3,7 +3,7 @@ package sloconfig
 import (
 	"strings"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 )
 
 // StoredForm is what the apiserver keeps when a resolved spec is written

@@ -3,7 +3,7 @@ package sloconfig
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 )
 
 // validateHostApplications checks the enums of a list of host applications.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig/rulecases"
 )
 

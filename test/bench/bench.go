@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -95,8 +95,8 @@ func (b *bench) prepare(ctx context.Context) error {
 
 // setConfig creates or updates the ConfigMap with data.
 func (b *bench) setConfig(ctx context.Context, data map[string]string) error {
-	// The manager patches the ConfigMap's rollout record meanwhile: a
-	// conflict reads it again.
+	// Nothing else writes the ConfigMap (the manager never does), but a
+	// conflict would read it again.
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}}
 		err := b.client.Get(ctx, client.ObjectKeyFromObject(cm), cm)

@@ -71,8 +71,11 @@ func TestDefaultsRenderWhatMakeBuildInstallerWrites(t *testing.T) {
 	objs := helmTemplate(t)
 	assertSameObjects(t, objs, kustomizeBuild(t))
 	kinds := kindCounts(objs)
-	for _, kind := range []string{kindCRD, "Deployment", kindValidatingWebhook,
-		"Certificate", "Issuer"} {
+	// Two CRDs: NodeSLO and NodeSLORollout.
+	if kinds[kindCRD] != 2 {
+		t.Errorf("the defaults render %d %s, want 2 (NodeSLO and NodeSLORollout)", kinds[kindCRD], kindCRD)
+	}
+	for _, kind := range []string{"Deployment", kindValidatingWebhook, "Certificate", "Issuer"} {
 		if kinds[kind] != 1 {
 			t.Errorf("the defaults render %d %s, want 1 (the webhook is on by default, as in config/default)",
 				kinds[kind], kind)
@@ -81,6 +84,61 @@ func TestDefaultsRenderWhatMakeBuildInstallerWrites(t *testing.T) {
 	for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "NetworkPolicy"} {
 		if kinds[kind] != 0 {
 			t.Errorf("the defaults render a %s; it is optional, off as in config/default", kind)
+		}
+	}
+}
+
+// The chart's two CRDs have a value each. crd.enabled=false, beside
+// Koordinator (whose chart installs the NodeSLO CRD), leaves out the NodeSLO
+// CRD only: Koordinator does not ship the NodeSLORollout CRD, which the
+// controller needs, so that one is rolloutCRD.enabled's. Neither value
+// changes any other object, and crd.keep keeps whichever CRD is rendered.
+func TestEachCRDHasItsOwnValue(t *testing.T) {
+	const (
+		nodeSLOCRD = kindCRD + "/nodeslos.slo.koordinator.sh"
+		rolloutCRD = kindCRD + "/nodeslorollouts.nodeslo.koordinator.sh"
+		keep       = "helm.sh/resource-policy"
+		noNodeSLO  = "crd.enabled=false"
+	)
+	defaults := byKey(t, "the chart", helmTemplate(t))
+	for _, c := range []struct {
+		set  []string
+		crds []string
+	}{
+		{nil, []string{rolloutCRD, nodeSLOCRD}},
+		{[]string{noNodeSLO}, []string{rolloutCRD}},
+		{[]string{"rolloutCRD.enabled=false"}, []string{nodeSLOCRD}},
+		{[]string{noNodeSLO, "rolloutCRD.enabled=false"}, nil},
+		{[]string{noNodeSLO, "crd.keep=false"}, []string{rolloutCRD}},
+	} {
+		objs := byKey(t, fmt.Sprintf("the chart with %v", c.set), helmTemplate(t, c.set...))
+		var crds []string
+		for key, obj := range objs {
+			if obj.GetKind() == kindCRD {
+				crds = append(crds, key)
+			}
+		}
+		slices.Sort(crds)
+		if !slices.Equal(crds, c.crds) {
+			t.Errorf("with %v the chart renders the CRDs %v, want %v", c.set, crds, c.crds)
+		}
+		wantPolicy := "keep"
+		if slices.Contains(c.set, "crd.keep=false") {
+			wantPolicy = ""
+		}
+		for _, key := range crds {
+			if policy := objs[key].GetAnnotations()[keep]; policy != wantPolicy {
+				t.Errorf("with %v %s has %s %q, want %q (crd.keep)", c.set, key, keep, policy, wantPolicy)
+			}
+		}
+		for key := range defaults {
+			if _, ok := objs[key]; !ok && defaults[key].GetKind() != kindCRD {
+				t.Errorf("with %v %s is not rendered", c.set, key)
+			}
+		}
+		if len(objs)-len(crds) != len(defaults)-2 {
+			t.Errorf("with %v the chart renders %d objects besides its CRDs, the defaults %d",
+				c.set, len(objs)-len(crds), len(defaults)-2)
 		}
 	}
 }
@@ -211,6 +269,22 @@ func TestValuesReachTheManagerAndItsObjects(t *testing.T) {
 		if _, ok := objs[key]; !ok {
 			t.Errorf("%s: not rendered (the ConfigMap is in slo-config)", key)
 		}
+	}
+	// Its rules name that ConfigMap, and the NodeSLORollout of the same name.
+	rules, _, _ := unstructured.NestedSlice(objs["Role/slo-config/nodeslo-controller-manager-role"].Object, "rules")
+	named := 0
+	for _, r := range rules {
+		names, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resourceNames")
+		for _, name := range names {
+			named++
+			if name != "my-slo-config" {
+				t.Errorf("the ConfigMap's Role names %q in %v, want my-slo-config", name, r)
+			}
+		}
+	}
+	if named != 3 {
+		t.Errorf("the ConfigMap's Role names %d resources, want 3 (the ConfigMap, the NodeSLORollout and its status): %v",
+			named, rules)
 	}
 	hook := objs["ValidatingWebhookConfiguration/nodeslo-controller-validating-webhook-configuration"]
 	webhooks, _, _ := unstructured.NestedSlice(hook.Object, "webhooks")
@@ -422,12 +496,15 @@ func portNames(container map[string]any) []string {
 // values.schema.json turns a misspelt or mistyped value into an error: Helm
 // would otherwise ignore an unknown key, and install with the webhook on.
 func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
+	const unknownEnable = "additional properties 'enable' not allowed"
 	for set, message := range map[string]string{
-		"webhook.enable=false":                 "additional properties 'enable' not allowed",
+		"webhook.enable=false":                 unknownEnable,
 		"manager.kubeAPIQPS=0":                 "/manager/kubeAPIQPS",
 		"leaderElection.retryPeriod=5 sec":     "/leaderElection/retryPeriod",
 		"config.namespace=Koordinator":         "/config/namespace",
-		"grafanaDashboard.enable=true":         "additional properties 'enable' not allowed",
+		"grafanaDashboard.enable=true":         unknownEnable,
+		"rolloutCRD.enable=false":              unknownEnable,
+		"rolloutCRD.enabled=no":                "/rolloutCRD/enabled",
 		"grafanaDashboard.label=grafana dash":  "/grafanaDashboard/label",
 		"grafanaDashboard.namespace=Grafana":   "/grafanaDashboard/namespace",
 		"grafanaDashboard.labelValue=-invalid": "/grafanaDashboard/labelValue",

@@ -27,6 +27,7 @@ const (
 	metricsReaderRole = "nodeslo-controller-metrics-reader"
 	configMapName     = "slo-controller-config"
 	crdName           = "nodeslos.slo.koordinator.sh"
+	rolloutCRDName    = "nodeslorollouts.nodeslo.koordinator.sh"
 	helmRelease       = "nodeslo"
 )
 
@@ -51,10 +52,17 @@ type installation struct {
 	// `kubectl get -f`.
 	uninstall func() (rendered string)
 	// kept are the objects of rendered that uninstall leaves on purpose
-	// (kubectl's names): both keep the CRD (make undeploy without
-	// DELETE_CRD=true, the chart's crd.keep), and with it the NodeSLOs, as
-	// docs/install.md says; neither created the namespace, Koordinator's.
+	// (kubectl's names): both keep the CRDs (make undeploy without
+	// DELETE_CRD=true, the chart's crd.keep), and with them the NodeSLOs and
+	// the NodeSLORollout, as docs/install.md says; neither created the
+	// namespace, Koordinator's.
 	kept []string
+}
+
+// keptCRDs are the CRDs every uninstall keeps, as kubectl names them.
+var keptCRDs = []string{
+	"customresourcedefinition.apiextensions.k8s.io/" + crdName,
+	"customresourcedefinition.apiextensions.k8s.io/" + rolloutCRDName,
 }
 
 var _ = Describe("the controller installed into a cluster with one real node", Ordered, func() {
@@ -64,7 +72,7 @@ var _ = Describe("the controller installed into a cluster with one real node", O
 			newMake(node).mustRun("deploy")
 		},
 		uninstall: func() string {
-			// What make deploy applied (the image aside): the CRD, then the controller.
+			// What make deploy applied (the image aside): the CRDs, then the controller.
 			var rendered []byte
 			for _, part := range []string{"crd", "default"} {
 				out, err := exec.Command(filepath.Join(root, "bin", "kustomize"), "build",
@@ -75,7 +83,7 @@ var _ = Describe("the controller installed into a cluster with one real node", O
 			newMake(node).mustRun("undeploy")
 			return string(rendered)
 		},
-		kept: []string{"customresourcedefinition.apiextensions.k8s.io/" + crdName},
+		kept: keptCRDs,
 	}
 	var chart *command
 	helmInstall := installation{
@@ -91,7 +99,7 @@ var _ = Describe("the controller installed into a cluster with one real node", O
 			chart.mustRun("uninstall", helmRelease, "-n", namespace, "--wait")
 			return rendered
 		},
-		kept: []string{"customresourcedefinition.apiextensions.k8s.io/" + crdName},
+		kept: keptCRDs,
 	}
 	for _, in := range []installation{makeDeploy, helmInstall} {
 		Context("through "+in.name, Ordered, func() { describeInstallation(in) })
@@ -110,7 +118,7 @@ func describeInstallation(in installation) {
 			if !uninstalled {
 				in.uninstall()
 			}
-			kube.mustRun("delete", "crd", crdName, "--ignore-not-found")
+			kube.mustRun("delete", "crd", crdName, rolloutCRDName, "--ignore-not-found")
 			kube.mustRun("delete", "namespace", namespace, "--ignore-not-found", "--timeout=2m")
 		})
 	})
@@ -159,7 +167,7 @@ func describeInstallation(in installation) {
 		converges(func() (string, error) {
 			return kube.run("get", "pods", "-n", namespace, "-o", "name")
 		}).Should(BeEmpty())
-		By("the CRD is kept: the NodeSLO stays, as docs/install.md says")
+		By("the CRDs are kept: the NodeSLO stays, as docs/install.md says")
 		nodeSLOs, err := kube.run("get", "nodeslo", node.NodeName(), "-o", "name")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.TrimSpace(nodeSLOs)).To(Equal("nodeslo.slo.koordinator.sh/" + node.NodeName()))

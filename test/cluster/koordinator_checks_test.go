@@ -62,6 +62,14 @@ func checkHandover(book *runbook) {
 	By("steps 3 to 7: installing scaled to zero, pausing, turning koord-manager's nodeslo off, " +
 		"checking the writers, replacing the CRD")
 	book.run("install-scaled-to-zero")
+	// crd.enabled=false leaves the NodeSLO CRD to Koordinator, and the chart
+	// still installs this project's NodeSLORollout CRD, which Koordinator's
+	// are not: no step applies it by hand.
+	releaseOf := func(crd string) string {
+		return kube.mustRun("get", "crd", crd, "-o", `jsonpath={.metadata.annotations.meta\.helm\.sh/release-name}`)
+	}
+	Expect(releaseOf(rolloutCRDName)).To(Equal(helmRelease), "the chart installed the NodeSLORollout CRD")
+	Expect(releaseOf(crdName)).To(BeEmpty(), "the NodeSLO CRD is still Koordinator's")
 	book.run("pause-takeover")
 	book.run("disable-koord-manager-nodeslo")
 	writers := book.run("writers")

@@ -110,6 +110,10 @@ func describeBesideKoordinator() {
 			defer func() { _ = os.RemoveAll(helmHome) }()
 			_, _ = newHelm(node, helmHome).run("uninstall", helmRelease, "-n", namespace, "--wait")
 			kube.mustRun("delete", "-f", crds, "--ignore-not-found")
+			// The chart installed this project's NodeSLORollout CRD (with
+			// crd.enabled=false too) and kept it (crd.keep); Koordinator's
+			// CRDs do not hold it.
+			kube.mustRun("delete", "crd", rolloutCRDName, "--ignore-not-found")
 			kube.mustRun("delete", "namespace", namespace, "--ignore-not-found", "--timeout=2m")
 		})
 

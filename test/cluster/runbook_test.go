@@ -84,14 +84,16 @@ func (b *runbook) file(name string) string {
 }
 
 // imageReplacer replaces the docs' example image with the loaded one, and
-// the chart's and the CRD file's relative paths with the repository's.
+// the chart's and the CRDs' relative paths with the repository's.
 func imageReplacer() *strings.Replacer {
 	repository, tag := nodecluster.SplitImage(image)
+	bases := filepath.Join(root, "config", "crd", "bases")
 	return strings.NewReplacer(
 		"registry.example.com/nodeslo-controller", repository,
 		"--set manager.image.tag=v0.1.0", fmt.Sprintf("--set manager.image.tag=%s", tag),
 		" dist/chart ", " "+filepath.Join(root, "dist", "chart")+" ",
-		// make build-installer's dist/crds.yaml is config/crd's one CRD.
-		" dist/crds.yaml", " "+filepath.Join(root, "config", "crd", "bases", "slo.koordinator.sh_nodeslos.yaml"),
+		// make build-installer's dist/crds.yaml is config/crd's two CRDs,
+		// the files of config/crd/bases.
+		" dist/crds.yaml", " "+bases,
 	)
 }

@@ -17,13 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig/rulecases"
 )
 
 // The bounds, enums and cross-field rules exist twice: as markers in
-// api/v1alpha1 (the CRD) and as Go in internal/sloconfig. If the engine
+// api/slo/v1alpha1 (the CRD) and as Go in internal/sloconfig. If the engine
 // accepted a value the apiserver rejects, every NodeSLO resolved from such
 // a ConfigMap would fail to be written, again and again. So every value of
 // the shared rule table goes to both judges, and they must agree field by
@@ -316,7 +316,7 @@ func disagreement(engine, apiserver verdict) string {
 		return fmt.Sprintf("THE ENGINE ACCEPTS IT BUT THE APISERVER REJECTS IT at %v: every write of a NodeSLO "+
 			"resolved from such a ConfigMap would fail; tighten the engine's rule or loosen the marker", apiserverOnly)
 	case len(apiserver.fields) == 0:
-		return fmt.Sprintf("the engine rejects it at %v but the apiserver accepts it: the marker in api/v1alpha1 is "+
+		return fmt.Sprintf("the engine rejects it at %v but the apiserver accepts it: the marker in api/slo/v1alpha1 is "+
 			"looser than the engine; tighten it, or, if deliberate, list the value in rulecases.EngineStricter", engineOnly)
 	default:
 		return fmt.Sprintf("both reject it, but at different fields: only the engine at %v, only the apiserver at %v",

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"

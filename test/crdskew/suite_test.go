@@ -45,8 +45,11 @@ func TestCRDSkew(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	envtestharness.LogToGinkgo()
 	env = envtestharness.Start(envtestharness.Options{
-		CRDDir:  envtestharness.RepoPath("test", "fixtures", "koordinator-v1.8.0-crd"),
-		Webhook: true,
+		// Koordinator's NodeSLO CRD, beside this project's NodeSLORollout
+		// CRD, which Koordinator does not ship.
+		CRDDir:    envtestharness.RepoPath("test", "fixtures", "koordinator-v1.8.0-crd"),
+		ExtraCRDs: []string{envtestharness.RepoPath("config", "crd", "bases", "nodeslo.koordinator.sh_nodeslorollouts.yaml")},
+		Webhook:   true,
 	})
 	clientConfig := rest.CopyConfig(env.Admin)
 	clientConfig.WarningHandlerWithContext = warnings

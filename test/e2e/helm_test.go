@@ -62,7 +62,7 @@ func (h *helm) mustRun(args ...string) string {
 
 // The chart is installed on a control plane of its own: the suite's has
 // dist/install.yaml's objects, of the same names, and its manager running.
-// That one starts without the CRD, so that the chart installs it. It has no
+// That one starts without the CRDs, so that the chart installs them. It has no
 // cert-manager (and runs no pods), so the chart is installed with the
 // webhook off; the manager runs as a process, as the chart's ServiceAccount,
 // with the arguments of the chart's Deployment.
@@ -78,7 +78,7 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 		helmBinary := filepath.Join(root, "bin", "helm")
 		Expect(helmBinary).To(BeAnExistingFile(), "run `make test-e2e`: it installs bin/helm first")
 
-		By("starting a second control plane, without the NodeSLO CRD")
+		By("starting a second control plane, without the CRDs")
 		cluster = envtestharness.Start(envtestharness.Options{CRDDir: GinkgoT().TempDir()})
 		work := GinkgoT().TempDir()
 		adminKubeconfig := filepath.Join(work, "admin.kubeconfig")
@@ -93,7 +93,8 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 		manifest = chartHelm.mustRun("get", "manifest", helmRelease, "-n", namespace)
 		created := strings.Fields(chartKube.mustRunWithInput(manifest, "get", "-f", "-", "-o", "name"))
 		Expect(created).To(ContainElements(
-			"customresourcedefinition.apiextensions.k8s.io/nodeslos.slo.koordinator.sh",
+			"customresourcedefinition.apiextensions.k8s.io/"+crdName,
+			"customresourcedefinition.apiextensions.k8s.io/"+rolloutCRDName,
 			"serviceaccount/"+serviceAccount,
 			"deployment.apps/"+deployment,
 			"clusterrole.rbac.authorization.k8s.io/nodeslo-controller-manager-role",
@@ -135,12 +136,12 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 		}).Should(Succeed())
 	})
 
-	It("uninstalls everything but the CRD, so that the NodeSLOs stay", func() {
+	It("uninstalls everything but the CRDs, so that the NodeSLOs stay", func() {
 		chartHelm.mustRun("uninstall", helmRelease, "-n", namespace, "--wait")
 		left := strings.Fields(chartKube.mustRunWithInput(manifest, "get", "-f", "-", "-o", "name",
 			"--ignore-not-found"))
-		Expect(left).To(ConsistOf("customresourcedefinition.apiextensions.k8s.io/nodeslos.slo.koordinator.sh"),
-			"helm.sh/resource-policy: keep")
+		Expect(left).To(ConsistOf("customresourcedefinition.apiextensions.k8s.io/"+crdName,
+			"customresourcedefinition.apiextensions.k8s.io/"+rolloutCRDName), "helm.sh/resource-policy: keep")
 		Expect(strings.Fields(chartKube.mustRun("get", "nodeslo", "-o", "name"))).To(HaveLen(len(sampleNodes)))
 	})
 })

@@ -16,17 +16,20 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
-// crdName is the NodeSLO CRD's.
-const crdName = "nodeslos.slo.koordinator.sh"
+// crdName is the NodeSLO CRD's, rolloutCRDName the NodeSLORollout CRD's.
+const (
+	crdName        = "nodeslos.slo.koordinator.sh"
+	rolloutCRDName = "nodeslorollouts.nodeslo.koordinator.sh"
+)
 
 // keptNodeSLOs is how many NodeSLOs the uninstall specs create and count.
 const keptNodeSLOs = 3
 
 // Every way of removing the controller (docs/install.md, "Uninstall") keeps
-// the CRD, and so every NodeSLO the node agents read, and Koordinator's
-// namespace with what else is in it; only DELETE_CRD=true deletes the CRD.
-// The specs run on a control plane of their own, without the CRD at first
-// (helm installs it), and with stand-ins for cert-manager's CRDs so that
+// both CRDs, and so every NodeSLO the node agents read and the
+// NodeSLORollout, and Koordinator's namespace with what else is in it; only
+// DELETE_CRD=true deletes the CRDs. The specs run on a control plane of their
+// own, without the CRDs at first (helm installs them), and with stand-ins for cert-manager's CRDs so that
 // dist/install.yaml's Issuer and Certificate apply. Nothing runs the
 // manager: the NodeSLOs are created here, and only counted.
 var _ = Describe("uninstalling", Ordered, func() {
@@ -41,11 +44,11 @@ var _ = Describe("uninstalling", Ordered, func() {
 		out, err := uninstallKube.run("get", "nodeslo", "-o", "name")
 		return len(strings.Fields(out)), err
 	}
-	// expectEverythingKept checks the CRD, the NodeSLOs and the namespace
+	// expectEverythingKept checks both CRDs, the NodeSLOs and the namespace
 	// with Koordinator's object are all still there, and the controller not.
 	expectEverythingKept := func() {
 		GinkgoHelper()
-		uninstallKube.mustRun("get", "crd", crdName)
+		uninstallKube.mustRun("get", "crd", crdName, rolloutCRDName)
 		Expect(countNodeSLOs()).To(Equal(keptNodeSLOs), "NodeSLOs after the uninstall")
 		uninstallKube.mustRun("get", "configmap", koordinatorObject, "-n", namespace)
 		Expect(uninstallKube.mustRun("get", "deployments", "-n", namespace, "-o", "name")).To(BeEmpty(),
@@ -65,7 +68,7 @@ var _ = Describe("uninstalling", Ordered, func() {
 	}
 
 	BeforeAll(func() {
-		By("starting a control plane without the NodeSLO CRD, with " + namespace + " and an object of Koordinator's in it")
+		By("starting a control plane without the CRDs, with " + namespace + " and an object of Koordinator's in it")
 		cluster := envtestharness.Start(envtestharness.Options{CRDDir: GinkgoT().TempDir()})
 		work := GinkgoT().TempDir()
 		kubeconfig = filepath.Join(work, "admin.kubeconfig")
@@ -77,7 +80,7 @@ var _ = Describe("uninstalling", Ordered, func() {
 		uninstallKube.mustRunWithInput(certManagerStandIns, "apply", "--server-side", "-f", "-")
 	})
 
-	It("with helm uninstall keeps the CRD (crd.keep) and every NodeSLO", func() {
+	It("with helm uninstall keeps both CRDs (crd.keep) and every NodeSLO", func() {
 		uninstallHelm.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
 			"--set", chartImage, "--set", "webhook.enabled=false")
 		uninstallKube.mustRunWithInput(nodeSLOs(keptNodeSLOs), "create", "-f", "-")
@@ -105,11 +108,11 @@ var _ = Describe("uninstalling", Ordered, func() {
 		expectEverythingKept()
 	})
 
-	It("deletes the CRD, and with it every NodeSLO, when asked: make undeploy DELETE_CRD=true", func() {
+	It("deletes both CRDs, and with them every NodeSLO, when asked: make undeploy DELETE_CRD=true", func() {
 		runMake("deploy")
 		Expect(runMake("undeploy", "DELETE_CRD=true")).To(ContainSubstring("deleting the CRD"))
 		Eventually(func() (string, error) {
-			return uninstallKube.run("get", "crd", crdName, "--ignore-not-found", "-o", "name")
+			return uninstallKube.run("get", "crd", crdName, rolloutCRDName, "--ignore-not-found", "-o", "name")
 		}).Should(BeEmpty())
 		_, err := countNodeSLOs()
 		Expect(err).To(HaveOccurred(), "NodeSLOs without their CRD")

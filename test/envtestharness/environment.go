@@ -12,8 +12,10 @@ import (
 
 // Options are what a suite adds to the plain control plane.
 type Options struct {
-	// CRDDir replaces config/crd/bases (an empty directory: no CRD).
-	CRDDir string
+	// CRDDir replaces config/crd/bases (an empty directory: no CRD);
+	// ExtraCRDs are CRD files installed beside it.
+	CRDDir    string
+	ExtraCRDs []string
 	// Webhook installs config/webhook/manifests.yaml, pointed at a local
 	// address the manager's webhook server must serve (WebhookInstall).
 	Webhook bool
@@ -47,6 +49,7 @@ func Start(opts Options) *Environment {
 	cluster, err := localcluster.Start(localcluster.Options{
 		AssetsDir:        AssetsDir(),
 		CRDDir:           crdDir,
+		ExtraCRDs:        opts.ExtraCRDs,
 		WebhookManifests: webhooks,
 		APIServerFlags:   opts.APIServerFlags,
 		AttachOutput:     opts.AttachOutput,

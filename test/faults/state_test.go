@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 )
 
 // TestNoWriteDoubled pins the definition the fault tests share: per node,

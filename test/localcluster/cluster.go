@@ -16,8 +16,10 @@ import (
 type Options struct {
 	// AssetsDir holds kube-apiserver and etcd (KUBEBUILDER_ASSETS).
 	AssetsDir string
-	// CRDDir holds the CRD manifests to install before Start returns.
-	CRDDir string
+	// CRDDir holds the CRD manifests to install before Start returns;
+	// ExtraCRDs are more manifests (files) to install with them.
+	CRDDir    string
+	ExtraCRDs []string
 	// EtcdDataDir keeps etcd's data between runs; empty means a temporary
 	// directory that Stop removes.
 	EtcdDataDir string
@@ -101,7 +103,7 @@ func Start(opts Options) (*Cluster, error) {
 func newEnvironment(opts Options, certDir string) *envtest.Environment {
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    opts.AssetsDir,
-		CRDDirectoryPaths:        []string{opts.CRDDir},
+		CRDDirectoryPaths:        append([]string{opts.CRDDir}, opts.ExtraCRDs...),
 		ErrorIfCRDPathMissing:    true,
 		Scheme:                   scheme.New(),
 		AttachControlPlaneOutput: opts.AttachOutput,

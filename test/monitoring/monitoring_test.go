@@ -27,7 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	sloapi "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	sloapi "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/test/alertrules"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"

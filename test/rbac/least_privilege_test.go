@@ -25,6 +25,7 @@ import (
 const (
 	eventsGroup, appsGroup = "events.k8s.io", "apps"
 	sloGroup, leasesGroup  = "slo.koordinator.sh", "coordination.k8s.io"
+	nodesloGroup           = "nodeslo.koordinator.sh"
 	events, revisions      = "events", "controllerrevisions"
 	configMaps             = "configmaps"
 	otherNamespace         = "kube-system"
@@ -43,8 +44,12 @@ var codesUse = slices.Concat(
 	// Events recorded: about the Nodes in default, about the ConfigMap in its namespace.
 	uses("create patch", eventsGroup, events, "default", ""),
 	uses("create patch", eventsGroup, events, configNamespace, ""),
-	// The one ConfigMap, by name.
-	uses("get list watch patch", "", configMaps, configNamespace, configName),
+	// The one ConfigMap, by name: read, never written.
+	uses("get list watch", "", configMaps, configNamespace, configName),
+	// Its NodeSLORollout: watched by name, created, its status patched.
+	uses("list watch", nodesloGroup, "nodeslorollouts", configNamespace, configName),
+	uses("create", nodesloGroup, "nodeslorollouts", configNamespace, ""),
+	uses("patch", nodesloGroup, "nodeslorollouts/status", configNamespace, configName),
 	// The revision history (narrowed further by the admission policy).
 	uses("list create patch delete", appsGroup, revisions, configNamespace, ""),
 	// Leader election, in the manager's namespace.
@@ -91,6 +96,9 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		Entry("another ConfigMap of Koordinator's namespace read",
 			permission{"get", "", configMaps, configNamespace, koordletConfig}),
 		Entry("NodeSLOs patched (only updated)", permission{patch, sloGroup, "nodeslos", "", ""}),
+		Entry("the ConfigMap written", permission{patch, "", configMaps, configNamespace, configName}),
+		Entry("the NodeSLORollout's spec written (the operator's)",
+			permission{patch, nodesloGroup, "nodeslorollouts", configNamespace, configName}),
 		Entry("Leases deleted", permission{"delete", leasesGroup, "leases", systemNamespace, ""}),
 		Entry("Secrets read", permission{"get", "", "secrets", configNamespace, ""}),
 	)

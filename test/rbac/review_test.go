@@ -24,7 +24,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/v1alpha1"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -94,17 +95,18 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		}).Should(Succeed())
 	})
 
-	It("rolls a change out in steps, its record kept on the ConfigMap (get past the cache, patch), "+
-		"and keeps the revision history (ControllerRevisions: list, create, patch, delete)", func() {
+	It("rolls a change out in steps, its record and status kept on the NodeSLORollout (create, "+
+		"status patch), and keeps the revision history (ControllerRevisions: list, create, patch, delete)", func() {
 		// A history of one: the change's revision replaces the one before.
 		setConfig(ctx, configData(400, sloconfig.KeyRollout,
 			`{"maxNodesPerStep": 1, "stepIntervalSeconds": 0, "revisionHistoryLimit": 1}`))
 		waitForCPUBurstPercent(ctx, 400, len(reviewNodes))
 		Eventually(func(g Gomega) {
-			cm := &corev1.ConfigMap{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, cm)).
+			obj := &nodeslov1alpha1.NodeSLORollout{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, obj)).
 				To(Succeed())
-			g.Expect(cm.Annotations).To(HaveKey(rollout.RecordAnnotation))
+			g.Expect(obj.Status.Record).NotTo(BeEmpty())
+			g.Expect(obj.Status.Phase).To(BeEquivalentTo(rollout.PhaseCompleted))
 			revisions := &appsv1.ControllerRevisionList{}
 			g.Expect(k8sClient.List(ctx, revisions, client.InNamespace(configNamespace))).To(Succeed())
 			g.Expect(revisions.Items).To(ConsistOf(HaveField("ObjectMeta.Annotations",

@@ -42,7 +42,7 @@ func TestHelmInstallsTheChartPackageAtTheReleaseVersion(t *testing.T) {
 			metadata.Version, metadata.AppVersion, r.version)
 	}
 
-	// A control plane without the NodeSLO CRD: the chart installs it. It has
+	// A control plane without the CRDs: the chart installs both. It has
 	// no cert-manager, so the webhook (which needs its certificate) is off.
 	cluster, err := localcluster.Start(localcluster.Options{
 		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"),

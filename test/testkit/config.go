@@ -14,8 +14,8 @@ import (
 
 // SetConfig makes the ConfigMap key hold data: created when missing,
 // otherwise its data replaced and its metadata kept. The replacement is
-// retried on a conflict, because the controller patches its rollout record
-// onto the same ConfigMap meanwhile. It returns the ConfigMap as written
+// retried on a conflict: the controller never writes the ConfigMap, but a
+// spec may (an apply by another field manager, say). It returns the ConfigMap as written
 // and whether it was created (the caller decides whether a spec's cleanup
 // deletes it).
 func SetConfig(

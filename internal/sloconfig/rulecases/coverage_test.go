@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// crdFile is the CRD that `make manifests` generates from the markers in api/v1alpha1.
+// crdFile is the CRD that `make manifests` generates from the markers in api/slo/v1alpha1.
 var crdFile = filepath.Join("..", "..", "..", "config", "crd", "bases", "slo.koordinator.sh_nodeslos.yaml")
 
 // unreachable lists the edges of the CRD that no valid NodeSLO can show,

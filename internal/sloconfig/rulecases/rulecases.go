@@ -1,7 +1,7 @@
 // Package rulecases is the one table of validation rules that two judges
 // must agree on: the engine (internal/sloconfig, which reads the ConfigMap)
 // and the apiserver (the NodeSLO CRD generated from the markers in
-// api/v1alpha1). The engine's unit test and the envtest agreement test in
+// api/slo/v1alpha1). The engine's unit test and the envtest agreement test in
 // test/crd run every value of this table, so that a bound changed on one
 // side alone fails a test instead of producing NodeSLOs the apiserver
 // rejects on every write.

@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+)
+
+// The NodeSLORollout of the ConfigMap's name (docs/rollout.md#the-nodeslorollout)
+// holds what the rollout needs across restarts, its record, and what
+// people and tools read of it, its status; its spec holds the operator's
+// controls. The controller creates it, reads it from the cache and
+// patches its status once a reconcile; it never writes the spec, and
+// never writes the ConfigMap.
+
+// reasonRecordMoved: the Event that says the legacy record annotation was
+// taken up, once.
+const reasonRecordMoved = "RolloutRecordMoved"
+
+// rolloutObject is the NodeSLORollout as a reconcile sees it.
+type rolloutObject struct {
+	// obj is the object (nil: there is none yet).
+	obj *nodeslov1alpha1.NodeSLORollout
+	rollout.Controls
+}
+
+// readRolloutObject reads the NodeSLORollout from the cache, or, when the
+// cache has not yet seen the status this controller wrote last, that
+// status: a record older than our own write must never be decided on.
+func (d *rolloutDriver) readRolloutObject(ctx context.Context, cm *corev1.ConfigMap) (rolloutObject, error) {
+	obj := &nodeslov1alpha1.NodeSLORollout{}
+	switch err := d.client.Get(ctx, d.key, obj); {
+	case apierrors.IsNotFound(err):
+		obj = nil
+	case err != nil:
+		return rolloutObject{}, fmt.Errorf("reading NodeSLORollout %s: %w", d.key, err)
+	}
+	if w := d.written; w != nil && obj != nil && w.UID == obj.UID && w.Generation == obj.Generation {
+		obj = w.DeepCopy() // the cache may not have our last status yet; the spec is the same
+	}
+	return rolloutObject{obj: obj, Controls: rollout.ControlsOf(obj, cm.Annotations)}, nil
+}
+
+// observed reports whether the NodeSLORollout's status was decided on its
+// spec as it is and on the ConfigMap's version (""; none).
+func (o rolloutObject) observed(version string) bool {
+	return o.obj != nil && o.obj.Status.ObservedGeneration == o.obj.Generation &&
+		o.obj.Status.ObservedConfigMapVersion == version
+}
+
+// writeStatus makes the NodeSLORollout's status say what the plan decided
+// (creating the object first when there is none): the record, the status
+// and its conditions, the revision in force and what was observed, in one
+// patch at the resourceVersion read, written only when something but the
+// time changed. It returns the plan to publish: the plan itself, or, when
+// the record could not be written, its Unpersisted form.
+func (d *rolloutDriver) writeStatus(
+	ctx context.Context, read configMapRead, plan rollout.Plan, revision int64, now time.Time,
+) (rollout.Plan, error) {
+	obj := read.object.obj
+	if obj == nil {
+		obj = &nodeslov1alpha1.NodeSLORollout{}
+		obj.Namespace, obj.Name = d.key.Namespace, d.key.Name
+		obj.Labels = map[string]string{"app.kubernetes.io/managed-by": eventRecorderName}
+		if err := d.client.Create(ctx, obj); err != nil {
+			return plan.Unpersisted(), fmt.Errorf("creating NodeSLORollout %s: %w", d.key, err)
+		}
+	}
+	want := plan.APIStatus(obj.Status, read.object.Controls,
+		rollout.ObservedBy{Generation: obj.Generation, ConfigMapVersion: read.version, Revision: revision}, now)
+	if !rollout.StatusChanged(obj.Status, want) {
+		return plan, nil
+	}
+	before := obj.DeepCopy()
+	obj.Status = want
+	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	if err := d.client.Status().Patch(ctx, obj, patch); err != nil {
+		d.written = nil // read it again from the cache
+		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", d.key, err)
+	}
+	d.written = obj
+	if read.object.Legacy {
+		d.recorder.Eventf(obj, nil, corev1.EventTypeNormal, reasonRecordMoved, "Move record",
+			"the rollout record of ConfigMap %s moved from its annotation %s to this NodeSLORollout's status; "+
+				"remove the annotation, which is read again should this NodeSLORollout be deleted "+
+				"(kubectl annotate configmap -n %s %s %s-)",
+			d.key.Name, rollout.RecordAnnotation, d.key.Namespace, d.key.Name, rollout.RecordAnnotation)
+	}
+	return plan, nil
+}

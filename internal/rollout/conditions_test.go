@@ -1,0 +1,258 @@
+package rollout
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+)
+
+// The configurations of the conditions' statuses: the one rolled out, and
+// the ConfigMap's data withheld in its place.
+const (
+	condTarget   = "53c4325a5468a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a"
+	condWithheld = "d9d070e0d54f0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796"
+)
+
+var condStart = time.Date(2026, 12, 2, 18, 30, 0, 0, time.UTC)
+
+// The kinds of status SetConditions reads (conditionStatuses).
+const (
+	kindProgressing = "progressing"
+	kindAwaiting    = "awaiting writes"
+	kindPaused      = "paused"
+	kindKeyInvalid  = "key invalid"
+	kindHalted      = "halted"
+	kindCompleted   = "completed"
+	kindAllAtOnce   = "all at once"
+	kindWithheld    = "withheld"
+	kindReverted    = "withheld reverted"
+)
+
+// condSummary is the unhealthy nodes at the halt of the data withheld.
+const condSummary = "canary-1 (Ready=False since 17:30:00)"
+
+// conditionStatuses are the kinds of status SetConditions reads, by name.
+func conditionStatuses() map[string]Status {
+	progressing := Status{Fingerprint: condTarget, RolloutKey: "k1", Phase: PhaseProgressing, Started: condStart,
+		Step: 2, Steps: 5, StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27,
+		NextStep: condStart.Add(time.Minute), Updated: condStart}
+	awaiting := progressing
+	awaiting.NextStep, awaiting.AwaitingWrites = time.Time{}, true
+	paused := progressing
+	paused.Phase, paused.Paused, paused.NextStep = PhasePaused, true, time.Time{}
+	invalid := progressing
+	invalid.Phase, invalid.KeyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
+		PhasePaused, true, 0, 0, time.Time{}
+	halted := progressing
+	halted.Phase, halted.NextStep = PhaseHalted, time.Time{}
+	halted.Health = &StatusHealth{Gate: "maxUnhealthyNodes 1", MaxUnhealthyNodes: "1", Allowed: 1, AllowedOf: 3,
+		Unhealthy: 2, Nodes: []UnhealthyNode{{Name: "canary-3", Signal: "Ready=Unknown since 18:31:40"}, {Name: "canary-4"}},
+		HaltedAt: condStart.Add(2 * time.Minute), HaltedKey: "k1"}
+	completed := progressing
+	completed.Phase, completed.Step, completed.Reached, completed.Pending, completed.NextStep =
+		PhaseCompleted, 5, 40, 0, time.Time{}
+	completed.Completed = condStart.Add(5 * time.Minute)
+	withheld := completed
+	withheld.Withheld = &Withheld{Fingerprint: condWithheld, Revision: 2, HaltedAt: condStart.Add(-time.Hour),
+		Summary: condSummary}
+	reverted := withheld
+	reverted.Withheld = &Withheld{Fingerprint: condWithheld, Revision: 2, HaltedAt: condStart.Add(-time.Hour),
+		Summary: condSummary, Reverted: true}
+	return map[string]Status{
+		kindProgressing: progressing, kindAwaiting: awaiting, kindPaused: paused, kindKeyInvalid: invalid,
+		kindHalted: halted, kindCompleted: completed,
+		kindAllAtOnce: {Fingerprint: condTarget, Phase: PhaseAllAtOnce, Updated: condStart},
+		kindWithheld:  withheld, kindReverted: reverted,
+	}
+}
+
+// cond is a condition's status and reason.
+type cond struct {
+	status metav1.ConditionStatus
+	reason string
+}
+
+var conditionTypes = []string{nodeslov1alpha1.ConditionReady, nodeslov1alpha1.ConditionProgressing,
+	nodeslov1alpha1.ConditionHalted, nodeslov1alpha1.ConditionReconciling, nodeslov1alpha1.ConditionStalled}
+
+func TestSetConditions(t *testing.T) {
+	const T, F = metav1.ConditionTrue, metav1.ConditionFalse
+	notHalted := cond{F, ReasonNotHalted}
+	// The reasons: the phase's name, or one of the Reason constants.
+	moving, awaiting, paused, invalid := string(PhaseProgressing), ReasonAwaitingWrites, string(PhasePaused),
+		ReasonKeyInvalid
+	halted, completed, allAtOnce, withheld := string(PhaseHalted), string(PhaseCompleted), string(PhaseAllAtOnce),
+		ReasonWithheldData
+	tests := []struct {
+		status string
+		// want is Ready, Progressing, Halted, Reconciling, Stalled.
+		want [5]cond
+		// message holds these, whatever the condition.
+		message []string
+	}{{
+		status: kindProgressing,
+		want: [5]cond{{F, moving}, {T, moving}, notHalted, {T, moving},
+			{F, moving}},
+		message: []string{"rolling out configuration 53c4325a5468:", "step 2 of 5, 13 of 40 nodes reached, 27 pending"},
+	}, {
+		status: kindAwaiting,
+		want: [5]cond{{F, awaiting}, {T, awaiting}, notHalted, {T, awaiting},
+			{F, awaiting}},
+		message: []string{"rolling out configuration 53c4325a5468", "waits for its nodes' writes"},
+	}, {
+		status:  kindPaused,
+		want:    [5]cond{{F, paused}, {F, paused}, notHalted, {T, paused}, {F, paused}},
+		message: []string{"configuration 53c4325a5468 is paused: step 2 of 5"},
+	}, {
+		status: kindKeyInvalid,
+		want:   [5]cond{{F, invalid}, {F, invalid}, notHalted, {F, invalid}, {T, invalid}},
+		// No plan without a valid key: the steps taken, never "of 0".
+		message: []string{"the rollout key is invalid", "configuration 53c4325a5468: 2 steps taken, 13 of 40 nodes",
+			"kubectl nodeslo validate"},
+	}, {
+		status:  kindHalted,
+		want:    [5]cond{{F, halted}, {F, halted}, {T, halted}, {F, halted}, {T, halted}},
+		message: []string{"halted the rollout of configuration 53c4325a5468: 2 reached nodes unhealthy, 1 allowed of 3"},
+	}, {
+		status:  kindCompleted,
+		want:    [5]cond{{T, completed}, {F, completed}, notHalted, {F, completed}, {F, completed}},
+		message: []string{"configuration 53c4325a5468 is in force on every node: step 5 of 5, 40 of 40 nodes"},
+	}, {
+		status:  kindAllAtOnce,
+		want:    [5]cond{{T, allAtOnce}, {F, allAtOnce}, notHalted, {F, allAtOnce}, {F, allAtOnce}},
+		message: []string{"configuration 53c4325a5468 is in force on every node (no rollout key"},
+	}, {
+		// Completed, but not what the ConfigMap says: not Ready.
+		status: kindWithheld,
+		want:   [5]cond{{F, withheld}, {F, withheld}, {T, withheld}, {F, withheld}, {T, withheld}},
+		message: []string{"configuration d9d070e0d54f, was halted by the health gate at revision 2 and is kept out " +
+			"of force: configuration 53c4325a5468 is in force", "kubectl nodeslo rollout retry"},
+	}, {
+		status: kindReverted,
+		want:   [5]cond{{F, withheld}, {F, withheld}, {T, withheld}, {F, withheld}, {T, withheld}},
+		message: []string{"configuration d9d070e0d54f, was halted by the health gate at revision 2 and is reverted: " +
+			"configuration 53c4325a5468 is in force"},
+	}}
+	statuses := conditionStatuses()
+	if len(tests) != len(statuses) {
+		t.Fatalf("%d cases for %d kinds of status", len(tests), len(statuses))
+	}
+	now := condStart.Add(10 * time.Minute)
+	for _, tt := range tests {
+		t.Run(tt.status, func(t *testing.T) {
+			s, ok := statuses[tt.status]
+			if !ok {
+				t.Fatalf("no status %q", tt.status)
+			}
+			var conds []metav1.Condition
+			SetConditions(&conds, s, 7, now)
+			if len(conds) != len(conditionTypes) {
+				t.Errorf("%d conditions, want %d: %+v", len(conds), len(conditionTypes), conds)
+			}
+			for i, kind := range conditionTypes {
+				c := meta.FindStatusCondition(conds, kind)
+				if c == nil {
+					t.Errorf("no condition %s", kind)
+					continue
+				}
+				if got := (cond{c.Status, c.Reason}); got != tt.want[i] {
+					t.Errorf("%s: %s/%s, want %s/%s", kind, got.status, got.reason, tt.want[i].status, tt.want[i].reason)
+				}
+				for _, part := range tt.message {
+					if !strings.Contains(c.Message, part) {
+						t.Errorf("%s: message %q does not say %q", kind, c.Message, part)
+					}
+				}
+				if c.ObservedGeneration != 7 {
+					t.Errorf("%s: observedGeneration %d, want 7", kind, c.ObservedGeneration)
+				}
+				if !c.LastTransitionTime.Time.Equal(now) {
+					t.Errorf("%s: lastTransitionTime %v, want the time of the first decision %v",
+						kind, c.LastTransitionTime, now)
+				}
+			}
+			// Ready says what Done says, so that both readers agree.
+			if ready := meta.IsStatusConditionTrue(conds, nodeslov1alpha1.ConditionReady); ready != s.Done() {
+				t.Errorf("Ready %v, Done %v", ready, s.Done())
+			}
+			// The apiserver's own rules for conditions (the CRD's schema
+			// says the same: type, reason, message length, time).
+			if errs := metav1validation.ValidateConditions(conds, field.NewPath("status", "conditions")); len(errs) > 0 {
+				t.Errorf("the apiserver would refuse the conditions: %v", errs.ToAggregate())
+			}
+		})
+	}
+}
+
+// TestSetConditionsTransitions runs one rollout through its kinds of
+// status: a condition whose status stays keeps its lastTransitionTime, and
+// one that changes takes the decision's time; observedGeneration and the
+// reason follow every decision.
+func TestSetConditionsTransitions(t *testing.T) {
+	statuses := conditionStatuses()
+	steps := []struct {
+		status     string
+		generation int64
+		// moved are the conditions whose status changes at this step.
+		moved []string
+	}{
+		{kindProgressing, 1, conditionTypes}, // every condition is new
+		{kindAwaiting, 1, nil},
+		{kindPaused, 2, []string{nodeslov1alpha1.ConditionProgressing}},
+		{kindHalted, 3, []string{nodeslov1alpha1.ConditionHalted, nodeslov1alpha1.ConditionReconciling,
+			nodeslov1alpha1.ConditionStalled}},
+		{kindWithheld, 3, nil},
+		{kindCompleted, 4, []string{nodeslov1alpha1.ConditionReady, nodeslov1alpha1.ConditionHalted,
+			nodeslov1alpha1.ConditionStalled}},
+		{kindProgressing, 4, []string{nodeslov1alpha1.ConditionReady, nodeslov1alpha1.ConditionProgressing,
+			nodeslov1alpha1.ConditionReconciling}},
+		{kindKeyInvalid, 5, []string{nodeslov1alpha1.ConditionProgressing, nodeslov1alpha1.ConditionReconciling,
+			nodeslov1alpha1.ConditionStalled}},
+		{kindAllAtOnce, 6, []string{nodeslov1alpha1.ConditionReady, nodeslov1alpha1.ConditionStalled}},
+	}
+	var conds []metav1.Condition
+	last := map[string]metav1.Time{}
+	for i, step := range steps {
+		now := condStart.Add(time.Duration(i+1) * time.Minute)
+		before := map[string]metav1.ConditionStatus{}
+		for _, c := range conds {
+			before[c.Type] = c.Status
+		}
+		SetConditions(&conds, statuses[step.status], step.generation, now)
+		var want []metav1.Condition
+		SetConditions(&want, statuses[step.status], step.generation, now)
+		for _, kind := range conditionTypes {
+			c, w := meta.FindStatusCondition(conds, kind), meta.FindStatusCondition(want, kind)
+			if c.Status != w.Status || c.Reason != w.Reason || c.Message != w.Message {
+				t.Errorf("step %d (%s): %s is %s/%s %q, want what it is on its own: %s/%s %q", i, step.status, kind,
+					c.Status, c.Reason, c.Message, w.Status, w.Reason, w.Message)
+			}
+			if c.ObservedGeneration != step.generation {
+				t.Errorf("step %d (%s): %s observedGeneration %d, want %d", i, step.status, kind,
+					c.ObservedGeneration, step.generation)
+			}
+			changed := before[kind] != c.Status
+			if moved := slices.Contains(step.moved, kind); moved != changed {
+				t.Errorf("step %d (%s): %s went from %q to %s, the test expects a change: %v",
+					i, step.status, kind, before[kind], c.Status, moved)
+			}
+			switch {
+			case changed && !c.LastTransitionTime.Time.Equal(now):
+				t.Errorf("step %d (%s): %s changed status at %v, lastTransitionTime %v", i, step.status, kind,
+					now, c.LastTransitionTime)
+			case !changed && !c.LastTransitionTime.Time.Equal(last[kind].Time):
+				t.Errorf("step %d (%s): %s kept its status, lastTransitionTime moved from %v to %v", i, step.status,
+					kind, last[kind], c.LastTransitionTime)
+			}
+			last[kind] = c.LastTransitionTime
+		}
+	}
+}
