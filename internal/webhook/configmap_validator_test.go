@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig/rulecases"
@@ -242,6 +243,17 @@ var _ = Describe("The ConfigMap webhook", func() {
 var _ = Describe("With the webhook down", Ordered, func() {
 	It("a bad ConfigMap is admitted and the controller rejects it, keeping the last good value", func(ctx SpecContext) {
 		Expect(putConfig(ctx, good)).To(Succeed())
+		// The controller has decided on this ConfigMap, not only on the one
+		// a spec before deleted (which may have held the same data).
+		written := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, written)).
+			To(Succeed())
+		Eventually(func(g Gomega) {
+			obj := &nodeslov1alpha1.NodeSLORollout{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, obj)).
+				To(Succeed())
+			g.Expect(obj.Status.ObservedConfigMapVersion).To(Equal(written.ResourceVersion))
+		}).WithContext(ctx).Should(Succeed())
 		node := createNodes(ctx, 1, nil)[0]
 		slo := &slov1alpha1.NodeSLO{}
 		Eventually(func(g Gomega) {
