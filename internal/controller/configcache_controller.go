@@ -168,7 +168,6 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 	if out.object, err = r.rollout.readRolloutObject(ctx, cm); err != nil {
 		return configMapRead{}, err
 	}
-	_, hasKey := cm.Data[string(sloconfig.KeyRollout)]
 	if exists {
 		out.version, out.rolloutKey = cm.ResourceVersion, cm.Data[string(sloconfig.KeyRollout)]
 	} else if out.rolloutKey, err = r.rollout.orphanRolloutKey(ctx); err != nil {
@@ -180,7 +179,7 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 	if out.object.Paused && out.rollout.Policy != nil {
 		out.rollout.Policy.Paused = true
 	}
-	out.rolloutRelevant = hasKey || out.rollout.Present || out.object.HasRecord
+	out.rolloutRelevant = out.rollout.Present || out.object.HasRecord
 	r.rollout.orphan.keep(out)
 	return out, nil
 }

@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -59,11 +58,6 @@ func recordOf(obj *nodeslov1alpha1.NodeSLORollout) (rollout.Record, error) {
 	}
 	rec, err := rollout.ParseRecord(obj.Status.Record)
 	if err != nil {
-		// ParseRecord names the annotation the record was kept in before
-		// the NodeSLORollout: say where it is now, and why it does not parse.
-		if cause := errors.Unwrap(err); cause != nil {
-			err = cause
-		}
 		return rollout.Record{}, fmt.Errorf("status.record does not parse: %w", err)
 	}
 	return rec, nil
@@ -80,7 +74,7 @@ func specOf(obj *nodeslov1alpha1.NodeSLORollout) nodeslov1alpha1.NodeSLORolloutS
 // sameSecond reports whether a names the time t to the second, as the
 // controller compares a halt's time.
 func sameSecond(a *nodeslov1alpha1.HaltReference, t time.Time) bool {
-	return a != nil && a.HaltedAt.UTC().Truncate(time.Second).Equal(t.UTC().Truncate(time.Second))
+	return a != nil && rollout.SameSecond(a.HaltedAt.Time, t)
 }
 
 // haltReference names the halt at t (of configuration, "" for a resume).

@@ -77,7 +77,7 @@ func ParseRetry(value string) (Retry, error) {
 
 // retries reports whether r asks to roll out again target, halted at haltedAt.
 func (r Retry) retries(target string, haltedAt time.Time) bool {
-	return r.Fingerprint != "" && r.Fingerprint == target && sameSecond(r.HaltedAt, haltedAt)
+	return r.Fingerprint != "" && r.Fingerprint == target && SameSecond(r.HaltedAt, haltedAt)
 }
 
 // HaltOf is the halt the record remembers of configuration target: the

@@ -61,7 +61,7 @@ func (h *HealthRecord) ResumedBy(policy *Policy, keyFingerprint string) bool {
 // NodeSLORollout's spec.resume.haltedAt; zero: none) names this halt, to
 // the second the API keeps, and the rollout is not paused.
 func (h *HealthRecord) ResumedByOperator(policy *Policy, resume time.Time) bool {
-	return h.Halted() && policy != nil && !policy.Paused && !resume.IsZero() && sameSecond(resume, h.HaltedAt)
+	return h.Halted() && policy != nil && !policy.Paused && !resume.IsZero() && SameSecond(resume, h.HaltedAt)
 }
 
 // resumed reports whether the key or the operator resumes the halt.
@@ -69,9 +69,9 @@ func (h *HealthRecord) resumed(policy *Policy, keyFingerprint string, resume tim
 	return h.ResumedBy(policy, keyFingerprint) || h.ResumedByOperator(policy, resume)
 }
 
-// sameSecond reports whether a and b fall in the same second: the API's
-// times keep seconds only.
-func sameSecond(a, b time.Time) bool { return a.Truncate(time.Second).Equal(b.Truncate(time.Second)) }
+// SameSecond reports whether a and b fall in the same second: the API's
+// times keep seconds only, so a halt is named to the second.
+func SameSecond(a, b time.Time) bool { return a.Truncate(time.Second).Equal(b.Truncate(time.Second)) }
 
 // UnhealthyCount is how many nodes were judged unhealthy.
 func (h *HealthRecord) UnhealthyCount() int {
