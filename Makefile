@@ -209,6 +209,18 @@ prometheus-rules: ## Write the alerts of config/prometheus as a plain Prometheus
 	go run ./hack/prometheus-rules config/prometheus/prometheusrule.yaml > $(ALERT_RULES)
 	go run ./hack/prometheus-rules -dashboard config/grafana/nodeslo-controller.json > $(DASHBOARD_QUERIES)
 
+# N is how many runs test-repeat makes; LABEL, when set, limits them to
+# internal/controller's envtest suite with that Ginkgo label filter (built
+# once), e.g. LABEL=gates or LABEL='!(rollout || gates || metrics || gitops)'.
+N ?= 10
+LABEL ?=
+
+.PHONY: test-repeat
+test-repeat: setup-envtest prometheus ## Run make test N times in a row (N=10), or with LABEL one label of internal/controller's suite; print each run and the passes and failures.
+	@export KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
+	export PROMETHEUS="$(PROMETHEUS)"; \
+	hack/test-repeat.sh "$(N)" "$(LABEL)"
+
 .PHONY: test-alerts
 test-alerts: prometheus-rules promtool ## Run the alerts' promtool tests (test/alerts) on synthetic series; parse the dashboard's queries.
 	"$(PROMTOOL)" check rules $(ALERT_RULES) $(DASHBOARD_QUERIES)

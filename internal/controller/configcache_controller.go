@@ -52,7 +52,7 @@ type ConfigCacheReconciler struct {
 	limits    rollout.MetricLimits
 	snapshots *snapshots
 	recorder  events.EventRecorder
-	clock     clock.Clock
+	clock     clock.WithDelayedExecution
 	signals   signals
 
 	// loadedVersion is the resourceVersion of the ConfigMap last loaded ("" = absent),

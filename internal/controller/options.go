@@ -49,7 +49,7 @@ type Options struct {
 	// Clock is what the controllers read the time from and what the
 	// config-cache controller's requeues wait on (nil: the real clock).
 	// Not a flag: tests move a clock past a soak instead of waiting.
-	Clock clock.Clock
+	Clock clock.WithDelayedExecution
 }
 
 func (o *Options) crdRecheckInterval() time.Duration {

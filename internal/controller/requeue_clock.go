@@ -18,13 +18,13 @@ import (
 // decisions read, a test that moves its clock past a soak moves them too,
 // instead of waiting the soak out. Rate-limited retries keep the real
 // clock: they wait on the apiserver, not on the rollout.
-func newQueueOnClock(clk clock.Clock) newQueue {
+func newQueueOnClock(clk clock.WithDelayedExecution) newQueue {
 	if _, real := clk.(clock.RealClock); real {
 		return nil
 	}
 	return func(name string, limiter workqueue.TypedRateLimiter[reconcile.Request]) queue {
 		inner := priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) { o.RateLimiter = limiter })
-		return &queueOnClock{PriorityQueue: inner, clock: clk, done: make(chan struct{})}
+		return &queueOnClock{PriorityQueue: inner, clock: clk, waiting: map[clock.Timer]struct{}{}}
 	}
 }
 
@@ -33,12 +33,18 @@ type (
 	newQueue = func(name string, limiter workqueue.TypedRateLimiter[reconcile.Request]) queue
 )
 
-// queueOnClock is a priority queue whose delayed adds wait on clock.
+// queueOnClock is a priority queue whose delayed adds wait on clock. Each
+// delayed add is a timer of the clock that adds when it fires: a clock
+// that is moved ahead (a test's) has then queued the requeues it passed by
+// the time the move returns.
 type queueOnClock struct {
 	priorityqueue.PriorityQueue[reconcile.Request]
-	clock    clock.Clock
-	done     chan struct{}
-	shutdown sync.Once
+	clock clock.WithDelayedExecution
+
+	mu sync.Mutex
+	// waiting holds the timers of the delayed adds not yet made; nil once
+	// the queue is shut down, when they are stopped and no add is made.
+	waiting map[clock.Timer]struct{}
 }
 
 // AddWithOpts adds at once, or once clock has moved by o.After.
@@ -47,15 +53,24 @@ func (q *queueOnClock) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.R
 		q.PriorityQueue.AddWithOpts(o, items...)
 		return
 	}
-	wait := q.clock.After(o.After)
+	after := o.After
 	o.After = 0
-	go func() {
-		select {
-		case <-wait:
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.waiting == nil {
+		return
+	}
+	var t clock.Timer
+	t = q.clock.AfterFunc(after, func() {
+		q.mu.Lock()
+		_, waiting := q.waiting[t]
+		delete(q.waiting, t)
+		q.mu.Unlock()
+		if waiting {
 			q.PriorityQueue.AddWithOpts(o, items...)
-		case <-q.done:
 		}
-	}()
+	})
+	q.waiting[t] = struct{}{}
 }
 
 // AddAfter is AddWithOpts with a delay only.
@@ -63,14 +78,25 @@ func (q *queueOnClock) AddAfter(item reconcile.Request, after time.Duration) {
 	q.AddWithOpts(priorityqueue.AddOpts{After: after}, item)
 }
 
-// ShutDown ends the waits as well as the queue.
+// ShutDown stops the waits as well as the queue.
 func (q *queueOnClock) ShutDown() {
-	q.shutdown.Do(func() { close(q.done) })
+	q.stopWaits()
 	q.PriorityQueue.ShutDown()
 }
 
-// ShutDownWithDrain ends the waits as well as the queue.
+// ShutDownWithDrain stops the waits as well as the queue.
 func (q *queueOnClock) ShutDownWithDrain() {
-	q.shutdown.Do(func() { close(q.done) })
+	q.stopWaits()
 	q.PriorityQueue.ShutDownWithDrain()
+}
+
+// stopWaits stops the timers of the delayed adds not yet made: a stopped
+// queue's requeues are not left on the clock for a later skip to fire.
+func (q *queueOnClock) stopWaits() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for t := range q.waiting {
+		t.Stop()
+	}
+	q.waiting = nil
 }

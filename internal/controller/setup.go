@@ -185,7 +185,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 }
 
 // clock is the options' clock, the real one unless a test set another.
-func (o *Options) clock() clock.Clock {
+func (o *Options) clock() clock.WithDelayedExecution {
 	if o.Clock == nil {
 		return clock.RealClock{}
 	}

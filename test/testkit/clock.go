@@ -5,6 +5,7 @@
 package testkit
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,12 @@ import (
 // stands still would stall everything a spec does not step by hand (the
 // health gate's rechecks, retries); this one only jumps when told to, and
 // stands still only while a spec holds it (Hold).
+//
+// A timer made by AfterFunc runs its function when it fires. Skip runs
+// those it passes before it returns, and first waits for any that fired in
+// real time to finish: what a skip must cause has been handed over when it
+// returns, whether the skip fired the timer or the real time fired it a
+// moment before (docs/testing.md, "The controllers' clock").
 type Clock struct {
 	mu     sync.Mutex
 	offset time.Duration
@@ -25,9 +32,13 @@ type Clock struct {
 	// held is set between Hold and Release; heldAt is then the time.
 	held   bool
 	heldAt time.Time
+	// running counts the AfterFunc functions that fired in real time and
+	// have not returned; finished is signalled each time one returns.
+	running  int
+	finished *sync.Cond
 }
 
-var _ clock.Clock = &Clock{}
+var _ clock.WithDelayedExecution = &Clock{}
 
 // Now is the real time plus every skip so far (the time held, while held).
 func (c *Clock) Now() time.Time {
@@ -47,17 +58,19 @@ func (c *Clock) nowLocked() time.Time {
 // fires in real time. A spec that reads what a rollout reached and then
 // changes the configuration holds it, so that no step interval can pass
 // in between however slow the machine is: the real time a busy machine
-// takes between two actions of a spec is then not a step's time.
+// takes between two actions of a spec is then not a step's time. Hold
+// returns once the functions of timers that fired in real time before it
+// have returned.
 func (c *Clock) Hold() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.held {
-		return
+	if !c.held {
+		c.heldAt, c.held = c.nowLocked(), true
+		for t := range c.armed {
+			t.stopRealLocked()
+		}
 	}
-	c.heldAt, c.held = c.nowLocked(), true
-	for t := range c.armed {
-		t.stopRealLocked()
-	}
+	c.waitRunningLocked()
 }
 
 // Release lets a held clock run with the real time again, from where it
@@ -75,25 +88,72 @@ func (c *Clock) Release() {
 	}
 }
 
+// Armed is how many timers wait to fire: 0 once the real time (or a skip)
+// has fired every wait the controllers requeued on.
+func (c *Clock) Armed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.armed)
+}
+
 // Since is Now().Sub(t).
 func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
-// Skip moves the clock ahead by d, firing the timers it passes.
-func (c *Clock) Skip(d time.Duration) {
+// Skip moves the clock ahead by d, fires the timers it passes and returns
+// how many it fired. The functions of the AfterFunc timers it fired have
+// run, in the order of their deadlines, when it returns, and so have those
+// of timers that fired in real time before it: a timer that the real time
+// fired first is not fired again, and is not counted.
+func (c *Clock) Skip(d time.Duration) int {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.held {
 		c.heldAt = c.heldAt.Add(d)
 	} else {
 		c.offset += d
 	}
 	now := c.nowLocked()
+	var passed []*timer
 	for t := range c.armed {
 		if t.deadline.After(now) {
 			t.startLocked(t.deadline.Sub(now))
 		} else {
-			t.fireLocked(now)
+			passed = append(passed, t)
 		}
+	}
+	slices.SortFunc(passed, func(a, b *timer) int { return a.deadline.Compare(b.deadline) })
+	var run []func()
+	for _, t := range passed {
+		if f := t.fireLocked(now); f != nil {
+			run = append(run, f)
+		}
+	}
+	c.waitRunningLocked()
+	c.mu.Unlock()
+	for _, f := range run {
+		f()
+	}
+	return len(passed)
+}
+
+// AfterFunc returns a timer that runs f once the clock has moved by d: in
+// a goroutine of its own when the real time fires it, before Skip returns
+// when a skip does.
+func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	t := &timer{clock: c, f: f}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t.armLocked(d)
+	return t
+}
+
+// waitRunningLocked waits until every function fired in real time has
+// returned.
+func (c *Clock) waitRunningLocked() {
+	if c.finished == nil {
+		c.finished = sync.NewCond(&c.mu)
+	}
+	for c.running > 0 {
+		c.finished.Wait()
 	}
 }
 
@@ -128,10 +188,12 @@ func (c *Clock) NewTimer(d time.Duration) clock.Timer {
 }
 
 // timer fires at deadline of its clock: by a real timer for the time left,
-// restarted by each skip, or by the skip that passes the deadline.
+// restarted by each skip, or by the skip that passes the deadline. Firing
+// sends the time on c, or runs f for a timer made by AfterFunc.
 type timer struct {
 	clock    *Clock
 	c        chan time.Time
+	f        func()
 	deadline time.Time
 	real     *time.Timer
 	// generation tells a real timer that a skip or a reset replaced it.
@@ -174,20 +236,41 @@ func (t *timer) startLocked(left time.Duration) {
 	}
 	generation := t.generation
 	t.real = time.AfterFunc(left, func() {
-		t.clock.mu.Lock()
-		defer t.clock.mu.Unlock()
-		if t.generation == generation {
-			t.fireLocked(t.clock.nowLocked())
+		c := t.clock
+		c.mu.Lock()
+		if t.generation != generation {
+			c.mu.Unlock()
+			return
 		}
+		f := t.fireLocked(c.nowLocked())
+		if f == nil {
+			c.mu.Unlock()
+			return
+		}
+		c.running++
+		c.mu.Unlock()
+		f()
+		c.mu.Lock()
+		c.running--
+		if c.finished != nil {
+			c.finished.Broadcast()
+		}
+		c.mu.Unlock()
 	})
 }
 
-func (t *timer) fireLocked(now time.Time) {
+// fireLocked disarms the timer and sends now on its channel, or returns
+// the function of an AfterFunc timer, for the caller to run unlocked.
+func (t *timer) fireLocked(now time.Time) func() {
 	t.disarmLocked()
+	if t.f != nil {
+		return t.f
+	}
 	select {
 	case t.c <- now:
 	default:
 	}
+	return nil
 }
 
 func (t *timer) disarmLocked() bool {
