@@ -203,20 +203,21 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 })
 
 var _ = Describe("A skip past a wait the real time ended first", Serial, Label(shardGates), func() {
-	It("settles without waiting for a look the skip cannot cause, the set-up's rollout past its soak", func(ctx SpecContext) {
-		// docs/testing.md, "The controllers' clock": the set-up above skips
-		// its rollout's canary soak; on a slow machine the soak's requeue
-		// fires in real time first. Here it always does: the spec waits
-		// until no timer is left on the clock (the soak ended in real time
-		// and the controller looked), then skips as the set-up does.
-		setConfig(ctx, rolloutData(50, ambiguityPolicy(0)))
-		createFleetWith(ctx, 50, gateCanaries)
-		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
-		Eventually(clock.Armed).WithTimeout(ambiguitySoak+rolloutWait).Should(BeZero(),
-			"the soak's requeue did not fire in real time")
-		writes.Reset()
-		skipAndSettle(ambiguitySoak)
-		Expect(record(ctx).Health.Halted()).To(BeFalse(), "the set-up's rollout halted")
-		Expect(writes.Total()).To(BeZero(), "a skip past a finished soak wrote a node")
-	})
+	It("settles without waiting for a look the skip cannot cause, the set-up's rollout past its soak",
+		func(ctx SpecContext) {
+			// docs/testing.md, "The controllers' clock": the set-up above skips
+			// its rollout's canary soak; on a slow machine the soak's requeue
+			// fires in real time first. Here it always does: the spec waits
+			// until no timer is left on the clock (the soak ended in real time
+			// and the controller looked), then skips as the set-up does.
+			setConfig(ctx, rolloutData(50, ambiguityPolicy(0)))
+			createFleetWith(ctx, 50, gateCanaries)
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			Eventually(clock.Armed).WithTimeout(ambiguitySoak+rolloutWait).Should(BeZero(),
+				"the soak's requeue did not fire in real time")
+			writes.Reset()
+			skipAndSettle(ambiguitySoak)
+			Expect(record(ctx).Health.Halted()).To(BeFalse(), "the set-up's rollout halted")
+			Expect(writes.Total()).To(BeZero(), "a skip past a finished soak wrote a node")
+		})
 })

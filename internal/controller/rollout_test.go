@@ -420,8 +420,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 				Expect(k8sClient.Apply(ctx, sync, client.ForceOwnership, client.FieldOwner("argocd-controller"))).
 					To(Succeed())
 				Eventually(configCacheReconciles).Should(BeNumerically(">", before))
-				clock.Skip(10 * time.Second) // five step intervals
-				settle()
+				skipAndSettle(10 * time.Second) // five step intervals
 				Expect(writes.Total()).To(BeZero(), "sync %d undid the pause", i+1)
 				Expect(rolloutObject(ctx).Spec.Paused).To(BeTrue())
 			}
