@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Text from the cluster reaches a terminal inert (docs/kubectl-nodeslo.md#what-it-prints):
+// Text from the cluster reaches a terminal inert (docs/kubectl-nodeslo.md#text-from-the-cluster):
 // a condition's status, a Prometheus error, a change-cause or a ConfigMap
 // value is written by others, and a terminal acts on the control
 // characters in it: an escape sequence can erase the line above, retitle
