@@ -28,7 +28,7 @@ func TestAHugeRolloutKeyIsRefusedAndTheRevisionStillFits(t *testing.T) {
 	r := Revision{Number: 1, Fingerprint: "f", Data: map[string]string{}, ChangedBy: "kubectl",
 		ChangeCause: strings.Repeat("why ", 50<<10), Outcome: OutcomeInProgress, RolloutKey: huge}
 	obj := r.Object(historyConfigMap)
-	if errs := apivalidation.ValidateAnnotations(obj.Annotations, field.NewPath("metadata", "annotations")); len(errs) > 0 {
+	if errs := apiAnnotationErrors(obj.Annotations); len(errs) > 0 {
 		t.Fatalf("the apiserver would refuse the revision: %v", errs.ToAggregate())
 	}
 	back, err := RevisionOf(obj)
@@ -56,10 +56,16 @@ func TestARolloutKeyAtTheLimitIsKept(t *testing.T) {
 	}
 	r := Revision{Number: 1, ChangeCause: strings.Repeat("x", MaxChangeCause), RolloutKey: key}
 	obj := r.Object(historyConfigMap)
-	if errs := apivalidation.ValidateAnnotations(obj.Annotations, field.NewPath("metadata", "annotations")); len(errs) > 0 {
+	if errs := apiAnnotationErrors(obj.Annotations); len(errs) > 0 {
 		t.Fatalf("the apiserver would refuse the revision: %v", errs.ToAggregate())
 	}
 	if back, _ := RevisionOf(obj); back.RolloutKey != key || len(back.ChangeCause) != MaxChangeCause {
 		t.Errorf("a key and a change-cause within their limits were not kept whole")
 	}
+}
+
+// apiAnnotationErrors is what the apiserver's validation of an object's
+// annotations (their total size included) finds in annotations.
+func apiAnnotationErrors(annotations map[string]string) field.ErrorList {
+	return apivalidation.ValidateAnnotations(annotations, field.NewPath("metadata", "annotations"))
 }
