@@ -40,14 +40,14 @@ func TestRolloutStatusPrintsClusterTextInert(t *testing.T) {
 	const forged = "\x1b[1A\x1b[2K\rhalted: no\nresume: nothing to do\x07"
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", map[string]string{worker0: "Ready=False" + forged + " since 12:00:00"})
-	s.Health.Metrics = []rollout.StatusMetric{{Name: "latency", Failures: 1, At: s.Updated, Failed: true,
+	s.Health.Metrics = []rollout.StatusMetric{{Name: "error-rate", Failures: 1, At: s.Updated, Failed: true,
 		Seen: "query failed: bad_data: " + forged}}
 	out, err := followStatus(t, statusCluster(t, data, decided(7, &s)), false)
 	expectHalted(t, err)
 	if hasTerminalControls(out) {
 		t.Errorf("control characters reached the terminal:\n%q", out)
 	}
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		if strings.HasPrefix(line, "halted: no") || strings.HasPrefix(line, "resume: nothing") {
 			t.Errorf("a forged line was printed: %q", line)
 		}

@@ -25,7 +25,7 @@ func TestAHugeRolloutKeyIsRefusedAndTheRevisionStillFits(t *testing.T) {
 			load.Valid(), msgs)
 	}
 
-	r := Revision{Number: 1, Fingerprint: "f", Data: map[string]string{}, ChangedBy: "kubectl",
+	r := Revision{Number: 1, Fingerprint: "f", Data: map[string]string{}, ChangedBy: "editor",
 		ChangeCause: strings.Repeat("why ", 50<<10), Outcome: OutcomeInProgress, RolloutKey: huge}
 	obj := r.Object(historyConfigMap)
 	if errs := apiAnnotationErrors(obj.Annotations); len(errs) > 0 {
@@ -49,7 +49,7 @@ func TestAHugeRolloutKeyIsRefusedAndTheRevisionStillFits(t *testing.T) {
 
 // A key of exactly the limit is kept whole, and loads.
 func TestARolloutKeyAtTheLimitIsKept(t *testing.T) {
-	key := `{"paused": true}`
+	key := `{"stepIntervalSeconds": 5}`
 	key += strings.Repeat(" ", MaxKeyBytes-len(key))
 	if load := LoadKey(map[string]string{string(sloconfig.KeyRollout): key}); !load.Valid() {
 		t.Fatalf("a key of %d bytes: %v", len(key), load.Messages())

@@ -69,8 +69,8 @@ func TestAHugeConditionStatusIsCutInTheRecord(t *testing.T) {
 // node shows, and the status of a condition keeps its reading.
 func TestSignalsAreBounded(t *testing.T) {
 	long := strings.Repeat("x", 1<<20)
-	for _, s := range []string{"True", "False", "Unknown"} {
-		if got := ConditionStatusText(corev1.ConditionStatus(s)); string(got) != s {
+	for _, s := range []corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown} {
+		if got := ConditionStatusText(s); got != s {
 			t.Errorf("ConditionStatusText(%s) = %q, want it whole", s, got)
 		}
 	}
