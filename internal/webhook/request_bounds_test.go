@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 // readingHook reads the whole body and answers 200, or 400 with the
@@ -109,5 +111,20 @@ func TestTheCallersTimeoutIsCappedAtTheWebhooksOwn(t *testing.T) {
 		if got := answerTimeout(r); got != want {
 			t.Errorf("%s: answer timeout %v, want %v", query, got, want)
 		}
+	}
+}
+
+// A webhook registered on a BoundedServer is served within the bounds.
+func TestBoundedServerBoundsWhatIsRegistered(t *testing.T) {
+	server := BoundedServer(ctrlwebhook.NewServer(ctrlwebhook.Options{}))
+	server.Register("/validate", readingHook)
+	r := httptest.NewRequestWithContext(t.Context(), "POST", "/validate", strings.NewReader("{}"))
+	r.ContentLength = MaxReviewBytes + 1
+	if rec := serve(server.WebhookMux(), r); rec.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over the bound through the server's mux: %d, want 413", rec.Code)
+	}
+	within := httptest.NewRequestWithContext(t.Context(), "POST", "/validate", strings.NewReader("{}"))
+	if rec := serve(server.WebhookMux(), within); rec.Code != http.StatusOK {
+		t.Errorf("a small body through the server's mux: %d, want it served", rec.Code)
 	}
 }
