@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -292,6 +293,40 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
 			}
 			Expect(writes.Total()).To(Equal(rolloutNodes))
+		})
+
+	It("goes on past Ready conditions whose status is 300 KiB, its status written with their signals cut",
+		func(ctx SpecContext) {
+			start(ctx, rollout.OnUnhealthyPause)
+			// What anyone who may write a Node's status can set: not True,
+			// so NotReady, and large enough to push an uncut record past
+			// the 256 KiB the NodeSLORollout's status.record allows.
+			huge := corev1.ConditionStatus("False" + strings.Repeat("\x1b[2K", 300<<10/4))
+			canary := f.canaryNames()[0]
+			pending := slices.DeleteFunc(slices.Clone(f.names), func(n string) bool { return f.canaries[n] })[0]
+			setReady(ctx, canary, huge)
+			setReady(ctx, pending, huge)
+
+			// One unhealthy canary is the one the gate allows; the pending
+			// node is unhealthy before its write. Both are in the status.
+			cut := HaveField("Signal", ContainSubstring("(cut at 64 bytes)"))
+			Eventually(func(g Gomega) {
+				h := rolloutObject(ctx).Status.Health
+				g.Expect(h).NotTo(BeNil())
+				g.Expect(h.Nodes).To(ContainElement(And(HaveField("Name", canary), cut)))
+				g.Expect(h.BeforeNodes).To(ContainElement(And(HaveField("Name", pending), cut)))
+			}).Should(Succeed())
+
+			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			settle()
+			obj := rolloutObject(ctx)
+			Expect(len(obj.Status.Record)).To(BeNumerically("<", 16<<10), "the record stays small")
+			Expect(record(ctx).Health.Halted()).To(BeFalse())
+			Expect(record(ctx).Health.UnhealthyNames()).To(ConsistOf(canary))
+			for _, n := range f.names {
+				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
+			}
 		})
 })
 

@@ -236,7 +236,8 @@ func (run *runningHealthWatch) snapshot() map[string]rollout.NodeHealth {
 }
 
 // keepWatchedConditions cuts a Node down to its name and the watched
-// conditions' type, status and last transition.
+// conditions' type, status (cut as the rollout repeats it, so that a huge
+// one costs no memory either) and last transition.
 func keepWatchedConditions(gate *rollout.HealthGate) toolscache.TransformFunc {
 	return func(in any) (any, error) {
 		node, ok := in.(*corev1.Node)
@@ -248,7 +249,7 @@ func keepWatchedConditions(gate *rollout.HealthGate) toolscache.TransformFunc {
 		for _, c := range node.Status.Conditions {
 			if gate.Watches(c.Type) {
 				out.Status.Conditions = append(out.Status.Conditions, corev1.NodeCondition{
-					Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime,
+					Type: c.Type, Status: rollout.ConditionStatusText(c.Status), LastTransitionTime: c.LastTransitionTime,
 				})
 			}
 		}

@@ -5,16 +5,19 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -205,6 +208,37 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(plugin.Explain(in).Revision).To(Equal(fourth.Number), "explain names the revision the node matches")
 		})
+
+	It("records a configuration put in force under a 256 KiB rollout key with a 200 KiB change-cause, "+
+		"the key refused and both bounded in the revision", func(ctx SpecContext) {
+		setConfig(ctx, rolloutData(35, ""))
+		Eventually(newestRevision(ctx)).ShouldNot(BeZero())
+		n := newestRevision(ctx)()
+
+		// What whoever writes the ConfigMap may write: a change-cause of
+		// 200 KiB and a key of 256 KiB, whitespace but for its braces.
+		cmKey := types.NamespacedName{Namespace: configNamespace, Name: configName}
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cm := &corev1.ConfigMap{}
+			if err := k8sClient.Get(ctx, cmKey, cm); err != nil {
+				return err
+			}
+			cm.Annotations = map[string]string{rollout.ChangeCauseAnnotation: strings.Repeat("why ", 50<<10)}
+			return k8sClient.Update(ctx, cm)
+		})).To(Succeed())
+		huge := "{" + strings.Repeat(" ", 256<<10) + "}"
+		cm := setConfig(ctx, rolloutData(30, huge))
+
+		Eventually(newestRevision(ctx)).Should(Equal(n+1), "the revision was created")
+		r := history(ctx).InForce()
+		Expect(r.Data[string(sloconfig.KeyResourceThreshold)]).To(ContainSubstring("30"))
+		Expect(r.RolloutKey).To(ContainSubstring("(not kept: the nodeslo-rollout-config written was 262146 bytes"))
+		Expect(len(r.ChangeCause)).To(BeNumerically("<=", rollout.MaxChangeCause))
+		Expect(r.ChangeCause).To(HaveSuffix("(cut at 1024 bytes)"))
+		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).Should(ContainElement(And(
+			ContainSubstring("nodeslo-rollout-config: "),
+			ContainSubstring("the value is 262146 bytes, more than the 131072 allowed"))))
+	})
 
 	It("adds no revision when a restarted manager finds the configuration in force recorded", func(ctx SpecContext) {
 		setConfig(ctx, rolloutData(35, ""))

@@ -40,12 +40,16 @@ func (o *WebhookOptions) bindFlags(fs *flag.FlagSet) {
 		"Directory holding the webhook server's tls.crt and tls.key.")
 }
 
-// server returns the webhook server to give the manager, nil when disabled.
+// server returns the webhook server to give the manager, nil when
+// disabled. It serves every review within the webhook's bounds on body
+// size and concurrency (webhook.BoundedServer): its port answers any
+// client that reaches it (docs/deploy.md#least-privilege).
 func (o *WebhookOptions) server(tlsOpts []func(*tls.Config)) ctrlwebhook.Server {
 	if !o.Enable {
 		return nil
 	}
-	return ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts})
+	return webhook.BoundedServer(ctrlwebhook.NewServer(
+		ctrlwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}))
 }
 
 // setupWebhook registers the ConfigMap validator when the webhook is enabled,

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -172,7 +171,7 @@ func (r DiffResult) Write(out, errOut io.Writer) error {
 	printMessages(r.Rollout.Messages(), r.Rollout.WarningMessages(), errOut, errOut)
 	b := bufio.NewWriterSize(out, 64<<10)
 	// A write error sticks to b and comes back from Flush.
-	printf := func(format string, args ...any) { _, _ = fmt.Fprintf(b, format, args...) }
+	printf := func(format string, args ...any) { fprintf(b, format, args...) }
 	created := 0
 	for _, n := range r.Changed {
 		if n.Created {

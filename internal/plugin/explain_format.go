@@ -24,7 +24,7 @@ func (e Explanation) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(p, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "KEY\tVALIDITY\tAPPLIES TO THIS NODE")
 	for i, report := range e.Reports {
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Key, validity(report), applies(e.matchAt(i)))
+		fprintf(tw, "%s\t%s\t%s\n", report.Key, validity(report), applies(e.matchAt(i)))
 	}
 	_ = tw.Flush()
 
@@ -170,6 +170,7 @@ func (p *errWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// printf prints with the arguments made inert (fprintf).
 func (p *errWriter) printf(format string, args ...any) {
-	_, _ = fmt.Fprintf(p, format, args...)
+	fprintf(p, format, args...)
 }

@@ -116,7 +116,7 @@ func (h History) Write(w io.Writer, now time.Time) error {
 		if i == len(h.Revisions)-1 {
 			outcome += " (in force)"
 		}
-		_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, duration.HumanDuration(now.Sub(r.Created)),
+		fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, duration.HumanDuration(now.Sub(r.Created)),
 			orDash(r.ChangedBy), orDash(keys), reached, outcome, orDash(r.ChangeCause))
 	}
 	return tw.Flush()
@@ -127,22 +127,22 @@ func (h History) Write(w io.Writer, now time.Time) error {
 // against the one in force, field by field).
 func (h History) WriteRevision(w io.Writer, r rollout.Revision) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "Revision %d of ConfigMap %s, recorded at ConfigMap resourceVersion %s by %s, outcome %s\n",
+	fprintf(&b, "Revision %d of ConfigMap %s, recorded at ConfigMap resourceVersion %s by %s, outcome %s\n",
 		r.Number, h.ConfigMap, orDash(r.ConfigMapVersion), orDash(r.ChangedBy), r.Outcome)
-	fmt.Fprintln(&b, "data:")
+	fprintf(&b, "data:\n")
 	for _, k := range slices.Sorted(maps.Keys(r.Data)) {
-		fmt.Fprintf(&b, "  %s: |\n", k)
+		fprintf(&b, "  %s: |\n", k)
 		for line := range strings.SplitSeq(strings.TrimRight(r.Data[k], "\n"), "\n") {
-			fmt.Fprintf(&b, "    %s\n", line)
+			fprintf(&b, "    %s\n", line)
 		}
 	}
 	now := h.InForce()
 	if now.Number == r.Number || now.Fingerprint == r.Fingerprint {
-		fmt.Fprintf(&b, "\nThe configuration in force (revision %d) is this one.\n", now.Number)
+		fprintf(&b, "\nThe configuration in force (revision %d) is this one.\n", now.Number)
 	} else {
-		fmt.Fprintf(&b, "\nPutting it back would change, from revision %d in force:\n", now.Number)
+		fprintf(&b, "\nPutting it back would change, from revision %d in force:\n", now.Number)
 		for _, c := range DataChanges(now.Data, r.Data) {
-			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Path, clip(c.Old), clip(c.New))
+			fprintf(&b, "  %s: %s -> %s\n", c.Path, clip(c.Old), clip(c.New))
 		}
 	}
 	_, err := w.Write(b.Bytes())

@@ -196,14 +196,14 @@ func (s Summary) Write(w io.Writer) error {
 			validity = fmt.Sprintf("invalid (errors: %d)", len(k.Errors))
 		}
 		if len(k.Strategies) == 0 {
-			_, _ = fmt.Fprintf(tw, "%s\t%s\t-\t0\n", k.Key, validity)
+			fprintf(tw, "%s\t%s\t-\t0\n", k.Key, validity)
 		}
 		for i, c := range k.Strategies {
 			key := k.Key
 			if i > 0 {
 				key, validity = "", ""
 			}
-			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", key, validity, c.text, c.Nodes)
+			fprintf(tw, "%s\t%s\t%s\t%d\n", key, validity, c.text, c.Nodes)
 		}
 	}
 	_ = tw.Flush()

@@ -78,7 +78,9 @@ func printInputWarnings(cm *ConfigMapInput, errOut io.Writer) {
 	}
 }
 
-// printLine prints a message line, clipping any long value it repeats.
+// printLine prints a message line, clipping any long value it repeats and
+// showing what a terminal would act on as escapes (inert): a line may
+// repeat text from the cluster.
 func printLine(w io.Writer, line string) {
-	_, _ = fmt.Fprintln(w, sloconfig.ClipLine(line))
+	_, _ = fmt.Fprintln(w, inert(sloconfig.ClipLine(line)))
 }

@@ -169,10 +169,11 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 		}
 		// Both times have seconds only, as the apiserver keeps them.
 		at, written := c.LastTransitionTime.Truncate(time.Second), h.WrittenAt.Truncate(time.Second)
-		since := fmt.Sprintf("%s=%s since %s", c.Type, c.Status, at.UTC().Format(time.TimeOnly))
+		status := ConditionStatusText(c.Status)
+		since := fmt.Sprintf("%s=%s since %s", c.Type, status, at.UTC().Format(time.TimeOnly))
 		switch {
 		case at.IsZero():
-			return Verdict{Unhealthy: fmt.Sprintf("%s=%s with no transition time", c.Type, c.Status)}
+			return Verdict{Unhealthy: fmt.Sprintf("%s=%s with no transition time", c.Type, status)}
 		case seenBefore(h.SeenBefore, conditionSignal(c)):
 			before = append(before, conditionSignal(c))
 		case written.IsZero() && at.Before(h.Started):
@@ -191,7 +192,7 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 	if signal := judgeEvictions(gate, h); signal != "" {
 		return Verdict{Unhealthy: signal}
 	}
-	return Verdict{Before: strings.Join(before, signalSeparator)}
+	return Verdict{Before: boundedSignal(strings.Join(before, signalSeparator))}
 }
 
 // judgeEvictions is the signal of more evictions since the write than the
@@ -369,7 +370,7 @@ func setSignal(m map[string]string, name, signal string) map[string]string {
 	if m == nil {
 		m = map[string]string{}
 	}
-	m[name] = signal
+	m[name] = boundedSignal(signal)
 	return m
 }
 

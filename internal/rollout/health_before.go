@@ -27,7 +27,8 @@ const signalSeparator = "; "
 // conditionSignal names a bad condition with its full transition time,
 // which identifies the transition: the same signal later is the same one.
 func conditionSignal(c corev1.NodeCondition) string {
-	return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, c.LastTransitionTime.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s=%s since %s",
+		c.Type, ConditionStatusText(c.Status), c.LastTransitionTime.UTC().Format(time.RFC3339))
 }
 
 // badSignals lists the watched conditions that are bad now ("": none).
@@ -38,7 +39,7 @@ func badSignals(gate *HealthGate, conditions []corev1.NodeCondition) string {
 			out = append(out, conditionSignal(c))
 		}
 	}
-	return strings.Join(out, signalSeparator)
+	return boundedSignal(strings.Join(out, signalSeparator))
 }
 
 // seenBefore reports whether signal is one of those recorded.

@@ -127,6 +127,9 @@ func loadKey(data map[string]string, limits *MetricLimits) Key {
 	if !present {
 		return Key{}
 	}
+	if err := keyTooLarge(raw); err != nil {
+		return Key{Present: true, Errors: field.ErrorList{err}}
+	}
 	policy, found := compileKey(raw, limits)
 	errs, warnings := found.Report()
 	out := Key{Present: true, Errors: errs, Warnings: warnings}

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // The revision history (docs/rollout.md#revision-history-and-undo): every
@@ -117,6 +119,14 @@ func (r Revision) Object(cm types.NamespacedName) *appsv1.ControllerRevision {
 	}
 }
 
+// MaxChangeCause bounds the change-cause a revision copies from the
+// ConfigMap, whose own annotations may hold 256 KiB: a revision's
+// annotations have that much in all, and the change-cause shares them with
+// the rollout key (MaxKeyBytes). A kubectl command line fits.
+const MaxChangeCause = 1024
+
+// annotations are the revision's annotations, each bounded: the rollout
+// key by keptKey, the change-cause cut at MaxChangeCause (saying so).
 func (r Revision) annotations() map[string]string {
 	a := map[string]string{
 		fingerprintAnnotation:      r.Fingerprint,
@@ -124,10 +134,10 @@ func (r Revision) annotations() map[string]string {
 		changedByAnnotation:        r.ChangedBy,
 	}
 	if r.ChangeCause != "" {
-		a[ChangeCauseAnnotation] = r.ChangeCause
+		a[ChangeCauseAnnotation] = sloconfig.CutAt(r.ChangeCause, MaxChangeCause)
 	}
 	if r.RolloutKey != "" {
-		a[rolloutKeyAnnotation] = r.RolloutKey
+		a[rolloutKeyAnnotation] = keptKey(r.RolloutKey)
 	}
 	maps.Copy(a, OutcomeAnnotations(r.Outcome, r.Reached))
 	return a

@@ -38,6 +38,19 @@ func Shorten(s string, limit int) string {
 	return cutBetweenRunes(s, limit-3) + "..."
 }
 
+// CutAt returns s whole when it has at most limit bytes, else a prefix cut
+// between characters and followed by "… (cut at <limit> bytes)", limit
+// bytes at most in all: for text written by someone else (a Node's status,
+// an annotation, a Prometheus error) kept where the size is bounded, which
+// says that it was cut and where. limit must exceed the mark's length.
+func CutAt(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	mark := fmt.Sprintf("… (cut at %d bytes)", limit)
+	return cutBetweenRunes(s, max(limit-len(mark), 0)) + mark
+}
+
 // cutBetweenRunes returns the longest prefix of s of at most n bytes that
 // does not split a UTF-8 character.
 func cutBetweenRunes(s string, n int) string {
