@@ -35,7 +35,8 @@ const (
 )
 
 // NodeChoice is the reconciler's choice for one node: the action, and what
-// the node resolves to (its spec, warnings and stored form).
+// the node resolves to (its spec, warnings and stored form) under the
+// configuration that applies to it.
 type NodeChoice struct {
 	Action     NodeAction
 	Resolution sloconfig.Resolution
@@ -44,16 +45,31 @@ type NodeChoice struct {
 
 // ChooseNode decides what the NodeSLO of node, stored as it is, should
 // hold under cfg (whose fields dropped the installed CRD drops) and the
-// rollout's gate published with it (nil: none).
+// rollout's gate published with it (nil: none). A node the gate holds
+// stays on the configuration in force for it (docs/rollout.md#behaviour):
+// its NodeSLO is left alone while it holds what that configuration
+// resolves for the node now, and written with that otherwise (its labels
+// or bandwidth annotation changed what it resolves to, or its NodeSLO was
+// edited by hand); a label no selector reads changes nothing. A held node
+// whose configuration in force is not known keeps its NodeSLO as it is.
 func ChooseNode(
 	cfg *sloconfig.Config, dropped []string, gate *Gate, node sloconfig.Node, stored StoredNode,
 ) NodeChoice {
 	res := cfg.Resolve(node, stored.Spec)
 	want := cfg.StoredFormOf(&res, dropped)
-	switch {
-	case stored.Exists && want.HeldBy(stored.Digest, stored.Spec):
+	if stored.Exists && want.HeldBy(stored.Digest, stored.Spec) {
 		return NodeChoice{Action: NodeUpToDate, Resolution: res, Want: want}
-	case stored.Exists && gate.Holds(node, stored.Generation):
+	}
+	base, held := gate.base(node.Name)
+	switch {
+	case !stored.Exists || !held:
+		return NodeChoice{Action: NodeWrite, Resolution: res, Want: want}
+	case base == nil:
+		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want}
+	}
+	res = base.Resolve(node, stored.Spec)
+	want = base.StoredFormOf(&res, dropped)
+	if want.HeldBy(stored.Digest, stored.Spec) {
 		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want}
 	}
 	return NodeChoice{Action: NodeWrite, Resolution: res, Want: want}

@@ -44,9 +44,11 @@ type simOracle struct {
 	violations    []simViolation
 }
 
+// simStepWrite is a pending node a step released, when, under which interval.
 type simStepWrite struct {
-	at   time.Time
-	node string
+	at       time.Time
+	node     string
+	interval time.Duration
 }
 
 func newSimOracle() simOracle {
@@ -68,9 +70,25 @@ func (o *simOracle) allow(name, fingerprint string) {
 // gets the configuration in force at once.
 func (o *simOracle) created(name, fingerprint string) { o.allow(name, fingerprint) }
 
-// wrote checks one NodeSLO write (invariantExactlyOnce).
-func (o *simOracle) wrote(w *simWorld, name string, old, written *slov1alpha1.NodeSLOSpec) {
-	invariantExactlyOnce(o, name, old, written)
+// wrote checks one NodeSLO write (invariantExactlyOnce, and
+// invariantHeldMeansHeld at the write, before a decision sees it).
+func (o *simOracle) wrote(w *simWorld, name string, old *slov1alpha1.NodeSLOSpec, written *simSLO) {
+	invariantExactlyOnce(o, name, old, written.spec)
+	if !o.released(w, name, written) {
+		o.fail("held means held", "node %s (labels %v) written with a configuration never released to it (released: %v)",
+			name, w.nodes[name].labels, shortKeys(o.allowed[name]))
+	}
+}
+
+// released reports whether slo stores what a configuration released to
+// the node resolves for its labels now.
+func (o *simOracle) released(w *simWorld, name string, slo *simSLO) bool {
+	for fp := range o.allowed[name] {
+		if resolvesTo(w.configs[fp], w.inputs(name), slo) {
+			return true
+		}
+	}
+	return false
 }
 
 // decided checks one decision as it was carried out, and notes what it
@@ -84,7 +102,9 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		if slo == nil {
 			continue
 		}
-		if !resolvesTo(cfg, w.inputs(name), slo) {
+		if resolvesTo(cfg, w.inputs(name), slo) {
+			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
+		} else {
 			differing = append(differing, name)
 		}
 	}
@@ -133,14 +153,7 @@ func invariantHeldMeansHeld(o *simOracle, w *simWorld) {
 		if slo == nil || w.mgr.snap == nil {
 			continue
 		}
-		ok := false
-		for fp := range o.allowed[name] {
-			if resolvesTo(w.configs[fp], w.inputs(name), slo) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !o.released(w, name, slo) {
 			o.fail("held means held", "node %s (labels %v) stores a configuration never released to it (released: %v)",
 				name, w.nodes[name].labels, shortKeys(o.allowed[name]))
 		}
@@ -251,26 +264,30 @@ func invariantSteps(o *simOracle, w *simWorld, in PlanInput, rec Record, release
 		pending[name] = true
 	}
 	before := rec.Health.before()
+	released := false
 	for _, name := range release {
 		slo := w.slos[name]
 		if !pending[name] || o.counted[name] || (Node{WrittenAt: slo.writtenAt}).carriesRejected(rec.RejectedSince) {
 			continue
 		}
 		o.counted[name] = true
-		o.stepWrites = append(o.stepWrites, simStepWrite{at: w.now, node: name})
+		o.stepWrites = append(o.stepWrites, simStepWrite{at: w.now, node: name, interval: policy.StepInterval})
+		released = true
 		_, unhealthyBefore := before[name]
 		if rec.Canaries > 0 && rec.Steps <= 1 && s.Steps() > 1 &&
 			(!policy.IsCanary(w.nodes[name].labels) || unhealthyBefore) {
 			o.fail("steps", "node %s, not a canary, is released by the canary step", name)
 		}
 	}
+	// A window is one interval: the shorter of the key's then and now
+	// (a key changed mid-rollout changes the pace from its change on).
 	n := 0
 	for _, sw := range o.stepWrites {
-		if w.now.Sub(sw.at) < policy.StepInterval {
+		if w.now.Sub(sw.at) < min(sw.interval, policy.StepInterval) {
 			n++
 		}
 	}
-	if policy.StepInterval > 0 && n > o.stepBound {
+	if released && policy.StepInterval > 0 && n > o.stepBound {
 		o.fail("steps", "%d pending nodes released within %v (one step: at most %d)", n, policy.StepInterval, o.stepBound)
 	}
 }

@@ -78,12 +78,12 @@ var simWeights = [evKinds]int{
 type simTiming int
 
 const (
-	atOnce        simTiming = iota // in the same instant as the last decision's writes
-	withinSecond                   // in the second of the last write
-	secondBefore                   // a second before the next decision is due
-	atNextStep                     // when the next decision is due
-	later                          // up to a few intervals later
-	longAfter                      // minutes later
+	atOnce       simTiming = iota // in the same instant as the last decision's writes
+	withinSecond                  // in the second of the last write
+	secondBefore                  // a second before the next decision is due
+	atNextStep                    // when the next decision is due
+	later                         // up to a few intervals later
+	longAfter                     // minutes later
 	timings
 )
 

@@ -288,6 +288,11 @@ func (w *simWorld) decide() {
 	}
 	if NeedsNodes(key) {
 		in.Nodes = w.observed()
+		var current *sloconfig.Config
+		if m.snap != nil {
+			current = m.snap.cfg
+		}
+		in.Before = ConfigsBefore(cfg, current, w.historyConfigs())
 	}
 	if GateWatches(key, in.Record, cfg.Fingerprint(), revertOf, w.now) {
 		in.Health = w.health()
@@ -338,6 +343,20 @@ func (w *simWorld) decide() {
 		return
 	}
 	m.queue = append(m.queue, release...)
+}
+
+// historyConfigs are the configurations of the revision history, newest
+// first, as the controller's driver keeps them (rollout_history.go).
+func (w *simWorld) historyConfigs() []*sloconfig.Config {
+	out := make([]*sloconfig.Config, 0, len(w.revisions))
+	for _, r := range slices.Backward(w.revisions) {
+		cfg, ok := w.configs[r.Fingerprint]
+		if !ok {
+			cfg = w.config(sloconfig.Load(r.Data, nil))
+		}
+		out = append(out, cfg)
+	}
+	return out
 }
 
 // keepHistory records cfg as a new revision when it differs from the
@@ -432,9 +451,10 @@ func (w *simWorld) reconcileNode(name string) {
 		w.slos[name] = slo
 		w.oracle.created(name, snap.cfg.Fingerprint())
 	}
-	w.oracle.wrote(w, name, slo.spec, &choice.Resolution.Spec)
+	old := slo.spec
 	slo.spec, slo.generation = choice.Resolution.Spec.DeepCopy(), slo.generation+1
 	slo.vouched, slo.digest = choice.Want.Digest, choice.Want.Digest
+	w.oracle.wrote(w, name, old, slo)
 	slo.writtenAt = w.now
 	if snap.decided.After(w.now) {
 		slo.writtenAt = snap.decided
