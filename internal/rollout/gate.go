@@ -49,6 +49,15 @@ func (g *Gate) base(name string) (base *sloconfig.Config, held bool) {
 	return with.base, ok
 }
 
+// heldWith is what the gate holds name with; ok is false when it does not.
+func (g *Gate) heldWith(name string) (with heldWith, ok bool) {
+	if g == nil {
+		return heldWith{}, false
+	}
+	with, ok = g.held[name]
+	return with, ok
+}
+
 // Len is the number of nodes held.
 func (g *Gate) Len() int {
 	if g == nil {
@@ -68,12 +77,16 @@ func (g *Gate) names() []string {
 // heldWithOf is what o would be held with, its base found among before
 // (the configurations in force before the target, newest first): the
 // newest that resolves to its stored NodeSLO, as the node was then not
-// pending for it. A node the previous gate held with the same inputs and
-// generation keeps the base found then, with nothing resolved again.
+// pending for it. A node the previous gate held keeps the base found then:
+// with nothing resolved again when its inputs and generation stand.
 func heldWithOf(o Observed, before []*sloconfig.Config, dropped []string, previous *Gate) heldWith {
 	with := heldWith{inputs: o.Node.InputsHash(), generation: o.Generation}
-	if previous != nil {
-		if old, ok := previous.held[o.Node.Name]; ok && old.inputs == with.inputs && old.generation == with.generation {
+	if old, ok := previous.heldWith(o.Node.Name); ok {
+		// Unchanged, or written by us with its base again after its inputs
+		// changed: it stays on the base found before, never on another
+		// configuration that happens to resolve alike for its inputs now.
+		if (old.inputs == with.inputs && old.generation == with.generation) ||
+			(old.base != nil && !o.differs(old.base, dropped)) {
 			with.base = old.base
 			return with
 		}

@@ -94,8 +94,12 @@ func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
 		t.Error("an unchanged held node keeps the base found before")
 	}
 	o.Generation = 2
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, previous); again.base != newer {
-		t.Error("a held node whose generation moved is looked at again")
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, previous); again.base != older {
+		t.Error("a held node written again with its base keeps it")
+	}
+	gone := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: thresholdConfig(70, 10)}}}
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, gone); again.base != newer {
+		t.Error("a held node whose base no longer resolves to its NodeSLO is looked at again")
 	}
 	if got := ConfigsBefore(newer, older, []*sloconfig.Config{newer, older, nil}); len(got) != 1 || got[0] != older {
 		t.Errorf("ConfigsBefore: %v", got)

@@ -30,7 +30,7 @@ import (
 var simStart = time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
 
 // simDefaultSeeds is make test's budget.
-const simDefaultSeeds = 2000
+const simDefaultSeeds = 1000
 
 // simEventKind is what happens to the cluster.
 type simEventKind int
