@@ -123,7 +123,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		return ctrl.Result{}, err
 	}
 	dropped := r.dropped(ctx, read, cfg, now)
-	plan, err := r.rollout.plan(ctx, read, cfg, dropped, now)
+	plan, err := r.rollout.plan(ctx, read, cfg, r.snapshots.config(), dropped, now)
 	if err != nil {
 		// Nothing is published: a configuration without its gate would
 		// reach every pending node at once. The Snapshot in force stays.

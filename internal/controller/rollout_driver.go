@@ -52,6 +52,10 @@ type rolloutDriver struct {
 	// history is the revision in force as last written; a configuration
 	// not yet recorded (a failed write) is never skipped.
 	history revisionInForce
+	// historyConfigs are the configurations of the revision history as
+	// last listed, newest first: a held node stays on the one in force for
+	// it (rollout.PlanInput.Before).
+	historyConfigs []*sloconfig.Config
 	// written is the NodeSLORollout as our last status write returned it,
 	// until the cache shows it (rollout_object.go).
 	written *nodeslov1alpha1.NodeSLORollout
@@ -71,7 +75,7 @@ const recordFieldManager = "nodeslo-controller"
 // from the manager's caches, when the ConfigMap asks for one; the one place
 // where a rollout decision is taken (docs/rollout-design.md#where-the-decision-runs).
 func (d *rolloutDriver) plan(
-	ctx context.Context, read configMapRead, with loaded, dropped []string, now time.Time,
+	ctx context.Context, read configMapRead, with loaded, current *sloconfig.Config, dropped []string, now time.Time,
 ) (rollout.Plan, error) {
 	cfg, object := with.cfg, read.object
 	in := rollout.PlanInput{
@@ -86,6 +90,7 @@ func (d *rolloutDriver) plan(
 			return rollout.Plan{}, err
 		}
 		in.Nodes = nodes
+		in.Before = rollout.ConfigsBefore(cfg, current, d.historyConfigs)
 	}
 	var queries []rollout.MetricQuery
 	if rollout.GateWatches(in.Rollout, in.Record, cfg.Fingerprint(), in.RevertOf, in.Now) {

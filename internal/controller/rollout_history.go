@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // The config-cache controller's revision history
@@ -108,6 +110,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, d.key, err)
 		}
 	}
+	d.keepHistoryConfigs(existing)
 	// The revision in force is the newest, which pruning never deletes.
 	d.history = revisionInForce{fingerprint: now.Fingerprint}
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
@@ -116,6 +119,27 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 			outcome: newest.Outcome, reached: newest.Reached}
 	}
 	return nil
+}
+
+// keepHistoryConfigs keeps the configurations of revisions, newest first,
+// loading only those not kept already.
+func (d *rolloutDriver) keepHistoryConfigs(revisions []rollout.Revision) {
+	known := make(map[string]*sloconfig.Config, len(d.historyConfigs))
+	for _, cfg := range d.historyConfigs {
+		known[cfg.Fingerprint()] = cfg
+	}
+	out := make([]*sloconfig.Config, 0, len(revisions))
+	for _, r := range slices.Backward(revisions) {
+		cfg, ok := known[r.Fingerprint]
+		if !ok {
+			if cfg = sloconfig.Load(r.Data, nil); cfg.Fingerprint() != r.Fingerprint {
+				continue // not what the revision says it is (a key frozen when it was recorded)
+			}
+			known[r.Fingerprint] = cfg
+		}
+		out = append(out, cfg)
+	}
+	d.historyConfigs = out
 }
 
 // listRevisions reads the ConfigMap's history from the apiserver.
