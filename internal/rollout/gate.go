@@ -3,6 +3,7 @@ package rollout
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -75,27 +76,23 @@ func (g *Gate) names() []string {
 }
 
 // heldWithOf is what o would be held with, its base found among before
-// (the configurations in force before the target, newest first): the
-// newest that resolves to its stored NodeSLO, as the node was then not
-// pending for it. A node the previous gate held keeps the base found then:
-// with nothing resolved again when its inputs and generation stand.
-func heldWithOf(o Observed, before []*sloconfig.Config, dropped []string, previous *Gate) heldWith {
+// (the configurations in force before the target, newest first; since,
+// when each came in force) by baseOf. A node the previous gate held keeps
+// the base found then: with nothing resolved again when its inputs and
+// generation stand.
+func heldWithOf(o Observed, before []*sloconfig.Config, since map[string]time.Time, dropped []string, previous *Gate) heldWith {
 	with := heldWith{inputs: o.Node.InputsHash(), generation: o.Generation}
-	if old, ok := previous.heldWith(o.Node.Name); ok {
+	if old, ok := previous.heldWith(o.Node.Name); ok && old.base != nil {
 		// Unchanged, or written by us with its base again after its inputs
 		// changed: it stays on the base found before, never on another
 		// configuration that happens to resolve alike for its inputs now.
-		if (old.inputs == with.inputs && old.generation == with.generation) ||
-			(old.base != nil && !o.differs(old.base, dropped)) {
+		// A base not known then (the history not yet listed after a
+		// restart) is looked for again.
+		if (old.inputs == with.inputs && old.generation == with.generation) || !o.differs(old.base, dropped) {
 			with.base = old.base
 			return with
 		}
 	}
-	for _, cfg := range before {
-		if !o.differs(cfg, dropped) {
-			with.base = cfg
-			break
-		}
-	}
+	with.base = baseOf(o, before, since, dropped)
 	return with
 }

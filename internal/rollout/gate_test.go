@@ -36,8 +36,8 @@ func TestChooseNode(t *testing.T) {
 	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
 	stored := before.Resolve(web, nil).Spec
 	held := Observed{Node: web, Stored: &stored, Generation: 3}
-	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, []*sloconfig.Config{before}, nil, nil)}}
-	unknown := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, nil, nil, nil)}}
+	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, []*sloconfig.Config{before}, nil, nil, nil)}}
+	unknown := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, nil, nil, nil, nil)}}
 	edited := *stored.DeepCopy()
 	v := int64(77)
 	edited.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = &v
@@ -85,20 +85,20 @@ func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
 	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: "batch"}}
 	stored := older.Resolve(batch, nil).Spec // the same under newer: both give batch 30
 	o := Observed{Node: batch, Stored: &stored, Generation: 1}
-	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil)
+	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil, nil)
 	if with.base != newer {
 		t.Errorf("base %v, want the newer configuration, which the node was not pending for", with.base)
 	}
 	previous := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: older}}}
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, previous); again.base != older {
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, previous); again.base != older {
 		t.Error("an unchanged held node keeps the base found before")
 	}
 	o.Generation = 2
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, previous); again.base != older {
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, previous); again.base != older {
 		t.Error("a held node written again with its base keeps it")
 	}
 	gone := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: thresholdConfig(70, 10)}}}
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, gone); again.base != newer {
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, gone); again.base != newer {
 		t.Error("a held node whose base no longer resolves to its NodeSLO is looked at again")
 	}
 	if got := ConfigsBefore(newer, older, []*sloconfig.Config{newer, older, nil}); len(got) != 1 || got[0] != older {

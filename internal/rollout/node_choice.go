@@ -41,6 +41,10 @@ type NodeChoice struct {
 	Action     NodeAction
 	Resolution sloconfig.Resolution
 	Want       sloconfig.StoredForm
+	// From is the configuration Resolution comes from: a write stamps it on
+	// the NodeSLO (storedslo.ConfigurationAnnotation), so that the one in
+	// force for a held node is known after a restart (baseOf).
+	From *sloconfig.Config
 }
 
 // ChooseNode decides what the NodeSLO of node, stored as it is, should
@@ -58,19 +62,19 @@ func ChooseNode(
 	res := cfg.Resolve(node, stored.Spec)
 	want := cfg.StoredFormOf(&res, dropped)
 	if stored.Exists && want.HeldBy(stored.Digest, stored.Spec) {
-		return NodeChoice{Action: NodeUpToDate, Resolution: res, Want: want}
+		return NodeChoice{Action: NodeUpToDate, Resolution: res, Want: want, From: cfg}
 	}
 	base, held := gate.base(node.Name)
 	switch {
 	case !stored.Exists || !held:
-		return NodeChoice{Action: NodeWrite, Resolution: res, Want: want}
+		return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: cfg}
 	case base == nil:
-		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want}
+		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want, From: cfg}
 	}
 	res = base.Resolve(node, stored.Spec)
 	want = base.StoredFormOf(&res, dropped)
 	if want.HeldBy(stored.Digest, stored.Spec) {
-		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want}
+		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want, From: base}
 	}
-	return NodeChoice{Action: NodeWrite, Resolution: res, Want: want}
+	return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: base}
 }

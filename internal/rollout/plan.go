@@ -21,6 +21,10 @@ type Observed struct {
 	StoredDigest string
 	// WrittenAt is the NodeSLO's storedslo.SpecWrittenAnnotation (zero: none).
 	WrittenAt time.Time
+	// From is the NodeSLO's storedslo.ConfigurationAnnotation: the short
+	// fingerprint (ShortTarget) of the configuration it was last written
+	// from ("": none, written by an earlier version).
+	From string
 }
 
 // PlanInput is everything a plan depends on: the ConfigMap as read past the
@@ -63,9 +67,12 @@ type PlanInput struct {
 	// MetricSamples are the answers to Memory.MetricQueries, by check name.
 	MetricSamples map[string]MetricSample
 	// Before are the configurations in force before Config, newest first
-	// (ConfigsBefore): a held node stays on the newest that resolves to its
-	// stored NodeSLO, whatever its inputs do (Gate).
+	// (ConfigsBefore): a held node stays on the one in force for it,
+	// whatever its inputs do (Gate, baseOf).
 	Before []*sloconfig.Config
+	// Since has, by fingerprint, when each configuration of Before came in
+	// force: its revision's creation (absent: not known).
+	Since map[string]time.Time
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -198,7 +205,7 @@ func describe(in PlanInput, previous *Gate) ([]Node, map[string]heldWith) {
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
 		if nodes[i].Stored && nodes[i].Differs {
-			held[o.Node.Name] = heldWithOf(o, in.Before, in.Dropped, previous)
+			held[o.Node.Name] = heldWithOf(o, in.Before, in.Since, in.Dropped, previous)
 		}
 	}
 	return nodes, held

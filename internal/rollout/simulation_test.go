@@ -466,6 +466,22 @@ func shrink(sc simScenario, events []simEvent, invariant string) []simEvent {
 	return events
 }
 
+// simRegressionSeeds are seeds beyond make test's budget that once failed,
+// run whole each time: 2290, a restart between two relabels of a held node
+// whose configuration resolved alike to a newer one that held it (baseOf).
+var simRegressionSeeds = []uint64{2290}
+
+// TestSimulationRegressions replays simRegressionSeeds.
+func TestSimulationRegressions(t *testing.T) {
+	for _, seed := range simRegressionSeeds {
+		sc := drawScenario(seed, simEvents)
+		if r := runHistory(sc, sc.history, nil); r.violation != nil {
+			t.Errorf("seed %d: after event %d: %s\nreplay: SIM_SEED=%d go test ./internal/rollout -run '^TestSimulation$' -v",
+				seed, r.at, r.violation, seed)
+		}
+	}
+}
+
 // simEvents is the length of each history.
 const simEvents = 60
 

@@ -46,6 +46,9 @@ type simSLO struct {
 	generation int64
 	writtenAt  time.Time
 	vouched    string
+	// from is the configuration annotation: the short fingerprint of the
+	// configuration it was last written from.
+	from string
 	// digest is the spec's digest, for the invariants.
 	digest string
 }
@@ -137,7 +140,7 @@ func newSimWorld(data map[string]string, nodes map[string]map[string]string, sta
 		w.nodes[name] = &simNode{labels: nodes[name], ready: true, readySince: start.Add(-time.Hour)}
 		res := cfg.Resolve(sloconfig.Node{Name: name, Labels: nodes[name]}, nil)
 		w.slos[name] = &simSLO{spec: res.Spec.DeepCopy(), generation: 1, writtenAt: start.Add(-time.Hour),
-			vouched: cfg.StoredFormOf(&res, nil).Digest}
+			vouched: cfg.StoredFormOf(&res, nil).Digest, from: ShortTarget(cfg.Fingerprint())}
 		w.oracle.allow(name, cfg.Fingerprint())
 		w.nextNode++
 	}
@@ -241,6 +244,7 @@ func (w *simWorld) observed() []Observed {
 		o := Observed{Node: w.inputs(name)}
 		if slo := w.slos[name]; slo != nil {
 			o.Stored, o.StoredDigest, o.Generation, o.WrittenAt = slo.spec, slo.vouched, slo.generation, slo.writtenAt
+			o.From = slo.from
 		}
 		out = append(out, o)
 	}
@@ -292,7 +296,7 @@ func (w *simWorld) decide() {
 		if m.snap != nil {
 			current = m.snap.cfg
 		}
-		in.Before = ConfigsBefore(cfg, current, w.historyConfigs())
+		in.Before, in.Since = ConfigsBefore(cfg, current, w.historyConfigs()), w.since()
 	}
 	if GateWatches(key, in.Record, cfg.Fingerprint(), revertOf, w.now) {
 		in.Health = w.health()
@@ -359,6 +363,16 @@ func (w *simWorld) historyConfigs() []*sloconfig.Config {
 	return out
 }
 
+// since is when each configuration of the history came in force: its
+// revision's creation, in seconds as the apiserver keeps it.
+func (w *simWorld) since() map[string]time.Time {
+	out := make(map[string]time.Time, len(w.revisions))
+	for _, r := range w.revisions {
+		out[r.Fingerprint] = r.Created
+	}
+	return out
+}
+
 // keepHistory records cfg as a new revision when it differs from the
 // newest (rollout_history.go's keepHistory, outcomes aside).
 func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string) {
@@ -371,6 +385,7 @@ func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string) 
 		Representable: representable, RolloutKey: w.data[string(sloconfig.KeyRollout)]}, key.RevisionHistoryLimit())
 	if r := change.Create; r != nil {
 		r.Name, r.ChangedBy = RevisionName("slo-controller-config", r.Number), "gitops"
+		r.Created = w.now.Truncate(time.Second)
 		if revertOf != "" {
 			r.ChangedBy = simRevertManager
 		}
@@ -453,7 +468,7 @@ func (w *simWorld) reconcileNode(name string) {
 	}
 	old := slo.spec
 	slo.spec, slo.generation = choice.Resolution.Spec.DeepCopy(), slo.generation+1
-	slo.vouched, slo.digest = choice.Want.Digest, choice.Want.Digest
+	slo.vouched, slo.digest, slo.from = choice.Want.Digest, choice.Want.Digest, ShortTarget(choice.From.Fingerprint())
 	w.oracle.wrote(w, name, old, slo)
 	slo.writtenAt = w.now
 	if snap.decided.After(w.now) {
