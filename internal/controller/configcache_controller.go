@@ -267,7 +267,8 @@ func (r *ConfigCacheReconciler) publish(
 	ctx context.Context, read configMapRead, cfg loaded, dropped []string, plan rollout.Plan, now time.Time,
 ) {
 	r.rollout.memory = plan.Memory()
-	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped, Decided: now}
+	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped, Decided: now,
+		Revision: r.rollout.revisionOf(cfg.cfg)}
 	before := r.snapshots.load()
 	r.snapshots.publish(snap)
 	recordInForce(cfg.cfg, cfg.changed)

@@ -122,8 +122,13 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 }
 
 // keepHistoryConfigs keeps the configurations of revisions, newest first,
-// loading only those not kept already.
+// loading only those not kept already, and the number of each one's newest
+// revision.
 func (d *rolloutDriver) keepHistoryConfigs(revisions []rollout.Revision) {
+	d.historyNumbers = make(map[string]int64, len(revisions))
+	for _, r := range revisions {
+		d.historyNumbers[r.Fingerprint] = max(d.historyNumbers[r.Fingerprint], r.Number)
+	}
 	known := make(map[string]*sloconfig.Config, len(d.historyConfigs))
 	for _, cfg := range d.historyConfigs {
 		known[cfg.Fingerprint()] = cfg

@@ -25,6 +25,9 @@ type Snapshot struct {
 	// Decided is when the config-cache controller decided it: no NodeSLO
 	// written under it is stamped earlier (storedslo.Store.Write).
 	Decided time.Time
+	// Revision is the number of the revision in force (0: not known), which
+	// every write stamps (storedslo.ConfigurationAnnotation).
+	Revision int64
 }
 
 // choose decides what node's NodeSLO, stored as it is, should hold under

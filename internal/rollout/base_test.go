@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"testing"
-	"time"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -16,13 +15,9 @@ func TestBaseOfTakesTheConfigurationWrittenOrANewerOneNotPendingFor(t *testing.T
 	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: "batch"}}
 	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: "web"}}
 	stored := written.Resolve(batch, nil).Spec // batch 30, as under paused and later
-	at := time.Date(2026, 12, 2, 18, 1, 26, 280e6, time.UTC)
-	o := Observed{Node: batch, Stored: &stored, Generation: 2, WrittenAt: at, From: ShortTarget(written.Fingerprint())}
-	since := map[string]time.Time{
-		written.Fingerprint(): at.Add(-10 * time.Minute).Truncate(time.Second),
-		paused.Fingerprint():  at.Add(-time.Minute).Truncate(time.Second),
-		later.Fingerprint():   at.Add(time.Minute).Truncate(time.Second),
-	}
+	// Written from the first under the second's revision (3), a held node.
+	o := Observed{Node: batch, Stored: &stored, Generation: 2, From: ShortTarget(written.Fingerprint()), Under: 3}
+	numbers := map[string]int64{written.Fingerprint(): 1, paused.Fingerprint(): 3, later.Fingerprint(): 4}
 	cases := []struct {
 		name   string
 		o      Observed
@@ -41,14 +36,13 @@ func TestBaseOfTakesTheConfigurationWrittenOrANewerOneNotPendingFor(t *testing.T
 			[]*sloconfig.Config{later, paused}, nil},
 	}
 	for _, c := range cases {
-		if got := baseOf(c.o, c.before, since, nil); got != c.want {
+		if got := baseOf(c.o, c.before, numbers, nil); got != c.want {
 			t.Errorf("%s: base %v, want %v", c.name, got, c.want)
 		}
 	}
-	// In the second of the write, a configuration counts as before it.
-	since[later.Fingerprint()] = at.Truncate(time.Second)
-	if got := baseOf(o, []*sloconfig.Config{later, written}, since, nil); got != written {
-		t.Errorf("a configuration put in force in the second of the write: base %v, want the one written", got)
+	o.Under = 0
+	if got := baseOf(o, []*sloconfig.Config{later, paused, written}, numbers, nil); got != written {
+		t.Errorf("the revision of the write not known: base %v, want the one written", got)
 	}
 }
 

@@ -3,7 +3,6 @@ package rollout
 import (
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -76,11 +75,11 @@ func (g *Gate) names() []string {
 }
 
 // heldWithOf is what o would be held with, its base found among before
-// (the configurations in force before the target, newest first; since,
-// when each came in force) by baseOf. A node the previous gate held keeps
+// (the configurations in force before the target, newest first; numbers,
+// their revisions' numbers) by baseOf. A node the previous gate held keeps
 // the base found then: with nothing resolved again when its inputs and
 // generation stand.
-func heldWithOf(o Observed, before []*sloconfig.Config, since map[string]time.Time, dropped []string, previous *Gate) heldWith {
+func heldWithOf(o Observed, before []*sloconfig.Config, numbers map[string]int64, dropped []string, previous *Gate) heldWith {
 	with := heldWith{inputs: o.Node.InputsHash(), generation: o.Generation}
 	if old, ok := previous.heldWith(o.Node.Name); ok && old.base != nil {
 		// Unchanged, or written by us with its base again after its inputs
@@ -93,6 +92,6 @@ func heldWithOf(o Observed, before []*sloconfig.Config, since map[string]time.Ti
 			return with
 		}
 	}
-	with.base = baseOf(o, before, since, dropped)
+	with.base = baseOf(o, before, numbers, dropped)
 	return with
 }

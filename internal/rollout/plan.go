@@ -23,8 +23,10 @@ type Observed struct {
 	WrittenAt time.Time
 	// From is the NodeSLO's storedslo.ConfigurationAnnotation: the short
 	// fingerprint (ShortTarget) of the configuration it was last written
-	// from ("": none, written by an earlier version).
-	From string
+	// from ("": none, written by an earlier version), and Under the number
+	// of the revision in force when it was (0: not known).
+	From  string
+	Under int64
 }
 
 // PlanInput is everything a plan depends on: the ConfigMap as read past the
@@ -70,9 +72,10 @@ type PlanInput struct {
 	// (ConfigsBefore): a held node stays on the one in force for it,
 	// whatever its inputs do (Gate, baseOf).
 	Before []*sloconfig.Config
-	// Since has, by fingerprint, when each configuration of Before came in
-	// force: its revision's creation (absent: not known).
-	Since map[string]time.Time
+	// Numbers has, by fingerprint, the number of the newest revision of
+	// each configuration of Before (absent: not known), to tell those put
+	// in force after a node was written (baseOf).
+	Numbers map[string]int64
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -205,7 +208,7 @@ func describe(in PlanInput, previous *Gate) ([]Node, map[string]heldWith) {
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
 		if nodes[i].Stored && nodes[i].Differs {
-			held[o.Node.Name] = heldWithOf(o, in.Before, in.Since, in.Dropped, previous)
+			held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, previous)
 		}
 	}
 	return nodes, held

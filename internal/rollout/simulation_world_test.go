@@ -46,9 +46,11 @@ type simSLO struct {
 	generation int64
 	writtenAt  time.Time
 	vouched    string
-	// from is the configuration annotation: the short fingerprint of the
-	// configuration it was last written from.
-	from string
+	// from and under are the configuration annotation: the short
+	// fingerprint of the configuration it was last written from, and the
+	// number of the revision in force then.
+	from  string
+	under int64
 	// digest is the spec's digest, for the invariants.
 	digest string
 }
@@ -66,6 +68,8 @@ type simSnapshot struct {
 	cfg     *sloconfig.Config
 	gate    *Gate
 	decided time.Time
+	// revision is the number of the revision in force (0: not known).
+	revision int64
 }
 
 // simManager is what one manager process keeps in memory; a restart loses it.
@@ -244,7 +248,7 @@ func (w *simWorld) observed() []Observed {
 		o := Observed{Node: w.inputs(name)}
 		if slo := w.slos[name]; slo != nil {
 			o.Stored, o.StoredDigest, o.Generation, o.WrittenAt = slo.spec, slo.vouched, slo.generation, slo.writtenAt
-			o.From = slo.from
+			o.From, o.Under = slo.from, slo.under
 		}
 		out = append(out, o)
 	}
@@ -296,7 +300,7 @@ func (w *simWorld) decide() {
 		if m.snap != nil {
 			current = m.snap.cfg
 		}
-		in.Before, in.Since = ConfigsBefore(cfg, current, w.historyConfigs()), w.since()
+		in.Before, in.Numbers = ConfigsBefore(cfg, current, w.historyConfigs()), w.numbers()
 	}
 	if GateWatches(key, in.Record, cfg.Fingerprint(), revertOf, w.now) {
 		in.Health = w.health()
@@ -316,7 +320,7 @@ func (w *simWorld) decide() {
 	}
 	m.memory = plan.Memory()
 	before := m.snap
-	m.snap = &simSnapshot{cfg: cfg, gate: plan.Gate, decided: w.now}
+	m.snap = &simSnapshot{cfg: cfg, gate: plan.Gate, decided: w.now, revision: m.historyNumber}
 	m.nextAt = plan.NextAt
 	if !persisted {
 		m.nextAt = earliestOf(m.nextAt, w.now.Add(time.Second)) // the reconcile is retried
@@ -363,12 +367,11 @@ func (w *simWorld) historyConfigs() []*sloconfig.Config {
 	return out
 }
 
-// since is when each configuration of the history came in force: its
-// revision's creation, in seconds as the apiserver keeps it.
-func (w *simWorld) since() map[string]time.Time {
-	out := make(map[string]time.Time, len(w.revisions))
+// numbers are the numbers of each configuration's newest revision.
+func (w *simWorld) numbers() map[string]int64 {
+	out := make(map[string]int64, len(w.revisions))
 	for _, r := range w.revisions {
-		out[r.Fingerprint] = r.Created
+		out[r.Fingerprint] = r.Number
 	}
 	return out
 }
@@ -385,7 +388,6 @@ func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string) 
 		Representable: representable, RolloutKey: w.data[string(sloconfig.KeyRollout)]}, key.RevisionHistoryLimit())
 	if r := change.Create; r != nil {
 		r.Name, r.ChangedBy = RevisionName("slo-controller-config", r.Number), "gitops"
-		r.Created = w.now.Truncate(time.Second)
 		if revertOf != "" {
 			r.ChangedBy = simRevertManager
 		}
@@ -468,7 +470,8 @@ func (w *simWorld) reconcileNode(name string) {
 	}
 	old := slo.spec
 	slo.spec, slo.generation = choice.Resolution.Spec.DeepCopy(), slo.generation+1
-	slo.vouched, slo.digest, slo.from = choice.Want.Digest, choice.Want.Digest, ShortTarget(choice.From.Fingerprint())
+	slo.vouched, slo.digest = choice.Want.Digest, choice.Want.Digest
+	slo.from, slo.under = ShortTarget(choice.From.Fingerprint()), snap.revision
 	w.oracle.wrote(w, name, old, slo)
 	slo.writtenAt = w.now
 	if snap.decided.After(w.now) {

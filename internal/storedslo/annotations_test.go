@@ -50,3 +50,24 @@ func TestWrittenAtHasMilliseconds(t *testing.T) {
 		t.Errorf("seconds read as %s", got)
 	}
 }
+
+// The configuration annotation reads back as written; a revision not
+// known is left out and read as 0, a number that is not one as not known.
+func TestConfigurationAnnotationReadsBackAsWritten(t *testing.T) {
+	cases := []struct {
+		from  string
+		under int64
+		value string
+	}{{"9682846ff985", 7, "9682846ff985/7"}, {"9682846ff985", 0, "9682846ff985"}}
+	for _, c := range cases {
+		if got := FormatConfiguration(c.from, c.under); got != c.value {
+			t.Errorf("FormatConfiguration(%q, %d) = %q, want %q", c.from, c.under, got, c.value)
+		}
+		if from, under := ParseConfiguration(c.value); from != c.from || under != c.under {
+			t.Errorf("ParseConfiguration(%q) = %q, %d", c.value, from, under)
+		}
+	}
+	if from, under := ParseConfiguration("9682846ff985/x"); from != "9682846ff985" || under != 0 {
+		t.Errorf("a revision that is not a number: %q, %d", from, under)
+	}
+}
