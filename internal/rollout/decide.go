@@ -195,7 +195,7 @@ func Decide(in Input) Decision {
 		}
 	case rec.Steps < s.Steps() && !in.Now.Before(s.Due(*rec)):
 		rec.Steps++
-		rec.StepAt = in.Now
+		rec.StepAt, rec.Batched = in.Now, s.BatchQuota(rec.Steps)
 		d.Stepped = true
 	}
 	d.Step = rec.Steps
