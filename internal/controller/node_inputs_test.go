@@ -113,7 +113,8 @@ func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[st
 	withRollout := map[string]string{}
 	maps.Copy(withRollout, data)
 	withRollout[string(sloconfig.KeyRollout)] = `{"paused": true}`
-	withRollout[string(sloconfig.KeyResourceThreshold)] = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 12}}`
+	withRollout[string(sloconfig.KeyResourceThreshold)] =
+		`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 12}}`
 	target := sloconfig.Load(withRollout, nil)
 	plan := rollout.Memory{}.Plan(rollout.PlanInput{
 		Rollout: rollout.LoadKey(withRollout), Config: target, Before: []*sloconfig.Config{cfg},

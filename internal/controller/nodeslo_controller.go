@@ -112,8 +112,8 @@ func (r *NodeSLOReconciler) sync(
 		return OpHeld, nil
 	}
 	op := writeOp(stored)
-	if err := r.stored.Write(ctx, stored, &choice.Resolution.Spec, choice.Want,
-		storedslo.FormatConfiguration(rollout.ShortTarget(choice.From.Fingerprint()), snap.Revision), snap.Decided); err != nil {
+	from := storedslo.FormatConfiguration(rollout.ShortTarget(choice.From.Fingerprint()), snap.Revision)
+	if err := r.stored.Write(ctx, stored, &choice.Resolution.Spec, choice.Want, from, snap.Decided); err != nil {
 		return op, err
 	}
 	r.afterWrite(snap.Gate, node, choice.Resolution)

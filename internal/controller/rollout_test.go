@@ -570,7 +570,8 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(f.writesTo()).To(Equal(rolloutNodes))
 	})
 
-	It("writes a new node at once while paused, and keeps a relabelled held node and one edited by hand on the configuration held (issue 54)",
+	It("writes a new node at once while paused, and keeps a relabelled held node and one edited by hand "+
+		"on the configuration held (issue 54)",
 		func(ctx SpecContext) {
 			setConfig(ctx, rolloutData(40, rolloutPolicy(true)))
 			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).

@@ -12,8 +12,8 @@ import (
 // write that resolves to it (simulator seed 2290).
 func TestBaseOfTakesTheConfigurationWrittenOrANewerOneNotPendingFor(t *testing.T) {
 	written, paused, later := thresholdConfig(60, 30), thresholdConfig(50, 30), thresholdConfig(55, 30)
-	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: "batch"}}
-	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: "web"}}
+	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
+	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
 	stored := written.Resolve(batch, nil).Spec // batch 30, as under paused and later
 	// Written from the first under the second's revision (3), a held node.
 	o := Observed{Node: batch, Stored: &stored, Generation: 2, From: ShortTarget(written.Fingerprint()), Under: 3}

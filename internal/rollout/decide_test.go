@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// invalidKey is a rollout key that is not valid: every rollout pauses.
+const invalidKey = `{"maxNodesPerStep": 0}`
+
 // step is one decision of a scenario: at a time, after an optional change
 // to the cluster, how many nodes it writes and what it reports.
 type step struct {
@@ -231,7 +234,7 @@ func TestDecide(t *testing.T) {
 		},
 	}, {
 		name:  "an invalid key pauses instead of applying at once; fixing it resumes with the canaries",
-		nodes: 40, canary: 3, key: `{"maxNodesPerStep": 0}`,
+		nodes: 40, canary: 3, key: invalidKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 0, started: true, paused: true, next: -1},
 			{at: 30, writes: 0, paused: true, next: -1},

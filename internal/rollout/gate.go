@@ -79,7 +79,9 @@ func (g *Gate) names() []string {
 // their revisions' numbers) by baseOf. A node the previous gate held keeps
 // the base found then: with nothing resolved again when its inputs and
 // generation stand.
-func heldWithOf(o Observed, before []*sloconfig.Config, numbers map[string]int64, dropped []string, previous *Gate) heldWith {
+func heldWithOf(
+	o Observed, before []*sloconfig.Config, numbers map[string]int64, dropped []string, previous *Gate,
+) heldWith {
 	with := heldWith{inputs: o.Node.InputsHash(), generation: o.Generation}
 	if old, ok := previous.heldWith(o.Node.Name); ok && old.base != nil {
 		// Unchanged, or written by us with its base again after its inputs

@@ -8,7 +8,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-const poolLabel, zoneLabel, poolWeb = "pool", "zone", "web"
+const poolLabel, zoneLabel, poolWeb, poolBatch = "pool", "zone", "web", "batch"
 
 // thresholdConfig is a configuration whose cpu suppress threshold is
 // cluster, and batch for the nodes of pool batch (a label a selector reads).
@@ -21,7 +21,8 @@ func thresholdConfig(cluster, batch int) *sloconfig.Config {
 
 // threshold is the cpu suppress threshold of a spec (-1: none).
 func threshold(spec *slov1alpha1.NodeSLOSpec) int64 {
-	if spec == nil || spec.ResourceUsedThresholdWithBE == nil || spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent == nil {
+	if spec == nil || spec.ResourceUsedThresholdWithBE == nil ||
+		spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent == nil {
 		return -1
 	}
 	return *spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent
@@ -51,12 +52,13 @@ func TestChooseNode(t *testing.T) {
 		want   int64
 	}{
 		{"held, nothing changed", gate, web.Labels, &stored, NodeHeld, 50},
-		{"held, a label no selector reads added", gate, map[string]string{poolLabel: poolWeb, zoneLabel: "b"}, &stored, NodeHeld, 50},
+		{"held, a label no selector reads added", gate, map[string]string{poolLabel: poolWeb, zoneLabel: "b"},
+			&stored, NodeHeld, 50},
 		{"held, moved to the batch pool: the configuration in force for it", gate,
-			map[string]string{poolLabel: "batch"}, &stored, NodeWrite, 30},
+			map[string]string{poolLabel: poolBatch}, &stored, NodeWrite, 30},
 		{"held, its NodeSLO edited by hand: put back to what the rollout holds", gate, web.Labels, &edited, NodeWrite, 50},
 		{"held, its configuration in force not known: kept as it is", unknown,
-			map[string]string{poolLabel: "batch"}, &stored, NodeHeld, 40},
+			map[string]string{poolLabel: poolBatch}, &stored, NodeHeld, 40},
 		{"not held: the target", nil, web.Labels, &stored, NodeWrite, 40},
 		{"held but storing the target already", gate, web.Labels, new(target.Resolve(web, nil).Spec), NodeUpToDate, 40},
 	}
@@ -68,7 +70,8 @@ func TestChooseNode(t *testing.T) {
 				threshold(&got.Resolution.Spec), c.action, c.want)
 		}
 	}
-	if got := ChooseNode(target, nil, gate, web, StoredNode{}); got.Action != NodeWrite || threshold(&got.Resolution.Spec) != 40 {
+	got := ChooseNode(target, nil, gate, web, StoredNode{})
+	if got.Action != NodeWrite || threshold(&got.Resolution.Spec) != 40 {
 		t.Errorf("a held node whose NodeSLO is gone is created with the target: %+v", got.Action)
 	}
 	var none *Gate
@@ -82,7 +85,7 @@ func TestChooseNode(t *testing.T) {
 // inputs or generation moved.
 func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
 	older, newer := thresholdConfig(60, 30), thresholdConfig(50, 30)
-	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: "batch"}}
+	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
 	stored := older.Resolve(batch, nil).Spec // the same under newer: both give batch 30
 	o := Observed{Node: batch, Stored: &stored, Generation: 1}
 	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil, nil)

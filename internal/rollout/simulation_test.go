@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -162,11 +163,14 @@ func policyData(a int, paused bool) string {
 		`"onUnhealthy": %q}}`, steps, interval, paused, soak, maxUnhealthy, onUnhealthy)
 }
 
+// simCanary is the value of the canary label the simulated key selects.
+const simCanary = "true"
+
 // nodeLabels is the labels of the i-th node of a scenario.
 func nodeLabels(i, a int) map[string]string {
 	l := map[string]string{"pool": []string{"web", "batch"}[(i+a)%2]}
 	if (i+a)%5 == 0 {
-		l["canary"] = "true"
+		l["canary"] = simCanary
 	}
 	return l
 }
@@ -239,12 +243,9 @@ func (w *simWorld) when(e simEvent) time.Time {
 
 // apply makes e happen.
 func (w *simWorld) apply(e simEvent) {
-	names := w.names()
-	pick := func() string {
-		if len(names) == 0 {
-			return ""
-		}
-		return names[e.a%len(names)]
+	if e.kind >= evAddNode && e.kind <= evHandEdit {
+		w.applyToNodes(e)
+		return
 	}
 	switch e.kind {
 	case evNewData:
@@ -257,7 +258,7 @@ func (w *simWorld) apply(e simEvent) {
 		value := policyData(e.a, e.b%4 == 0)
 		switch e.b % 10 {
 		case 1:
-			value = `{"maxNodesPerStep": 0}` // invalid: every rollout pauses
+			value = invalidKey
 		case 2:
 			value = "" // the key removed
 		}
@@ -277,6 +278,28 @@ func (w *simWorld) apply(e simEvent) {
 			w.data = UndoData(w.data, previous)
 			w.configMapChanged()
 		}
+	case evCrashAfterRecord:
+		w.fault, w.mgr.wake = faultCrashAfterRecord, true
+	case evCrashHalfway:
+		w.fault, w.mgr.wake = faultCrashHalfway, true
+	case evStatusConflict:
+		w.fault, w.mgr.wake = faultStatusConflict, true
+	case evClockJump:
+		w.now = w.now.Add(time.Hour + e.delay)
+	case evWait:
+	}
+}
+
+// applyToNodes makes e, an event of the nodes or their NodeSLOs, happen.
+func (w *simWorld) applyToNodes(e simEvent) {
+	names := w.names()
+	pick := func() string {
+		if len(names) == 0 {
+			return ""
+		}
+		return names[e.a%len(names)]
+	}
+	switch e.kind {
 	case evAddNode:
 		name := fmt.Sprintf("n%02d", w.nextNode)
 		w.nextNode++
@@ -294,8 +317,8 @@ func (w *simWorld) apply(e simEvent) {
 		w.relabel(pick(), "feature.node.kubernetes.io/cpu-model", strconv.Itoa(e.b))
 	case evCanaryLabel:
 		if name := pick(); name != "" {
-			value := "true"
-			if w.nodes[name].labels["canary"] == "true" {
+			value := simCanary
+			if w.nodes[name].labels["canary"] == simCanary {
 				value = ""
 			}
 			w.relabel(name, "canary", value)
@@ -329,15 +352,6 @@ func (w *simWorld) apply(e simEvent) {
 			slo.spec, slo.generation, slo.vouched, slo.digest = spec, slo.generation+1, "", ""
 			w.mgr.queue = append(w.mgr.queue, name)
 		}
-	case evCrashAfterRecord:
-		w.fault, w.mgr.wake = faultCrashAfterRecord, true
-	case evCrashHalfway:
-		w.fault, w.mgr.wake = faultCrashHalfway, true
-	case evStatusConflict:
-		w.fault, w.mgr.wake = faultStatusConflict, true
-	case evClockJump:
-		w.now = w.now.Add(time.Hour + e.delay)
-	case evWait:
 	}
 }
 
@@ -354,9 +368,7 @@ func (w *simWorld) relabel(name, key, value string) {
 		return
 	}
 	labels := map[string]string{}
-	for k, v := range w.nodes[name].labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, w.nodes[name].labels)
 	if value == "" {
 		delete(labels, key)
 	} else {
@@ -369,9 +381,7 @@ func (w *simWorld) relabel(name, key, value string) {
 // setData writes one key of the ConfigMap ("": removes it).
 func (w *simWorld) setData(key, value string) {
 	data := map[string]string{}
-	for k, v := range w.data {
-		data[k] = v
-	}
+	maps.Copy(data, w.data)
 	if value == "" {
 		delete(data, key)
 	} else {
@@ -497,7 +507,7 @@ func TestSimulation(t *testing.T) {
 		history := sc.history
 		if keep := os.Getenv("SIM_KEEP"); keep != "" {
 			history = nil
-			for _, f := range strings.Split(keep, ",") {
+			for f := range strings.SplitSeq(keep, ",") {
 				i, err := strconv.Atoi(f)
 				if err != nil || i < 0 || i >= len(sc.history) {
 					t.Fatalf("SIM_KEEP=%q: %q is not an event of the history", keep, f)
@@ -553,7 +563,8 @@ func TestSimulation(t *testing.T) {
 		}
 		again := runHistory(sc, short, nil)
 		t.Errorf("seed %d (%d nodes, rollout key %s), after %d events (%v since the start): %s\n"+
-			"shrunk to %d events, which fail with: %s%s\nreplay: SIM_SEED=%d SIM_KEEP=%s go test ./internal/rollout -run '^TestSimulation$' -v",
+			"shrunk to %d events, which fail with: %s%s\n"+
+			"replay: SIM_SEED=%d SIM_KEEP=%s go test ./internal/rollout -run '^TestSimulation$' -v",
 			seed, sc.nodes, policyData(sc.policyA, false), r.at+1, time.Since(start).Round(time.Millisecond),
 			r.violation, len(short), again.violation, b.String(), seed, strings.Join(kept, ","))
 		if violations >= 3 {

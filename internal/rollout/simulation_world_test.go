@@ -209,7 +209,9 @@ func (w *simWorld) rolloutKey() Key {
 // ConfigMap's data, as internal/controller's rolloutDriver.inForce: the
 // data's, unless the health gate withholds it (StandingOf). ok is false
 // when the configuration to keep is in no revision: nothing is published.
-func (w *simWorld) inForce(key Key, c Controls, fromData *sloconfig.Config) (cfg *sloconfig.Config, revertOf string, ok bool) {
+func (w *simWorld) inForce(
+	key Key, c Controls, fromData *sloconfig.Config,
+) (cfg *sloconfig.Config, revertOf string, ok bool) {
 	if !key.Present {
 		return fromData, "", true
 	}
