@@ -85,7 +85,7 @@ func (o *simOracle) wrote(w *simWorld, name string, old *slov1alpha1.NodeSLOSpec
 // the node resolves for its labels now.
 func (o *simOracle) released(w *simWorld, name string, slo *simSLO) bool {
 	for fp := range o.allowed[name] {
-		if resolvesTo(w.configs[fp], w.inputs(name), slo) {
+		if w.resolvesTo(w.configs[fp], name, slo) {
 			return true
 		}
 	}
@@ -103,7 +103,7 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		if slo == nil {
 			continue
 		}
-		if resolvesTo(cfg, w.inputs(name), slo) {
+		if w.resolvesTo(cfg, name, slo) {
 			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
 		} else {
 			differing = append(differing, name)
@@ -121,7 +121,7 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 	for _, name := range plan.Release {
 		o.allow(name, cfg.Fingerprint())
 	}
-	rec, err := ParseRecord(w.status.Record)
+	rec, err := w.recordOf()
 	if err != nil {
 		o.fail("status tells the truth", "the record persisted does not parse: %v", err)
 		return
@@ -167,7 +167,7 @@ func invariantHeldMeansHeld(o *simOracle, w *simWorld) {
 // but those reached at the halt (and nodes created since, which get the
 // configuration in force) stores the halted configuration.
 func invariantHalt(o *simOracle, w *simWorld) {
-	rec, err := ParseRecord(w.status.Record)
+	rec, err := w.recordOf()
 	if err != nil || !rec.Health.Halted() {
 		o.haltID, o.haltReached = "", nil
 		return
@@ -212,7 +212,7 @@ func invariantHalt(o *simOracle, w *simWorld) {
 // halted, and once its decision is persisted and carried out no node
 // stores the configuration it replaces.
 func invariantRevert(o *simOracle, w *simWorld) {
-	rec, err := ParseRecord(w.status.Record)
+	rec, err := w.recordOf()
 	if err != nil || rec.RevertOf == "" {
 		return
 	}

@@ -375,6 +375,7 @@ func (w *simWorld) relabel(name, key, value string) {
 		labels[key] = value
 	}
 	w.nodes[name].labels = labels
+	w.nodes[name].relabels++
 	w.mgr.queue = append(w.mgr.queue, name)
 }
 
@@ -398,7 +399,7 @@ func (w *simWorld) specChanged() { w.generation++; w.mgr.wake = true }
 // reapply is a GitOps tool applying the same data three times, a decision
 // after each; a withheld configuration must reach no node through them.
 func (w *simWorld) reapply() {
-	data := w.config(sloconfig.Load(w.data, nil))
+	data := w.config(loadOf(w.data, nil))
 	s := StandingOf(w.status.Record, data.Fingerprint(), w.controls().Retry)
 	before := map[string]bool{}
 	for name, slo := range w.slos {
@@ -443,7 +444,7 @@ func (w *simWorld) heal(check func() bool) bool {
 		return false
 	}
 	policy := LoadKey(w.data).Policy
-	rec, _ := ParseRecord(w.status.Record)
+	rec, _ := w.recordOf()
 	s := NewSchedule(policy, rec)
 	deadline := w.now.Add(time.Duration(s.Steps())*policy.StepInterval + policy.CanarySoak + policy.StepInterval +
 		2*recheck)

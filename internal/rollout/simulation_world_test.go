@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,8 @@ const simRevertManager = "nodeslo-health-gate"
 // simNode is a Node: its labels and what the health gate watches of it.
 type simNode struct {
 	labels map[string]string
+	// relabels counts the changes of its labels (simResolveKey).
+	relabels int
 	// ready and readySince are its Ready condition and its last transition.
 	ready      bool
 	readySince time.Time
@@ -129,6 +132,68 @@ type simWorld struct {
 	trace func(string)
 	// keys are the rollout keys parsed, by value.
 	keys map[string]Key
+	// record is the last record parsed (recordOf).
+	record struct {
+		parsed bool
+		raw    string
+		rec    Record
+		err    error
+	}
+	// resolved memoizes resolvesTo, by configuration, inputs and digest.
+	resolved map[simResolveKey]bool
+}
+
+// simResolveKey is what resolvesTo's answer depends on.
+type simResolveKey struct {
+	fingerprint, digest, node string
+	relabels                  int
+}
+
+// simLoads memoizes sloconfig.Load across histories (loadOf): a history
+// loads the same few data many times (re-applies, restarts, undo), and
+// the profile of make sim found Load an eighth of its time.
+var simLoads = map[string]*sloconfig.Config{}
+
+// loadOf is sloconfig.Load(data, previous), which depends on nothing else.
+func loadOf(data map[string]string, previous *sloconfig.Config) *sloconfig.Config {
+	var b strings.Builder
+	if previous != nil {
+		b.WriteString(previous.Fingerprint())
+	}
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		b.WriteString("\x00" + k + "\x00" + data[k])
+	}
+	key := b.String()
+	if cfg, ok := simLoads[key]; ok {
+		return cfg
+	}
+	if len(simLoads) > 100000 {
+		clear(simLoads)
+	}
+	cfg := sloconfig.Load(data, previous)
+	simLoads[key] = cfg
+	return cfg
+}
+
+// recordOf is ParseRecord of the record persisted, parsed once a value.
+func (w *simWorld) recordOf() (Record, error) {
+	if raw := w.status.Record; !w.record.parsed || raw != w.record.raw {
+		w.record.parsed, w.record.raw = true, raw
+		w.record.rec, w.record.err = ParseRecord(raw)
+	}
+	return w.record.rec, w.record.err
+}
+
+// resolvesTo is resolvesTo for node name, memoized.
+func (w *simWorld) resolvesTo(cfg *sloconfig.Config, name string, slo *simSLO) bool {
+	key := simResolveKey{fingerprint: cfg.Fingerprint(), digest: slo.digestOf(), node: name,
+		relabels: w.nodes[name].relabels}
+	if ok, known := w.resolved[key]; known {
+		return ok
+	}
+	ok := resolvesTo(cfg, w.inputs(name), slo)
+	w.resolved[key] = ok
+	return ok
 }
 
 // newSimWorld is a cluster of nodes, each with a NodeSLO of data's
@@ -137,9 +202,9 @@ func newSimWorld(data map[string]string, nodes map[string]map[string]string, sta
 	w := &simWorld{
 		now: start, nodes: map[string]*simNode{}, slos: map[string]*simSLO{}, data: data, version: 1,
 		generation: 1, mgr: &simManager{}, configs: map[string]*sloconfig.Config{}, oracle: newSimOracle(),
-		keys: map[string]Key{},
+		keys: map[string]Key{}, resolved: map[simResolveKey]bool{},
 	}
-	cfg := w.config(sloconfig.Load(data, nil))
+	cfg := w.config(loadOf(data, nil))
 	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		w.nodes[name] = &simNode{labels: nodes[name], ready: true, readySince: start.Add(-time.Hour)}
 		res := cfg.Resolve(sloconfig.Node{Name: name, Labels: nodes[name]}, nil)
@@ -226,14 +291,14 @@ func (w *simWorld) inForce(
 			w.mgr.revertRefused = s.Halt.Target
 			return fromData, "", true
 		}
-		return w.config(sloconfig.Load(previous.Data, nil)), s.Halt.Target, true
+		return w.config(loadOf(previous.Data, nil)), s.Halt.Target, true
 	case s.Hold != "":
 		if snap := w.mgr.snap; snap != nil && snap.cfg.Fingerprint() == s.Hold {
 			return snap.cfg, "", true
 		}
 		for _, r := range slices.Backward(w.revisions) {
 			if r.Fingerprint == s.Hold {
-				if cfg := sloconfig.Load(r.Data, nil); cfg.Fingerprint() == s.Hold {
+				if cfg := loadOf(r.Data, nil); cfg.Fingerprint() == s.Hold {
 					return w.config(cfg), "", true
 				}
 			}
@@ -281,7 +346,7 @@ func (w *simWorld) decide() {
 	m := w.mgr
 	key, c := w.rolloutKey(), w.controls()
 	if m.loadedData == nil || m.loadedVersion != w.version {
-		m.loadedData, m.loadedVersion = w.config(sloconfig.Load(w.data, m.loadedData)), w.version
+		m.loadedData, m.loadedVersion = w.config(loadOf(w.data, m.loadedData)), w.version
 	}
 	cfg, revertOf, ok := w.inForce(key, c, m.loadedData)
 	if !ok {
@@ -362,7 +427,7 @@ func (w *simWorld) historyConfigs() []*sloconfig.Config {
 	for _, r := range slices.Backward(w.revisions) {
 		cfg, ok := w.configs[r.Fingerprint]
 		if !ok {
-			cfg = w.config(sloconfig.Load(r.Data, nil))
+			cfg = w.config(loadOf(r.Data, nil))
 		}
 		out = append(out, cfg)
 	}
