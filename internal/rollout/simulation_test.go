@@ -479,8 +479,10 @@ func shrink(sc simScenario, events []simEvent, invariant string) []simEvent {
 
 // simRegressionSeeds are seeds beyond make test's budget that once failed,
 // run whole each time: 2290, a restart between two relabels of a held node
-// whose configuration resolved alike to a newer one that held it (baseOf).
-var simRegressionSeeds = []uint64{2290}
+// whose configuration resolved alike to a newer one that held it (baseOf);
+// 1433, 1881, 2266, a held node relabelled after a restart once the
+// configuration its NodeSLO was written from was pruned from the history.
+var simRegressionSeeds = []uint64{1433, 1881, 2266, 2290}
 
 // TestSimulationRegressions replays simRegressionSeeds.
 func TestSimulationRegressions(t *testing.T) {

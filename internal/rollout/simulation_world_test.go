@@ -197,7 +197,8 @@ func (w *simWorld) resolvesTo(cfg *sloconfig.Config, name string, slo *simSLO) b
 }
 
 // newSimWorld is a cluster of nodes, each with a NodeSLO of data's
-// configuration, and a manager that has just decided on it.
+// configuration, written under its revision (the first), and a manager
+// that has just decided on it.
 func newSimWorld(data map[string]string, nodes map[string]map[string]string, start time.Time) *simWorld {
 	w := &simWorld{
 		now: start, nodes: map[string]*simNode{}, slos: map[string]*simSLO{}, data: data, version: 1,
@@ -209,7 +210,7 @@ func newSimWorld(data map[string]string, nodes map[string]map[string]string, sta
 		w.nodes[name] = &simNode{labels: nodes[name], ready: true, readySince: start.Add(-time.Hour)}
 		res := cfg.Resolve(sloconfig.Node{Name: name, Labels: nodes[name]}, nil)
 		w.slos[name] = &simSLO{spec: res.Spec.DeepCopy(), generation: 1, writtenAt: start.Add(-time.Hour),
-			vouched: cfg.StoredFormOf(&res, nil).Digest, from: ShortTarget(cfg.Fingerprint())}
+			vouched: cfg.StoredFormOf(&res, nil).Digest, from: ShortTarget(cfg.Fingerprint()), under: 1}
 		w.oracle.allow(name, cfg.Fingerprint())
 		w.nextNode++
 	}
