@@ -269,6 +269,12 @@ helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 # once (bin/test), in the package's directory (its testdata/fuzz corpus),
 # with go test's own corpus cache ($GOCACHE/fuzz/<import path>).
 .PHONY: fuzz
+SIM_SECONDS ?= 60
+SIM_SEEDS ?=
+.PHONY: sim
+sim: ## Run the rollout simulator (docs/testing.md) for SIM_SECONDS (or SIM_SEEDS seeds) and print decisions/s, seeds, events, violations.
+	SIM_SECONDS=$(SIM_SECONDS) SIM_SEEDS=$(SIM_SEEDS) go test ./internal/rollout -run '^TestSimulation$$' -count=1 -v -timeout 0 | grep -v '^=== RUN'
+
 fuzz: ## Run each fuzz target for FUZZTIME (a number of inputs, e.g. 50000x, or a duration).
 	@mkdir -p bin/test; cache=$$(go env GOCACHE)/fuzz; \
 	for pkg in $$(grep -rlE '^func Fuzz[A-Za-z0-9_]+\(' --include='*_test.go' internal | xargs -n1 dirname | sort -u); do \

@@ -123,13 +123,13 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		return ctrl.Result{}, err
 	}
 	dropped := r.dropped(ctx, read, cfg, now)
-	plan, err := r.rollout.plan(ctx, read, cfg, dropped, now)
+	plan, err := r.rollout.plan(ctx, read, cfg, r.snapshots.config(), dropped, now)
 	if err != nil {
 		// Nothing is published: a configuration without its gate would
 		// reach every pending node at once. The Snapshot in force stays.
 		return ctrl.Result{}, err
 	}
-	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures)
+	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures, plan.Gate.Bases())
 	plan, statusErr := r.rollout.writeStatus(ctx, read, plan, r.rollout.revisionOf(cfg.cfg), now)
 	r.publish(ctx, read, cfg, dropped, plan, now)
 	if err := errors.Join(statusErr, historyErr); err != nil {
@@ -267,7 +267,8 @@ func (r *ConfigCacheReconciler) publish(
 	ctx context.Context, read configMapRead, cfg loaded, dropped []string, plan rollout.Plan, now time.Time,
 ) {
 	r.rollout.memory = plan.Memory()
-	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped, Decided: now}
+	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped, Decided: now,
+		Revision: r.rollout.revisionOf(cfg.cfg)}
 	before := r.snapshots.load()
 	r.snapshots.publish(snap)
 	recordInForce(cfg.cfg, cfg.changed)

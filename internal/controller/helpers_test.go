@@ -300,6 +300,21 @@ func configInvalid(key sloconfig.Key) func() float64 {
 }
 
 // settle waits until the controllers hold no request (testkit.Settle).
+// restartManager stops the manager, lets the test change the world
+// meanwhile, then starts a new one and waits until it has reconciled as
+// many names as there are NodeSLOs (every one is reconciled after the
+// first load).
+func restartManager(ctx SpecContext, meanwhile func()) {
+	stopManager()
+	writes.Reset()
+	meanwhile()
+	done := func() float64 { return reconciles() - reconcilesOf(controller.OpSkip) }
+	before := done()
+	existing := len(allResourceVersions(ctx))
+	stopManager = startManager()
+	Eventually(func() float64 { return done() - before }).Should(BeNumerically(">=", existing))
+}
+
 func settle() { testkit.Settle(controller.Controllers...) }
 
 // skipAndSettle moves the controllers' clock by d and waits until the

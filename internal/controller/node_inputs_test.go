@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -48,7 +47,8 @@ var (
 
 // Every input of sloconfig.Node reaches every place that depends on it:
 // the Node cache's transform keeps it, the Node watch lets its change
-// through, a rollout gate lets go of a node whose input changed, and
+// through, a rollout gate resolves a held node whose input changed again
+// against the configuration in force for it, and
 // Resolve gives a different spec. A new input wired into only some of them
 // fails here.
 func TestEveryNodeInputReachesEveryConsumer(t *testing.T) {
@@ -107,20 +107,26 @@ func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[st
 		t.Error("Resolve does not see it")
 	}
 
-	// A paused rollout holds every pending node; the node with the input
-	// changed is no longer the node held.
-	withRollout := map[string]string{string(sloconfig.KeyRollout): `{"paused": true}`}
+	// A paused rollout of another threshold holds the node on cfg, the
+	// configuration in force for it; once the input changes, it is
+	// written with what cfg resolves for it now, not with the target.
+	withRollout := map[string]string{}
 	maps.Copy(withRollout, data)
+	withRollout[string(sloconfig.KeyRollout)] = `{"paused": true}`
+	withRollout[string(sloconfig.KeyResourceThreshold)] =
+		`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 12}}`
+	target := sloconfig.Load(withRollout, nil)
 	plan := rollout.Memory{}.Plan(rollout.PlanInput{
-		Rollout: rollout.LoadKey(withRollout),
-		Config:  sloconfig.Load(withRollout, nil),
-		Nodes:   []rollout.Observed{{Node: base, Stored: &slov1alpha1.NodeSLOSpec{}, Generation: 1}},
-		Now:     time.Now(),
+		Rollout: rollout.LoadKey(withRollout), Config: target, Before: []*sloconfig.Config{cfg},
+		Nodes: []rollout.Observed{{Node: base, Stored: &baseSpec, Generation: 1}},
+		Now:   time.Now(),
 	})
-	if !plan.Gate.Holds(base, 1) {
+	stored := rollout.StoredNode{Exists: true, Spec: &baseSpec, Generation: 1}
+	if !plan.Gate.Has(base.Name) || rollout.ChooseNode(target, nil, plan.Gate, base, stored).Action != rollout.NodeHeld {
 		t.Fatal("the paused rollout does not hold the node (test set-up)")
 	}
-	if plan.Gate.Holds(changed, 1) {
-		t.Error("a rollout gate still holds the node after it changed")
+	choice := rollout.ChooseNode(target, nil, plan.Gate, changed, stored)
+	if choice.Action != rollout.NodeWrite || !sloconfig.SpecEqual(&choice.Resolution.Spec, &changedSpec) {
+		t.Error("a held node whose input changed is not resolved again against the configuration in force for it")
 	}
 }

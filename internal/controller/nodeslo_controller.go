@@ -101,22 +101,22 @@ func (r *NodeSLOReconciler) sync(
 	if node == nil {
 		return r.deleteOrphan(ctx, stored)
 	}
-	inputs := sloconfig.NodeOf(node)
-	res, want := snap.want(inputs, stored.Spec())
-	switch {
-	case stored.Holds(want):
+	choice := snap.choose(sloconfig.NodeOf(node), stored)
+	switch choice.Action {
+	case rollout.NodeUpToDate:
 		logf.FromContext(ctx).V(1).Info("NodeSLO is up to date")
-		r.warnNode(node, res.Warnings, false)
+		r.warnNode(node, choice.Resolution.Warnings, false)
 		return OpNoop, nil
-	case stored.Exists() && snap.Gate.Holds(inputs, stored.Generation()):
+	case rollout.NodeHeld:
 		logf.FromContext(ctx).V(1).Info("NodeSLO held by the rollout in progress") // docs/rollout.md
 		return OpHeld, nil
 	}
 	op := writeOp(stored)
-	if err := r.stored.Write(ctx, stored, &res.Spec, want, snap.Decided); err != nil {
+	from := storedslo.FormatConfiguration(rollout.ShortTarget(choice.From.Fingerprint()), snap.Revision)
+	if err := r.stored.Write(ctx, stored, &choice.Resolution.Spec, choice.Want, from, snap.Decided); err != nil {
 		return op, err
 	}
-	r.afterWrite(snap.Gate, node, res)
+	r.afterWrite(snap.Gate, node, choice.Resolution)
 	return op, nil
 }
 
@@ -149,14 +149,6 @@ func (r *NodeSLOReconciler) afterWrite(
 		}
 	}
 	r.warnNode(node, res.Warnings, true)
-}
-
-// resolve resolves cfg for node and records how long it took.
-func resolve(cfg *sloconfig.Config, node sloconfig.Node, current *slov1alpha1.NodeSLOSpec) sloconfig.Resolution {
-	start := time.Now()
-	res := cfg.Resolve(node, current)
-	resolveSeconds.Observe(time.Since(start).Seconds())
-	return res
 }
 
 // warnNode records the node's warnings as Events on the Node when its

@@ -52,6 +52,13 @@ type rolloutDriver struct {
 	// history is the revision in force as last written; a configuration
 	// not yet recorded (a failed write) is never skipped.
 	history revisionInForce
+	// historyConfigs are the configurations of the revision history as
+	// last listed, newest first: a held node stays on the one in force for
+	// it (rollout.PlanInput.Before).
+	historyConfigs []*sloconfig.Config
+	// historyNumbers has, by fingerprint, the number of each one's newest
+	// revision (rollout.PlanInput.Numbers; nil: not listed yet).
+	historyNumbers map[string]int64
 	// written is the NodeSLORollout as our last status write returned it,
 	// until the cache shows it (rollout_object.go).
 	written *nodeslov1alpha1.NodeSLORollout
@@ -71,7 +78,7 @@ const recordFieldManager = "nodeslo-controller"
 // from the manager's caches, when the ConfigMap asks for one; the one place
 // where a rollout decision is taken (docs/rollout-design.md#where-the-decision-runs).
 func (d *rolloutDriver) plan(
-	ctx context.Context, read configMapRead, with loaded, dropped []string, now time.Time,
+	ctx context.Context, read configMapRead, with loaded, current *sloconfig.Config, dropped []string, now time.Time,
 ) (rollout.Plan, error) {
 	cfg, object := with.cfg, read.object
 	in := rollout.PlanInput{
@@ -86,6 +93,17 @@ func (d *rolloutDriver) plan(
 			return rollout.Plan{}, err
 		}
 		in.Nodes = nodes
+		if d.historyNumbers == nil {
+			// Not listed since the manager started: without it, no held
+			// node's configuration in force would be known until the next
+			// decision.
+			revisions, err := d.listRevisions(ctx)
+			if err != nil {
+				return rollout.Plan{}, err
+			}
+			d.keepHistoryConfigs(revisions)
+		}
+		in.Before, in.Numbers = rollout.ConfigsBefore(cfg, current, d.historyConfigs), d.historyNumbers
 	}
 	var queries []rollout.MetricQuery
 	if rollout.GateWatches(in.Rollout, in.Record, cfg.Fingerprint(), in.RevertOf, in.Now) {
@@ -143,6 +161,7 @@ func (d *rolloutDriver) observeNodes(ctx context.Context, cfg *sloconfig.Config)
 		o := rollout.Observed{Node: sloconfig.NodeOf(&nodeList.Items[i])}
 		if slo := stored[o.Node.Name]; slo != nil {
 			o.Stored, o.StoredDigest, o.Generation, o.WrittenAt = slo.Spec(), slo.Digest(), slo.Generation(), slo.WrittenAt()
+			o.From, o.Under = slo.From()
 		}
 		out[i] = o
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // The config-cache controller's revision history
@@ -35,11 +37,11 @@ type revisionInForce struct {
 // step with the rollout's figures (nil: no rollout key), written only
 // when it changed.
 func (d *rolloutDriver) keepHistory(
-	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, held []string,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
 	if d.history.fingerprint != fingerprint {
-		if err := d.recordRevision(ctx, read, cfg); err != nil {
+		if err := d.recordRevision(ctx, read, cfg, held); err != nil {
 			return err
 		}
 	}
@@ -69,7 +71,9 @@ func (d *rolloutDriver) keepHistory(
 
 // recordRevision lists the history, and creates, marks and prunes
 // revisions as rollout.KeepHistory decides.
-func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded) error {
+// held are the configurations in force for the nodes the rollout holds,
+// whose revisions are kept (rollout.InForce.Held).
+func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded, held []string) error {
 	existing, err := d.listRevisions(ctx)
 	if err != nil {
 		return err
@@ -77,7 +81,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 	data, representable := cfg.cfg.DataInForce()
 	now := rollout.InForce{
 		Fingerprint: cfg.cfg.Fingerprint(), Data: data, Representable: representable,
-		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey,
+		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey, Held: held,
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {
@@ -108,6 +112,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, d.key, err)
 		}
 	}
+	d.keepHistoryConfigs(existing)
 	// The revision in force is the newest, which pruning never deletes.
 	d.history = revisionInForce{fingerprint: now.Fingerprint}
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
@@ -116,6 +121,32 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 			outcome: newest.Outcome, reached: newest.Reached}
 	}
 	return nil
+}
+
+// keepHistoryConfigs keeps the configurations of revisions, newest first,
+// loading only those not kept already, and the number of each one's newest
+// revision.
+func (d *rolloutDriver) keepHistoryConfigs(revisions []rollout.Revision) {
+	d.historyNumbers = make(map[string]int64, len(revisions))
+	for _, r := range revisions {
+		d.historyNumbers[r.Fingerprint] = max(d.historyNumbers[r.Fingerprint], r.Number)
+	}
+	known := make(map[string]*sloconfig.Config, len(d.historyConfigs))
+	for _, cfg := range d.historyConfigs {
+		known[cfg.Fingerprint()] = cfg
+	}
+	out := make([]*sloconfig.Config, 0, len(revisions))
+	for _, r := range slices.Backward(revisions) {
+		cfg, ok := known[r.Fingerprint]
+		if !ok {
+			if cfg = sloconfig.Load(r.Data, nil); cfg.Fingerprint() != r.Fingerprint {
+				continue // not what the revision says it is (a key frozen when it was recorded)
+			}
+			known[r.Fingerprint] = cfg
+		}
+		out = append(out, cfg)
+	}
+	d.historyConfigs = out
 }
 
 // listRevisions reads the ConfigMap's history from the apiserver.

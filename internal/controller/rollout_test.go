@@ -569,7 +569,8 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(f.writesTo()).To(Equal(rolloutNodes))
 	})
 
-	It("writes at once, even while paused, a new node, a held node whose labels changed and a NodeSLO edited by hand",
+	It("writes a new node at once while paused, and keeps a relabelled held node and one edited by hand "+
+		"on the configuration held (issue 54)",
 		func(ctx SpecContext) {
 			setConfig(ctx, rolloutData(40, rolloutPolicy(true)))
 			Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonPaused)).
@@ -581,7 +582,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			relabelled, edited := f.names[rolloutCanaries], f.names[rolloutCanaries+1]
 			node := &corev1.Node{}
 			Expect(k8sClient.Get(ctx, types.NamespacedName{Name: relabelled}, node)).To(Succeed())
-			node.Labels = map[string]string{"zone": "b"}
+			node.Labels = map[string]string{"zone": "b"} // a label no selector reads
 			Expect(k8sClient.Update(ctx, node)).To(Succeed())
 			slo := &slov1alpha1.NodeSLO{}
 			Expect(getNodeSLO(ctx, edited, slo)).To(Succeed())
@@ -589,12 +590,69 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Expect(k8sClient.Update(ctx, slo)).To(Succeed())
 			fresh := createNode(ctx, nil, nil)
 
-			Eventually(func() []string { return f.at(ctx, 40) }).Should(ConsistOf(relabelled, edited))
 			Eventually(specOf(ctx, fresh.Name)).
 				Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+			Eventually(specOf(ctx, edited)).
+				Should(haveField(50.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+					"the hand edit is put back to what the rollout holds, not to the target")
 			settle()
-			Expect(f.at(ctx, 40)).To(ConsistOf(relabelled, edited), "the other held nodes stay")
-			Expect(writes.Total()).To(Equal(3), "one write each: the relabelled node, the edited one, the new one")
-			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes - 2)))
+			Expect(f.at(ctx, 40)).To(BeEmpty(), "no held node gets the paused configuration")
+			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+			Expect(writes.Succeeded(relabelled)).To(BeZero(), "a label no selector reads changes nothing")
+			Expect(writes.Total()).To(Equal(2), "one write each: the edited node put back, the new one")
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+		})
+
+	// Simulator seed 2290: a held node relabelled, the manager restarted,
+	// the node relabelled again. The configuration paused first resolves
+	// alike to the one in force for the node under its first new labels;
+	// only the configuration the NodeSLO was written from tells them apart.
+	It("keeps a held node on the configuration in force for it across a restart between two relabels (issue 54)",
+		func(ctx SpecContext) {
+			pooled := func(cluster, batch int, paused bool) map[string]string {
+				return map[string]string{
+					string(sloconfig.KeyResourceThreshold): fmt.Sprintf(`{"clusterStrategy": {"enable": true, `+
+						`"cpuSuppressThresholdPercent": %d}, "nodeStrategies": [{"name": "batch", "nodeSelector": `+
+						`{"matchLabels": {"pool": "batch"}}, "cpuSuppressThresholdPercent": %d}]}`, cluster, batch),
+					string(sloconfig.KeyRollout): rolloutPolicy(paused),
+				}
+			}
+			relabel := func(name, pool string) {
+				node := &corev1.Node{}
+				Expect(k8sClient.Get(ctx, types.NamespacedName{Name: name}, node)).To(Succeed())
+				node.Labels = map[string]string{}
+				if pool != "" {
+					node.Labels["pool"] = pool
+				}
+				Expect(k8sClient.Update(ctx, node)).To(Succeed())
+			}
+			// In force: 50, batch 30, which no node of the fleet is pending
+			// for (none is labelled pool=batch). Then 40 (batch 30 still)
+			// paused, then 45 (batch 35) paused: every node held on 50.
+			setConfig(ctx, pooled(50, 30, false))
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			setConfig(ctx, pooled(40, 30, true))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+			setConfig(ctx, pooled(45, 35, true))
+			Eventually(func() string { return record(ctx).Target }).ShouldNot(BeEmpty())
+			settle()
+			held := f.names[rolloutCanaries]
+			relabel(held, "batch")
+			Eventually(specOf(ctx, held)).
+				Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+					"written with what the configuration in force for it gives batch nodes")
+
+			restartManager(ctx, func() {})
+			relabel(held, "")
+
+			Eventually(specOf(ctx, held)).
+				Should(haveField(50.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+					"back to the configuration in force for it, never the paused 40")
+			settle()
+			Expect(f.at(ctx, 40)).To(BeEmpty(), "no node gets a paused configuration")
+			Expect(f.at(ctx, 45)).To(BeEmpty())
+			slo := &slov1alpha1.NodeSLO{}
+			Expect(getNodeSLO(ctx, held, slo)).To(Succeed())
+			Expect(slo.Annotations).To(HaveKeyWithValue(storedslo.ConfigurationAnnotation, Not(BeEmpty())))
 		})
 })

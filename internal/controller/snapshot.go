@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // Snapshot is everything the config-cache controller decided for the
@@ -25,15 +25,21 @@ type Snapshot struct {
 	// Decided is when the config-cache controller decided it: no NodeSLO
 	// written under it is stamped earlier (storedslo.Store.Write).
 	Decided time.Time
+	// Revision is the number of the revision in force (0: not known), which
+	// every write stamps (storedslo.ConfigurationAnnotation).
+	Revision int64
 }
 
-// want resolves the configuration for node (stored: its stored spec, when
-// the configuration reads it) and returns what its NodeSLO should hold.
-func (s *Snapshot) want(
-	node sloconfig.Node, stored *slov1alpha1.NodeSLOSpec,
-) (sloconfig.Resolution, sloconfig.StoredForm) {
-	res := resolve(s.Config, node, stored)
-	return res, s.Config.StoredFormOf(&res, s.Dropped)
+// choose decides what node's NodeSLO, stored as it is, should hold under
+// s (rollout.ChooseNode, the choice the simulator drives too), and
+// records how long the resolution took.
+func (s *Snapshot) choose(node sloconfig.Node, stored *storedslo.NodeSLO) rollout.NodeChoice {
+	start := time.Now()
+	choice := rollout.ChooseNode(s.Config, s.Dropped, s.Gate, node, rollout.StoredNode{
+		Exists: stored.Exists(), Spec: stored.Spec(), Digest: stored.Digest(), Generation: stored.Generation(),
+	})
+	resolveSeconds.Observe(time.Since(start).Seconds())
+	return choice
 }
 
 // sameFor reports whether s and other make every node's NodeSLO hold the

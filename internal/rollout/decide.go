@@ -23,11 +23,6 @@ type Node struct {
 	Differs bool
 	// Canary is whether the node matches the canary selector.
 	Canary bool
-	// Immediate is set by the controller for a node whose labels or
-	// bandwidth annotation changed, or whose NodeSLO was edited by hand,
-	// during the rollout: it is resolved against the target at once and
-	// counts as reached.
-	Immediate bool
 	// WrittenAt is when this controller last wrote the node's spec (its
 	// storedslo.SpecWrittenAnnotation; zero: unknown): a node written since a halted
 	// rollout started carries the configuration the operator rejected.
@@ -70,7 +65,7 @@ type Decision struct {
 	Record        Record
 	RecordChanged bool
 	// Write lists the nodes whose NodeSLO the controller writes now: the
-	// pending nodes reached, new nodes and Immediate ones.
+	// pending nodes reached and new nodes.
 	Write []string
 	// Held lists the pending nodes that keep their stored NodeSLO for now,
 	// canaries first; HeldCanaries counts the canaries among them.
@@ -200,7 +195,7 @@ func Decide(in Input) Decision {
 		}
 	case rec.Steps < s.Steps() && !in.Now.Before(s.Due(*rec)):
 		rec.Steps++
-		rec.StepAt = in.Now
+		rec.StepAt, rec.Batched = in.Now, s.BatchQuota(rec.Steps)
 		d.Stepped = true
 	}
 	d.Step = rec.Steps
@@ -232,7 +227,7 @@ func allAtOnce(nodes []Node) Decision {
 	return d
 }
 
-// classify puts new and Immediate nodes in d.Write and returns the pending
+// classify puts new nodes in d.Write and returns the pending
 // ones, canaries apart when withCanaries (a rollout that started without
 // canaries has none, whatever the selector says now), and apart again the
 // others that carry a halted configuration (written since rejectedSince,
@@ -243,7 +238,7 @@ func (d *Decision) classify(
 ) (pending, canaries, rejected []string) {
 	for _, n := range nodes {
 		switch {
-		case !n.Stored || (n.Differs && n.Immediate):
+		case !n.Stored:
 			d.Write = append(d.Write, n.Name)
 		case !n.Differs:
 		case n.Canary && withCanaries:
@@ -330,7 +325,7 @@ func (d *Decision) revert(in Input, canaries, pending []string) {
 // reachRejected writes the nodes that carry a halted configuration
 // (classify) at once, in no step and whatever the step size, unless the
 // rollout is paused (docs/rollout.md#after-a-halt): steps would keep them
-// on what the operator or the gate rejected. Like Immediate nodes they are
+// on what the operator or the gate rejected. Like new nodes they are
 // not counted in the steps.
 func (d *Decision) reachRejected(rejected []string, now time.Time) {
 	if d.Paused {

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// invalidKey is a rollout key that is not valid: every rollout pauses.
+const invalidKey = `{"maxNodesPerStep": 0}`
+
 // step is one decision of a scenario: at a time, after an optional change
 // to the cluster, how many nodes it writes and what it reports.
 type step struct {
@@ -205,12 +208,14 @@ func TestDecide(t *testing.T) {
 			}
 		},
 	}, {
-		name:  "a pending node whose labels changed is resolved at once and counts as reached",
+		// A pending node whose labels changed stays pending, on the
+		// configuration in force for it (ChooseNode, TestChooseNode).
+		name:  "a pending node whose labels changed stays pending until its step",
 		nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
-			{at: 1, change: func(c *cluster) { c.immediate["n20"] = true }, writes: 1, next: 3},
-			{at: 3, writes: 9, stepped: true, next: 5},
+			{at: 1, writes: 0, next: 3},
+			{at: 3, writes: 10, stepped: true, next: 5},
 		},
 	}, {
 		name:  "a change that does not touch every node: only the differing ones are pending",
@@ -229,7 +234,7 @@ func TestDecide(t *testing.T) {
 		},
 	}, {
 		name:  "an invalid key pauses instead of applying at once; fixing it resumes with the canaries",
-		nodes: 40, canary: 3, key: `{"maxNodesPerStep": 0}`,
+		nodes: 40, canary: 3, key: invalidKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 0, started: true, paused: true, next: -1},
 			{at: 30, writes: 0, paused: true, next: -1},

@@ -8,37 +8,26 @@ import (
 )
 
 // Gate is the set of pending nodes a staged rollout holds back
-// (docs/rollout.md): the NodeSLO reconciler leaves their stored NodeSLO
-// untouched. Each held node is held with the inputs it had when the
-// decision was taken: a node whose inputs (sloconfig.Node.SameInputs)
-// changed since, or whose NodeSLO was edited by hand (its generation
-// moved), is no longer held, and is resolved against the new configuration
-// at once. Every node not in the gate (a new node, a reached one) is
-// written as without a rollout. A Gate is never written once published.
+// (docs/rollout.md#behaviour), each with the configuration in force for
+// it: the one its stored NodeSLO was resolved from, before the rollout
+// (or before the halted one). A held node keeps that configuration
+// whatever happens to it: when its inputs change, or its NodeSLO is edited
+// by hand, it is resolved against that configuration again, with its
+// inputs as they are (ChooseNode), never against the one rolled out. Every
+// node not in the gate (a new node, a reached one) is written as without a
+// rollout. A Gate is never written once published.
 type Gate struct {
 	held map[string]heldWith
 }
 
 // heldWith is what a node was held with: the hash of its inputs and its
-// NodeSLO's generation (which moves on a hand edit of the spec, never on
-// our own writes to a held node, as there are none).
+// NodeSLO's generation when the configuration in force for it, base, was
+// found (nil: none of those known resolves to its stored NodeSLO; it is
+// then kept as it is). The next plan finds base again only when they moved.
 type heldWith struct {
 	inputs     uint64
 	generation int64
-}
-
-func heldWithOf(node sloconfig.Node, generation int64) heldWith {
-	return heldWith{inputs: node.InputsHash(), generation: generation}
-}
-
-// Holds reports whether node, with its NodeSLO at generation, keeps its
-// stored NodeSLO.
-func (g *Gate) Holds(node sloconfig.Node, generation int64) bool {
-	if g == nil {
-		return false
-	}
-	with, ok := g.held[node.Name]
-	return ok && with == heldWithOf(node, generation)
+	base       *sloconfig.Config
 }
 
 // Has reports whether the gate holds the node by name, whatever its inputs.
@@ -50,12 +39,47 @@ func (g *Gate) Has(name string) bool {
 	return ok
 }
 
+// base is the configuration in force for a held node (nil: not known);
+// held is false when the gate does not hold it.
+func (g *Gate) base(name string) (base *sloconfig.Config, held bool) {
+	if g == nil {
+		return nil, false
+	}
+	with, ok := g.held[name]
+	return with.base, ok
+}
+
+// heldWith is what the gate holds name with; ok is false when it does not.
+func (g *Gate) heldWith(name string) (with heldWith, ok bool) {
+	if g == nil {
+		return heldWith{}, false
+	}
+	with, ok = g.held[name]
+	return with, ok
+}
+
 // Len is the number of nodes held.
 func (g *Gate) Len() int {
 	if g == nil {
 		return 0
 	}
 	return len(g.held)
+}
+
+// Bases returns the fingerprints of the configurations in force for the
+// nodes held, each once (InForce.Held).
+func (g *Gate) Bases() []string {
+	if g == nil {
+		return nil
+	}
+	var out []string
+	for _, with := range g.held {
+		if with.base != nil && !slices.Contains(out, with.base.Fingerprint()) {
+			out = append(out, with.base.Fingerprint())
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // names returns the nodes held.
@@ -66,12 +90,26 @@ func (g *Gate) names() []string {
 	return slices.Collect(maps.Keys(g.held))
 }
 
-// changed reports whether a node this gate holds now has different inputs:
-// the next decision treats it as Immediate.
-func (g *Gate) changed(name string, now heldWith) bool {
-	if g == nil {
-		return false
+// heldWithOf is what o would be held with, its base found among before
+// (the configurations in force before the target, newest first; numbers,
+// their revisions' numbers) by baseOf. A node the previous gate held keeps
+// the base found then: with nothing resolved again when its inputs and
+// generation stand.
+func heldWithOf(
+	o Observed, before []*sloconfig.Config, numbers map[string]int64, dropped []string, previous *Gate,
+) heldWith {
+	with := heldWith{inputs: o.Node.InputsHash(), generation: o.Generation}
+	if old, ok := previous.heldWith(o.Node.Name); ok && old.base != nil {
+		// Unchanged, or written by us with its base again after its inputs
+		// changed: it stays on the base found before, never on another
+		// configuration that happens to resolve alike for its inputs now.
+		// A base not known then (the history not yet listed after a
+		// restart) is looked for again.
+		if (old.inputs == with.inputs && old.generation == with.generation) || !o.differs(old.base, dropped) {
+			with.base = old.base
+			return with
+		}
 	}
-	old, ok := g.held[name]
-	return ok && old != now
+	with.base = baseOf(o, before, numbers, dropped)
+	return with
 }

@@ -1,53 +1,110 @@
 package rollout
 
 import (
+	"fmt"
 	"testing"
 
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// A held node stays held only while the inputs it was held with stand:
-// labels, the bandwidth annotation and its NodeSLO's generation
-// (docs/rollout-design.md#where-the-decision-runs).
-const poolLabel, zoneLabel, poolWeb = "pool", "zone", "web"
+const poolLabel, zoneLabel, poolWeb, poolBatch = "pool", "zone", "web", "batch"
 
-func TestGateHoldsANodeWhileItsInputsStand(t *testing.T) {
-	labels := map[string]string{poolLabel: poolWeb, zoneLabel: "a"}
-	annotations := map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G", "other": "x"}
-	node := func(name string, labels, annotations map[string]string) sloconfig.Node {
-		return sloconfig.Node{Name: name, Labels: labels, Annotations: annotations}
+// thresholdConfig is a configuration whose cpu suppress threshold is
+// cluster, and batch for the nodes of pool batch (a label a selector reads).
+func thresholdConfig(cluster, batch int) *sloconfig.Config {
+	return sloconfig.Load(map[string]string{string(sloconfig.KeyResourceThreshold): fmt.Sprintf(
+		`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": %d}, "nodeStrategies": [{"name": "batch", `+
+			`"nodeSelector": {"matchLabels": {%q: "batch"}}, "cpuSuppressThresholdPercent": %d}]}`,
+		cluster, poolLabel, batch)}, nil)
+}
+
+// threshold is the cpu suppress threshold of a spec (-1: none).
+func threshold(spec *slov1alpha1.NodeSLOSpec) int64 {
+	if spec == nil || spec.ResourceUsedThresholdWithBE == nil ||
+		spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent == nil {
+		return -1
 	}
-	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(node("n1", labels, annotations), 3)}}
+	return *spec.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent
+}
+
+// A node the gate holds stays on the configuration in force for it
+// whatever its labels or its NodeSLO do; a label no selector reads changes
+// nothing; a node the gate does not hold gets the target
+// (docs/rollout.md#behaviour, the issue 54 defect).
+func TestChooseNode(t *testing.T) {
+	before, target := thresholdConfig(50, 30), thresholdConfig(40, 20)
+	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
+	stored := before.Resolve(web, nil).Spec
+	held := Observed{Node: web, Stored: &stored, Generation: 3}
+	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, []*sloconfig.Config{before}, nil, nil, nil)}}
+	unknown := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, nil, nil, nil, nil)}}
+	edited := *stored.DeepCopy()
+	v := int64(77)
+	edited.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = &v
 
 	cases := []struct {
-		name        string
-		node        string
-		labels      map[string]string
-		annotations map[string]string
-		generation  int64
-		held        bool
+		name   string
+		gate   *Gate
+		labels map[string]string
+		spec   *slov1alpha1.NodeSLOSpec
+		action NodeAction
+		want   int64
 	}{
-		{"unchanged", "n1", labels, annotations, 3, true},
-		{"an unrelated annotation changed", "n1", labels,
-			map[string]string{sloconfig.NetworkBandwidthAnnotation: "10G", "other": "y"}, 3, true},
-		{"a label changed", "n1", map[string]string{poolLabel: poolWeb, zoneLabel: "b"}, annotations, 3, false},
-		{"a label added", "n1", map[string]string{poolLabel: poolWeb, zoneLabel: "a", "x": ""}, annotations, 3, false},
-		{"the bandwidth changed", "n1", labels, map[string]string{sloconfig.NetworkBandwidthAnnotation: "1G"}, 3, false},
-		{"the bandwidth removed", "n1", labels, nil, 3, false},
-		{"the NodeSLO edited by hand", "n1", labels, annotations, 4, false},
-		{"a node the gate does not hold", "n2", labels, annotations, 3, false},
+		{"held, nothing changed", gate, web.Labels, &stored, NodeHeld, 50},
+		{"held, a label no selector reads added", gate, map[string]string{poolLabel: poolWeb, zoneLabel: "b"},
+			&stored, NodeHeld, 50},
+		{"held, moved to the batch pool: the configuration in force for it", gate,
+			map[string]string{poolLabel: poolBatch}, &stored, NodeWrite, 30},
+		{"held, its NodeSLO edited by hand: put back to what the rollout holds", gate, web.Labels, &edited, NodeWrite, 50},
+		{"held, its configuration in force not known: kept as it is", unknown,
+			map[string]string{poolLabel: poolBatch}, &stored, NodeHeld, 40},
+		{"not held: the target", nil, web.Labels, &stored, NodeWrite, 40},
+		{"held but storing the target already", gate, web.Labels, new(target.Resolve(web, nil).Spec), NodeUpToDate, 40},
 	}
 	for _, c := range cases {
-		if got := gate.Holds(node(c.node, c.labels, c.annotations), c.generation); got != c.held {
-			t.Errorf("%s: held %t, want %t", c.name, got, c.held)
+		node := sloconfig.Node{Name: "n1", Labels: c.labels}
+		got := ChooseNode(target, nil, c.gate, node, StoredNode{Exists: true, Spec: c.spec, Generation: 3})
+		if got.Action != c.action || (got.Action == NodeWrite && threshold(&got.Resolution.Spec) != c.want) {
+			t.Errorf("%s: action %d writing %d, want %d writing %d", c.name, got.Action,
+				threshold(&got.Resolution.Spec), c.action, c.want)
 		}
 	}
+	got := ChooseNode(target, nil, gate, web, StoredNode{})
+	if got.Action != NodeWrite || threshold(&got.Resolution.Spec) != 40 {
+		t.Errorf("a held node whose NodeSLO is gone is created with the target: %+v", got.Action)
+	}
 	var none *Gate
-	if none.Holds(node("n1", labels, annotations), 3) || none.Has("n1") || none.Len() != 0 {
+	if none.Has("n1") || none.Len() != 0 || !gate.Has("n1") {
 		t.Error("a nil gate (no rollout) holds nothing")
 	}
-	if !gate.Has("n1") || gate.changed("n1", heldWithOf(node("n1", labels, annotations), 3)) ||
-		!gate.changed("n1", heldWithOf(node("n1", labels, annotations), 4)) {
-		t.Error("Has/changed disagree with the inputs held")
+}
+
+// The configuration in force for a held node is the newest before the
+// target that resolves to its stored NodeSLO, found again only when its
+// inputs or generation moved.
+func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
+	older, newer := thresholdConfig(60, 30), thresholdConfig(50, 30)
+	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
+	stored := older.Resolve(batch, nil).Spec // the same under newer: both give batch 30
+	o := Observed{Node: batch, Stored: &stored, Generation: 1}
+	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil, nil)
+	if with.base != newer {
+		t.Errorf("base %v, want the newer configuration, which the node was not pending for", with.base)
+	}
+	previous := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: older}}}
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, previous); again.base != older {
+		t.Error("an unchanged held node keeps the base found before")
+	}
+	o.Generation = 2
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, previous); again.base != older {
+		t.Error("a held node written again with its base keeps it")
+	}
+	gone := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: thresholdConfig(70, 10)}}}
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, gone); again.base != newer {
+		t.Error("a held node whose base no longer resolves to its NodeSLO is looked at again")
+	}
+	if got := ConfigsBefore(newer, older, []*sloconfig.Config{newer, older, nil}); len(got) != 1 || got[0] != older {
+		t.Errorf("ConfigsBefore: %v", got)
 	}
 }

@@ -343,7 +343,7 @@ func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInp
 		switch {
 		case !n.Stored:
 		case n.Differs:
-			if signal := badSignals(gate, h.Conditions); signal != "" && !n.Immediate {
+			if signal := badSignals(gate, h.Conditions); signal != "" {
 				out.Sick = setSignal(out.Sick, name, signal)
 			}
 		case fresh || (!o.WrittenAt.IsZero() && o.WrittenAt.Before(since)):

@@ -21,6 +21,12 @@ type Observed struct {
 	StoredDigest string
 	// WrittenAt is the NodeSLO's storedslo.SpecWrittenAnnotation (zero: none).
 	WrittenAt time.Time
+	// From is the NodeSLO's storedslo.ConfigurationAnnotation: the short
+	// fingerprint (ShortTarget) of the configuration it was last written
+	// from ("": none, written by an earlier version), and Under the number
+	// of the revision in force when it was (0: not known).
+	From  string
+	Under int64
 }
 
 // PlanInput is everything a plan depends on: the ConfigMap as read past the
@@ -62,6 +68,14 @@ type PlanInput struct {
 	Revision int64
 	// MetricSamples are the answers to Memory.MetricQueries, by check name.
 	MetricSamples map[string]MetricSample
+	// Before are the configurations in force before Config, newest first
+	// (ConfigsBefore): a held node stays on the one in force for it,
+	// whatever its inputs do (Gate, baseOf).
+	Before []*sloconfig.Config
+	// Numbers has, by fingerprint, the number of the newest revision of
+	// each configuration of Before (absent: not known), to tell those put
+	// in force after a node was written (baseOf).
+	Numbers map[string]int64
 }
 
 // NeedsNodes reports whether a plan under this key looks at the nodes:
@@ -186,24 +200,37 @@ func (m Memory) Plan(in PlanInput) Plan {
 }
 
 // describe tells the decision, for every node, whether its stored NodeSLO
-// differs from what the configuration resolves for it, whether it is a
-// canary, and whether a node gate held changed its inputs since
-// (Immediate). held has what each node with a NodeSLO would be held with.
-func describe(in PlanInput, gate *Gate) ([]Node, map[string]heldWith) {
+// differs from what the configuration resolves for it and whether it is a
+// canary. held has what each pending node would be held with: the
+// configuration in force for it (heldWithOf, previous the gate last published).
+func describe(in PlanInput, previous *Gate) ([]Node, map[string]heldWith) {
 	nodes := nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
-		if !o.hasNodeSLO() {
-			continue
+		if nodes[i].Stored && nodes[i].Differs {
+			held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, previous)
 		}
-		with := heldWithOf(o.Node, o.Generation)
-		held[o.Node.Name] = with
-		nodes[i].Immediate = gate.changed(o.Node.Name, with)
 	}
 	return nodes, held
 }
 
-// nodesOf describes observed nodes as Decide sees them, none Immediate:
+// ConfigsBefore are the configurations in force before target, newest
+// first, for PlanInput.Before: current (the one in force until now; nil:
+// none), then those of the revision history (newest first), none twice
+// and none of target's fingerprint.
+func ConfigsBefore(target, current *sloconfig.Config, history []*sloconfig.Config) []*sloconfig.Config {
+	out := make([]*sloconfig.Config, 0, len(history)+1)
+	seen := map[string]bool{target.Fingerprint(): true}
+	for _, cfg := range append([]*sloconfig.Config{current}, history...) {
+		if cfg != nil && !seen[cfg.Fingerprint()] {
+			seen[cfg.Fingerprint()] = true
+			out = append(out, cfg)
+		}
+	}
+	return out
+}
+
+// nodesOf describes observed nodes as Decide sees them:
 // whether each has a NodeSLO, whether it differs from what cfg resolves
 // for the node (a stored spec lacking only the dropped fields does not),
 // and whether policy (nil: none) takes it for a canary.
@@ -237,7 +264,7 @@ func (o Observed) differs(cfg *sloconfig.Config, dropped []string) bool {
 func holdAll(nodes []Node, held map[string]heldWith) *Gate {
 	g := &Gate{held: map[string]heldWith{}}
 	for _, n := range nodes {
-		if n.Stored && n.Differs && !n.Immediate {
+		if n.Stored && n.Differs {
 			g.held[n.Name] = held[n.Name]
 		}
 	}

@@ -6,22 +6,34 @@ import (
 
 // Schedule is the step arithmetic of one rollout: a canary step (when any
 // canary was pending at the start) reaching every canary, then batches of
-// StepSize nodes.
+// StepSize nodes. The steps already taken keep what they reached (taken,
+// batched): a step size changed mid-rollout sizes the steps to come only,
+// so that no step reaches more than one batch of the size in force
+// (docs/rollout-design.md, "No catch-up").
 type Schedule struct {
 	Pending, Canaries, StepSize int
 	Soak, Interval              time.Duration
+	// taken is the steps taken (Record.Steps) and batched the non-canary
+	// nodes they reach (Record.Batched); zero: none.
+	taken, batched int
 }
 
 // NewSchedule is the schedule of policy for a rollout that started with
-// the counts in r.
+// the counts in r and took r's steps.
 func NewSchedule(policy *Policy, r Record) Schedule {
-	return Schedule{
+	s := Schedule{
 		Pending:  r.Pending,
 		Canaries: r.Canaries,
 		StepSize: policy.StepSize(r.Pending),
 		Soak:     policy.CanarySoak,
 		Interval: policy.StepInterval,
 	}
+	s.batched = r.Batched
+	if s.batched == 0 {
+		s.batched = s.BatchQuota(r.Steps) // a record of an earlier version
+	}
+	s.taken = r.Steps
+	return s
 }
 
 // canarySteps is 1 when the rollout has a canary step, else 0.
@@ -32,17 +44,26 @@ func (s Schedule) canarySteps() int {
 	return 0
 }
 
-// Steps is the number of steps of the whole rollout.
+// batchesTaken is the batch steps taken.
+func (s Schedule) batchesTaken() int { return max(s.taken-s.canarySteps(), 0) }
+
+// Steps is the number of steps of the whole rollout: those taken, and
+// enough of StepSize for the nodes they do not reach.
 func (s Schedule) Steps() int {
-	rest := s.Pending - s.Canaries
-	return s.canarySteps() + (rest+s.StepSize-1)/s.StepSize
+	left := max(s.Pending-s.Canaries-s.batched, 0)
+	return s.canarySteps() + s.batchesTaken() + (left+s.StepSize-1)/s.StepSize
 }
 
 // BatchQuota is how many non-canary nodes are reached once steps steps
-// have been taken.
+// have been taken: what the steps taken reach, and StepSize more for each
+// step beyond them.
 func (s Schedule) BatchQuota(steps int) int {
-	batches := max(steps-s.canarySteps(), 0)
-	return min(batches*s.StepSize, s.Pending-s.Canaries)
+	batches, taken := max(steps-s.canarySteps(), 0), s.batchesTaken()
+	quota := s.batched + (batches-taken)*s.StepSize
+	if batches < taken {
+		quota = min(batches*s.StepSize, s.batched)
+	}
+	return min(max(quota, 0), s.Pending-s.Canaries)
 }
 
 // Quota is how many of the nodes pending at the start are reached once

@@ -24,8 +24,6 @@ type cluster struct {
 	key     string // the nodeslo-rollout-config value; "" absent
 	target  string
 	resolve func(node, config string) string
-	// immediate marks nodes the controller saw change during the rollout.
-	immediate map[string]bool
 	// writes are the NodeSLO writes, in order.
 	writes []string
 }
@@ -33,8 +31,7 @@ type cluster struct {
 // newCluster has n nodes named n00.., all storing config "A"; the first
 // canaries of them (by name) are canaries.
 func newCluster(n, canaries int, key string) *cluster {
-	c := &cluster{stored: map[string]string{}, canary: map[string]bool{}, key: key, target: "A",
-		immediate: map[string]bool{}}
+	c := &cluster{stored: map[string]string{}, canary: map[string]bool{}, key: key, target: "A"}
 	for i := range n {
 		name := fmt.Sprintf("n%02d", i)
 		c.stored[name] = "A"
@@ -60,7 +57,7 @@ func (c *cluster) decide(t *testing.T, now time.Time) (Decision, []string) {
 		stored := c.stored[name]
 		in.Nodes = append(in.Nodes, Node{
 			Name: name, Stored: stored != "", Differs: stored != c.resolve(name, c.target),
-			Canary: c.canary[name], Immediate: c.immediate[name],
+			Canary: c.canary[name],
 		})
 	}
 	d := Decide(in)
@@ -70,7 +67,6 @@ func (c *cluster) decide(t *testing.T, now time.Time) (Decision, []string) {
 	c.record = d.Record
 	for _, name := range d.Write {
 		c.stored[name] = c.resolve(name, c.target)
-		delete(c.immediate, name)
 	}
 	c.writes = append(c.writes, d.Write...)
 	return d, d.Write

@@ -61,7 +61,7 @@ func TestStatusOf(t *testing.T) {
 		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhasePaused, Started: at(0),
 			Steps: 5, StepSize: 10, PendingAtStart: 40, Pending: 40, CanariesPending: 3, Paused: true},
 	}, {
-		name: "an invalid key holds the rollout, with no schedule", key: `{"maxNodesPerStep": 0}`,
+		name: "an invalid key holds the rollout, with no schedule", key: invalidKey,
 		decisions: []statusDecision{{0, toB}},
 		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhasePaused, Started: at(0),
 			PendingAtStart: 40, Pending: 40, CanariesPending: 3, KeyInvalid: true},

@@ -37,6 +37,39 @@ func VouchedDigest(obj metav1.Object) string {
 	return digest
 }
 
+// ConfigurationAnnotation is set on a NodeSLO each time this controller
+// writes its spec: the short fingerprint (12 hex digits, as the rollout's
+// messages show it) of the configuration the spec was resolved from, and
+// the number of the revision in force then, as "<fingerprint>/<number>"
+// (FormatConfiguration). A
+// node a staged rollout holds may be written with the configuration in
+// force for it, older than the one in force cluster-wide; after a restart
+// this is how that configuration is found again
+// (docs/rollout-design.md#where-the-decision-runs), which neither the spec's digest nor
+// the time of the write can tell. Unlike SpecDigestAnnotation it outlives
+// a hand edit of the spec: the node is then put back to that configuration.
+const ConfigurationAnnotation = "nodeslo.koordinator.sh/configuration"
+
+// FormatConfiguration is the value of ConfigurationAnnotation for a spec
+// resolved from the configuration of short fingerprint from, written while
+// the revision numbered under was in force (0: not known, left out).
+func FormatConfiguration(from string, under int64) string {
+	if under <= 0 {
+		return from
+	}
+	return from + "/" + strconv.FormatInt(under, 10)
+}
+
+// ParseConfiguration reads a ConfigurationAnnotation ("", 0: none; a
+// number that is not one is not known, 0).
+func ParseConfiguration(value string) (from string, under int64) {
+	from, number, _ := strings.Cut(value, "/")
+	if n, err := strconv.ParseInt(number, 10, 64); err == nil && n > 0 {
+		under = n
+	}
+	return from, under
+}
+
 // SpecWrittenAnnotation is set on a NodeSLO each time this controller
 // writes its spec (RFC 3339 in milliseconds; earlier versions wrote
 // seconds): the second of the write, or the time of the decision the

@@ -50,3 +50,25 @@ func TestWrittenAtHasMilliseconds(t *testing.T) {
 		t.Errorf("seconds read as %s", got)
 	}
 }
+
+// The configuration annotation reads back as written; a revision not
+// known is left out and read as 0, a number that is not one as not known.
+func TestConfigurationAnnotationReadsBackAsWritten(t *testing.T) {
+	const short = "9682846ff985"
+	cases := []struct {
+		from  string
+		under int64
+		value string
+	}{{short, 7, short + "/7"}, {short, 0, short}}
+	for _, c := range cases {
+		if got := FormatConfiguration(c.from, c.under); got != c.value {
+			t.Errorf("FormatConfiguration(%q, %d) = %q, want %q", c.from, c.under, got, c.value)
+		}
+		if from, under := ParseConfiguration(c.value); from != c.from || under != c.under {
+			t.Errorf("ParseConfiguration(%q) = %q, %d", c.value, from, under)
+		}
+	}
+	if from, under := ParseConfiguration(short + "/x"); from != short || under != 0 {
+		t.Errorf("a revision that is not a number: %q, %d", from, under)
+	}
+}

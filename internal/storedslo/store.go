@@ -69,6 +69,13 @@ func (n *NodeSLO) Spec() *slov1alpha1.NodeSLOSpec { return n.spec }
 // for ("": none, or no NodeSLO).
 func (n *NodeSLO) Digest() string { return n.digest }
 
+// From is the configuration the stored spec was last written from and the
+// revision in force then, by its ConfigurationAnnotation ("", 0: none, or
+// no NodeSLO).
+func (n *NodeSLO) From() (from string, under int64) {
+	return ParseConfiguration(n.meta.Annotations[ConfigurationAnnotation])
+}
+
 // WrittenAt is when this controller last wrote the stored spec, by its
 // SpecWrittenAnnotation (zero: unknown, or no NodeSLO).
 func (n *NodeSLO) WrittenAt() time.Time { return ParseWrittenAt(n.meta.Annotations) }
@@ -112,8 +119,9 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 }
 
 // Write creates n, or updates it over the version read (a newer one makes
-// the write conflict), with spec, whose stored form is want, as decided at
-// decided (the configuration's decision the write carries out). The write
+// the write conflict), with spec, whose stored form is want, resolved from
+// the configuration from names (FormatConfiguration), as decided at decided
+// (the configuration's decision the write carries out). The write
 // stamps the digest of want with the generation it gives the NodeSLO:
 // 1 for a create, one more than now for an update, since a write is only
 // made when the spec changes (the apiserver moves the generation exactly
@@ -121,7 +129,8 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 // was missing), the generation stays. A wrong guess costs nothing but a
 // GET: the annotation then vouches for nothing.
 func (s *Store) Write(
-	ctx context.Context, n *NodeSLO, spec *slov1alpha1.NodeSLOSpec, want sloconfig.StoredForm, decided time.Time,
+	ctx context.Context, n *NodeSLO, spec *slov1alpha1.NodeSLOSpec, want sloconfig.StoredForm, from string,
+	decided time.Time,
 ) error {
 	generation := n.meta.Generation + 1
 	if !n.exists {
@@ -132,7 +141,7 @@ func (s *Store) Write(
 	// Only encoded: nothing writes into the metadata read or the Config's spec.
 	obj := &slov1alpha1.NodeSLO{ObjectMeta: *n.meta, Spec: *spec}
 	obj.Name = n.name
-	sent := s.stamp(&obj.ObjectMeta, generation, want.Digest, decided)
+	sent := s.stamp(&obj.ObjectMeta, generation, want.Digest, from, decided)
 	s.echoes.writing(n.name, sent)
 	send, verb := s.send.update, "updating"
 	if !n.exists {
@@ -201,12 +210,16 @@ func (s *Store) Delete(ctx context.Context, n *NodeSLO) (bool, error) {
 
 // stamp sets on a NodeSLO about to be written the time of the write (the
 // health gate counts only what went wrong on a node after it was reached,
-// docs/rollout.md#health-gates) and the SpecDigestAnnotation, and returns
+// docs/rollout.md#health-gates), the configuration it comes from
+// (ConfigurationAnnotation) and the SpecDigestAnnotation, and returns
 // the annotation's value, by which the write's echo is known.
-func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest string, decided time.Time) string {
-	annotations := make(map[string]string, len(meta.Annotations)+2)
+func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest, from string, decided time.Time) string {
+	annotations := make(map[string]string, len(meta.Annotations)+3)
 	maps.Copy(annotations, meta.Annotations) // the cache shares equal maps: never write into one
 	annotations[SpecWrittenAnnotation] = FormatWrittenAt(writtenAt(s.clock.Now(), decided))
+	if from != "" {
+		annotations[ConfigurationAnnotation] = from
+	}
 	sent := FormatSpecDigest(generation, digest)
 	annotations[SpecDigestAnnotation] = sent
 	meta.Annotations = annotations

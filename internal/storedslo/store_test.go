@@ -44,16 +44,16 @@ func TestWriteStampsTheGenerationTheWriteGives(t *testing.T) {
 	s := New(nil, nil, stub, clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
 
 	created := &NodeSLO{name: "n", meta: &metav1.ObjectMeta{}}
-	if err := s.Write(t.Context(), created, want.Spec, want, time.Time{}); err != nil {
+	if err := s.Write(t.Context(), created, want.Spec, want, "", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	stored := &NodeSLO{name: "n", exists: true, meta: &metav1.ObjectMeta{Name: "n", Generation: 1}}
 	stub.generation = 2
-	if err := s.Write(t.Context(), stored, want.Spec, want, time.Time{}); err != nil {
+	if err := s.Write(t.Context(), stored, want.Spec, want, "", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	stub.generation = 1 // the spec did not change after all
-	if err := s.Write(t.Context(), stored, want.Spec, want, time.Time{}); err != nil {
+	if err := s.Write(t.Context(), stored, want.Spec, want, "", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	const first, second = "1/d", "2/d"
@@ -100,7 +100,7 @@ func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
 			stub := &apiserverStub{generation: 1}
 			s := New(nil, nil, stub, clocktesting.NewFakePassiveClock(tc.now))
 			created := &NodeSLO{name: "n", meta: &metav1.ObjectMeta{}}
-			if err := s.Write(t.Context(), created, want.Spec, want, tc.decided); err != nil {
+			if err := s.Write(t.Context(), created, want.Spec, want, "", tc.decided); err != nil {
 				t.Fatal(err)
 			}
 			if len(stub.writtenAt) != 1 || stub.writtenAt[0] != tc.wantWrittenAt {

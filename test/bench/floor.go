@@ -39,7 +39,7 @@ type floor struct {
 // echo of its own writes; and its cold phase lists the Nodes once, as
 // metadata, since a controller learns from them which NodeSLOs to write
 // (listNodes). With stamps (BENCH_FLOOR_STAMPS=1) each write also carries
-// the two annotations the manager writes with a spec, to tell what their
+// the three annotations the manager writes with a spec, to tell what their
 // bytes cost from the rest of the manager's work.
 func newFloor(ctx context.Context, cfg *rest.Config, r regime, watchNodeSLOs, stamps bool) (*floor, error) {
 	cfg = rest.CopyConfig(cfg)
@@ -113,7 +113,7 @@ func (f *floor) write(ctx context.Context, names []string, want specSet) error {
 	})
 }
 
-// stamp sets on slo, about to be written, the two annotations the manager
+// stamp sets on slo, about to be written, the three annotations the manager
 // writes with a spec, of the same length, when the floor writes them.
 func (f *floor) stamp(slo *slov1alpha1.NodeSLO) {
 	if !f.stamps {
@@ -122,5 +122,7 @@ func (f *floor) stamp(slo *slov1alpha1.NodeSLO) {
 	slo.Annotations = map[string]string{
 		storedslo.SpecDigestAnnotation:  storedslo.FormatSpecDigest(slo.Generation+1, sloconfig.SpecDigest(&slo.Spec)),
 		storedslo.SpecWrittenAnnotation: storedslo.FormatWrittenAt(time.Now()),
+		// A configuration's short fingerprint and a revision number.
+		storedslo.ConfigurationAnnotation: storedslo.FormatConfiguration(sloconfig.SpecDigest(&slo.Spec)[:12], 1),
 	}
 }

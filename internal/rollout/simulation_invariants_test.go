@@ -1,0 +1,381 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// The invariants the simulator checks after every event, each citing the
+// sentence of docs/rollout.md it enforces. A violation names its
+// invariant, so that shrinking keeps a history that fails the same way.
+
+// simViolation is one broken promise.
+type simViolation struct {
+	invariant, detail string
+}
+
+func (v simViolation) String() string { return v.invariant + ": " + v.detail }
+
+// simOracle is what the model knows independently of the code under test:
+// which configurations each node was released, and what happened when.
+type simOracle struct {
+	// allowed has, by node, the configurations a decision released to it
+	// (or that it got as a new node, or without a rollout key).
+	allowed map[string]map[string]bool
+	// sick has the nodes that were ever unhealthy.
+	sick map[string]bool
+	// createdAt is when each node was added.
+	createdAt map[string]time.Time
+	// halt is the halt being watched: its reached nodes.
+	haltID      string
+	haltReached map[string]bool
+	// stepWrites are the nodes the current rollout's steps released, and when.
+	rolloutID  string
+	stepWrites []simStepWrite
+	counted    map[string]bool
+	// lastPersisted: the last decision's record was persisted.
+	lastPersisted bool
+	violations    []simViolation
+}
+
+// simStepWrite is a pending node a step released, when, under which interval.
+type simStepWrite struct {
+	at       time.Time
+	node     string
+	interval time.Duration
+	// size is the step size in force when it was released.
+	size int
+}
+
+func newSimOracle() simOracle {
+	return simOracle{allowed: map[string]map[string]bool{}, sick: map[string]bool{}, createdAt: map[string]time.Time{}}
+}
+
+func (o *simOracle) fail(invariant, format string, args ...any) {
+	o.violations = append(o.violations, simViolation{invariant, fmt.Sprintf(format, args...)})
+}
+
+func (o *simOracle) allow(name, fingerprint string) {
+	if o.allowed[name] == nil {
+		o.allowed[name] = map[string]bool{}
+	}
+	o.allowed[name][fingerprint] = true
+}
+
+// created notes a NodeSLO created for a node that had none: a new node
+// gets the configuration in force at once.
+func (o *simOracle) created(name, fingerprint string) { o.allow(name, fingerprint) }
+
+// wrote checks one NodeSLO write (invariantExactlyOnce, and
+// invariantHeldMeansHeld at the write, before a decision sees it).
+func (o *simOracle) wrote(w *simWorld, name string, old *slov1alpha1.NodeSLOSpec, written *simSLO) {
+	invariantExactlyOnce(o, name, old, written.spec)
+	if !o.released(w, name, written) {
+		o.fail("held means held", "node %s (labels %v) written with a configuration never released to it (released: %v)",
+			name, w.nodes[name].labels, shortKeys(o.allowed[name]))
+	}
+}
+
+// released reports whether slo stores what a configuration released to
+// the node resolves for its labels now.
+func (o *simOracle) released(w *simWorld, name string, slo *simSLO) bool {
+	for fp := range o.allowed[name] {
+		if w.resolvesTo(w.configs[fp], name, slo) {
+			return true
+		}
+	}
+	return false
+}
+
+// decided checks one decision as it was carried out, and notes what it
+// released (invariantSteps, invariantStatusTellsTheTruth).
+func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool) {
+	o.lastPersisted = persisted
+	cfg := in.Config
+	var differing []string
+	for _, name := range w.names() {
+		slo := w.slos[name]
+		if slo == nil {
+			continue
+		}
+		if w.resolvesTo(cfg, name, slo) {
+			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
+		} else {
+			differing = append(differing, name)
+		}
+	}
+	if !in.Rollout.Present {
+		for _, name := range w.names() {
+			o.allow(name, cfg.Fingerprint())
+		}
+		return
+	}
+	if !persisted {
+		return
+	}
+	for _, name := range plan.Release {
+		o.allow(name, cfg.Fingerprint())
+	}
+	rec, err := w.recordOf()
+	if err != nil {
+		o.fail("status tells the truth", "the record persisted does not parse: %v", err)
+		return
+	}
+	invariantSteps(o, w, in, rec, plan.Release, differing)
+	invariantStatusTellsTheTruth(o, w, rec, plan, differing)
+}
+
+// resolvesTo reports whether slo stores what cfg resolves for node.
+func resolvesTo(cfg *sloconfig.Config, node sloconfig.Node, slo *simSLO) bool {
+	res := cfg.Resolve(node, slo.spec)
+	return cfg.StoredFormOf(&res, nil).Digest == slo.digestOf()
+}
+
+// checkAfterEvent checks the invariants that hold of the cluster at rest.
+func (o *simOracle) checkAfterEvent(w *simWorld) {
+	invariantHeldMeansHeld(o, w)
+	invariantHalt(o, w)
+	invariantRevert(o, w)
+}
+
+// invariantHeldMeansHeld: "A pending node ... keeps its stored NodeSLO (no
+// write) until its step" and "a held node whose labels change ... is
+// resolved against the configuration in force for it"
+// (docs/rollout.md#behaviour): every NodeSLO stores what a configuration
+// released to its node resolves for the node's labels now.
+func invariantHeldMeansHeld(o *simOracle, w *simWorld) {
+	for _, name := range w.names() {
+		slo := w.slos[name]
+		if slo == nil || w.mgr.snap == nil {
+			continue
+		}
+		if !o.released(w, name, slo) {
+			o.fail("held means held", "node %s (labels %v) stores a configuration never released to it (released: %v)",
+				name, w.nodes[name].labels, shortKeys(o.allowed[name]))
+		}
+	}
+}
+
+// invariantHalt: "When more reached nodes are unhealthy than
+// maxUnhealthyNodes allows, the rollout halts: no further node is reached"
+// (docs/rollout.md#health-gates): while the record keeps a halt, no node
+// but those reached at the halt (and nodes created since, which get the
+// configuration in force) stores the halted configuration.
+func invariantHalt(o *simOracle, w *simWorld) {
+	rec, err := w.recordOf()
+	if err != nil || !rec.Health.Halted() {
+		o.haltID, o.haltReached = "", nil
+		return
+	}
+	id := rec.Target + rec.Health.HaltedAt.String()
+	cfg := w.configs[rec.Target]
+	carries := func(name string) bool {
+		slo := w.slos[name]
+		if slo == nil || cfg == nil || !resolvesTo(cfg, w.inputs(name), slo) {
+			return false
+		}
+		for fp := range o.allowed[name] {
+			if fp != rec.Target && resolvesTo(w.configs[fp], w.inputs(name), slo) {
+				return false // the halted configuration changes nothing for it
+			}
+		}
+		return true
+	}
+	if id != o.haltID {
+		// Reached at the halt: the nodes storing what the halted
+		// configuration resolves for them, a node it changed nothing for
+		// (done, docs/rollout.md#behaviour) included.
+		o.haltID, o.haltReached = id, map[string]bool{}
+		for _, name := range w.names() {
+			if slo := w.slos[name]; slo != nil && cfg != nil && resolvesTo(cfg, w.inputs(name), slo) {
+				o.haltReached[name] = true
+			}
+		}
+		return
+	}
+	for _, name := range w.names() {
+		if !o.haltReached[name] && o.createdAt[name].Before(rec.Health.HaltedAt) && carries(name) {
+			o.fail("halt", "node %s stores the halted configuration %s, which had not reached it at the halt",
+				name, ShortTarget(rec.Target))
+		}
+	}
+}
+
+// invariantRevert: "A revert reaches every node that differs from the
+// configuration it puts back, in one step ... It is never judged by the
+// health gate" (docs/rollout.md#the-revert): a revert's rollout is never
+// halted, and once its decision is persisted and carried out no node
+// stores the configuration it replaces.
+func invariantRevert(o *simOracle, w *simWorld) {
+	rec, err := w.recordOf()
+	if err != nil || rec.RevertOf == "" {
+		return
+	}
+	if rec.Health.Halted() {
+		o.fail("revert", "the revert to %s was halted", ShortTarget(rec.Target))
+	}
+	halted, back := w.configs[rec.RevertOf], w.configs[rec.Target]
+	if !o.lastPersisted || halted == nil || back == nil || w.mgr.snap == nil ||
+		w.mgr.snap.cfg.Fingerprint() != rec.Target {
+		return
+	}
+	for _, name := range w.names() {
+		slo := w.slos[name]
+		if slo != nil && resolvesTo(halted, w.inputs(name), slo) && !resolvesTo(back, w.inputs(name), slo) {
+			o.fail("revert", "node %s still stores the reverted configuration %s", name, ShortTarget(rec.RevertOf))
+		}
+	}
+}
+
+// invariantWithheld: "A halted configuration stays halted when it is
+// applied again ... no NodeSLO is written" (docs/rollout.md#gitops-argo-cd-flux):
+// a re-apply of withheld data makes no node store it. before has, for
+// each node, whether it stored the data's configuration before the re-apply.
+func invariantWithheld(o *simOracle, w *simWorld, data *sloconfig.Config, before map[string]bool) {
+	for _, name := range w.names() {
+		slo := w.slos[name]
+		if slo != nil && !before[name] && resolvesTo(data, w.inputs(name), slo) &&
+			o.createdAt[name].IsZero() {
+			o.fail("withheld", "node %s stores the withheld configuration %s after a re-apply of the same data",
+				name, ShortTarget(data.Fingerprint()))
+		}
+	}
+}
+
+// invariantSteps: "the pending canaries are reached first, all in one
+// step; after soakSeconds, batches of maxNodesPerStep every
+// stepIntervalSeconds" (docs/rollout.md#behaviour): within one interval a
+// rollout releases no more pending nodes than one batch besides its
+// canaries, and no other node before its canaries.
+func invariantSteps(o *simOracle, w *simWorld, in PlanInput, rec Record, release, differing []string) {
+	policy := in.Rollout.Policy
+	id := rec.Target + rec.Started.String()
+	if id != o.rolloutID {
+		o.rolloutID, o.stepWrites, o.counted = id, nil, map[string]bool{}
+	}
+	if policy == nil || rec.RevertOf != "" {
+		return
+	}
+	s := NewSchedule(policy, rec)
+	pending := map[string]bool{}
+	for _, name := range differing {
+		pending[name] = true
+	}
+	before := rec.Health.before()
+	released := false
+	for _, name := range release {
+		slo := w.slos[name]
+		if !pending[name] || o.counted[name] || (Node{WrittenAt: slo.writtenAt}).carriesRejected(rec.RejectedSince) {
+			continue
+		}
+		o.counted[name] = true
+		_, unhealthyBefore := before[name]
+		if policy.IsCanary(w.nodes[name].labels) && !unhealthyBefore {
+			// A canary goes at once, one the selector newly matches too
+			// (docs/rollout-design.md, "A canary selector edited").
+			continue
+		}
+		o.stepWrites = append(o.stepWrites, simStepWrite{at: w.now, node: name, interval: policy.StepInterval,
+			size: s.StepSize})
+		released = true
+		if rec.Canaries > 0 && rec.Steps <= 1 && s.Steps() > 1 &&
+			(!policy.IsCanary(w.nodes[name].labels) || unhealthyBefore) {
+			o.fail("steps", "node %s, not a canary, is released by the canary step", name)
+		}
+	}
+	// A window is one interval: the shorter of the key's then and now
+	// (a key changed mid-rollout changes the pace from its change on), and
+	// one step the larger of the sizes in force for the writes in it (a
+	// size changed mid-rollout sizes the steps to come, never a catch-up:
+	// docs/rollout-design.md, "No catch-up").
+	n, bound := 0, 0
+	for _, sw := range o.stepWrites {
+		if w.now.Sub(sw.at) < min(sw.interval, policy.StepInterval) {
+			n, bound = n+1, max(bound, sw.size)
+		}
+	}
+	if released && policy.StepInterval > 0 && n > bound {
+		o.fail("steps", "%d pending nodes released within %v (one step: at most %d)", n, policy.StepInterval, bound)
+	}
+}
+
+// invariantStatusTellsTheTruth: "nodes held on their stored NodeSLO now"
+// and the phase's meaning (docs/rollout.md#status): the status persisted,
+// read back, counts the pending nodes the model counts, is Halted exactly
+// when the record keeps a halt, and names unhealthy only nodes that were.
+func invariantStatusTellsTheTruth(o *simOracle, w *simWorld, rec Record, plan Plan, differing []string) {
+	if plan.Status == nil {
+		return
+	}
+	s := StatusFromAPI(&w.status)
+	released := map[string]bool{}
+	for _, name := range plan.Release {
+		released[name] = true
+	}
+	pending := 0
+	for _, name := range differing {
+		if !released[name] {
+			pending++
+		}
+	}
+	if s.Pending != pending {
+		o.fail("status tells the truth", "status.pending %d, but %d nodes differ and were not released", s.Pending, pending)
+	}
+	if halted := rec.Health.Halted(); (s.Phase == PhaseHalted) != halted {
+		o.fail("status tells the truth", "phase %s, record halted %t", s.Phase, halted)
+	}
+	if s.Phase == PhaseCompleted && pending > 0 {
+		o.fail("status tells the truth", "phase Completed with %d nodes pending", pending)
+	}
+	if s.Health != nil {
+		for _, n := range s.Health.Nodes {
+			if !o.sick[n.Name] {
+				o.fail("status tells the truth", "node %s named unhealthy, never was", n.Name)
+			}
+		}
+	}
+}
+
+// invariantExactlyOnce: "every pending node is written exactly once"
+// (docs/rollout-design.md, TestNoBurst) and "no write that changed
+// nothing" (docs/testing.md#fault-tests): a write always changes the spec.
+func invariantExactlyOnce(o *simOracle, name string, old, written *slov1alpha1.NodeSLOSpec) {
+	if old != nil && sloconfig.SpecEqual(old, written) {
+		o.fail("exactly once", "node %s written with the spec it stores", name)
+	}
+}
+
+// invariantLiveness: "after soakSeconds, batches of maxNodesPerStep every
+// stepIntervalSeconds ... until none is pending" (docs/rollout.md#behaviour):
+// with every node healthy and nothing paused, every node stores the
+// configuration in force within the rollout's steps × interval + soak +
+// one interval.
+func invariantLiveness(o *simOracle, w *simWorld, deadline time.Time) {
+	snap := w.mgr.snap
+	if snap == nil {
+		o.fail("liveness", "nothing published by %v", deadline.Sub(simStart))
+		return
+	}
+	for _, name := range w.names() {
+		slo := w.slos[name]
+		if slo == nil || !resolvesTo(snap.cfg, w.inputs(name), slo) {
+			o.fail("liveness", "node %s does not store configuration %s by %v", name,
+				ShortTarget(snap.cfg.Fingerprint()), deadline.Sub(simStart))
+			return
+		}
+	}
+}
+
+// shortKeys names a set of fingerprints, short and sorted.
+func shortKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, ShortTarget(k))
+	}
+	return out
+}
