@@ -32,8 +32,9 @@ type Record struct {
 	// Batched is how many non-canary nodes the steps taken reach
 	// (Schedule.BatchQuota), noted at each step: a step size changed
 	// mid-rollout applies from the next step on, never to the steps taken
-	// (docs/rollout-design.md, "No catch-up"). 0 in a record of an earlier
-	// version: counted with the step size in force.
+	// (docs/rollout-design.md#decisions-where-the-specification-was-silent,
+	// no catch-up). 0 in a record of an earlier version: counted with the
+	// step size in force.
 	Batched int `json:"batched,omitempty"`
 	// StepAt is when the current step was taken, or, when it was found
 	// incomplete, when it was last seen so: the wait for the next step

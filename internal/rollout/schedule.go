@@ -9,7 +9,7 @@ import (
 // StepSize nodes. The steps already taken keep what they reached (taken,
 // batched): a step size changed mid-rollout sizes the steps to come only,
 // so that no step reaches more than one batch of the size in force
-// (docs/rollout-design.md, "No catch-up").
+// (docs/rollout-design.md#decisions-where-the-specification-was-silent, no catch-up).
 type Schedule struct {
 	Pending, Canaries, StepSize int
 	Soak, Interval              time.Duration

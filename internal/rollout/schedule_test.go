@@ -9,8 +9,9 @@ import (
 
 // A step size changed mid-rollout sizes the steps to come only: the steps
 // taken keep what they reached, and the next one reaches one batch of the
-// new size, never a catch-up (docs/rollout-design.md, "No catch-up";
-// simulator seeds 64, 208, 238).
+// new size, never a catch-up
+// (docs/rollout-design.md#decisions-where-the-specification-was-silent, no
+// catch-up; simulator seeds 64, 208, 238).
 func TestScheduleAStepSizeChangedMidRolloutSizesOnlyTheStepsToCome(t *testing.T) {
 	policy := func(size int) *Policy {
 		return &Policy{MaxNodesPerStep: intstr.FromInt32(int32(size)), StepInterval: time.Second}

@@ -277,7 +277,7 @@ func invariantSteps(o *simOracle, w *simWorld, in PlanInput, rec Record, release
 		_, unhealthyBefore := before[name]
 		if policy.IsCanary(w.nodes[name].labels) && !unhealthyBefore {
 			// A canary goes at once, one the selector newly matches too
-			// (docs/rollout-design.md, "A canary selector edited").
+			// (docs/rollout-design.md#decisions-where-the-specification-was-silent, a canary selector edited).
 			continue
 		}
 		o.stepWrites = append(o.stepWrites, simStepWrite{at: w.now, node: name, interval: policy.StepInterval,
@@ -292,7 +292,7 @@ func invariantSteps(o *simOracle, w *simWorld, in PlanInput, rec Record, release
 	// (a key changed mid-rollout changes the pace from its change on), and
 	// one step the larger of the sizes in force for the writes in it (a
 	// size changed mid-rollout sizes the steps to come, never a catch-up:
-	// docs/rollout-design.md, "No catch-up").
+	// docs/rollout-design.md#decisions-where-the-specification-was-silent, no catch-up).
 	n, bound := 0, 0
 	for _, sw := range o.stepWrites {
 		if w.now.Sub(sw.at) < min(sw.interval, policy.StepInterval) {
