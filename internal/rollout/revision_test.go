@@ -70,7 +70,7 @@ func TestKeepHistory(t *testing.T) {
 			Held: []string{"f1"}},
 		create: &Revision{Number: 4, Fingerprint: fresh, Data: data, ChangedBy: who,
 			Outcome: OutcomeInProgress, RolloutKey: `{}`},
-		deleted: []string{RevisionName(historyConfigMap.Name, 2)},
+		deleted: []string{"slo-controller-config-r2"},
 	}, {
 		name: "a frozen key makes no revision", limit: 10,
 		existing: revisions(OutcomeCompleted), now: InForce{Fingerprint: fresh},
