@@ -37,11 +37,11 @@ type revisionInForce struct {
 // step with the rollout's figures (nil: no rollout key), written only
 // when it changed.
 func (d *rolloutDriver) keepHistory(
-	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, held []string,
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
 	if d.history.fingerprint != fingerprint {
-		if err := d.recordRevision(ctx, read, cfg, held); err != nil {
+		if err := d.recordRevision(ctx, read, cfg); err != nil {
 			return err
 		}
 	}
@@ -71,9 +71,7 @@ func (d *rolloutDriver) keepHistory(
 
 // recordRevision lists the history, and creates, marks and prunes
 // revisions as rollout.KeepHistory decides.
-// held are the configurations in force for the nodes the rollout holds,
-// whose revisions are kept (rollout.InForce.Held).
-func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded, held []string) error {
+func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded) error {
 	existing, err := d.listRevisions(ctx)
 	if err != nil {
 		return err
@@ -81,7 +79,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 	data, representable := cfg.cfg.DataInForce()
 	now := rollout.InForce{
 		Fingerprint: cfg.cfg.Fingerprint(), Data: data, Representable: representable,
-		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey, Held: held,
+		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey,
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {

@@ -64,14 +64,6 @@ func TestKeepHistory(t *testing.T) {
 			Outcome: OutcomeInProgress, RolloutKey: `{}`},
 		deleted: []string{"slo-controller-config-r1", "slo-controller-config-r2"},
 	}, {
-		name: "beyond the limit, a configuration still in force for held nodes stays", limit: 2,
-		existing: revisions(OutcomeCompleted, OutcomeCompleted, OutcomeCompleted),
-		now: InForce{Fingerprint: fresh, Data: data, Representable: true, ChangedBy: who, RolloutKey: `{}`,
-			Held: []string{"f1"}},
-		create: &Revision{Number: 4, Fingerprint: fresh, Data: data, ChangedBy: who,
-			Outcome: OutcomeInProgress, RolloutKey: `{}`},
-		deleted: []string{"slo-controller-config-r2"},
-	}, {
 		name: "a frozen key makes no revision", limit: 10,
 		existing: revisions(OutcomeCompleted), now: InForce{Fingerprint: fresh},
 	}}

@@ -375,7 +375,7 @@ func (w *simWorld) decide() {
 	}
 	w.decisions++
 	plan := m.memory.Plan(in)
-	w.keepHistory(key, cfg, revertOf, plan.Gate.Bases())
+	w.keepHistory(key, cfg, revertOf)
 	fault := w.fault
 	w.fault = faultNone
 	plan, persisted := w.writeStatus(plan, c, fault)
@@ -446,15 +446,14 @@ func (w *simWorld) numbers() map[string]int64 {
 
 // keepHistory records cfg as a new revision when it differs from the
 // newest (rollout_history.go's keepHistory, outcomes aside).
-func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string, held []string) {
+func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string) {
 	m := w.mgr
 	if m.historyFingerprint == cfg.Fingerprint() {
 		return
 	}
 	data, representable := cfg.DataInForce()
 	change := KeepHistory(w.revisions, InForce{Fingerprint: cfg.Fingerprint(), Data: data,
-		Representable: representable, RolloutKey: w.data[string(sloconfig.KeyRollout)], Held: held},
-		key.RevisionHistoryLimit())
+		Representable: representable, RolloutKey: w.data[string(sloconfig.KeyRollout)]}, key.RevisionHistoryLimit())
 	if r := change.Create; r != nil {
 		r.Name, r.ChangedBy = RevisionName("slo-controller-config", r.Number), "gitops"
 		if revertOf != "" {
