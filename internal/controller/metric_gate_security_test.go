@@ -162,7 +162,11 @@ var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, 
 				"the token, read from the credentials, went to the verified server")
 			Eventually(func() map[string]string {
 				seen := map[string]string{}
-				for name, r := range record(ctx).Health.Metrics {
+				health := record(ctx).Health
+				if health == nil { // no judgement recorded yet
+					return seen
+				}
+				for name, r := range health.Metrics {
 					seen[name] = r.Seen
 				}
 				return seen
