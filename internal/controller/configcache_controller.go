@@ -129,7 +129,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		// reach every pending node at once. The Snapshot in force stays.
 		return ctrl.Result{}, err
 	}
-	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures)
+	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures, plan.Gate.Bases())
 	plan, statusErr := r.rollout.writeStatus(ctx, read, plan, r.rollout.revisionOf(cfg.cfg), now)
 	r.publish(ctx, read, cfg, dropped, plan, now)
 	if err := errors.Join(statusErr, historyErr); err != nil {

@@ -30,18 +30,23 @@ type revisionInForce struct {
 	number            int64
 	outcome           rollout.Outcome
 	reached           int
+	// keptFor are the held configurations whose revisions the history
+	// keeps beyond its limit (rollout.HistoryChange.KeptFor).
+	keptFor []string
 }
 
 // keepHistory records cfg in the history when it is not the newest
-// revision there yet, and keeps the outcome of the revision in force in
+// revision there yet, prunes it again once a configuration it kept beyond
+// its limit is in force for no held node (held: their fingerprints), and
+// keeps the outcome of the revision in force in
 // step with the rollout's figures (nil: no rollout key), written only
 // when it changed.
 func (d *rolloutDriver) keepHistory(
-	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures,
+	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, held []string,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
-	if d.history.fingerprint != fingerprint {
-		if err := d.recordRevision(ctx, read, cfg); err != nil {
+	if d.history.fingerprint != fingerprint || rollout.HeldReleased(d.history.keptFor, held) {
+		if err := d.recordRevision(ctx, read, cfg, held); err != nil {
 			return err
 		}
 	}
@@ -71,7 +76,9 @@ func (d *rolloutDriver) keepHistory(
 
 // recordRevision lists the history, and creates, marks and prunes
 // revisions as rollout.KeepHistory decides.
-func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded) error {
+// held are the configurations in force for the nodes the rollout holds,
+// whose revisions are kept (rollout.InForce.Held).
+func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded, held []string) error {
 	existing, err := d.listRevisions(ctx)
 	if err != nil {
 		return err
@@ -79,7 +86,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 	data, representable := cfg.cfg.DataInForce()
 	now := rollout.InForce{
 		Fingerprint: cfg.cfg.Fingerprint(), Data: data, Representable: representable,
-		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey,
+		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey, Held: held,
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {
@@ -118,6 +125,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 		d.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name, number: newest.Number,
 			outcome: newest.Outcome, reached: newest.Reached}
 	}
+	d.history.keptFor = change.KeptFor
 	return nil
 }
 

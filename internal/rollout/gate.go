@@ -66,6 +66,22 @@ func (g *Gate) Len() int {
 	return len(g.held)
 }
 
+// Bases returns the fingerprints of the configurations in force for the
+// nodes held, each once (InForce.Held).
+func (g *Gate) Bases() []string {
+	if g == nil {
+		return nil
+	}
+	var out []string
+	for _, with := range g.held {
+		if with.base != nil && !slices.Contains(out, with.base.Fingerprint()) {
+			out = append(out, with.base.Fingerprint())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // names returns the nodes held.
 func (g *Gate) names() []string {
 	if g == nil {

@@ -195,6 +195,10 @@ type InForce struct {
 	ConfigMapVersion, ChangedBy string
 	// RolloutKey is the rollout key it rolls out under ("": at once).
 	RolloutKey string
+	// Held are the configurations still in force for nodes a rollout
+	// holds (Gate.Bases): their revisions are never pruned, or a held
+	// node's configuration would be lost to a restart (docs/rollout-design.md#where-the-decision-runs).
+	Held []string
 }
 
 // HistoryChange is what keeping the history needs written: a revision to
@@ -203,6 +207,23 @@ type HistoryChange struct {
 	Create   *Revision
 	Outcomes []OutcomeChange
 	Delete   []string
+	// KeptFor are the held configurations (InForce.Held) whose revisions
+	// stay beyond the limit: once none of them is held any more, the
+	// history is kept again (HeldReleased) so that it shrinks to its limit.
+	KeptFor []string
+}
+
+// HeldReleased reports whether a configuration whose revision was kept
+// beyond the limit for held nodes (kept, a HistoryChange's KeptFor) is no
+// longer in force for any node held now: the history is over its limit and
+// keeping it again prunes that revision.
+func HeldReleased(kept, held []string) bool {
+	for _, f := range kept {
+		if !slices.Contains(held, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // OutcomeChange sets the outcome of the ControllerRevision Name.
@@ -225,7 +246,8 @@ func (c HistoryChange) Empty() bool {
 // KeepHistory decides how the history (existing, any order) records the
 // configuration in force: a new revision when it differs from the newest
 // one, the newest marked superseded if its rollout was still in progress,
-// and the oldest deleted beyond limit. A configuration equal to the newest
+// and the oldest deleted beyond limit, but for the newest revision of each
+// configuration now.Held names. A configuration equal to the newest
 // revision's (a restart, an edit that changes nothing in force) adds none.
 func KeepHistory(existing []Revision, now InForce, limit int) HistoryChange {
 	var change HistoryChange
@@ -254,7 +276,15 @@ func KeepHistory(existing []Revision, now InForce, limit int) HistoryChange {
 		change.Create = &next
 		revisions = append(revisions, next)
 	}
+	newestOf := map[string]int64{}
+	for _, r := range revisions {
+		newestOf[r.Fingerprint] = r.Number
+	}
 	for _, r := range revisions[:max(len(revisions)-limit, 0)] {
+		if slices.Contains(now.Held, r.Fingerprint) && newestOf[r.Fingerprint] == r.Number {
+			change.KeptFor = append(change.KeptFor, r.Fingerprint)
+			continue
+		}
 		change.Delete = append(change.Delete, r.Name)
 	}
 	return change

@@ -34,6 +34,7 @@ func TestKeepHistory(t *testing.T) {
 		create   *Revision
 		outcomes []OutcomeChange
 		deleted  []string
+		keptFor  []string
 	}{{
 		name: "the first configuration is revision 1", now: staged, limit: 10,
 		create: &Revision{Number: 1, Fingerprint: fresh, Data: data, ChangedBy: who,
@@ -64,6 +65,20 @@ func TestKeepHistory(t *testing.T) {
 			Outcome: OutcomeInProgress, RolloutKey: `{}`},
 		deleted: []string{"slo-controller-config-r1", "slo-controller-config-r2"},
 	}, {
+		name: "beyond the limit, a configuration still in force for held nodes stays", limit: 2,
+		existing: revisions(OutcomeCompleted, OutcomeCompleted, OutcomeCompleted),
+		now: InForce{Fingerprint: fresh, Data: data, Representable: true, ChangedBy: who, RolloutKey: `{}`,
+			Held: []string{"f1"}},
+		create: &Revision{Number: 4, Fingerprint: fresh, Data: data, ChangedBy: who,
+			Outcome: OutcomeInProgress, RolloutKey: `{}`},
+		deleted: []string{RevisionName(historyConfigMap.Name, 2)},
+		keptFor: []string{"f1"},
+	}, {
+		name: "once no node is held on it, the kept revision goes (the same configuration again)", limit: 2,
+		existing: revisions(OutcomeCompleted, OutcomeCompleted, OutcomeInProgress),
+		now:      InForce{Fingerprint: "f3", Data: data, Representable: true, RolloutKey: `{}`},
+		deleted:  []string{RevisionName(historyConfigMap.Name, 1)},
+	}, {
 		name: "a frozen key makes no revision", limit: 10,
 		existing: revisions(OutcomeCompleted), now: InForce{Fingerprint: fresh},
 	}}
@@ -79,10 +94,30 @@ func TestKeepHistory(t *testing.T) {
 			if !reflect.DeepEqual(got.Delete, tt.deleted) {
 				t.Errorf("delete: got %v, want %v", got.Delete, tt.deleted)
 			}
+			if !reflect.DeepEqual(got.KeptFor, tt.keptFor) {
+				t.Errorf("kept for held nodes: got %v, want %v", got.KeptFor, tt.keptFor)
+			}
 			if got.Empty() != (tt.create == nil && tt.outcomes == nil && tt.deleted == nil) {
 				t.Errorf("Empty() = %v", got.Empty())
 			}
 		})
+	}
+}
+
+func TestHeldReleased(t *testing.T) {
+	for _, tt := range []struct {
+		kept, held []string
+		want       bool
+	}{
+		{kept: nil, held: nil, want: false},
+		{kept: nil, held: []string{"f1"}, want: false},
+		{kept: []string{"f1"}, held: []string{"f1", "f2"}, want: false},
+		{kept: []string{"f1", "f2"}, held: []string{"f2"}, want: true},
+		{kept: []string{"f1"}, held: nil, want: true},
+	} {
+		if got := HeldReleased(tt.kept, tt.held); got != tt.want {
+			t.Errorf("HeldReleased(%v, %v) = %v, want %v", tt.kept, tt.held, got, tt.want)
+		}
 	}
 }
 

@@ -96,6 +96,7 @@ func (o *simOracle) released(w *simWorld, name string, slo *simSLO) bool {
 // released (invariantSteps, invariantStatusTellsTheTruth).
 func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool) {
 	o.lastPersisted = persisted
+	invariantHistoryBounded(o, w, in.Rollout, plan)
 	cfg := in.Config
 	var differing []string
 	for _, name := range w.names() {
@@ -158,6 +159,18 @@ func invariantHeldMeansHeld(o *simOracle, w *simWorld) {
 			o.fail("held means held", "node %s (labels %v) stores a configuration never released to it (released: %v)",
 				name, w.nodes[name].labels, shortKeys(o.allowed[name]))
 		}
+	}
+}
+
+// invariantHistoryBounded: "The oldest revisions beyond
+// revisionHistoryLimit ... are deleted, but for the newest revision of a
+// configuration still in force for nodes a rollout holds"
+// (docs/rollout.md#revision-history-and-undo): once a decision holds no
+// node, the history is within its limit.
+func invariantHistoryBounded(o *simOracle, w *simWorld, key Key, plan Plan) {
+	if plan.Gate.Len() == 0 && len(w.revisions) > key.RevisionHistoryLimit() {
+		o.fail("history bounded", "%d revisions kept with no node held, beyond the limit of %d",
+			len(w.revisions), key.RevisionHistoryLimit())
 	}
 }
 

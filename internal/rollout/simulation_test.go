@@ -481,8 +481,10 @@ func shrink(sc simScenario, events []simEvent, invariant string) []simEvent {
 // run whole each time: 2290, a restart between two relabels of a held node
 // whose configuration resolved alike to a newer one that held it (baseOf);
 // 1433, 1881, 2266, a held node relabelled after a restart once the
-// configuration its NodeSLO was written from was pruned from the history.
-var simRegressionSeeds = []uint64{1433, 1881, 2266, 2290}
+// configuration its NodeSLO was written from was pruned from the history
+// (the harness's start); 6303, 6330, 12471, a held node's configuration
+// pruned from the history by many changes and undos (InForce.Held).
+var simRegressionSeeds = []uint64{1433, 1881, 2266, 2290, 6303, 6330, 12471}
 
 // TestSimulationRegressions replays simRegressionSeeds.
 func TestSimulationRegressions(t *testing.T) {

@@ -83,6 +83,9 @@ type simManager struct {
 	snap          *simSnapshot
 	// historyFingerprint and historyNumber are the revision in force as last recorded.
 	historyFingerprint string
+	// historyKeptFor are the held configurations whose revisions were
+	// kept beyond the limit (HistoryChange.KeptFor).
+	historyKeptFor []string
 	historyNumber      int64
 	revertRefused      string
 	// written is the status of our last write, which the decision reads
@@ -375,7 +378,7 @@ func (w *simWorld) decide() {
 	}
 	w.decisions++
 	plan := m.memory.Plan(in)
-	w.keepHistory(key, cfg, revertOf)
+	w.keepHistory(key, cfg, revertOf, plan.Gate.Bases())
 	fault := w.fault
 	w.fault = faultNone
 	plan, persisted := w.writeStatus(plan, c, fault)
@@ -446,14 +449,15 @@ func (w *simWorld) numbers() map[string]int64 {
 
 // keepHistory records cfg as a new revision when it differs from the
 // newest (rollout_history.go's keepHistory, outcomes aside).
-func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string) {
+func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string, held []string) {
 	m := w.mgr
-	if m.historyFingerprint == cfg.Fingerprint() {
+	if m.historyFingerprint == cfg.Fingerprint() && !HeldReleased(m.historyKeptFor, held) {
 		return
 	}
 	data, representable := cfg.DataInForce()
 	change := KeepHistory(w.revisions, InForce{Fingerprint: cfg.Fingerprint(), Data: data,
-		Representable: representable, RolloutKey: w.data[string(sloconfig.KeyRollout)]}, key.RevisionHistoryLimit())
+		Representable: representable, RolloutKey: w.data[string(sloconfig.KeyRollout)], Held: held},
+		key.RevisionHistoryLimit())
 	if r := change.Create; r != nil {
 		r.Name, r.ChangedBy = RevisionName("slo-controller-config", r.Number), "gitops"
 		if revertOf != "" {
@@ -462,7 +466,7 @@ func (w *simWorld) keepHistory(key Key, cfg *sloconfig.Config, revertOf string) 
 		w.revisions = append(w.revisions, *r)
 	}
 	w.revisions = slices.DeleteFunc(w.revisions, func(r Revision) bool { return slices.Contains(change.Delete, r.Name) })
-	m.historyFingerprint, m.historyNumber = cfg.Fingerprint(), 0
+	m.historyFingerprint, m.historyNumber, m.historyKeptFor = cfg.Fingerprint(), 0, change.KeptFor
 	if n := len(w.revisions); n > 0 && representable && w.revisions[n-1].Fingerprint == cfg.Fingerprint() {
 		m.historyNumber = w.revisions[n-1].Number
 	}
