@@ -2,8 +2,10 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -486,6 +488,41 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(f.at(ctx, 40)).To(BeEmpty())
 	})
 
+	// Simulator seeds 64, 208, 238: a step size raised mid-rollout released
+	// the steps taken times the new size at once, a catch-up
+	// docs/rollout-design.md rules out.
+	It("sizes only the steps to come when maxNodesPerStep is raised mid-rollout (issue 54)", func(ctx SpecContext) {
+		// A minute between steps, and a clock that moves by the spec's
+		// skips alone: when the key changes, the next step is far off.
+		holdClock()
+		policy := func(size int) string {
+			return strings.NewReplacer(fmt.Sprintf(`"maxNodesPerStep": %d`, rolloutStep), fmt.Sprintf(`"maxNodesPerStep": %d`, size),
+				`"stepIntervalSeconds": 2`, `"stepIntervalSeconds": 60`).Replace(rolloutPolicy(false))
+		}
+		setConfig(ctx, rolloutData(40, policy(rolloutStep)))
+		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
+		settle()
+		before := len(f.at(ctx, 40))
+		Expect(before).To(Equal(rolloutCanaries+rolloutStep), "the canaries and one batch")
+
+		const raised = 2 * rolloutStep
+		setConfig(ctx, rolloutData(40, policy(raised)))
+		Eventually(func(g Gomega) {
+			st, err := statusInForce(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(st.TakenUp()).To(BeTrue())
+			g.Expect(st.Status.StepSize).To(Equal(raised))
+		}).Should(Succeed())
+		settle()
+		Expect(f.at(ctx, 40)).To(HaveLen(before), "no node reached before the next step is due")
+
+		skipAndSettle(time.Minute)
+		Expect(f.at(ctx, 40)).To(HaveLen(before+raised), "the next step reaches one batch of the new size")
+		skipAndSettle(time.Minute)
+		Expect(f.at(ctx, 40)).To(HaveLen(rolloutNodes))
+		Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
+	})
+
 	It("on a revert mid-rollout, writes only the nodes already reached", func(ctx SpecContext) {
 		// The clock moves only by the spec's skips: between reading what the
 		// first rollout reached and the revert being taken up, no step
@@ -603,29 +640,17 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
 		})
 
-	// Simulator seed 2290: a held node relabelled, the manager restarted,
-	// the node relabelled again. The configuration paused first resolves
-	// alike to the one in force for the node under its first new labels;
-	// only the configuration the NodeSLO was written from tells them apart.
-	It("keeps a held node on the configuration in force for it across a restart between two relabels (issue 54)",
+	// Simulator seeds 402 (a held node relabelled twice) and 2290 (relabelled,
+	// the manager restarted, relabelled again). The configuration paused
+	// first resolves alike to the one in force for the node under its first
+	// new labels; only the configuration the NodeSLO was written from tells
+	// them apart.
+	It("keeps a held node on the configuration in force for it across relabels and a restart between two (issue 54)",
 		func(ctx SpecContext) {
 			pooled := func(cluster, batch int, paused bool) map[string]string {
-				return map[string]string{
-					string(sloconfig.KeyResourceThreshold): fmt.Sprintf(`{"clusterStrategy": {"enable": true, `+
-						`"cpuSuppressThresholdPercent": %d}, "nodeStrategies": [{"name": "batch", "nodeSelector": `+
-						`{"matchLabels": {"pool": "batch"}}, "cpuSuppressThresholdPercent": %d}]}`, cluster, batch),
-					string(sloconfig.KeyRollout): rolloutPolicy(paused),
-				}
+				return pooledData(cluster, batch, rolloutPolicy(paused))
 			}
-			relabel := func(name, pool string) {
-				node := &corev1.Node{}
-				Expect(k8sClient.Get(ctx, types.NamespacedName{Name: name}, node)).To(Succeed())
-				node.Labels = map[string]string{}
-				if pool != "" {
-					node.Labels["pool"] = pool
-				}
-				Expect(k8sClient.Update(ctx, node)).To(Succeed())
-			}
+			relabel := func(name, pool string) { relabelPool(ctx, name, pool) }
 			// In force: 50, batch 30, which no node of the fleet is pending
 			// for (none is labelled pool=batch). Then 40 (batch 30 still)
 			// paused, then 45 (batch 35) paused: every node held on 50.
@@ -641,6 +666,15 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Eventually(specOf(ctx, held)).
 				Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 					"written with what the configuration in force for it gives batch nodes")
+			// Simulator seed 402: relabelled again, the node written for its
+			// first new labels stays on the configuration in force for it.
+			relabel(held, "")
+			Eventually(specOf(ctx, held)).
+				Should(haveField(50.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+					"relabelled twice, back to the configuration in force for it, never the paused 40")
+			relabel(held, "batch")
+			Eventually(specOf(ctx, held)).
+				Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
 
 			restartManager(ctx, func() {})
 			relabel(held, "")
@@ -655,4 +689,75 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Expect(getNodeSLO(ctx, held, slo)).To(Succeed())
 			Expect(slo.Annotations).To(HaveKeyWithValue(storedslo.ConfigurationAnnotation, Not(BeEmpty())))
 		})
+
+	// Simulator seeds 6303, 6330, 12471: changes made while a rollout held
+	// nodes pushed the revision of the configuration in force for them
+	// beyond revisionHistoryLimit; once pruned it was lost to a restart,
+	// and a relabelled held node kept its NodeSLO rather than that
+	// configuration's spec for its new labels.
+	It("keeps the revision held nodes stay on beyond revisionHistoryLimit, across a restart, "+
+		"and prunes it once no node is held on it (issue 54)", func(ctx SpecContext) {
+		limited := func(paused bool) string {
+			return strings.Replace(rolloutPolicy(paused), "{", `{"revisionHistoryLimit": 2, `, 1)
+		}
+		kept := func(g Gomega) []int {
+			h, err := plugin.FetchHistory(ctx, k8sClient, historyRef)
+			g.Expect(err).NotTo(HaveOccurred())
+			var thresholds []int
+			for _, r := range h.Revisions {
+				var data struct {
+					ClusterStrategy struct{ CPUSuppressThresholdPercent int } `json:"clusterStrategy"`
+				}
+				g.Expect(json.Unmarshal([]byte(r.Data[string(sloconfig.KeyResourceThreshold)]), &data)).To(Succeed())
+				thresholds = append(thresholds, data.ClusterStrategy.CPUSuppressThresholdPercent)
+			}
+			return thresholds
+		}
+		setConfig(ctx, pooledData(50, 30, limited(false)))
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+		// Three paused changes: every node stays held on 50, whose
+		// revision is now the oldest of four.
+		for _, cluster := range []int{41, 42, 43} {
+			setConfig(ctx, pooledData(cluster, 35, limited(true)))
+			Eventually(kept).Should(ContainElement(cluster))
+		}
+		Eventually(kept).Should(Equal([]int{50, 42, 43}), "the limit of 2, and the revision held nodes stay on")
+
+		held := f.names[rolloutCanaries]
+		restartManager(ctx, func() {})
+		relabelPool(ctx, held, "batch")
+		Eventually(specOf(ctx, held)).
+			Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"after the restart, written with what the configuration in force for it gives batch nodes, not 35")
+		settle()
+		Expect(f.at(ctx, 43)).To(BeEmpty(), "no node gets the paused configuration")
+
+		setConfig(ctx, pooledData(43, 35, limited(false)))
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+		Eventually(kept).Should(HaveLen(2), "the rollout done, the history is back within its limit")
+		Expect(kept(Default)).NotTo(ContainElement(50))
+	})
 })
+
+// pooledData is a ConfigMap's data setting the cpu suppress threshold of
+// the cluster and of nodes labelled pool=batch, under policy.
+func pooledData(cluster, batch int, policy string) map[string]string {
+	return map[string]string{
+		string(sloconfig.KeyResourceThreshold): fmt.Sprintf(`{"clusterStrategy": {"enable": true, `+
+			`"cpuSuppressThresholdPercent": %d}, "nodeStrategies": [{"name": "batch", "nodeSelector": `+
+			`{"matchLabels": {"pool": "batch"}}, "cpuSuppressThresholdPercent": %d}]}`, cluster, batch),
+		string(sloconfig.KeyRollout): policy,
+	}
+}
+
+// relabelPool sets a Node's labels to pool=<pool> alone (none when pool is
+// empty).
+func relabelPool(ctx context.Context, name, pool string) {
+	node := &corev1.Node{}
+	Expect(k8sClient.Get(ctx, types.NamespacedName{Name: name}, node)).To(Succeed())
+	node.Labels = map[string]string{}
+	if pool != "" {
+		node.Labels["pool"] = pool
+	}
+	Expect(k8sClient.Update(ctx, node)).To(Succeed())
+}
