@@ -412,7 +412,7 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 # KUBECONFIG=bin/local/kubeconfig); LOCAL_WEBHOOK=0 runs the manager without
 # its admission webhook; LOCAL_NODES=N adds N Nodes beside the four
 # samples (pool-1..pool-N, node-pool=general, the first tenth of them at
-# least one, canary-1.. with node-pool=canary), for the staged rollouts of
+# least one, canary-1.. labelled node-restriction.kubernetes.io/nodeslo-canary=true), for the staged rollouts of
 # docs/rollout-walkthrough.md.
 LOCAL_PERSIST ?= 0
 LOCAL_CONTROL_PLANE_ONLY ?= 0

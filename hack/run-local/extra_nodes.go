@@ -10,10 +10,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// canaryLabel marks the canaries among extraNodes: under the prefix the
+// NodeRestriction admission plugin keeps from kubelets.
+const canaryLabel = "node-restriction.kubernetes.io/nodeslo-canary"
+
 // extraNodes are the Nodes LOCAL_NODES=n adds beside the samples, so that a
 // staged rollout has batches and canaries to show (docs/rollout-walkthrough.md):
-// a tenth of them, at least one, canary-1.. labelled node-pool=canary, the
-// rest node-1.. labelled node-pool=general.
+// a tenth of them, at least one, canary-1.. labelled node-restriction.kubernetes.io/nodeslo-canary=true
+// (a label no kubelet may set on its own Node: docs/rollout.md), the rest
+// node-1.. labelled node-pool=general.
 func extraNodes(n int) []corev1.Node {
 	canaries := max(n/10, 1)
 	if n == 0 {
@@ -21,14 +26,11 @@ func extraNodes(n int) []corev1.Node {
 	}
 	nodes := make([]corev1.Node, 0, n)
 	for i := range n {
-		name, pool := fmt.Sprintf("node-%d", i-canaries+1), "general"
+		name, labels := fmt.Sprintf("node-%d", i-canaries+1), map[string]string{"node-pool": "general"}
 		if i < canaries {
-			name, pool = fmt.Sprintf("canary-%d", i+1), "canary"
+			name, labels = fmt.Sprintf("canary-%d", i+1), map[string]string{canaryLabel: "true"}
 		}
-		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{
-			Name:   name,
-			Labels: map[string]string{"node-pool": pool},
-		}})
+		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}})
 	}
 	return nodes
 }

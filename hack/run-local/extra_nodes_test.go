@@ -15,7 +15,7 @@ func TestExtraNodesAreATenthCanaries(t *testing.T) {
 				t.Errorf("extraNodes(%d): %s twice", tc.n, n.Name)
 			}
 			seen[n.Name] = true
-			if n.Labels["node-pool"] == "canary" {
+			if n.Labels[canaryLabel] == "true" {
 				canaries++
 			}
 		}
