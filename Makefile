@@ -133,7 +133,7 @@ RACE_TESTS = internal/sloconfig:^TestConcurrent
 # per Ginkgo label, and one with the specs that have none of them and the
 # package's plain Go tests. Entries are package:suite-function:label,label...;
 # a shard that runs no spec fails.
-SPLIT_SUITES = internal/controller:TestControllers:rollout,gates,metrics,gitops
+SPLIT_SUITES = internal/controller:TestControllers:rollout,held,gates,metrics,gitops
 MODULE = $(shell go list -m)
 # Test binaries are linked without DWARF and symbol table (-s -w): linking
 # is about a fifth of a warm make test's CPU, and they were a third of each

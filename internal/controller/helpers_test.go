@@ -36,13 +36,14 @@ const (
 	gold         = "gold"
 )
 
-// Shard labels: make test runs internal/controller's specs as five
+// Shard labels: make test runs internal/controller's specs as six
 // processes at once, each with its own control plane, since they mostly
 // wait (SPLIT_SUITES in the Makefile names these labels): the staged
-// rollout and its history, the health gate, the metric gates, GitOps, and
-// the specs without a label.
+// rollout and its history, its held nodes, the health gate, the metric
+// gates, GitOps, and the specs without a label.
 const (
 	shardRollout = "rollout"
+	shardHeld    = "held"
 	shardGates   = "gates"
 	shardMetrics = "metrics"
 	shardGitOps  = "gitops"

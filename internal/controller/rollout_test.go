@@ -270,14 +270,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		f      fleet
 		target string // fingerprint in force before the change
 	)
-	BeforeEach(func(ctx SpecContext) {
-		cm = setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
-		f = createFleet(ctx, 50)
-		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
-		target = record(ctx).Target
-		settle()
-		writes.Reset()
-	})
+	BeforeEach(func(ctx SpecContext) { cm, f, target = stagedRolloutSetUp(ctx) })
 
 	It("reaches the canaries first, then at most 10 nodes a step, writing each pending node once", func(ctx SpecContext) {
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
@@ -605,6 +598,16 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		settle()
 		Expect(f.writesTo()).To(Equal(rolloutNodes))
 	})
+})
+
+// The held nodes of a staged rollout: a process of their own in make test
+// (shardHeld), beside the rest of the rollout's specs.
+var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func() {
+	var (
+		cm *corev1.ConfigMap
+		f  fleet
+	)
+	BeforeEach(func(ctx SpecContext) { cm, f, _ = stagedRolloutSetUp(ctx) })
 
 	It("writes a new node at once while paused, and keeps a relabelled held node and one edited by hand "+
 		"on the configuration held (issue 54)",
@@ -738,6 +741,19 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(kept(Default)).NotTo(ContainElement(50))
 	})
 })
+
+// stagedRolloutSetUp puts 50 in force on a fleet under the rollout key and
+// waits until the rollout is done: the ConfigMap, the fleet and the
+// fingerprint in force.
+func stagedRolloutSetUp(ctx SpecContext) (*corev1.ConfigMap, fleet, string) {
+	cm := setConfig(ctx, rolloutData(50, rolloutPolicy(false)))
+	f := createFleet(ctx, 50)
+	Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+	target := record(ctx).Target
+	settle()
+	writes.Reset()
+	return cm, f, target
+}
 
 // pooledData is a ConfigMap's data setting the cpu suppress threshold of
 // the cluster and of nodes labelled pool=batch, under policy.
