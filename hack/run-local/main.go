@@ -52,7 +52,8 @@ func main() {
 	flag.StringVar(&s.webhookManifests, "webhook-manifests", "config/webhook/manifests.yaml",
 		"The ValidatingWebhookConfiguration to install.")
 	flag.IntVar(&s.nodes, "nodes", 0,
-		"Nodes to add beside the samples, a tenth of them canaries labelled node-restriction.kubernetes.io/nodeslo-canary=true (LOCAL_NODES=N).")
+		"Nodes to add beside the samples, a tenth of them canaries labelled "+
+			canaryLabel+"=true (LOCAL_NODES=N).")
 	flag.DurationVar(&s.readyTimeout, "ready-timeout", 90*time.Second,
 		"How long the manager may take to write the sample NodeSLOs.")
 	flag.Parse()

@@ -489,8 +489,10 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		// skips alone: when the key changes, the next step is far off.
 		holdClock()
 		policy := func(size int) string {
-			return strings.NewReplacer(fmt.Sprintf(`"maxNodesPerStep": %d`, rolloutStep), fmt.Sprintf(`"maxNodesPerStep": %d`, size),
-				`"stepIntervalSeconds": 2`, `"stepIntervalSeconds": 60`).Replace(rolloutPolicy(false))
+			return strings.NewReplacer(
+				fmt.Sprintf(`"maxNodesPerStep": %d`, rolloutStep), fmt.Sprintf(`"maxNodesPerStep": %d`, size),
+				`"stepIntervalSeconds": 2`, `"stepIntervalSeconds": 60`,
+			).Replace(rolloutPolicy(false))
 		}
 		setConfig(ctx, rolloutData(40, policy(rolloutStep)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
@@ -706,7 +708,7 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 		kept := func(g Gomega) []int {
 			h, err := plugin.FetchHistory(ctx, k8sClient, historyRef)
 			g.Expect(err).NotTo(HaveOccurred())
-			var thresholds []int
+			thresholds := make([]int, 0, len(h.Revisions))
 			for _, r := range h.Revisions {
 				var data struct {
 					ClusterStrategy struct{ CPUSuppressThresholdPercent int } `json:"clusterStrategy"`

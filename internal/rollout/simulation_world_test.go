@@ -86,8 +86,8 @@ type simManager struct {
 	// historyKeptFor are the held configurations whose revisions were
 	// kept beyond the limit (HistoryChange.KeptFor).
 	historyKeptFor []string
-	historyNumber      int64
-	revertRefused      string
+	historyNumber  int64
+	revertRefused  string
 	// written is the status of our last write, which the decision reads
 	// instead of a cache that has not seen it yet (rollout_object.go).
 	written *nodeslov1alpha1.NodeSLORolloutStatus
