@@ -72,19 +72,17 @@ verify-docs: ## Fail if a link or reference to a Markdown page (README, docs/, r
 	@hack/check-doc-links.sh
 
 # The diagrams of docs/images are Graphviz sources (*.dot) rendered to SVG
-# beside them, committed so that GitHub shows them; hack/diagrams.sh says
-# how the output is kept the same on every machine. They are rendered with
-# Debian 12's graphviz (GRAPHVIZ_VERSION), which make graphviz installs when
-# dot is missing (about 30 s of apt-get on a new machine).
-GRAPHVIZ_VERSION ?= 2.43.0
-
+# beside them, committed so that GitHub shows them. bin/diagrams
+# (hack/diagrams, a Go module of its own) runs Graphviz compiled to
+# WebAssembly, pinned by hack/diagrams/go.mod like every other tool: the
+# same SVG on every machine, with no system Graphviz, no fonts and no root.
 .PHONY: diagrams
-diagrams: graphviz ## Render the diagrams of docs/images (*.dot) to SVG.
-	GRAPHVIZ_VERSION=$(GRAPHVIZ_VERSION) hack/diagrams.sh render docs/images
+diagrams: diagrams-renderer ## Render the diagrams of docs/images (*.dot) to SVG.
+	$(DIAGRAMS) render docs/images
 
 .PHONY: verify-diagrams
-verify-diagrams: graphviz ## Fail if an SVG of docs/images is not what its .dot source renders to.
-	@GRAPHVIZ_VERSION=$(GRAPHVIZ_VERSION) hack/diagrams.sh check docs/images
+verify-diagrams: diagrams-renderer ## Fail if an SVG of docs/images is not what its .dot source renders to.
+	@$(DIAGRAMS) check docs/images
 
 .PHONY: fmt
 fmt: ## Run go fmt.
@@ -605,6 +603,7 @@ PROMTOOL ?= $(LOCALBIN)/promtool
 PROMETHEUS ?= $(LOCALBIN)/prometheus
 KREW ?= $(LOCALBIN)/krew
 KWOK ?= $(LOCALBIN)/kwok
+DIAGRAMS ?= $(LOCALBIN)/diagrams
 
 # v5.8.3 and later need Go 1.27; this project builds with Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.1
@@ -619,15 +618,10 @@ PROMTOOL_VERSION ?= v0.316.0
 KREW_VERSION ?= v0.4.3
 KWOK_VERSION ?= v0.8.0
 
-# graphviz comes from Debian's package, like the cluster's node packages
-# (hack/cluster/install-node-packages.sh): a new machine may have no package
-# lists yet, and recommends (fonts, X libraries) are not needed to write SVG.
-.PHONY: graphviz
-graphviz: ## Install Graphviz (dot) from Debian's package when it is missing (apt-get).
-	@command -v dot >/dev/null || { \
-		echo "Installing graphviz (apt-get, --no-install-recommends)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends graphviz >/dev/null; \
-	}
+.PHONY: diagrams-renderer
+diagrams-renderer: $(DIAGRAMS) ## Build bin/diagrams (Graphviz as WebAssembly, hack/diagrams).
+$(DIAGRAMS): $(LOCALBIN) hack/diagrams/main.go hack/diagrams/go.mod hack/diagrams/go.sum
+	cd hack/diagrams && go build -o $(DIAGRAMS) .
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.
