@@ -78,6 +78,17 @@ func (e *echoes) isEcho(obj client.Object) bool {
 	return obj.GetAnnotations()[SpecDigestAnnotation] == w.digest && VouchedDigest(obj) != ""
 }
 
+// notYetSeen reports whether a write to name is in flight, or was stored
+// at a resourceVersion other than resourceVersion while its echo has not
+// come back: a reader that shows resourceVersion has not seen it. (Once the
+// echo has come, the entry is gone: a cache shows that write or a later one.)
+func (e *echoes) notYetSeen(name, resourceVersion string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w, ok := e.written[name]
+	return ok && w.resourceVersion != resourceVersion
+}
+
 // NotEcho drops the NodeSLO create and update events that only bring back
 // the Store's own writes.
 func (s *Store) NotEcho() predicate.Predicate {

@@ -104,9 +104,15 @@ func (s *Store) Get(ctx context.Context, reader client.Reader, name string, with
 		return nil, fmt.Errorf("reading NodeSLO: %w", err)
 	}
 	n := &NodeSLO{name: name, exists: true, meta: &meta.ObjectMeta, digest: VouchedDigest(meta)}
-	if n.digest != "" && !withSpec {
+	if n.digest != "" && !withSpec && !s.echoes.notYetSeen(name, meta.ResourceVersion) {
 		return n, nil
 	}
+	// Read whole from the apiserver: the spec is asked for, the annotation
+	// vouches for none, or the reader has not seen the controller's own
+	// last write yet. Deciding on such a stale read would leave the node
+	// as that write left it: the write's echo is dropped (NotEcho), so no
+	// later event would bring the node back (a held node relabelled again
+	// within a moment of its write kept the spec written for its old labels).
 	whole := &slov1alpha1.NodeSLO{}
 	if err := s.whole.Get(ctx, client.ObjectKey{Name: name}, whole); err != nil {
 		if apierrors.IsNotFound(err) {
