@@ -92,7 +92,9 @@ func TestQuerierRefusesAHostNotAllowedAndBoundsWhatItReads(t *testing.T) {
 		_, _ = w.Write([]byte(strings.Repeat(" ", rollout.MaxMetricAnswer+1)))
 	}))
 	t.Cleanup(server.Close)
-	check := &rollout.MetricCheck{Name: "a", Address: server.URL, Interval: time.Second}
+	// The longest interval gives the query its longest deadline (30 s): the
+	// answer read must end on its size, never on a loaded machine's clock.
+	check := &rollout.MetricCheck{Name: "a", Address: server.URL, Interval: time.Hour}
 
 	refusing := &prometheusQuerier{limits: rollout.MetricLimits{AllowedHosts: []string{"prometheus.monitoring"}}}
 	s := refusing.Query(t.Context(), check, "up")
