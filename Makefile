@@ -78,11 +78,11 @@ verify-docs: ## Fail if a link or reference to a Markdown page (README, docs/, r
 # same SVG on every machine, with no system Graphviz, no fonts and no root.
 .PHONY: diagrams
 diagrams: diagrams-renderer ## Render the diagrams of docs/images (*.dot) to SVG.
-	$(DIAGRAMS) render docs/images
+	$(DIAGRAMS_RUN) render docs/images
 
 .PHONY: verify-diagrams
 verify-diagrams: diagrams-renderer ## Fail if an SVG of docs/images is not what its .dot source renders to.
-	@$(DIAGRAMS) check docs/images
+	@$(DIAGRAMS_RUN) check docs/images
 
 .PHONY: fmt
 fmt: ## Run go fmt.
@@ -617,6 +617,10 @@ PROMTOOL_VERSION ?= v0.316.0
 # krew installs the released plugin in make test-release.
 KREW_VERSION ?= v0.4.3
 KWOK_VERSION ?= v0.8.0
+
+# go-graphviz keeps its compiled WebAssembly in $TMPDIR/go-graphviz: in bin/,
+# so that it is this checkout's and never another user's /tmp/go-graphviz.
+DIAGRAMS_RUN = mkdir -p "$(LOCALBIN)/diagrams-cache" && TMPDIR="$(LOCALBIN)/diagrams-cache" $(DIAGRAMS)
 
 .PHONY: diagrams-renderer
 diagrams-renderer: $(DIAGRAMS) ## Build bin/diagrams (Graphviz as WebAssembly, hack/diagrams).

@@ -37,7 +37,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: diagrams render|check DIR")
 		os.Exit(2)
 	}
-	stale, err := run(context.Background(), os.Args[1], os.Args[2])
+	mode, dir := os.Args[1], os.Args[2]
+	checked, stale, err := run(context.Background(), mode, dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "diagrams:", err)
 		os.Exit(2)
@@ -49,24 +50,27 @@ func main() {
 		}
 		os.Exit(1)
 	}
+	if mode == "check" {
+		fmt.Printf("diagrams: all %d SVGs of %s are what their sources render to\n", checked, dir)
+	}
 }
 
-// run renders or checks every source of dir; it returns, in check mode,
-// the SVGs that are stale and why.
-func run(ctx context.Context, mode, dir string) ([]string, error) {
+// run renders or checks every source of dir; it returns how many it
+// rendered and, in check mode, the SVGs that are stale and why.
+func run(ctx context.Context, mode, dir string) (int, []string, error) {
 	sources, err := filepath.Glob(filepath.Join(dir, "*.dot"))
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	if len(sources) == 0 {
-		return nil, fmt.Errorf("no .dot file in %s", dir)
+		return 0, nil, fmt.Errorf("no .dot file in %s", dir)
 	}
 	sort.Strings(sources)
 	// No plugin beyond Graphviz's own: the image renderers go-graphviz adds
 	// by default would look for fonts on the machine.
 	gv, err := graphviz.NewWithPlugins(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("starting Graphviz: %w", err)
+		return 0, nil, fmt.Errorf("starting Graphviz: %w", err)
 	}
 	defer gv.Close()
 
@@ -75,11 +79,11 @@ func run(ctx context.Context, mode, dir string) ([]string, error) {
 		svg := strings.TrimSuffix(src, ".dot") + ".svg"
 		out, err := render(ctx, gv, src)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if mode == "render" {
 			if err := os.WriteFile(svg, out, 0o644); err != nil {
-				return nil, err
+				return 0, nil, err
 			}
 			fmt.Println("diagrams:", svg)
 			continue
@@ -89,21 +93,21 @@ func run(ctx context.Context, mode, dir string) ([]string, error) {
 		case os.IsNotExist(err):
 			stale = append(stale, svg+" (missing)")
 		case err != nil:
-			return nil, err
+			return 0, nil, err
 		case !bytes.Equal(committed, out):
 			stale = append(stale, fmt.Sprintf("%s (%d lines differ)", svg, differingLines(committed, out)))
 		}
 	}
 	svgs, err := filepath.Glob(filepath.Join(dir, "*.svg"))
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	for _, svg := range svgs {
 		if _, err := os.Stat(strings.TrimSuffix(svg, ".svg") + ".dot"); os.IsNotExist(err) {
 			stale = append(stale, svg+" (no "+filepath.Base(strings.TrimSuffix(svg, ".svg"))+".dot)")
 		}
 	}
-	return stale, nil
+	return len(sources), stale, nil
 }
 
 // render is the SVG that the Graphviz source src renders to.
