@@ -58,7 +58,7 @@ func TestEveryNodeInputReachesEveryConsumer(t *testing.T) {
 		case notInputs[f.Name] || f.Name == "Annotations":
 		case !ok:
 			t.Errorf("sloconfig.Node.%s has no case in fieldChanges: wire it through sloconfig/node_inputs.go "+
-				"(NodeOf, TrimToInputs, SameInputs, InputsHash) and Resolve, then add one", f.Name)
+				"(NodeOf, TrimToInputs, SameInputs) and Resolve, then add one", f.Name)
 		default:
 			cases["field "+f.Name] = c
 		}

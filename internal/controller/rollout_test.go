@@ -695,6 +695,40 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 			Expect(slo.Annotations).To(HaveKeyWithValue(storedslo.ConfigurationAnnotation, Not(BeEmpty())))
 		})
 
+	// Simulator seed 183: a held node whose write with the configuration in
+	// force for it left it matching the target is done, and its NodeSLO
+	// names the target; held again by a newer change, after a restart, its
+	// next labels get the spec of the target it was done with, not the
+	// spec of the configuration before it.
+	It("keeps a held node done by its own write on the target it matched, across a restart (issue 54)",
+		func(ctx SpecContext) {
+			// In force: 50 (batch 30); then 40 (batch 30) paused: every
+			// node, none a batch node, held on 50.
+			setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+			settle()
+			held := f.names[rolloutCanaries]
+			relabelPool(ctx, held, "batch")
+			Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"what 50 and 40 both give batch nodes")
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes-1)),
+				"the node matches the target: done")
+			// 45 (batch 35) paused, then a restart: the new manager knows
+			// only what is stored.
+			setConfig(ctx, pooledData(45, 35, rolloutPolicy(true)))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+			settle()
+			restartManager(ctx, func() {})
+			relabelPool(ctx, held, "")
+			Eventually(specOf(ctx, held)).Should(
+				haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"the configuration it was done with gives it 40; never 50 from before it, nor the paused 45")
+			settle()
+			Expect(f.at(ctx, 45)).To(BeEmpty(), "no node gets the paused configuration")
+		})
+
 	// Simulator seeds 6303, 6330, 12471: changes made while a rollout held
 	// nodes pushed the revision of the configuration in force for them
 	// beyond revisionHistoryLimit; once pruned it was lost to a restart,

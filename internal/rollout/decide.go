@@ -21,6 +21,12 @@ type Node struct {
 	// resolves for the node (sloconfig.SpecEqual). A node that does not
 	// differ is done.
 	Differs bool
+	// Reached is whether the node, which differs, was done or reached by
+	// this rollout before (Memory.reached): its labels changed or its
+	// NodeSLO was edited since, and a decision saw it before the NodeSLO
+	// reconciler put it right. It gets the target at once, as that
+	// reconciler gives it when no decision comes first; it is not pending.
+	Reached bool
 	// Canary is whether the node matches the canary selector.
 	Canary bool
 	// WrittenAt is when this controller last wrote the node's spec (its
@@ -138,10 +144,7 @@ func Decide(in Input) Decision {
 	}
 	nodes := withoutUnhealthyCanaries(in.Nodes, rec.Health)
 	pending, canaries, rejected := d.classify(nodes, rec.Canaries > 0 || rec.Steps == 0, rec.RejectedSince)
-	if rec.RevertOf != "" {
-		// A revert reaches every node at once: none is set apart.
-		pending, rejected = append(rejected, pending...), nil
-	}
+	pending, canaries, rejected = d.regroup(*rec, pending, canaries, rejected)
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the
 		// canary selector of a key that was invalid until now).
@@ -238,7 +241,7 @@ func (d *Decision) classify(
 ) (pending, canaries, rejected []string) {
 	for _, n := range nodes {
 		switch {
-		case !n.Stored:
+		case !n.Stored || n.Differs && n.Reached:
 			d.Write = append(d.Write, n.Name)
 		case !n.Differs:
 		case n.Canary && withCanaries:
@@ -248,6 +251,23 @@ func (d *Decision) classify(
 		default:
 			pending = append(pending, n.Name)
 		}
+	}
+	return pending, canaries, rejected
+}
+
+// regroup applies what the record says to the nodes classify found: a
+// revert reaches every node at once, none set apart; a rollout that is
+// done has none pending: a node that differs again (edited by hand or
+// relabelled after the rollout, seen before the NodeSLO reconciler put it
+// right) gets the target at once, as the reconciler gives it when no
+// decision comes first.
+func (d *Decision) regroup(rec Record, pending, canaries, rejected []string) (p, c, r []string) {
+	if rec.RevertOf != "" {
+		pending, rejected = append(rejected, pending...), nil
+	}
+	if rec.Done && !d.Started {
+		d.Write = slices.Concat(d.Write, canaries, pending, rejected)
+		return nil, nil, nil
 	}
 	return pending, canaries, rejected
 }

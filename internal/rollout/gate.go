@@ -20,14 +20,11 @@ type Gate struct {
 	held map[string]heldWith
 }
 
-// heldWith is what a node was held with: the hash of its inputs and its
-// NodeSLO's generation when the configuration in force for it, base, was
-// found (nil: none of those known resolves to its stored NodeSLO; it is
-// then kept as it is). The next plan finds base again only when they moved.
+// heldWith is what a node is held with: base, the configuration in force
+// for it (nil: none of those known resolves to its stored NodeSLO; it is
+// then kept as it is).
 type heldWith struct {
-	inputs     uint64
-	generation int64
-	base       *sloconfig.Config
+	base *sloconfig.Config
 }
 
 // Has reports whether the gate holds the node by name, whatever its inputs.
@@ -90,26 +87,25 @@ func (g *Gate) names() []string {
 	return slices.Collect(maps.Keys(g.held))
 }
 
-// heldWithOf is what o would be held with, its base found among before
-// (the configurations in force before the target, newest first; numbers,
-// their revisions' numbers) by baseOf. A node the previous gate held keeps
-// the base found then: with nothing resolved again when its inputs and
-// generation stand.
-func heldWithOf(
-	o Observed, before []*sloconfig.Config, numbers map[string]int64, dropped []string, previous *Gate,
-) heldWith {
-	with := heldWith{inputs: o.Node.InputsHash(), generation: o.Generation}
-	if old, ok := previous.heldWith(o.Node.Name); ok && old.base != nil {
-		// Unchanged, or written by us with its base again after its inputs
-		// changed: it stays on the base found before, never on another
-		// configuration that happens to resolve alike for its inputs now.
-		// A base not known then (the history not yet listed after a
-		// restart) is looked for again.
-		if (old.inputs == with.inputs && old.generation == with.generation) || !o.differs(old.base, dropped) {
-			with.base = old.base
-			return with
-		}
+// heldWithOf is what o would be held with, its base found when it is
+// first held: the target of the last plan (m) if that plan had it in
+// force for the node and it resolves to the stored NodeSLO (a node done by
+// the last rollout, whose NodeSLO stamp names the configuration before
+// it), else by baseOf among before (the configurations in force before
+// the target, newest first; numbers, their revisions' numbers). A node the
+// last plan held keeps the base found then, whatever its inputs and
+// NodeSLO show now: a decision may see its new labels before the NodeSLO
+// reconciler rewrote it (or, a moment after the write, the NodeSLO as it
+// was), and what is stored then may resolve alike under another
+// configuration, which would keep the node on the spec of its old labels
+// for good. A base not known then (the history not yet listed after a
+// restart) is looked for again.
+func heldWithOf(o Observed, before []*sloconfig.Config, numbers map[string]int64, dropped []string, m Memory) heldWith {
+	if old, ok := m.gate.heldWith(o.Node.Name); ok && old.base != nil {
+		return old
 	}
-	with.base = baseOf(o, before, numbers, dropped)
-	return with
+	if done := m.inForceFor(o.Node.Name); done != nil && !o.differs(done, dropped) {
+		return heldWith{base: done}
+	}
+	return heldWith{base: baseOf(o, before, numbers, dropped)}
 }

@@ -37,8 +37,8 @@ func TestChooseNode(t *testing.T) {
 	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
 	stored := before.Resolve(web, nil).Spec
 	held := Observed{Node: web, Stored: &stored, Generation: 3}
-	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, []*sloconfig.Config{before}, nil, nil, nil)}}
-	unknown := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, nil, nil, nil, nil)}}
+	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, []*sloconfig.Config{before}, nil, nil, Memory{})}}
+	unknown := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, nil, nil, nil, Memory{})}}
 	edited := *stored.DeepCopy()
 	v := int64(77)
 	edited.ResourceUsedThresholdWithBE.CPUSuppressThresholdPercent = &v
@@ -81,30 +81,64 @@ func TestChooseNode(t *testing.T) {
 }
 
 // The configuration in force for a held node is the newest before the
-// target that resolves to its stored NodeSLO, found again only when its
-// inputs or generation moved.
+// target that resolves to its stored NodeSLO when it is first held, and
+// stays the one found while it is held.
 func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
 	older, newer := thresholdConfig(60, 30), thresholdConfig(50, 30)
 	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
 	stored := older.Resolve(batch, nil).Spec // the same under newer: both give batch 30
 	o := Observed{Node: batch, Stored: &stored, Generation: 1}
-	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil, nil)
+	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil, Memory{})
 	if with.base != newer {
 		t.Errorf("base %v, want the newer configuration, which the node was not pending for", with.base)
 	}
-	previous := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: older}}}
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, previous); again.base != older {
+	previous := &Gate{held: map[string]heldWith{"n1": {base: older}}}
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, Memory{gate: previous}); again.base != older {
 		t.Error("an unchanged held node keeps the base found before")
 	}
 	o.Generation = 2
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, previous); again.base != older {
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, Memory{gate: previous}); again.base != older {
 		t.Error("a held node written again with its base keeps it")
 	}
-	gone := &Gate{held: map[string]heldWith{"n1": {inputs: with.inputs, generation: 1, base: thresholdConfig(70, 10)}}}
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, gone); again.base != newer {
-		t.Error("a held node whose base no longer resolves to its NodeSLO is looked at again")
+	unknown := &Gate{held: map[string]heldWith{"n1": {}}}
+	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, Memory{gate: unknown}); again.base != newer {
+		t.Error("a held node whose base was not known (the history not yet listed) is looked at again")
 	}
 	if got := ConfigsBefore(newer, older, []*sloconfig.Config{newer, older, nil}); len(got) != 1 || got[0] != older {
 		t.Errorf("ConfigsBefore: %v", got)
 	}
+}
+
+// A held node relabelled is seen by a decision before the NodeSLO
+// reconciler rewrites it: its new labels beside the NodeSLO written for
+// its old ones, stamped with an older configuration that resolves alike
+// for the old labels and gives the new ones what is stored. It stays on
+// the configuration in force for it: found there, the older one would keep
+// it for good on the spec of its old labels (the held-node spec of
+// internal/controller, beside a CPU hog).
+func TestHeldWithKeepsTheBaseOfANodeRelabelledBeforeItsWrite(t *testing.T) {
+	first, inForce := thresholdConfig(50, 50), thresholdConfig(50, 30)
+	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
+	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
+	stored := first.Resolve(web, nil).Spec // 50, as inForce gives web nodes
+	numbers := map[string]int64{first.Fingerprint(): 1, inForce.Fingerprint(): 2}
+	o := Observed{Node: web, Stored: &stored, Generation: 1, From: ShortTarget(first.Fingerprint()), Under: 1}
+	before := []*sloconfig.Config{inForce, first}
+	held := heldWithOf(o, before, numbers, nil, Memory{})
+	if held.base != inForce {
+		t.Fatalf("base %s, want the configuration put in force after the write, which resolves alike", nameOf(held.base))
+	}
+	previous := &Gate{held: map[string]heldWith{"n1": held}}
+	if again := heldWithOf(relabelled(o, batch), before, numbers, nil, Memory{gate: previous}); again.base != inForce {
+		t.Errorf("relabelled, not yet written: base %s, want the one in force for it (%s)",
+			nameOf(again.base), nameOf(inForce))
+	}
+}
+
+// nameOf is a configuration's short fingerprint ("none": nil).
+func nameOf(cfg *sloconfig.Config) string {
+	if cfg == nil {
+		return "none"
+	}
+	return ShortTarget(cfg.Fingerprint())
 }

@@ -1,14 +1,24 @@
 package rollout
 
-import "time"
+import (
+	"time"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
 
 // Memory is what the config-cache controller remembers between two
 // rollout plans. All of it may be lost (a restart, a new leader): the
 // state of a rollout is the stored NodeSLOs and the record (see the
 // package comment).
 type Memory struct {
-	// gate is the gate last published, to tell which held nodes changed since.
-	gate *Gate
+	// gate is the gate last published, to tell which held nodes changed
+	// since; gateTarget the target it was decided for, and released the
+	// nodes that plan released (Plan.Release): a node neither held nor
+	// released then was done or reached, and has that target in force
+	// (Node.Reached, heldWithOf).
+	gate       *Gate
+	gateTarget *sloconfig.Config
+	released   map[string]bool
 	// nextAt is when the last plan wanted to decide again.
 	nextAt time.Time
 	// pausedReported identifies the RolloutPaused Event last recorded.
@@ -23,3 +33,24 @@ type Memory struct {
 // HoldsNodes reports whether the gate last published holds any node, or
 // was published at all: a ConfigMap without a rollout must still release it.
 func (m Memory) HoldsNodes() bool { return m.gate != nil }
+
+// reached reports whether the node o, which differs from target now, was
+// done or reached when the last plan of the same rollout was decided:
+// neither held nor released by it, or released and written with the
+// target since (its NodeSLO's stamp names it).
+func (m Memory) reached(target string, o Observed) bool {
+	if m.gate == nil || m.gateTarget == nil || m.gateTarget.Fingerprint() != target || m.gate.Has(o.Node.Name) {
+		return false
+	}
+	return !m.released[o.Node.Name] || o.From == ShortTarget(target)
+}
+
+// inForceFor is the target of the last plan when that plan neither held
+// nor released the node name: done or reached, the node had it in force
+// (nil: not known, or the node was pending then).
+func (m Memory) inForceFor(name string) *sloconfig.Config {
+	if m.gate == nil || m.gateTarget == nil || m.gate.Has(name) || m.released[name] {
+		return nil
+	}
+	return m.gateTarget
+}

@@ -71,10 +71,17 @@ func ChooseNode(
 	case base == nil:
 		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want, From: cfg}
 	}
+	target := want
 	res = base.Resolve(node, stored.Spec)
 	want = base.StoredFormOf(&res, dropped)
 	if want.HeldBy(stored.Digest, stored.Spec) {
 		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want, From: base}
+	}
+	if want.Digest == target.Digest {
+		// Written with what the target resolves for it too: the node is
+		// done, and its stamp names the target, so that after a restart
+		// its next labels get the target's spec, as they would now.
+		return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: cfg}
 	}
 	return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: base}
 }

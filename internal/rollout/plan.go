@@ -147,8 +147,8 @@ func (m Memory) Plan(in PlanInput) Plan {
 			Status: allAtOnceStatus(in.Config, in.Now)}
 	}
 	rec, recordProblem := ParseRecord(in.Record)
-	nodes, held := describe(in, m.gate)
 	target := in.Config.Fingerprint()
+	nodes, held := describe(in, m, target)
 	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
 	health := judgeNodes(in, rec, target, nodes)
 	health.Metrics = in.MetricSamples
@@ -164,7 +164,11 @@ func (m Memory) Plan(in PlanInput) Plan {
 		gate.held[name] = held[name]
 	}
 	mem := m
-	mem.gate, mem.nextAt = gate, d.NextStep
+	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, d.NextStep
+	mem.released = make(map[string]bool, len(d.Write))
+	for _, name := range d.Write {
+		mem.released[name] = true
+	}
 	events, pausedReported := decisionEvents(in.Rollout, d, m.pausedReported)
 	said, withheldReported := withheldEvent(withheld, target, d.Started && d.Record.RevertOf != "", m.withheldReported)
 	events = append(events, said...)
@@ -200,16 +204,22 @@ func (m Memory) Plan(in PlanInput) Plan {
 }
 
 // describe tells the decision, for every node, whether its stored NodeSLO
-// differs from what the configuration resolves for it and whether it is a
-// canary. held has what each pending node would be held with: the
-// configuration in force for it (heldWithOf, previous the gate last published).
-func describe(in PlanInput, previous *Gate) ([]Node, map[string]heldWith) {
+// differs from what the configuration (of fingerprint target) resolves for
+// it, whether it was done or reached before (Memory.reached) and whether
+// it is a canary. held has what each pending node would be held with: the
+// configuration in force for it (heldWithOf, m.gate the gate last published).
+func describe(in PlanInput, m Memory, target string) ([]Node, map[string]heldWith) {
 	nodes := nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
-		if nodes[i].Stored && nodes[i].Differs {
-			held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, previous)
+		if !nodes[i].Stored || !nodes[i].Differs {
+			continue
 		}
+		if m.reached(target, o) {
+			nodes[i].Reached = true
+			continue
+		}
+		held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, m)
 	}
 	return nodes, held
 }

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -156,5 +157,45 @@ func TestNodesCompareAStoredDigestAsTheSpecItStandsFor(t *testing.T) {
 				t.Errorf("stored %v differs %v, want %v %v", got.Stored, got.Differs, tt.stored, tt.differs)
 			}
 		})
+	}
+}
+
+// A node that was done (it matched the target) or reached, whose NodeSLO
+// is then edited or whose labels change, gets the target at once: it is
+// not pending again, whether a decision or the NodeSLO reconciler sees
+// the change first, paused or not, and after the rollout completed even
+// across a restart (docs/rollout.md#behaviour; simulator seeds 3, 6, 16).
+func TestPlanReleasesAReachedNodeThatDiffersAgain(t *testing.T) {
+	nodes := planFleet()
+	in := planInput(`{"paused": true}`, nodes)
+	done := in.Config.Resolve(nodes[0].Node, nil).Spec
+	nodes[0].Stored = &done
+	p := Memory{}.Plan(in)
+	if p.Gate.Has("a") || p.Gate.Len() != 2 {
+		t.Fatalf("a matches the target: gate holds a %t, gate %d", p.Gate.Has("a"), p.Gate.Len())
+	}
+	edited := slov1alpha1.NodeSLOSpec{}
+	nodes[0].Stored = &edited
+	again := planInput(`{"paused": true}`, nodes)
+	again.Record, again.HasRecord = p.RecordChange.Value, true
+	p2 := p.Memory().Plan(again)
+	if !slices.Equal(p2.Release, []string{"a"}) || p2.Gate.Has("a") || p2.Figures.Pending != 2 {
+		t.Errorf("edited after it was done: release %v, gate holds a %t, pending %d",
+			p2.Release, p2.Gate.Has("a"), p2.Figures.Pending)
+	}
+
+	for i := range nodes {
+		nodes[i].Stored = &done
+	}
+	all := planInput(`{}`, nodes)
+	completed := Memory{}.Plan(all)
+	nodes[1].Stored = &edited
+	restarted := planInput(`{"paused": true}`, nodes) // paused since: nothing is pending
+
+	restarted.Record, restarted.HasRecord = completed.RecordChange.Value, true
+	p3 := Memory{}.Plan(restarted)
+	if !slices.Equal(p3.Release, []string{"b"}) || p3.Gate.Len() != 0 || p3.Figures.Pending != 0 {
+		t.Errorf("edited after completion, seen first by a new manager, paused: release %v, gate %d, pending %d",
+			p3.Release, p3.Gate.Len(), p3.Figures.Pending)
 	}
 }

@@ -25,8 +25,10 @@ func (v simViolation) String() string { return v.invariant + ": " + v.detail }
 // which configurations each node was released, and what happened when.
 type simOracle struct {
 	// allowed has, by node, the configurations a decision released to it
-	// (or that it got as a new node, or without a rollout key).
+	// (or that it got as a new node, or without a rollout key); inForce,
+	// the last of them.
 	allowed map[string]map[string]bool
+	inForce map[string]string
 	// sick has the nodes that were ever unhealthy.
 	sick map[string]bool
 	// createdAt is when each node was added.
@@ -53,7 +55,8 @@ type simStepWrite struct {
 }
 
 func newSimOracle() simOracle {
-	return simOracle{allowed: map[string]map[string]bool{}, sick: map[string]bool{}, createdAt: map[string]time.Time{}}
+	return simOracle{allowed: map[string]map[string]bool{}, inForce: map[string]string{}, sick: map[string]bool{},
+		createdAt: map[string]time.Time{}}
 }
 
 func (o *simOracle) fail(invariant, format string, args ...any) {
@@ -65,6 +68,7 @@ func (o *simOracle) allow(name, fingerprint string) {
 		o.allowed[name] = map[string]bool{}
 	}
 	o.allowed[name][fingerprint] = true
+	o.inForce[name] = fingerprint
 }
 
 // created notes a NodeSLO created for a node that had none: a new node
@@ -99,10 +103,16 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 	invariantHistoryBounded(o, w, in.Rollout, plan)
 	cfg := in.Config
 	var differing []string
+	// reached are the nodes that differ but had the target in force
+	// already (done or reached, then relabelled or edited): not pending.
+	reached := map[string]bool{}
 	for _, name := range w.names() {
 		slo := w.slos[name]
 		if slo == nil {
 			continue
+		}
+		if o.inForce[name] == cfg.Fingerprint() {
+			reached[name] = true
 		}
 		if w.resolvesTo(cfg, name, slo) {
 			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
@@ -127,7 +137,8 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		o.fail("status tells the truth", "the record persisted does not parse: %v", err)
 		return
 	}
-	invariantSteps(o, w, in, rec, plan.Release, differing)
+	invariantSteps(o, w, in, rec, plan.Release, slices.DeleteFunc(slices.Clone(differing),
+		func(name string) bool { return reached[name] }))
 	invariantStatusTellsTheTruth(o, w, rec, plan, differing)
 }
 
@@ -140,6 +151,7 @@ func resolvesTo(cfg *sloconfig.Config, node sloconfig.Node, slo *simSLO) bool {
 // checkAfterEvent checks the invariants that hold of the cluster at rest.
 func (o *simOracle) checkAfterEvent(w *simWorld) {
 	invariantHeldMeansHeld(o, w)
+	invariantHeldOnItsConfiguration(o, w)
 	invariantHalt(o, w)
 	invariantRevert(o, w)
 }
@@ -158,6 +170,29 @@ func invariantHeldMeansHeld(o *simOracle, w *simWorld) {
 		if !o.released(w, name, slo) {
 			o.fail("held means held", "node %s (labels %v) stores a configuration never released to it (released: %v)",
 				name, w.nodes[name].labels, shortKeys(o.allowed[name]))
+		}
+	}
+}
+
+// invariantHeldOnItsConfiguration: "a pending node whose labels ... change
+// ... stays pending, on the configuration in force for it ..., resolved
+// with its new labels" (docs/rollout.md#behaviour): every node the gate
+// holds stores what the
+// configuration last released to it resolves for its labels now, not
+// another one released to it before.
+func invariantHeldOnItsConfiguration(o *simOracle, w *simWorld) {
+	if w.mgr.snap == nil {
+		return
+	}
+	for _, name := range w.mgr.snap.gate.names() {
+		slo, cfg := w.slos[name], w.configs[o.inForce[name]]
+		if slo == nil || w.nodes[name] == nil || cfg == nil {
+			continue
+		}
+		if !w.resolvesTo(cfg, name, slo) {
+			o.fail("held on its configuration", "node %s (labels %v) is held on a configuration other than %s, "+
+				"the last released to it (released: %v)",
+				name, w.nodes[name].labels, ShortTarget(cfg.Fingerprint()), shortKeys(o.allowed[name]))
 		}
 	}
 }

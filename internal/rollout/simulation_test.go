@@ -353,6 +353,9 @@ func (w *simWorld) applyToNodes(e simEvent) {
 			w.mgr.queue = append(w.mgr.queue, name)
 		}
 	}
+	// Half the changes of a node are seen by a decision before the node's
+	// reconcile, by the parity of the event's delay in milliseconds.
+	w.mgr.decideFirst = len(w.mgr.queue) > 0 && e.delay.Milliseconds()%2 == 1
 }
 
 // retry is kubectl nodeslo rollout retry of the withheld data, if any.

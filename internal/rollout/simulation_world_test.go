@@ -94,6 +94,10 @@ type simManager struct {
 	nextAt  time.Time
 	wake    bool
 	queue   []string
+	// decideFirst: a decision runs before the queued reconciles (a timer
+	// or a signal fired between a Node's change and its reconcile), and
+	// sees the node's new labels beside the NodeSLO not yet rewritten.
+	decideFirst bool
 }
 
 // simFault is what goes wrong in the next decision.
@@ -561,6 +565,9 @@ func (w *simWorld) settle() {
 	for range 100 {
 		m := w.mgr
 		switch {
+		case m.decideFirst && len(m.queue) > 0:
+			m.decideFirst = false
+			w.decide()
 		case len(m.queue) > 0:
 			queue := m.queue
 			m.queue = nil

@@ -26,8 +26,8 @@
 //   - fingerprint.go, equality.go: change detection.
 //
 // Around them: node_inputs.go defines what a Node contributes to its
-// NodeSLO (Node, NodeOf, SameInputs, InputsHash), for every place that
-// trims, compares or hashes a node; report_lines.go renders the reports as
+// NodeSLO (Node, NodeOf, SameInputs), for every place that
+// trims or compares a node; report_lines.go renders the reports as
 // the lines and Event notes people read (validate, the webhook, Events),
 // the rollout key's lines (rollout.Key.Lines) last;
 // reach.go counts the nodes each node entry matches and applies to (the

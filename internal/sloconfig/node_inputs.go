@@ -1,7 +1,6 @@
 package sloconfig
 
 import (
-	"hash/fnv"
 	"maps"
 	"slices"
 
@@ -15,8 +14,7 @@ import (
 // "Triggers"). Everything that depends on what a node contributes goes
 // through the functions below: the Node cache's transform keeps the inputs
 // (TrimToInputs), the Node watch lets through the changes of them
-// (SameInputs), a staged rollout holds a node with their hash (InputsHash),
-// and Resolve reads them. Adding an input is a change to this file and to
+// (SameInputs), and Resolve reads them. Adding an input is a change to this file and to
 // Resolve; TestEveryNodeInputReachesEveryConsumer (internal/controller)
 // fails while one of these places ignores it.
 
@@ -83,24 +81,6 @@ func (n Node) SameInputs(o Node) bool {
 		}
 	}
 	return true
-}
-
-// InputsHash hashes what n contributes, so that SameInputs nodes hash alike:
-// a staged rollout remembers a held node's inputs by it.
-func (n Node) InputsHash() uint64 {
-	h := fnv.New64a()
-	for _, k := range slices.Sorted(maps.Keys(n.Labels)) {
-		_, _ = h.Write([]byte(k + "\x00" + n.Labels[k] + "\x00"))
-	}
-	for _, k := range inputAnnotations {
-		v, set := n.Annotations[k]
-		if set {
-			_, _ = h.Write([]byte("\x01" + k + "\x00" + v + "\x00"))
-		} else {
-			_, _ = h.Write([]byte("\x02" + k + "\x00"))
-		}
-	}
-	return h.Sum64()
 }
 
 // NodeMetadata is an empty Node read as metadata only: the controllers and
