@@ -90,7 +90,7 @@ func imageReplacer() *strings.Replacer {
 	bases := filepath.Join(root, "config", "crd", "bases")
 	return strings.NewReplacer(
 		"registry.example.com/nodeslo-controller", repository,
-		"--set manager.image.tag=v0.1.0", fmt.Sprintf("--set manager.image.tag=%s", tag),
+		"--set manager.image.tag=$(hack/version.sh)", fmt.Sprintf("--set manager.image.tag=%s", tag),
 		" dist/chart ", " "+filepath.Join(root, "dist", "chart")+" ",
 		// make build-installer's dist/crds.yaml is config/crd's two CRDs,
 		// the files of config/crd/bases.
