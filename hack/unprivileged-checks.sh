@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# unprivileged-checks.sh: make test's checks (generated code, links,
+# diagrams, vet, lint, chart lint, alerts) as a developer runs them: a user
+# who is not root, on a fresh clone of this checkout, with Go caches of
+# their own, and with apt-get, apt, dot and sudo on PATH replaced by stubs
+# that fail loudly. It proves what the README says of `make test`: it needs
+# Go, make and git, no root and no system tool (docs/testing.md).
+#
+# Usage (as root, which adds the user): hack/unprivileged-checks.sh
+#   UNPRIVILEGED_USER   the user to run as (default nodeslo-dev; added when missing)
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+user=${UNPRIVILEGED_USER:-nodeslo-dev}
+log() { echo "[unprivileged-checks] $*"; }
+start=$(date +%s)
+
+[ "$(id -u)" -eq 0 ] || { log "run as root: it adds and switches to the user $user"; exit 2; }
+id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+home=$(getent passwd "$user" | cut -d: -f6)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+git clone -q "$src" "$work/nodeslo-controller"
+mkdir "$work/stubs"
+for tool in apt-get apt dot sudo; do
+	printf '#!/bin/sh\necho "unprivileged-checks: make test called %s, which it must not need" >&2\nexit 127\n' "$tool" \
+		>"$work/stubs/$tool"
+	chmod 755 "$work/stubs/$tool"
+done
+commit=$(git -C "$work/nodeslo-controller" log -1 --format=%h)
+chown -R "$user" "$work"
+log "as $user ($(id -u "$user")), in $work/nodeslo-controller ($commit)"
+
+# A clean environment: the user's HOME and Go caches, the stubs first on
+# PATH, and only the Go settings the machine needs (its proxy, toolchain).
+runuser -u "$user" -- env -i HOME="$home" USER="$user" LANG=C.UTF-8 \
+	PATH="$work/stubs:$(dirname "$(command -v go)"):/usr/local/bin:/usr/bin:/bin" \
+	GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN=local GOFLAGS=-buildvcs=false \
+	bash -c 'cd "$0" && make verify-generated verify-docs verify-diagrams vet lint helm-lint test-alerts' \
+	"$work/nodeslo-controller"
+log "passed in $(( $(date +%s) - start ))s"
