@@ -20,10 +20,8 @@ const maxWholeGets = 100
 // spec read whole from the apiserver when withSpecs asks for every spec (a
 // configuration that resolves from the stored spec) or the digest
 // annotation does not vouch for it (edited by hand, or written by another
-// controller), or reader has not seen the controller's own last write to
-// it (a rollout decision taken on the write's signal before its echo: it
-// would count the node as the write found it). Those are read one by one
-// while they are few, else in one LIST of every NodeSLO whole. A NodeSLO deleted before it could be read
+// controller). Those are read one by one while they are few, else in one
+// LIST of every NodeSLO whole. A NodeSLO deleted before it could be read
 // whole is left out: its node has none.
 func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) (map[string]*NodeSLO, error) {
 	list := sloconfig.NodeSLOMetadataList()
@@ -32,20 +30,20 @@ func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) 
 	}
 	stored := make([]NodeSLO, len(list.Items)) // one allocation for the fleet
 	byName := make(map[string]*NodeSLO, len(list.Items))
-	var readWhole []string
+	var unvouched []string
 	for i := range list.Items {
 		meta := &list.Items[i]
 		n := &stored[i]
 		*n = NodeSLO{name: meta.Name, exists: true, meta: &meta.ObjectMeta, digest: VouchedDigest(meta)}
 		byName[n.name] = n
-		if n.digest == "" || s.echoes.notYetSeen(n.name, meta.ResourceVersion) {
-			readWhole = append(readWhole, n.name)
+		if n.digest == "" {
+			unvouched = append(unvouched, n.name)
 		}
 	}
-	if withSpecs || len(readWhole) > maxWholeGets {
+	if withSpecs || len(unvouched) > maxWholeGets {
 		return byName, s.readAllWhole(ctx, byName)
 	}
-	return byName, s.readWholeOneByOne(ctx, byName, readWhole)
+	return byName, s.readWholeOneByOne(ctx, byName, unvouched)
 }
 
 // readAllWhole lists every NodeSLO whole and makes each of byName the one
