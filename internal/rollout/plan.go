@@ -148,7 +148,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	}
 	rec, recordProblem := ParseRecord(in.Record)
 	target := in.Config.Fingerprint()
-	nodes, held := describe(in, m, target)
+	nodes, held := describe(in, m)
 	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
 	health := judgeNodes(in, rec, target, nodes)
 	health.Metrics = in.MetricSamples
@@ -204,11 +204,12 @@ func (m Memory) Plan(in PlanInput) Plan {
 }
 
 // describe tells the decision, for every node, whether its stored NodeSLO
-// differs from what the configuration (of fingerprint target) resolves for
-// it, whether it was done or reached before (Memory.reached) and whether
-// it is a canary. held has what each pending node would be held with: the
-// configuration in force for it (heldWithOf, m.gate the gate last published).
-func describe(in PlanInput, m Memory, target string) ([]Node, map[string]heldWith) {
+// differs from what the configuration resolves for it, whether it was
+// done or reached before (Memory.reached) and whether it is a canary.
+// held has what each pending node would be held with: the configuration
+// in force for it (heldWithOf, m.gate the gate last published).
+func describe(in PlanInput, m Memory) ([]Node, map[string]heldWith) {
+	target := in.Config.Fingerprint()
 	nodes := nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
 	held := make(map[string]heldWith, len(in.Nodes))
 	for i, o := range in.Nodes {
