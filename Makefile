@@ -209,7 +209,7 @@ prometheus-rules: ## Write the alerts of config/prometheus as a plain Prometheus
 
 # N is how many runs test-repeat makes; LABEL, when set, limits them to
 # internal/controller's envtest suite with that Ginkgo label filter (built
-# once), e.g. LABEL=gates or LABEL='!(rollout || gates || metrics || gitops)'.
+# once), e.g. LABEL=gates or LABEL='!(rollout || held || gates || metrics || gitops)'.
 N ?= 10
 LABEL ?=
 

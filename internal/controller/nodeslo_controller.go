@@ -47,10 +47,15 @@ type NodeSLOReconciler struct {
 	// rollout's gate held was written (its inputs changed), so that the
 	// rollout's counts follow; its buffer of one coalesces such signals.
 	heldNodeWritten chan<- event.GenericEvent
+	// before is Options.BeforeNodeSLOReconcile (nil: none).
+	before func(ctx context.Context, node string)
 }
 
 // Reconcile creates, updates or deletes the NodeSLO of one node.
 func (r *NodeSLOReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	if r.before != nil {
+		r.before(ctx, req.Name)
+	}
 	snap := r.snapshots.load()
 	if snap == nil {
 		// Every node is reconciled once the configuration is loaded.

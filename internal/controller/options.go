@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"flag"
 	"time"
 
@@ -50,6 +51,13 @@ type Options struct {
 	// config-cache controller's requeues wait on (nil: the real clock).
 	// Not a flag: tests move a clock past a soak instead of waiting.
 	Clock clock.WithDelayedExecution
+
+	// BeforeNodeSLOReconcile, when set, is called at the start of every
+	// NodeSLO reconcile with the node's name, and the reconcile waits for
+	// it to return. Not a flag: a test holds one node's reconcile to put a
+	// rollout decision between that node's change and its write, an order
+	// the apiserver and the cache otherwise choose.
+	BeforeNodeSLOReconcile func(ctx context.Context, node string)
 }
 
 func (o *Options) crdRecheckInterval() time.Duration {

@@ -25,6 +25,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // The staged rollout (docs/rollout.md) against a real apiserver: 40 nodes,
@@ -728,6 +729,57 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 			Expect(f.at(ctx, 45)).To(BeEmpty(), "no node gets the paused configuration")
 		})
 
+	// Simulator seed 2: a decision that saw a held node's new labels before
+	// the NodeSLO reconciler wrote it looked for the node's base again,
+	// found in its NodeSLO's stamp an older configuration that resolves the
+	// new labels to what is stored, and so kept the node on the spec of its
+	// old labels for good. Only the order of a loaded machine showed it in
+	// the spec above; here the spec chooses that order.
+	It("writes a held node relabelled before a decision with the configuration in force for it (issue 54, seed 2)",
+		func(ctx SpecContext) {
+			// The fleet's NodeSLOs name the set-up's configuration (50, no
+			// batch pool); 50 with batch 30 leaves them as they are. Then
+			// 40 paused: every node held on 50 (batch 30).
+			setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+			settle()
+			held := f.names[rolloutCanaries]
+			relabelBeforeADecision(ctx, held, "batch", f.names[rolloutCanaries+1])
+			Eventually(specOf(ctx, held)).
+				Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+					"written with what the configuration in force for it gives batch nodes, not left on 50")
+			settle()
+			Expect(f.at(ctx, 40)).To(BeEmpty(), "no node gets the paused configuration")
+		})
+
+	// Simulator seeds 10, 12 and 16: a node done by a paused change (it
+	// matched the target), relabelled, was taken for pending by a decision
+	// that saw its new labels before the NodeSLO reconciler wrote it, and
+	// stayed held for as long as the pause lasted.
+	It("writes a node done by a paused change, relabelled before a decision, with that change at once "+
+		"(issue 54, seeds 10, 12, 16)",
+		func(ctx SpecContext) {
+			done := f.names[rolloutCanaries]
+			setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			relabelPool(ctx, done, "batch")
+			Eventually(specOf(ctx, done)).
+				Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+			// 40 (batch 30) paused: every node held on 50 but the batch
+			// node, which matches it and is done.
+			setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes - 1)))
+			settle()
+			relabelBeforeADecision(ctx, done, "", f.names[rolloutCanaries+1])
+			Eventually(specOf(ctx, done)).
+				Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+					"done with the paused change, its new labels get that change at once, not a hold on 30")
+			settle()
+			Expect(f.at(ctx, 40)).To(ConsistOf(done), "no held node gets the paused configuration")
+		})
+
 	// Simulator seeds 6303, 6330, 12471: changes made while a rollout held
 	// nodes pushed the revision of the configuration in force for them
 	// beyond revisionHistoryLimit; once pruned it was lost to a restart,
@@ -799,6 +851,29 @@ func pooledData(cluster, batch int, policy string) map[string]string {
 			`{"matchLabels": {"pool": "batch"}}, "cpuSuppressThresholdPercent": %d}]}`, cluster, batch),
 		string(sloconfig.KeyRollout): policy,
 	}
+}
+
+// relabelBeforeADecision relabels node (relabelPool) and has the rollout
+// decide before the NodeSLO reconciler writes it: node's reconciles are
+// held (reconcileHold) until trigger, a held node relabelled to the batch
+// pool, has been written and the decision its write signals has run.
+func relabelBeforeADecision(ctx context.Context, node, pool, trigger string) {
+	GinkgoHelper()
+	stored, err := specOf(ctx, node)()
+	Expect(err).NotTo(HaveOccurred())
+	arrived, release := heldReconciles.hold(node)
+	defer release()
+	relabelPool(ctx, node, pool)
+	Eventually(arrived).Should(BeClosed(), "the NodeSLO controller never took up the relabel of %s", node)
+	was, err := specOf(ctx, trigger)()
+	Expect(err).NotTo(HaveOccurred())
+	decided := configCacheReconciles()
+	relabelPool(ctx, trigger, "batch")
+	Eventually(specOf(ctx, trigger)).ShouldNot(Equal(was), "%s, held, was not written for its new labels", trigger)
+	Eventually(configCacheReconciles).Should(BeNumerically(">", decided),
+		"the write of held node %s did not make the rollout decide", trigger)
+	testkit.Settle(controller.ConfigCacheController)
+	Expect(specOf(ctx, node)()).To(Equal(stored), "%s was written while its reconciles were held", node)
 }
 
 // relabelPool sets a Node's labels to pool=<pool> alone (none when pool is

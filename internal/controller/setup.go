@@ -174,6 +174,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		stored:          stored,
 		recorder:        recorder,
 		heldNodeWritten: sig.heldNodeWritten,
+		before:          opts.BeforeNodeSLOReconcile,
 	}
 	if err := nodeSLOs.setupWithManager(mgr, sig, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)

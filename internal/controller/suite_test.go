@@ -94,6 +94,7 @@ func startManager() func() {
 	opts := managertest.Options()
 	opts.LeaderElection = true
 	opts.Controllers.Clock = clock
+	opts.Controllers.BeforeNodeSLOReconcile = heldReconciles.wait
 	opts.Controllers.MetricGate.CredentialsDir = metricCredentials
 	opts.Controllers.MetricGate.AllowedHosts = metricAllowedHosts
 	opts.LeaderElectionNamespace = envtestharness.SystemNamespace
