@@ -780,6 +780,36 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 			Expect(f.at(ctx, 40)).To(ConsistOf(done), "no held node gets the paused configuration")
 		})
 
+	// A done rollout holds no node: a new manager knows nothing of the
+	// last plan, so only the record tells it that a node differing from
+	// the target was done before. Paused after it was done, a rollout that
+	// took such a node for pending held it for as long as the pause lasted,
+	// on the configuration before the target.
+	It("writes a node relabelled while the manager was stopped, after its rollout was done and paused, "+
+		"with the target (issue 54)", func(ctx SpecContext) {
+		setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+		setConfig(ctx, pooledData(50, 30, rolloutPolicy(true)))
+		settle()
+		Expect(rolloutDone(ctx)).To(BeTrue(), "pausing a done rollout starts none")
+		node := f.names[rolloutCanaries]
+
+		stopManager()
+		relabelPool(ctx, node, "batch")
+		arrived, release := heldReconciles.hold(node)
+		decided := configCacheReconciles()
+		stopManager = startManager()
+		Eventually(arrived).Should(BeClosed(), "the new manager never took up %s", node)
+		Eventually(configCacheReconciles).Should(BeNumerically(">", decided), "the new manager never decided")
+		testkit.Settle(controller.ConfigCacheController)
+		release()
+		Eventually(specOf(ctx, node)).
+			Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"the target's spec for batch nodes, not held on the set-up's 50")
+		settle()
+		Expect(f.at(ctx, 30)).To(ConsistOf(node))
+	})
+
 	// Simulator seeds 6303, 6330, 12471: changes made while a rollout held
 	// nodes pushed the revision of the configuration in force for them
 	// beyond revisionHistoryLimit; once pruned it was lost to a restart,
