@@ -122,7 +122,7 @@ FUZZTIME ?= 10000x
 # lists run at the same time, each with its own coverage profile, merged
 # into cover.out.
 NORACE_PACKAGES = cmd hack/release hack/run-local internal/rollout internal/sloconfig internal/sloconfig/rulecases \
-	internal/version test/bench test/chart test/crd test/ecosystem test/grafana test/localcluster
+	internal/version test/bench test/chart test/crd test/deletionpolicy test/ecosystem test/grafana test/localcluster
 RACE_TESTS = internal/sloconfig:^TestConcurrent
 # SPLIT_SUITES are envtest suites that spend their time waiting (on watches,
 # the controllers' requeues and a Prometheus scrape), not on the CPU:

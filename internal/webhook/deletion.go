@@ -22,7 +22,10 @@ const allowDeleteValue = "true"
 // carries sloconfig.AllowDeleteAnnotation: "true". Without the ConfigMap
 // every node is reset to the defaults, which is rarely what a `kubectl
 // delete` meant (docs/behaviour.md, "Deleting the ConfigMap"). Any other
-// ConfigMap is admitted.
+// ConfigMap is admitted. The deletion policy (config/policy) makes the
+// same check in the apiserver, which holds while the manager is down and
+// answers before this webhook is called; this check counts the nodes, and
+// guards where the policy is left out.
 func (v *ConfigMapValidator) ValidateDelete(ctx context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
 	if !v.isConfig(ctx, cm) {
 		return nil, nil

@@ -86,6 +86,14 @@ func TestDefaultsRenderWhatMakeBuildInstallerWrites(t *testing.T) {
 			t.Errorf("the defaults render a %s; it is optional, off as in config/default", kind)
 		}
 	}
+	// The ControllerRevision policy and the ConfigMap's deletion policy: the
+	// comparison above passes as well when both sides lose one.
+	for _, kind := range []string{kindPolicy, kindPolicyBinding} {
+		if kinds[kind] != 2 {
+			t.Errorf("the defaults render %d %s, want 2 (the ControllerRevision policy's and the ConfigMap's deletion policy's)",
+				kinds[kind], kind)
+		}
+	}
 }
 
 // The chart's two CRDs have a value each. crd.enabled=false, beside
@@ -223,6 +231,87 @@ func TestWithoutWebhookNothingOfTheWebhookIsRendered(t *testing.T) {
 	pod, _, _ := unstructured.NestedMap(deployment(t, without).Object, "spec", "template", "spec")
 	if _, ok := pod["volumes"]; ok {
 		t.Error("the pod mounts the webhook certificate with the webhook off")
+	}
+}
+
+// The deletion policy (docs/behaviour.md#deleting-the-configmap) guards the
+// ConfigMap of config.namespace and config.name, and no other: its scope and
+// the command its denials give follow both values. deletionPolicy.enabled=false
+// leaves out the policy and its binding, and changes nothing else.
+func TestDeletionPolicyFollowsTheConfigMap(t *testing.T) {
+	const (
+		policyKey  = kindPolicy + "/nodeslo-controller-configmap-deletion-policy"
+		bindingKey = kindPolicyBinding + "/nodeslo-controller-configmap-deletion-policy-binding"
+		namespace  = "policy-ns"
+		name       = "policy-cm"
+	)
+	objs := byKey(t, "the chart", helmTemplate(t, "config.namespace="+namespace, "config.name="+name))
+	policy, binding := objs[policyKey], objs[bindingKey]
+	if policy == nil || binding == nil {
+		t.Fatalf("%s and %s: want both rendered, got %v and %v", policyKey, bindingKey, policy != nil, binding != nil)
+	}
+	selector, _, _ := unstructured.NestedStringMap(policy.Object,
+		"spec", "matchConstraints", "namespaceSelector", "matchLabels")
+	if !maps.Equal(selector, map[string]string{"kubernetes.io/metadata.name": namespace}) {
+		t.Errorf("%s selects the namespaces %v, want %s only", policyKey, selector, namespace)
+	}
+	rules, _, _ := unstructured.NestedSlice(policy.Object, "spec", "matchConstraints", "resourceRules")
+	if len(rules) != 1 {
+		t.Fatalf("%s has %d resourceRules, want 1: %v", policyKey, len(rules), rules)
+	}
+	rule := rules[0].(map[string]any)
+	resources, _, _ := unstructured.NestedStringSlice(rule, "resources")
+	operations, _, _ := unstructured.NestedStringSlice(rule, "operations")
+	if !slices.Equal(resources, []string{"configmaps"}) || !slices.Equal(operations, []string{"UPDATE", "DELETE"}) {
+		t.Errorf("%s matches %v of %v, want UPDATE and DELETE of configmaps", policyKey, operations, resources)
+	}
+	conditions, _, _ := unstructured.NestedSlice(policy.Object, "spec", "matchConditions")
+	const nameCondition = "(object != null ? object : oldObject).metadata.name == '" + name + "'"
+	if len(conditions) != 1 || conditions[0].(map[string]any)["expression"] != nameCondition {
+		t.Errorf("%s's match conditions are %v, want the one %q", policyKey, conditions, nameCondition)
+	}
+	validations, _, _ := unstructured.NestedSlice(policy.Object, "spec", "validations")
+	if len(validations) != 2 {
+		t.Fatalf("%s has %d validations, want 2 (deleting, emptying): %v", policyKey, len(validations), validations)
+	}
+	for _, v := range validations {
+		message, _ := v.(map[string]any)["messageExpression"].(string)
+		for _, want := range []string{"ConfigMap " + namespace + "/" + name + " ", "kubectl annotate configmap " +
+			name + " -n " + namespace + " nodeslo.koordinator.sh/allow-delete=true --overwrite"} {
+			if !strings.Contains(message, want) {
+				t.Errorf("%s: a denial does not say %q: %s", policyKey, want, message)
+			}
+		}
+		if strings.Contains(message, "koordinator-system") || strings.Contains(message, "slo-controller-config") {
+			t.Errorf("%s: a denial names the default ConfigMap: %s", policyKey, message)
+		}
+	}
+	if name, _, _ := unstructured.NestedString(binding.Object, "spec", "policyName"); name != policy.GetName() {
+		t.Errorf("%s binds the policy %q, want %q", bindingKey, name, policy.GetName())
+	}
+	actions, _, _ := unstructured.NestedStringSlice(binding.Object, "spec", "validationActions")
+	if !slices.Equal(actions, []string{"Deny"}) {
+		t.Errorf("%s's validationActions are %v, want [Deny]", bindingKey, actions)
+	}
+
+	with := byKey(t, "the chart", helmTemplate(t))
+	without := byKey(t, "the chart without the deletion policy", helmTemplate(t, "deletionPolicy.enabled=false"))
+	for _, key := range []string{policyKey, bindingKey} {
+		if _, ok := with[key]; !ok {
+			t.Errorf("%s: not rendered by default", key)
+		}
+		if _, ok := without[key]; ok {
+			t.Errorf("%s: rendered with deletionPolicy.enabled=false", key)
+		}
+		delete(with, key)
+	}
+	for _, key := range slices.Sorted(maps.Keys(with)) {
+		if _, ok := without[key]; !ok {
+			t.Errorf("%s: missing with deletionPolicy.enabled=false", key)
+		}
+	}
+	if len(without) != len(with) {
+		t.Errorf("with deletionPolicy.enabled=false the chart renders %d objects, want %d", len(without), len(with))
 	}
 }
 

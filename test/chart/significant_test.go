@@ -16,6 +16,8 @@ import (
 const (
 	kindCRD               = "CustomResourceDefinition"
 	kindValidatingWebhook = "ValidatingWebhookConfiguration"
+	kindPolicy            = "ValidatingAdmissionPolicy"
+	kindPolicyBinding     = "ValidatingAdmissionPolicyBinding"
 )
 
 // significant returns the parts of obj that must be the same in the chart and

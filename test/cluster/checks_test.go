@@ -67,9 +67,13 @@ func checkWebhook() {
 	}).Should(MatchError(ContainSubstring(
 		"resource-threshold-config: clusterStrategy.cpuSuppressThresholdPercent: Invalid value: 150")))
 
-	By("denying the ConfigMap's deletion without the allow-delete annotation")
+	// The apiserver evaluates admission policies before it calls webhooks:
+	// the deletion policy, installed with the controller, answers first
+	// (docs/behaviour.md#deleting-the-configmap).
+	By("denying the ConfigMap's deletion without the allow-delete annotation, by the deletion policy")
 	_, err := kube.run("delete", "configmap", configMapName, "-n", namespace)
-	Expect(err).To(MatchError(ContainSubstring("nodeslo.koordinator.sh/allow-delete=true")))
+	Expect(err).To(MatchError(And(ContainSubstring("nodeslo.koordinator.sh/allow-delete=true"),
+		ContainSubstring("ValidatingAdmissionPolicy 'nodeslo-controller-configmap-deletion-policy'"))))
 	kube.mustRun("get", "configmap", configMapName, "-n", namespace)
 
 	By("allowing it with the annotation")

@@ -143,6 +143,7 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 		Expect(left).To(ConsistOf("customresourcedefinition.apiextensions.k8s.io/"+crdName,
 			"customresourcedefinition.apiextensions.k8s.io/"+rolloutCRDName), "helm.sh/resource-policy: keep")
 		Expect(strings.Fields(chartKube.mustRun("get", "nodeslo", "-o", "name"))).To(HaveLen(len(sampleNodes)))
+		chartKube.mustRun("get", "configmap", configMapName, "-n", namespace)
 	})
 })
 

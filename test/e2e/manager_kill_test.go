@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -142,17 +141,16 @@ var _ = Describe("the manager SIGKILLed in the middle of a change", func() {
 })
 
 // replaceConfig sets the ConfigMap's data and returns a function that puts
-// back what was there (or deletes it if there was none).
+// back what was there (or deletes it if there was none, annotated for it
+// first: dist/install.yaml's deletion policy denies it otherwise).
 func replaceConfig(ctx context.Context, c client.Client, data map[string]string) func(context.Context) {
 	GinkgoHelper()
+	key := client.ObjectKey{Namespace: namespace, Name: configMapName}
 	cm := &corev1.ConfigMap{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: configMapName}, cm)
+	err := c.Get(ctx, key, cm)
 	if apierrors.IsNotFound(err) {
 		setConfig(ctx, c, data)
-		return func(ctx context.Context) {
-			Expect(client.IgnoreNotFound(c.Delete(ctx, &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: configMapName}}))).To(Succeed())
-		}
+		return func(ctx context.Context) { testkit.DeleteConfig(ctx, c, key) }
 	}
 	Expect(err).NotTo(HaveOccurred())
 	old := cm.Data

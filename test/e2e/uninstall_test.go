@@ -27,8 +27,10 @@ const keptNodeSLOs = 3
 
 // Every way of removing the controller (docs/install.md, "Uninstall") keeps
 // both CRDs, and so every NodeSLO the node agents read and the
-// NodeSLORollout, and Koordinator's namespace with what else is in it; only
-// DELETE_CRD=true deletes the CRDs. The specs run on a control plane of their
+// NodeSLORollout, and Koordinator's namespace with what else is in it, the
+// ConfigMap included; only DELETE_CRD=true deletes the CRDs. Each removes the
+// ConfigMap's deletion policy, so that the ConfigMap can be deleted
+// afterwards without the allow-delete annotation. The specs run on a control plane of their
 // own, without the CRDs at first (helm installs them), and with stand-ins for cert-manager's CRDs so that
 // dist/install.yaml's Issuer and Certificate apply. Nothing runs the
 // manager: the NodeSLOs are created here, and only counted.
@@ -45,14 +47,17 @@ var _ = Describe("uninstalling", Ordered, func() {
 		return len(strings.Fields(out)), err
 	}
 	// expectEverythingKept checks both CRDs, the NodeSLOs and the namespace
-	// with Koordinator's object are all still there, and the controller not.
+	// with Koordinator's object and the ConfigMap are all still there, and
+	// the controller and its deletion policy not.
 	expectEverythingKept := func() {
 		GinkgoHelper()
 		uninstallKube.mustRun("get", "crd", crdName, rolloutCRDName)
 		Expect(countNodeSLOs()).To(Equal(keptNodeSLOs), "NodeSLOs after the uninstall")
-		uninstallKube.mustRun("get", "configmap", koordinatorObject, "-n", namespace)
+		uninstallKube.mustRun("get", "configmap", koordinatorObject, configMapName, "-n", namespace)
 		Expect(uninstallKube.mustRun("get", "deployments", "-n", namespace, "-o", "name")).To(BeEmpty(),
 			"the controller is removed")
+		Expect(uninstallKube.mustRun("get", "validatingadmissionpolicies,validatingadmissionpolicybindings",
+			"-o", "name")).NotTo(ContainSubstring(deletionPolicy), "the ConfigMap's deletion policy is removed")
 	}
 	runMake := func(args ...string) string {
 		GinkgoHelper()
@@ -77,6 +82,8 @@ var _ = Describe("uninstalling", Ordered, func() {
 		uninstallHelm = newHelm(filepath.Join(root, "bin", "helm"), kubeconfig, filepath.Join(work, "helm"))
 		uninstallKube.mustRun("create", "namespace", namespace)
 		uninstallKube.mustRun("create", "configmap", koordinatorObject, "-n", namespace)
+		uninstallKube.mustRun("create", "configmap", configMapName, "-n", namespace,
+			"--from-literal=cpu-burst-config={}")
 		uninstallKube.mustRunWithInput(certManagerStandIns, "apply", "--server-side", "-f", "-")
 	})
 
@@ -116,12 +123,16 @@ var _ = Describe("uninstalling", Ordered, func() {
 		}).Should(BeEmpty())
 		_, err := countNodeSLOs()
 		Expect(err).To(HaveOccurred(), "NodeSLOs without their CRD")
-		uninstallKube.mustRun("get", "configmap", koordinatorObject, "-n", namespace)
+		uninstallKube.mustRun("get", "configmap", koordinatorObject, configMapName, "-n", namespace)
 	})
 })
 
 // koordinatorObject stands for what Koordinator keeps in its namespace.
 const koordinatorObject = "koordlet-config"
+
+// deletionPolicy is in the names of the ConfigMap's deletion policy and its
+// binding (docs/behaviour.md#deleting-the-configmap).
+const deletionPolicy = "nodeslo-controller-configmap-deletion-policy"
 
 // certManagerStandIns are CRDs of cert-manager's Issuer and Certificate
 // that accept any content: the control plane has no cert-manager, and

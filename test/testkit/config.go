@@ -8,8 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // SetConfig makes the ConfigMap key hold data: created when missing,
@@ -38,4 +41,18 @@ func SetConfig(
 		return c.Update(ctx, cm)
 	})).To(Succeed(), "setting ConfigMap %s", key)
 	return cm, created
+}
+
+// DeleteConfig deletes the ConfigMap key as an operator must where the
+// deletion policy or the webhook guards it: annotated with
+// sloconfig.AllowDeleteAnnotation: "true" first
+// (docs/behaviour.md#deleting-the-configmap). A ConfigMap already gone is
+// not an error.
+func DeleteConfig(ctx context.Context, c client.Client, key client.ObjectKey) {
+	GinkgoHelper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	patch := client.RawPatch(types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"`+sloconfig.AllowDeleteAnnotation+`":"true"}}}`))
+	Expect(client.IgnoreNotFound(c.Patch(ctx, cm, patch))).To(Succeed(), "annotating ConfigMap %s for deletion", key)
+	Expect(client.IgnoreNotFound(c.Delete(ctx, cm))).To(Succeed(), "deleting ConfigMap %s", key)
 }
