@@ -48,8 +48,9 @@ type ConfigCacheReconciler struct {
 	// reader reads the ConfigMap from the cache.
 	reader client.Reader
 	key    types.NamespacedName
-	// limits are what the manager allows the rollout key's metric checks.
-	limits    rollout.MetricLimits
+	// limits reads what the manager allows the rollout key's metric
+	// checks, its credentials directory as it is at each reconcile.
+	limits    MetricLimitsReader
 	snapshots *snapshots
 	recorder  events.EventRecorder
 	clock     clock.WithDelayedExecution
@@ -174,7 +175,7 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 		return configMapRead{}, err
 	}
 	if out.rolloutKey != "" || exists {
-		out.rollout = rollout.LoadKeyWithin(rolloutData(cm.Data, out.rolloutKey, exists), r.limits)
+		out.rollout = rollout.LoadKeyWithin(rolloutData(cm.Data, out.rolloutKey, exists), r.limits())
 	}
 	if out.object.Paused && out.rollout.Policy != nil {
 		out.rollout.Policy.Paused = true
@@ -322,7 +323,8 @@ func (r *ConfigCacheReconciler) report(
 // controller's own write, which wakes nothing), and is also started once at
 // start-up, so that an absent ConfigMap is loaded (as defaults) too. It is
 // woken, too, when a node the rollout held was written because its inputs
-// changed, when the health watch saw a change, and when a metric query ended.
+// changed, when the health watch saw a change, when a metric query ended,
+// and when the metric gate's credentials directory changed.
 func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.key.Namespace && o.GetName() == r.key.Name
@@ -343,6 +345,7 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, theConfig)).
 		WatchesRawSource(source.Channel(r.signals.healthChanged, theConfig)).
 		WatchesRawSource(source.Channel(r.signals.metricMeasured, theConfig)).
+		WatchesRawSource(source.Channel(r.signals.credentialsChanged, theConfig)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock)}).
 		Complete(r)
 }

@@ -19,33 +19,51 @@ const serviceAccountDir = "/var/run/secrets/kubernetes.io"
 // among them, never beyond.
 type MetricGateOptions struct {
 	// CredentialsDir holds the credentials a check may name, one
-	// directory each (a Secret volume) with a token, a ca.crt or both;
-	// "": none, and a check naming credentials is an error.
+	// directory each (a Secret volume) with a token, a ca.crt or both, and
+	// the addresses the credential may be sent to; "": none, and a check
+	// naming credentials is an error.
 	CredentialsDir string
-	// AllowedHosts is the comma-separated list of hosts a check's address
-	// may name (rollout.ParseAllowedHosts); "": any.
+	// AllowedHosts is the comma-separated list of hosts the address of a
+	// check without credentials may name (rollout.ParseAllowedHosts); "":
+	// none, and such a check is an error.
 	AllowedHosts string
 }
 
 func (o *MetricGateOptions) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CredentialsDir, "metric-gate-credentials-dir", o.CredentialsDir,
 		"Directory of the credentials a metric check may name: one entry (a mounted Secret) each, "+
-			"with token and/or ca.crt. Empty: no check may name credentials.")
+			"with token and/or ca.crt, and addresses: the https addresses it may be sent to. "+
+			"Empty: no check may name credentials.")
 	fs.StringVar(&o.AllowedHosts, "metric-gate-allowed-hosts", o.AllowedHosts,
-		"Comma-separated hosts (host or host:port) a metric check's address may name. Empty: any.")
+		"Comma-separated hosts (host or host:port) the address of a metric check without credentials may name. "+
+			"Empty: none, so every metric check must name credentials.")
 }
+
+// MetricLimitsReader reads what the manager allows the metric checks at
+// the moment it is called: the flags, and the credentials directory's
+// entries as the kubelet holds them then.
+type MetricLimitsReader func() rollout.MetricLimits
 
 // Limits are the options as the key is checked against them; an error
 // says which option is wrong.
-func (o *MetricGateOptions) Limits() (rollout.MetricLimits, error) {
+func (o *MetricGateOptions) Limits() (MetricLimitsReader, error) {
+	limits, err := o.limits()
+	if err != nil {
+		return nil, err
+	}
+	return limits.now, nil
+}
+
+// limits are the options, checked, from which the limits are read.
+func (o *MetricGateOptions) limits() (metricLimits, error) {
 	hosts, err := rollout.ParseAllowedHosts(o.AllowedHosts)
 	if err != nil {
-		return rollout.MetricLimits{}, fmt.Errorf("--metric-gate-allowed-hosts: %w", err)
+		return metricLimits{}, fmt.Errorf("--metric-gate-allowed-hosts: %w", err)
 	}
 	if err := o.validateCredentialsDir(); err != nil {
-		return rollout.MetricLimits{}, fmt.Errorf("--metric-gate-credentials-dir: %w", err)
+		return metricLimits{}, fmt.Errorf("--metric-gate-credentials-dir: %w", err)
 	}
-	return rollout.MetricLimits{AllowedHosts: hosts, HasCredentials: o.CredentialsDir != ""}, nil
+	return metricLimits{hosts: hosts, dir: o.CredentialsDir}, nil
 }
 
 // validateCredentialsDir refuses a directory that is not absolute, or

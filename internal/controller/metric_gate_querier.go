@@ -75,10 +75,9 @@ const promUserAgent = "nodeslo-controller-metric-gate"
 // taken up, and no connection is kept to a host the ConfigMap may no
 // longer name. It holds nothing that changes: safe for concurrent use.
 type prometheusQuerier struct {
-	// credentialsDir holds the credentials a check may name ("": none).
-	credentialsDir string
-	// limits are the manager's, checked again at each query.
-	limits rollout.MetricLimits
+	// limits are the manager's, read and checked again at each query: the
+	// directory may have changed since the key was checked.
+	limits metricLimits
 }
 
 // Query asks Prometheus for the query's value now. Whatever goes wrong is
@@ -87,7 +86,10 @@ func (q *prometheusQuerier) Query(ctx context.Context, check *rollout.MetricChec
 	ctx, cancel := context.WithTimeout(ctx, metricQueryTimeout(check.Interval))
 	defer cancel()
 	who := "Prometheus at " + check.Address
-	if err := q.limits.CheckAddress(check.Address); err != nil {
+	// Before the token is read: a credential goes only where its entry's
+	// addresses say, whatever the key said when it was checked.
+	if err := q.limits.forCredential(check.Credentials).CheckReach(
+		check.Name, check.Address, check.Credentials); err != nil {
 		return metricError("%s is not queried: %v", who, err)
 	}
 	creds, err := q.credentials(check.Credentials)
@@ -153,7 +155,8 @@ func newQueryRequest(ctx context.Context, address, query string, creds credentia
 
 // newPrometheusClient is the client of one query: the check's TLS
 // settings, no keep-alive, no proxy, no redirect followed (a redirect
-// could lead the token elsewhere), response headers bounded.
+// could lead the token, or the query, to an address the check may not
+// reach), response headers bounded.
 func newPrometheusClient(check *rollout.MetricCheck, creds credentials) *http.Client {
 	transport := &http.Transport{
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
@@ -189,13 +192,13 @@ func (q *prometheusQuerier) credentials(name string) (credentials, error) {
 	if name == "" {
 		return credentials{}, nil
 	}
-	if q.credentialsDir == "" {
+	if q.limits.dir == "" {
 		return credentials{}, fmt.Errorf("credentials %s: the manager runs without --metric-gate-credentials-dir", name)
 	}
-	dir := filepath.Join(q.credentialsDir, name)
+	dir := filepath.Join(q.limits.dir, name)
 	if _, err := os.Stat(dir); err != nil {
 		return credentials{}, fmt.Errorf("no credentials %s in the manager's --metric-gate-credentials-dir (%s)",
-			name, q.credentialsDir)
+			name, q.limits.dir)
 	}
 	token, hasToken, err := readCredentialFile(dir, CredentialToken)
 	if err != nil {

@@ -21,8 +21,10 @@ import (
 
 // What the ConfigMap may make the metric gate do (docs/rollout.md#metric-gate-credentials),
 // against local listeners only: the credentials are entries of the
-// manager's --metric-gate-credentials-dir (metricCredentials), the hosts
-// those of --metric-gate-allowed-hosts (metricAllowedHosts).
+// manager's --metric-gate-credentials-dir (metricCredentials), each with
+// the addresses file that says where it may go, the hosts of checks
+// without credentials those of --metric-gate-allowed-hosts
+// (metricAllowedHosts).
 
 // promAnswerOf is Prometheus's answer of one number.
 const promAnswerOf = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"%s"]}]}}`
@@ -143,11 +145,14 @@ var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, 
 			})
 			addCredentials("prom", map[string][]byte{
 				controller.CredentialToken: []byte("s3cret\n"), controller.CredentialCA: caOf(secure.server),
+				controller.CredentialAddresses: []byte(secure.server.URL + "\n"),
 			})
 			zero := filepath.Join(metricCredentials, "zero")
 			Expect(os.MkdirAll(zero, 0o700)).To(Succeed())
 			DeferCleanup(os.RemoveAll, zero)
 			Expect(os.Symlink("/dev/zero", filepath.Join(zero, controller.CredentialToken))).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(zero, controller.CredentialAddresses),
+				[]byte(secure.server.URL+"\n"), 0o600)).To(Succeed())
 			_, _ = startMetricRollout(ctx, metricGatePolicy(strings.Join([]string{
 				check("tls-token", secure.server.URL+"/ok", `, "credentials": "prom"`),
 				check("plain-none", plain.server.URL+"/plain", ""),
@@ -180,6 +185,54 @@ var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, 
 			Expect(plain.authorizations("/plain/api/v1/query")).NotTo(BeEmpty())
 			Expect(plain.all()).To(HaveEach(""), "a credential travelled over plain http")
 		})
+
+	It("sends a credential only to the addresses its entry lists, and lets a check without credentials reach "+
+		"only allowed hosts", func(ctx SpecContext) {
+		// Two https servers of one certificate: the CA that verifies the
+		// first verifies the second too, so only the addresses file tells
+		// them apart.
+		first, second := startRecorder(true, nil), startRecorder(true, nil)
+		addCredentials("pinned", map[string][]byte{
+			controller.CredentialToken: []byte("pinned-token"), controller.CredentialCA: caOf(first.server),
+			controller.CredentialAddresses: []byte("# the first server only\n" + first.server.URL + "\n"),
+		})
+		addresses := filepath.Join(metricCredentials, "pinned", controller.CredentialAddresses)
+		cm := setConfig(ctx, rolloutData(40, metricGatePolicy(
+			check("aimed", second.server.URL, `, "credentials": "pinned"`))))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonInvalidConfig)).
+			Should(ContainElement(ContainSubstring(fmt.Sprintf(`healthGate.metrics[0].address: Invalid value: %q: `+
+				`check aimed may not send credentials pinned there: it is not among the addresses of %s (%s); `+
+				`add it there (the key addresses of the entry's Secret) or name other credentials`,
+				second.server.URL, addresses, first.server.URL))))
+		Eventually(func() bool { return rolloutObject(ctx).Status.KeyInvalid }).Should(BeTrue())
+
+		By("the same credential at the address listed: measured, the token sent there")
+		_, _ = startMetricRollout(ctx, metricGatePolicy(
+			check("pinned", first.server.URL, `, "credentials": "pinned"`)), nil)
+		Eventually(measurements("pinned", controller.MeasurementPass)).Should(BeNumerically(">=", 1))
+		Expect(first.all()).To(ContainElement("Bearer pinned-token"))
+		Expect(second.all()).To(BeEmpty(), "the server the credential was not mounted for was asked")
+
+		By("a check without credentials, the manager without --metric-gate-allowed-hosts")
+		stopManager()
+		metricGateAllowedHosts = ""
+		stopManager = startManager()
+		DeferCleanup(func() {
+			stopManager()
+			metricGateAllowedHosts = metricAllowedHosts
+			stopManager = startManager()
+		})
+		openAddress := first.server.URL + "/open"
+		cm = setConfig(ctx, rolloutData(30, metricGatePolicy(check("open", openAddress, ""))))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonInvalidConfig)).
+			Should(ContainElement(ContainSubstring(fmt.Sprintf(`healthGate.metrics[0].address: Invalid value: %q: `+
+				`check open names no credentials, and the manager runs without --metric-gate-allowed-hosts, `+
+				`so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts)`,
+				openAddress))))
+		Eventually(func() bool { return rolloutObject(ctx).Status.KeyInvalid }).Should(BeTrue())
+		Expect(first.authorizations("/open/api/v1/query")).To(BeEmpty(), "the refused check was measured")
+		Expect(second.all()).To(BeEmpty())
+	})
 
 	It("changes the configuration while a query hangs, and halts once the query's deadline passes", func(ctx SpecContext) {
 		// A listener that accepts and never answers.

@@ -49,6 +49,10 @@ type signals struct {
 	// metricMeasured: a metric query ended (metric_measurer.go); the
 	// config-cache controller judges its sample.
 	metricMeasured chan event.GenericEvent
+	// credentialsChanged: the metric gate's credentials directory changed
+	// (metric_gate_credentials_watch.go); the config-cache controller
+	// checks the rollout key against it again.
+	credentialsChanged chan event.GenericEvent
 }
 
 // nodeEvent is a signal about the node (and NodeSLO) name.
@@ -63,6 +67,8 @@ func newSignals() signals {
 		heldNodeWritten: make(chan event.GenericEvent, 1),
 		healthChanged:   make(chan event.GenericEvent, 1),
 		metricMeasured:  make(chan event.GenericEvent, 1),
+
+		credentialsChanged: make(chan event.GenericEvent, 1),
 	}
 }
 
@@ -129,14 +135,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.Add(health); err != nil {
 		return fmt.Errorf("adding the health gate's watch: %w", err)
 	}
-	limits, err := opts.MetricGate.Limits()
+	limits, err := opts.MetricGate.limits()
 	if err != nil {
 		return err
 	}
-	measurer := newMetricMeasurer(&prometheusQuerier{credentialsDir: opts.MetricGate.CredentialsDir, limits: limits},
-		sig.metricMeasured)
+	measurer := newMetricMeasurer(&prometheusQuerier{limits: limits}, sig.metricMeasured)
 	if err := mgr.Add(measurer); err != nil {
 		return fmt.Errorf("adding the metric gate's measurer: %w", err)
+	}
+	if err := mgr.Add(&credentialsWatch{limits: limits, changed: sig.credentialsChanged}); err != nil {
+		return fmt.Errorf("adding the metric gate's credentials watch: %w", err)
 	}
 	writer, err := storedslo.NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
@@ -146,7 +154,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	configs := &ConfigCacheReconciler{
 		reader:    mgr.GetClient(),
 		key:       opts.configKey(),
-		limits:    limits,
+		limits:    limits.now,
 		snapshots: published,
 		recorder:  recorder,
 		clock:     clk,

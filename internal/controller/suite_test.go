@@ -55,6 +55,11 @@ var (
 // loopback address every listener of the specs binds.
 const metricAllowedHosts = "127.0.0.1,localhost"
 
+// metricGateAllowedHosts is what startManager gives
+// --metric-gate-allowed-hosts: metricAllowedHosts, but "" while a spec
+// runs the manager without it.
+var metricGateAllowedHosts = metricAllowedHosts
+
 func TestControllers(t *testing.T) {
 	envtestharness.RunSuite(t, "Controller suite")
 }
@@ -96,7 +101,7 @@ func startManager() func() {
 	opts.Controllers.Clock = clock
 	opts.Controllers.BeforeNodeSLOReconcile = heldReconciles.wait
 	opts.Controllers.MetricGate.CredentialsDir = metricCredentials
-	opts.Controllers.MetricGate.AllowedHosts = metricAllowedHosts
+	opts.Controllers.MetricGate.AllowedHosts = metricGateAllowedHosts
 	opts.LeaderElectionNamespace = envtestharness.SystemNamespace
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())

@@ -118,8 +118,8 @@ func (r Key) Lines() sloconfig.KeyLines {
 func LoadKey(data map[string]string) Key { return loadKey(data, nil) }
 
 // LoadKeyWithin is LoadKey checked also against what the manager allows a
-// metric check to reach (its flags), as the controller and the webhook
-// load it.
+// metric check to reach (its flags, and its credentials' addresses files
+// as the caller read them), as the controller and the webhook load it.
 func LoadKeyWithin(data map[string]string, limits MetricLimits) Key { return loadKey(data, &limits) }
 
 func loadKey(data map[string]string, limits *MetricLimits) Key {

@@ -16,26 +16,36 @@ import (
 
 // How a metric check reaches Prometheus (docs/rollout.md#metric-gate-credentials).
 // Whoever writes the ConfigMap chooses the address and names a credential;
-// only the operator, through the manager's flags, decides which credentials
-// exist (entries of --metric-gate-credentials-dir) and which hosts may be
-// reached (--metric-gate-allowed-hosts). So a ConfigMap never names a file,
-// and a credential never travels in clear text or to an unverified server.
+// only the operator, through the manager's flags and the files it mounts,
+// decides which credentials exist (entries of --metric-gate-credentials-dir),
+// where each may be sent (its addresses file, key_metricgate_reach.go) and
+// which hosts a check without credentials may reach
+// (--metric-gate-allowed-hosts). So a ConfigMap never names a file, and a
+// credential never travels in clear text, to an unverified server, or to
+// a server it was not mounted for.
 
 // maxMetricAddressLength bounds an address, and so every message that
 // repeats it.
 const maxMetricAddressLength = 1024
 
-// MetricLimits are what the manager allows a metric check, from its flags.
-// The controller and the webhook check the key against them
-// (LoadKeyWithin); kubectl nodeslo validate, which cannot know them, does
-// not, and the controller checks the address again at each measurement.
+// MetricLimits are what the manager allows a metric check, from its flags
+// and its credentials directory as the controller read them. The
+// controller and the webhook check the key against them (LoadKeyWithin);
+// kubectl nodeslo validate, which cannot know them, does not, and the
+// controller checks the address again at each measurement.
 type MetricLimits struct {
-	// AllowedHosts are the hosts an address may name, each "host" (any
-	// port) or "host:port", as ParseAllowedHosts returns them; empty: any.
+	// AllowedHosts are the hosts the address of a check without
+	// credentials may name, each "host" (any port) or "host:port", as
+	// ParseAllowedHosts returns them; empty: none, so such a check may
+	// reach no address.
 	AllowedHosts []string
-	// HasCredentials: the manager has a credentials directory; without
-	// one, no check may name credentials.
-	HasCredentials bool
+	// CredentialsDir is the manager's --metric-gate-credentials-dir, named
+	// in messages; "": none, and no check may name credentials.
+	CredentialsDir string
+	// Credentials are the entries of CredentialsDir by name, as the
+	// controller read them; a check naming credentials may send its
+	// requests only to their Addresses.
+	Credentials map[string]CredentialEntry
 }
 
 // ParseAllowedHosts reads --metric-gate-allowed-hosts: a comma-separated
@@ -62,20 +72,18 @@ func ParseAllowedHosts(list string) ([]string, error) {
 	return out, nil
 }
 
-// CheckAddress says why an address (already validated as an http or https
-// URL) is outside l's allowed hosts; nil when it is within them.
-func (l MetricLimits) CheckAddress(address string) error {
+// checkHost says why the check named check, which names no credentials,
+// may not reach u; nil when u's host is among l's allowed hosts.
+func (l MetricLimits) checkHost(check string, u *url.URL) error {
 	if len(l.AllowedHosts) == 0 {
-		return nil
-	}
-	u, err := url.Parse(address)
-	if err != nil {
-		return fmt.Errorf("cannot read the address: %w", err)
+		return fmt.Errorf("check %s names no credentials, and the manager runs without --metric-gate-allowed-hosts, "+
+			"so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts), "+
+			"or name credentials whose %s file lists this address", check, CredentialAddressesFile)
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	port := u.Port()
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		port = defaultPorts[u.Scheme]
 	}
 	withPort := net.JoinHostPort(host, port)
 	if slices.Contains(l.AllowedHosts, host) || slices.Contains(l.AllowedHosts, withPort) {
@@ -88,17 +96,19 @@ func (l MetricLimits) CheckAddress(address string) error {
 // compileEndpoint checks how the check reaches Prometheus: an http or https
 // address with a host; credentials by name, only over https with the
 // server verified; no verification only when asked for, over https and
-// without credentials. limits (nil: not known) are the manager's.
+// without credentials. limits (nil: not known) are the manager's: once
+// the check is otherwise valid, its address must be one its credentials
+// may be sent to, or, without credentials, one of the allowed hosts.
 func (c *MetricCheck) compileEndpoint(
 	doc *metricCheckDocument, path *field.Path, limits *MetricLimits,
 ) field.ErrorList {
 	var errs field.ErrorList
-	addr := path.Child("address")
+	addr := path.Child(fieldAddress)
 	if doc.Address == nil || *doc.Address == "" {
 		errs = append(errs, field.Required(addr, "the Prometheus server's URL, such as http://prometheus.monitoring:9090"))
 	} else {
 		c.Address = *doc.Address
-		errs = append(errs, validateAddress(c.Address, addr, limits)...)
+		errs = append(errs, validateAddress(c.Address, addr)...)
 	}
 	const named = "a ConfigMap names no file: put the %s, as the file %q, in an entry of the manager's " +
 		"--metric-gate-credentials-dir and name the entry with credentials (docs/rollout.md#metric-gate-credentials)"
@@ -110,7 +120,7 @@ func (c *MetricCheck) compileEndpoint(
 	}
 	if v := doc.Credentials; v != nil {
 		c.Credentials = *v
-		errs = append(errs, validateCredentialsName(c.Credentials, path.Child("credentials"), limits)...)
+		errs = append(errs, validateCredentialsName(c.Credentials, path.Child(fieldCredentials))...)
 	}
 	if v := doc.InsecureSkipVerify; v != nil {
 		c.InsecureSkipVerify = *v
@@ -127,27 +137,30 @@ func (c *MetricCheck) compileEndpoint(
 	case c.InsecureSkipVerify && plain:
 		errs = append(errs, field.Invalid(addr, sloconfig.Echo(c.Address), "must be https when insecureSkipVerify is set"))
 	}
+	if limits != nil && len(errs) == 0 {
+		switch child, err := limits.reach(c.Name, c.Address, c.Credentials); {
+		case err != nil && child == fieldCredentials:
+			errs = append(errs, field.Invalid(path.Child(child), c.Credentials, err.Error()))
+		case err != nil:
+			errs = append(errs, field.Invalid(path.Child(child), sloconfig.Echo(c.Address), err.Error()))
+		}
+	}
 	return errs
 }
 
 // validateAddress checks an address: an http or https URL with a host,
-// no user, query or fragment, within the manager's allowed hosts.
-func validateAddress(v string, path *field.Path, limits *MetricLimits) field.ErrorList {
+// no user, query or fragment.
+func validateAddress(v string, path *field.Path) field.ErrorList {
 	if len(v) > maxMetricAddressLength {
 		return field.ErrorList{field.TooLong(path, "", maxMetricAddressLength)}
 	}
 	u, err := url.Parse(v)
 	switch {
-	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+	case err != nil || u.Host == "" || (u.Scheme != schemeHTTP && u.Scheme != schemeHTTPS):
 		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v), "must be an http or https URL with a host")}
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
 		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v),
 			"must have no query, fragment or user: use credentials for credentials")}
-	}
-	if limits != nil {
-		if err := limits.CheckAddress(v); err != nil {
-			return field.ErrorList{field.Invalid(path, sloconfig.Echo(v), err.Error())}
-		}
 	}
 	return nil
 }
@@ -155,15 +168,12 @@ func validateAddress(v string, path *field.Path, limits *MetricLimits) field.Err
 // validateCredentialsName checks the name of an entry of the manager's
 // credentials directory: a DNS label, so that it names an entry and never
 // a path (no slash, no dot).
-func validateCredentialsName(v string, path *field.Path, limits *MetricLimits) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Label(v) {
+func validateCredentialsName(v string, path *field.Path) field.ErrorList {
+	msgs := validation.IsDNS1123Label(v)
+	errs := make(field.ErrorList, 0, len(msgs))
+	for _, msg := range msgs {
 		errs = append(errs, field.Invalid(path, sloconfig.Echo(v),
 			msg+": the name of an entry of the manager's --metric-gate-credentials-dir, never a path"))
-	}
-	if len(errs) == 0 && limits != nil && !limits.HasCredentials {
-		errs = append(errs, field.Invalid(path, v,
-			"the manager runs without --metric-gate-credentials-dir, so it holds no credentials to name"))
 	}
 	return errs
 }

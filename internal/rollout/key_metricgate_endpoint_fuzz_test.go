@@ -14,12 +14,16 @@ import (
 // webhook and the controller get them from whoever writes the ConfigMap:
 // it never panics; the manager's limits only add errors; and a metric
 // check it accepts names credentials only as a DNS label, sends them only
-// over https to a verified server, and names an allowed host.
+// over https to a verified server listed in their addresses file, and
+// without credentials names an allowed host.
 func FuzzRolloutKey(f *testing.F) {
 	for _, seed := range []string{
 		`{"maxNodesPerStep": "10%", "canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}}`,
 		`{"healthGate": {"metrics": [{"name": "a", "address": "https://prometheus.monitoring", "credentials": "prom",
 			"query": "up", "max": 1}]}}`,
+		`{"healthGate": {"metrics": [{"name": "a", "address": "https://p/prom/x", "credentials": "prom",
+			"query": "up", "max": 1}, {"name": "b", "address": "https://p/prom/../admin", "credentials": "prom",
+			"query": "up", "max": 1}, {"name": "c", "address": "https://p", "credentials": "bare", "query": "up", "max": 1}]}}`,
 		`{"healthGate": {"metrics": [{"name": "a", "address": "http://p:9090", "bearerTokenFile": "/dev/zero",
 			"query": "up", "max": 1}]}}`,
 		`{"healthGate": {"metrics": [{"name": "a", "address": "https://p", "credentials": "../x", "insecureSkipVerify": true,
@@ -29,7 +33,12 @@ func FuzzRolloutKey(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	limits := MetricLimits{AllowedHosts: []string{promHost, "p:443"}, HasCredentials: true}
+	prom, err := ParseCredentialAddresses("https://prometheus.monitoring\nhttps://p/prom\n")
+	if err != nil {
+		f.Fatal(err)
+	}
+	limits := MetricLimits{AllowedHosts: []string{promHost, "p:443"}, CredentialsDir: credsDir,
+		Credentials: map[string]CredentialEntry{promEntry: {Addresses: prom}, bareEntry: {Problem: noFile}}}
 	f.Fuzz(func(t *testing.T, raw string) {
 		data := map[string]string{string(sloconfig.KeyRollout): raw}
 		within, anyone := LoadKeyWithin(data, limits), LoadKey(data)
@@ -41,8 +50,9 @@ func FuzzRolloutKey(f *testing.F) {
 		}
 		for _, c := range within.Policy.HealthGate.Metrics {
 			u, err := url.Parse(c.Address)
-			if err != nil || limits.CheckAddress(c.Address) != nil {
-				t.Errorf("check %s: address %q accepted outside the allowed hosts", c.Name, c.Address)
+			if err != nil || limits.CheckReach(c.Name, c.Address, c.Credentials) != nil {
+				t.Errorf("check %s: address %q accepted outside what its credentials %q or the allowed hosts allow",
+					c.Name, c.Address, c.Credentials)
 				continue
 			}
 			if c.Credentials == "" {

@@ -64,8 +64,11 @@ func TestMetricCheckEndpointErrors(t *testing.T) {
 }
 
 func TestMetricCheckEndpointsAccepted(t *testing.T) {
-	limits := MetricLimits{HasCredentials: true,
-		AllowedHosts: []string{promHost, "thanos.monitoring:443", "[::1]:9090", "127.0.0.1"}}
+	limits := MetricLimits{AllowedHosts: []string{promHost, "thanos.monitoring:443", "[::1]:9090", "127.0.0.1"},
+		CredentialsDir: credsDir, Credentials: map[string]CredentialEntry{
+			"prometheus-a": entryOf(t, "https://prometheus.monitoring:9090"),
+			"thanos":       entryOf(t, "https://thanos.monitoring"),
+		}}
 	for _, fields := range []string{
 		`"address": "https://prometheus.monitoring:9090", "credentials": "prometheus-a"`,
 		`"address": "https://Prometheus.Monitoring./prefix/"`,

@@ -54,9 +54,10 @@ type ConfigMapValidator struct {
 	// to warn of those the installed CRD would drop
 	// (docs/behaviour.md#crd-version-skew); nil: no such check.
 	Writer client.Client
-	// MetricLimits are what the manager allows the rollout key's metric
-	// checks (its flags); nil: not known, as for kubectl nodeslo validate.
-	MetricLimits *rollout.MetricLimits
+	// MetricLimits reads what the manager allows the rollout key's metric
+	// checks (its flags, and its credentials directory as it is at each
+	// review); nil: not known, as for kubectl nodeslo validate.
+	MetricLimits func() rollout.MetricLimits
 }
 
 var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
@@ -128,7 +129,7 @@ func (v *ConfigMapValidator) loadRolloutKey(data map[string]string) rollout.Key 
 	if v.MetricLimits == nil {
 		return rollout.LoadKey(data)
 	}
-	return rollout.LoadKeyWithin(data, *v.MetricLimits)
+	return rollout.LoadKeyWithin(data, v.MetricLimits())
 }
 
 // sameData reports whether an update leaves data and binaryData as stored:

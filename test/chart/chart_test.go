@@ -437,13 +437,17 @@ func TestLeaderElection(t *testing.T) {
 }
 
 // The metric gate's credentials are Secrets the kubelet mounts into one
-// directory, one entry each, named as the ConfigMap names them; the
-// manager reads none through the API (docs/rollout.md#metric-gate-credentials).
+// directory, one entry each, named as the ConfigMap names them, each with
+// the addresses file the chart writes from the value (a Secret too, last,
+// so that it wins over a key of the operator's Secret); the manager reads
+// none through the API (docs/rollout.md#metric-gate-credentials).
 func TestMetricGateCredentialsAreMountedSecrets(t *testing.T) {
 	const dir = "/etc/nodeslo/metric-gate-credentials"
 	objs := byKey(t, "the chart", helmTemplate(t,
 		"metricGate.credentials[0].name=prometheus", "metricGate.credentials[0].secretName=prometheus-metric-gate",
+		"metricGate.credentials[0].addresses={https://prometheus.monitoring:9091}",
 		"metricGate.credentials[1].name=thanos", "metricGate.credentials[1].secretName=thanos-token",
+		"metricGate.credentials[1].addresses={https://thanos.monitoring/prometheus,https://thanos.monitoring:10902}",
 		"metricGate.allowedHosts={prometheus.monitoring,thanos.monitoring:10902}"))
 	container := managerContainer(t, objs)
 	flags := containerFlags(t, container)
@@ -452,7 +456,7 @@ func TestMetricGateCredentialsAreMountedSecrets(t *testing.T) {
 		t.Errorf("metric gate flags %q, %q", flags["--metric-gate-credentials-dir"], flags["--metric-gate-allowed-hosts"])
 	}
 	mounts, _, _ := unstructured.NestedSlice(container, "volumeMounts")
-	secrets := map[string]string{} // mount path: Secret
+	secrets := map[string]string{} // mount path: its Secrets, each with the keys it projects
 	pod, _, _ := unstructured.NestedMap(deployment(t, objs).Object, "spec", "template", "spec")
 	volumes, _, _ := unstructured.NestedSlice(pod, "volumes")
 	for _, m := range mounts {
@@ -463,15 +467,32 @@ func TestMetricGateCredentialsAreMountedSecrets(t *testing.T) {
 		for _, v := range volumes {
 			v := v.(map[string]any)
 			if v["name"] == m["name"] {
-				name, _, _ := unstructured.NestedString(v, "secret", "secretName")
-				secrets[m["mountPath"].(string)] = name
+				secrets[m["mountPath"].(string)] = volumeSecrets(v)
 			}
 		}
 	}
-	want := map[string]string{dir + "/prometheus": "prometheus-metric-gate", dir + "/thanos": "thanos-token",
-		"/tmp/k8s-webhook-server/serving-certs": "webhook-server-cert"}
+	const addresses = "nodeslo-controller-metric-gate-%s-addresses[addresses=addresses]"
+	want := map[string]string{
+		dir + "/prometheus":                     "prometheus-metric-gate, " + fmt.Sprintf(addresses, "prometheus"),
+		dir + "/thanos":                         "thanos-token, " + fmt.Sprintf(addresses, "thanos"),
+		"/tmp/k8s-webhook-server/serving-certs": "webhook-server-cert",
+	}
 	if !maps.Equal(secrets, want) {
 		t.Errorf("mounted Secrets %v, want %v", secrets, want)
+	}
+	for name, file := range map[string]string{
+		"prometheus": "https://prometheus.monitoring:9091\n",
+		"thanos":     "https://thanos.monitoring/prometheus\nhttps://thanos.monitoring:10902\n",
+	} {
+		key := fmt.Sprintf("Secret/%s/nodeslo-controller-metric-gate-%s-addresses", releaseNamespace, name)
+		obj, ok := objs[key]
+		if !ok {
+			t.Errorf("%s: not rendered", key)
+			continue
+		}
+		if got, _, _ := unstructured.NestedString(obj.Object, "stringData", "addresses"); got != file {
+			t.Errorf("%s: addresses %q, want %q", key, got, file)
+		}
 	}
 	for key, obj := range objs {
 		// Roles and ClusterRoles: the RBAC objects with rules.
@@ -480,10 +501,47 @@ func TestMetricGateCredentialsAreMountedSecrets(t *testing.T) {
 			t.Errorf("%s grants Secrets: %v", key, obj.Object["rules"])
 		}
 	}
-	if out, err := helmTemplateError(t, "metricGate.credentials[0].name=../token",
-		"metricGate.credentials[0].secretName=x"); err == nil || !strings.Contains(out, "/metricGate/credentials/0/name") {
-		t.Errorf("a credential named ../token rendered (err %v): %s", err, out)
+	const secretX = "metricGate.credentials[0].secretName=x"
+	for _, c := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"metricGate.credentials[0].name=../token", secretX,
+			"metricGate.credentials[0].addresses={https://p}"}, "/metricGate/credentials/0/name"},
+		{[]string{"metricGate.credentials[0].name=prometheus", secretX},
+			"addresses"},
+		{[]string{"metricGate.credentials[0].name=prometheus", secretX,
+			"metricGate.credentials[0].addresses={http://prometheus.monitoring:9090}"},
+			"/metricGate/credentials/0/addresses/0"},
+	} {
+		if out, err := helmTemplateError(t, c.set...); err == nil || !strings.Contains(out, c.want) {
+			t.Errorf("%v rendered (err %v): %s", c.set, err, out)
+		}
 	}
+}
+
+// volumeSecrets names the Secrets of a volume, a projected one's in order,
+// each with the keys it projects (key=path) when it lists them.
+func volumeSecrets(v map[string]any) string {
+	if name, ok, _ := unstructured.NestedString(v, "secret", "secretName"); ok {
+		return name
+	}
+	sources, _, _ := unstructured.NestedSlice(v, "projected", "sources")
+	var out []string
+	for _, s := range sources {
+		name, _, _ := unstructured.NestedString(s.(map[string]any), "secret", "name")
+		items, _, _ := unstructured.NestedSlice(s.(map[string]any), "secret", "items")
+		var keys []string
+		for _, i := range items {
+			i := i.(map[string]any)
+			keys = append(keys, fmt.Sprintf("%v=%v", i["key"], i["path"]))
+		}
+		if len(keys) > 0 {
+			name += "[" + strings.Join(keys, ",") + "]"
+		}
+		out = append(out, name)
+	}
+	return strings.Join(out, ", ")
 }
 
 // viaExtraArgs is why the chart has no value for a logging flag.
@@ -515,6 +573,7 @@ func TestEveryFlagOfTheTableIsAValue(t *testing.T) {
 	args := managerArgs(t, byKey(t, "the chart", helmTemplate(t, "manager.pprofBindAddress=:6060",
 		"leaderElection.leaseDuration=30s", "leaderElection.renewDeadline=20s", "leaderElection.retryPeriod=4s",
 		"metricGate.credentials[0].name=prometheus", "metricGate.credentials[0].secretName=prometheus-metric-gate",
+		"metricGate.credentials[0].addresses={https://prometheus.monitoring:9091}",
 		"metricGate.allowedHosts={prometheus.monitoring}")))
 	for _, row := range rows {
 		rendered := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, row.Name+"=") })

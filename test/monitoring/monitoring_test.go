@@ -242,6 +242,9 @@ var _ = Describe("The dashboard and the alerts", func() {
 		opts.SecureMetrics = false
 		opts.LeaderElection = true
 		opts.LeaderElectionNamespace = ns.Name
+		// The metric check below queries a listener on loopback: a check
+		// without credentials reaches only the allowed hosts.
+		opts.Controllers.MetricGate.AllowedHosts = "127.0.0.1"
 		running, err := managertest.Start(cfg, opts)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })

@@ -58,3 +58,13 @@ subjects:
   name: {{ include "nodeslo-controller.serviceAccountName" . }}
   namespace: {{ .Release.Namespace }}
 {{- end }}
+
+{{/*
+The Secret holding the addresses file of the metric gate credential .name
+(metricGate.credentials): where that credential may be sent. A Secret, not
+a ConfigMap: whoever may edit ConfigMaps in the namespace must not be able
+to send the credential elsewhere.
+*/}}
+{{- define "nodeslo-controller.metricGateAddresses" -}}
+{{- printf "%s-metric-gate-%s-addresses" (include "nodeslo-controller.name" .context) .name }}
+{{- end }}
