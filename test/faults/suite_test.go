@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -82,11 +83,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // election: a manager that loses its lease exits by design, which is the
 // subject of the process tests in test/e2e), changed by tune. It returns
 // the log of its NodeSLO writes; the manager stops when the test ends.
-func startManager(tune func(*manager.Options)) *localcluster.WriteLog {
+func startManager(tune func(*manager.Options), wraps ...transport.WrapperFunc) *localcluster.WriteLog {
 	GinkgoHelper()
 	writes := &localcluster.WriteLog{}
 	cfg := rest.CopyConfig(managerConfig)
 	cfg.Wrap(writes.Wrap)
+	for _, wrap := range wraps {
+		cfg.Wrap(wrap)
+	}
 	opts := managertest.Options()
 	if tune != nil {
 		tune(&opts)
