@@ -123,14 +123,6 @@ func readState(ctx context.Context) faults.State {
 	return s
 }
 
-// matching returns, for Eventually, how many NodeSLOs carry the wanted spec.
-func matching(ctx context.Context, want faults.Specs) func() (int, error) {
-	return func() (int, error) {
-		s, err := faults.ReadState(ctx, k8sClient)
-		return s.Matching(want), err
-	}
-}
-
 // waitConverged waits until the NodeSLOs are exactly the wanted ones and
 // returns them with the time it saw them so.
 func waitConverged(ctx context.Context, want faults.Specs) (faults.State, time.Time) {
