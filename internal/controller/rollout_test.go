@@ -703,13 +703,7 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 	// spec of the configuration before it.
 	It("keeps a held node done by its own write on the target it matched, across a restart (issue 54)",
 		func(ctx SpecContext) {
-			// In force: 50 (batch 30); then 40 (batch 30) paused: every
-			// node, none a batch node, held on 50.
-			setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
-			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
-			setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
-			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
-			settle()
+			pausedOverPools(ctx)
 			held := f.names[rolloutCanaries]
 			relabelPool(ctx, held, "batch")
 			Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
@@ -738,13 +732,8 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 	It("writes a held node relabelled before a decision with the configuration in force for it (issue 54, seed 2)",
 		func(ctx SpecContext) {
 			// The fleet's NodeSLOs name the set-up's configuration (50, no
-			// batch pool); 50 with batch 30 leaves them as they are. Then
-			// 40 paused: every node held on 50 (batch 30).
-			setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
-			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
-			setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
-			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
-			settle()
+			// batch pool), which the pools' 50 leaves as they are.
+			pausedOverPools(ctx)
 			held := f.names[rolloutCanaries]
 			relabelBeforeADecision(ctx, held, "batch", f.names[rolloutCanaries+1])
 			Eventually(specOf(ctx, held)).
@@ -881,6 +870,17 @@ func pooledData(cluster, batch int, policy string) map[string]string {
 			`{"matchLabels": {"pool": "batch"}}, "cpuSuppressThresholdPercent": %d}]}`, cluster, batch),
 		string(sloconfig.KeyRollout): policy,
 	}
+}
+
+// pausedOverPools puts 50 (batch 30) in force, then 40 (batch 30) paused:
+// every node of the fleet, none a batch node, held on 50.
+func pausedOverPools(ctx context.Context) {
+	GinkgoHelper()
+	setConfig(ctx, pooledData(50, 30, rolloutPolicy(false)))
+	Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+	setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
+	Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+	settle()
 }
 
 // relabelBeforeADecision relabels node (relabelPool) and has the rollout
