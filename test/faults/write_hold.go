@@ -2,7 +2,6 @@ package faults
 
 import (
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
@@ -94,12 +93,9 @@ func (h *WriteHold) Release() {
 	}
 }
 
-// isNodeSLOWrite reports whether req creates, changes or deletes a NodeSLO.
+// isNodeSLOWrite reports whether req creates, changes or deletes a NodeSLO
+// (a server-side dry run changes nothing).
 func isNodeSLOWrite(req *http.Request) bool {
-	switch req.Method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		return strings.HasPrefix(req.URL.Path, "/apis/slo.koordinator.sh/v1alpha1/nodeslos") &&
-			!req.URL.Query().Has("dryRun")
-	}
-	return false
+	_, ok := localcluster.NodeSLOWrite(req)
+	return ok && !req.URL.Query().Has("dryRun")
 }

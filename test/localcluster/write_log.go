@@ -24,7 +24,7 @@ type WriteLog struct {
 // Wrap is a rest.Config WrapTransport.
 func (w *WriteLog) Wrap(rt http.RoundTripper) http.RoundTripper {
 	return RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		name, ok := nodeSLOWrite(req)
+		name, ok := NodeSLOWrite(req)
 		resp, err := rt.RoundTrip(req)
 		switch {
 		case ok && req.URL.Query().Has("dryRun"):
@@ -56,9 +56,9 @@ func (w *WriteLog) record(name string, resp *http.Response, err error) {
 	}
 }
 
-// nodeSLOWrite reports whether req writes a NodeSLO and which one ("" for
+// NodeSLOWrite reports whether req writes a NodeSLO and which one ("" for
 // a create, whose name is in the body).
-func nodeSLOWrite(req *http.Request) (string, bool) {
+func NodeSLOWrite(req *http.Request) (string, bool) {
 	switch req.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 	default:
