@@ -696,19 +696,24 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 			Expect(slo.Annotations).To(HaveKeyWithValue(storedslo.ConfigurationAnnotation, Not(BeEmpty())))
 		})
 
-	// Simulator seed 183: a held node whose write with the configuration in
-	// force for it left it matching the target is done, and its NodeSLO
-	// names the target; held again by a newer change, after a restart, its
-	// next labels get the spec of the target it was done with, not the
-	// spec of the configuration before it.
-	It("keeps a held node done by its own write on the target it matched, across a restart (issue 54)",
+	// Simulator seeds 183 and 84465: a held node whose write with the
+	// configuration in force for it (50) leaves it matching the target
+	// (40) is not reached by that write. It stays held on 50, and its
+	// NodeSLO's stamp names 50, so that held again by a newer change,
+	// after a restart, its next labels still get 50's spec: 40, which
+	// never reached it, may not (seed 84465: while halted).
+	It("keeps a held node that its own write left matching the target on the configuration in force for it, "+
+		"across a restart (issue 54)",
 		func(ctx SpecContext) {
 			pausedOverPools(ctx)
 			held := f.names[rolloutCanaries]
+			paused40 := rollout.ShortTarget(record(ctx).Target)
 			relabelPool(ctx, held, "batch")
 			Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
 				"what 50 and 40 both give batch nodes")
 			settle()
+			Expect(stampOf(ctx, held)).NotTo(Equal(paused40),
+				"stamped with the configuration in force for it, 50, not the paused target 40")
 			// 45 (batch 35) paused, then a restart: the new manager knows
 			// only what is stored.
 			setConfig(ctx, pooledData(45, 35, rolloutPolicy(true)))
@@ -717,10 +722,11 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 			restartManager(ctx, func() {})
 			relabelPool(ctx, held, "")
 			Eventually(specOf(ctx, held)).Should(
-				haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
-				"the configuration it was done with gives it 40; never 50 from before it, nor the paused 45")
+				haveField(50.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"the configuration in force for it gives it 50; never 40, which never reached it, nor the paused 45")
 			settle()
 			Expect(f.at(ctx, 45)).To(BeEmpty(), "no node gets the paused configuration")
+			Expect(f.at(ctx, 40)).To(BeEmpty(), "no node gets the configuration paused before")
 		})
 
 	// Simulator seed 2: a decision that saw a held node's new labels before
@@ -881,6 +887,17 @@ func pausedOverPools(ctx context.Context) {
 	setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
 	Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
 	settle()
+}
+
+// stampOf is the configuration node's NodeSLO was last written from, as
+// its storedslo.ConfigurationAnnotation names it.
+func stampOf(ctx context.Context, node string) string {
+	GinkgoHelper()
+	slo := &slov1alpha1.NodeSLO{}
+	Expect(getNodeSLO(ctx, node, slo)).To(Succeed())
+	from, _ := storedslo.ParseConfiguration(slo.Annotations[storedslo.ConfigurationAnnotation])
+	Expect(from).NotTo(BeEmpty(), "%s's NodeSLO names no configuration", node)
+	return from
 }
 
 // relabelBeforeADecision relabels node (relabelPool) and has the rollout

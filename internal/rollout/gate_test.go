@@ -70,6 +70,16 @@ func TestChooseNode(t *testing.T) {
 				threshold(&got.Resolution.Spec), c.action, c.want)
 		}
 	}
+	// Moved to the batch pool, where the target gives what the
+	// configuration in force for it gives: still held, its stamp names
+	// that configuration (Memory.stillHeld, heldSince).
+	alike := thresholdConfig(40, 30)
+	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
+	written := ChooseNode(alike, nil, gate, batch, StoredNode{Exists: true, Spec: &stored, Generation: 3})
+	if written.Action != NodeWrite || threshold(&written.Resolution.Spec) != 30 || written.From != before {
+		t.Errorf("held, relabelled to what the target gives alike: action %d writing %d from %s, want a write of 30 from %s",
+			written.Action, threshold(&written.Resolution.Spec), nameOf(written.From), nameOf(before))
+	}
 	got := ChooseNode(target, nil, gate, web, StoredNode{})
 	if got.Action != NodeWrite || threshold(&got.Resolution.Spec) != 40 {
 		t.Errorf("a held node whose NodeSLO is gone is created with the target: %+v", got.Action)

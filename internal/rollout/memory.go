@@ -64,3 +64,23 @@ func (m Memory) lastPlanOf(name string) (known, held, released bool) {
 	}
 	return true, m.gate.Has(name), m.released[name]
 }
+
+// stillHeld is what the last plan of the rollout of target held the node
+// name with, for a node that no longer differs from target: it stays held
+// with it (keepsHeld). Its labels changed so that target and the
+// configuration in force for it give the same spec, which makes it no
+// more reached than before: dropped from the gate, its next relabel would
+// give it target before its step, or while the rollout is halted.
+func (m Memory) stillHeld(target, name string) (heldWith, bool) {
+	if !m.knowsPlanOf(target) {
+		return heldWith{}, false
+	}
+	return m.gate.heldWith(name)
+}
+
+// knowsPlanOf reports whether the last plan remembered was decided for
+// target (false: none is, after a restart or a new leader, or it was for
+// another configuration).
+func (m Memory) knowsPlanOf(target string) bool {
+	return m.gate != nil && m.gateTarget != nil && m.gateTarget.Fingerprint() == target
+}

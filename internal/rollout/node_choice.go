@@ -71,17 +71,13 @@ func ChooseNode(
 	case base == nil:
 		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want, From: cfg}
 	}
-	target := want
 	res = base.Resolve(node, stored.Spec)
 	want = base.StoredFormOf(&res, dropped)
 	if want.HeldBy(stored.Digest, stored.Spec) {
 		return NodeChoice{Action: NodeHeld, Resolution: res, Want: want, From: base}
 	}
-	if want.Digest == target.Digest {
-		// Written with what the target resolves for it too: the node is
-		// done, and its stamp names the target, so that after a restart
-		// its next labels get the target's spec, as they would now.
-		return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: cfg}
-	}
+	// Stamped with base even when target resolves alike for the node: it
+	// stays held (Memory.stillHeld), and after a restart its stamp is how
+	// the plan knows (heldSince).
 	return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: base}
 }

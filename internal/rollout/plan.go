@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"maps"
 	"time"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
@@ -148,7 +149,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	}
 	rec, recordProblem := ParseRecord(in.Record)
 	target := in.Config.Fingerprint()
-	nodes, held := describe(in, m)
+	nodes, held, kept := describe(in, m, rec)
 	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
 	health := judgeNodes(in, rec, target, nodes)
 	health.Metrics = in.MetricSamples
@@ -162,6 +163,9 @@ func (m Memory) Plan(in PlanInput) Plan {
 	gate := &Gate{held: make(map[string]heldWith, len(d.Held))}
 	for _, name := range d.Held {
 		gate.held[name] = held[name]
+	}
+	if keepsHeld(d.Record) {
+		maps.Copy(gate.held, kept)
 	}
 	mem := m
 	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, d.NextStep
@@ -191,7 +195,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		Status:        statusOf(in.Rollout, d, in.RolloutKey, in.Now),
 		RecordProblem: recordProblem,
 		memory:        mem,
-		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
+		unpersisted:   &Plan{Gate: holdAll(nodes, held, kept), memory: m},
 	}
 	p.Status.Withheld = withheld
 	// A record to persist is written unless the annotation holds it already.
@@ -207,12 +211,25 @@ func (m Memory) Plan(in PlanInput) Plan {
 // differs from what the configuration resolves for it, whether it was
 // done or reached before (Memory.reached) and whether it is a canary.
 // held has what each pending node would be held with: the configuration
-// in force for it (heldWithOf, m.gate the gate last published).
-func describe(in PlanInput, m Memory) ([]Node, map[string]heldWith) {
+// in force for it (heldWithOf, m.gate the gate last published). kept has
+// the nodes held that differ no longer, with what they are held with: those
+// the last plan of this rollout held (Memory.stillHeld), or without that
+// plan remembered, those the rollout of rec held when it wrote them
+// (heldSince).
+func describe(in PlanInput, m Memory, rec Record) (nodes []Node, held, kept map[string]heldWith) {
 	target := in.Config.Fingerprint()
-	nodes := nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
-	held := make(map[string]heldWith, len(in.Nodes))
+	nodes = nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
+	held = make(map[string]heldWith, len(in.Nodes))
+	kept = map[string]heldWith{}
 	for i, o := range in.Nodes {
+		if nodes[i].Stored && !nodes[i].Differs {
+			switch with, ok := m.stillHeld(target, o.Node.Name); {
+			case ok:
+				kept[o.Node.Name] = with
+			case !m.knowsPlanOf(target) && heldSince(o, rec, target):
+				kept[o.Node.Name] = heldWith{base: baseOf(o, in.Before, in.Numbers, in.Dropped)}
+			}
+		}
 		if !nodes[i].Stored || !nodes[i].Differs {
 			continue
 		}
@@ -222,7 +239,26 @@ func describe(in PlanInput, m Memory) ([]Node, map[string]heldWith) {
 		}
 		held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, m)
 	}
-	return nodes, held
+	return nodes, held, kept
+}
+
+// heldSince reports whether the rollout of rec (in progress for target)
+// held the node o when this controller last wrote it: written since the
+// rollout started, from another configuration than target. A node not
+// held is written from target; a node that target changes nothing for
+// and that no decision held is not written at all. This is how a plan
+// after a restart knows the nodes Memory.stillHeld would have kept.
+func heldSince(o Observed, rec Record, target string) bool {
+	return rec.Target == target && o.From != "" && o.From != ShortTarget(target) &&
+		!o.WrittenAt.IsZero() && !o.WrittenAt.Before(rec.Started)
+}
+
+// keepsHeld reports whether a plan on rec keeps holding the nodes the
+// last gate held that differ no longer (describe's kept): while the
+// rollout is in progress, or done but halted, and not a revert, which
+// holds no node.
+func keepsHeld(rec Record) bool {
+	return (!rec.Done || rec.Health.Halted()) && rec.RevertOf == ""
 }
 
 // ConfigsBefore are the configurations in force before target, newest
@@ -271,9 +307,10 @@ func (o Observed) differs(cfg *sloconfig.Config, dropped []string) bool {
 }
 
 // holdAll is the gate used when the record could not be written: every
-// pending node keeps its stored NodeSLO.
-func holdAll(nodes []Node, held map[string]heldWith) *Gate {
-	g := &Gate{held: map[string]heldWith{}}
+// pending node keeps its stored NodeSLO, and every node the last gate
+// held still does (kept).
+func holdAll(nodes []Node, held, kept map[string]heldWith) *Gate {
+	g := &Gate{held: maps.Clone(kept)}
 	for _, n := range nodes {
 		if n.Stored && n.Differs {
 			g.held[n.Name] = held[n.Name]

@@ -199,3 +199,45 @@ func TestPlanReleasesAReachedNodeThatDiffersAgain(t *testing.T) {
 			p3.Release, p3.Gate.Len(), p3.Figures.Pending)
 	}
 }
+
+// A pending node whose new labels make the target give it what it stores
+// is not reached by that: it stays in the gate, not counted pending, so
+// that its next labels are still resolved against the configuration in
+// force for it; a new manager knows it by its NodeSLO's stamp, written
+// since the rollout started from another configuration
+// (docs/rollout.md#behaviour; simulator seed 84465).
+func TestPlanKeepsHoldingAPendingNodeThatMatchesTheTarget(t *testing.T) {
+	nodes := planFleet()
+	first := Memory{}.Plan(planInput(`{"paused": true}`, nodes))
+	matching := planInput(`{"paused": true}`, nodes).Config.Resolve(nodes[0].Node, nil).Spec
+	nodes[0].Stored = &matching
+	again := planInput(`{"paused": true}`, nodes)
+	again.Record, again.HasRecord = first.RecordChange.Value, true
+	p := first.Memory().Plan(again)
+	if !p.Gate.Has("a") || p.Gate.Len() != 3 || len(p.Release) != 0 || p.Figures.Pending != 2 {
+		t.Errorf("a matches after a relabel: gate holds a %t, gate %d, release %v, pending %d",
+			p.Gate.Has("a"), p.Gate.Len(), p.Release, p.Figures.Pending)
+	}
+	if !p.Unpersisted().Gate.Has("a") {
+		t.Errorf("the gate of a record not persisted lets a go")
+	}
+
+	rec, err := ParseRecord(first.RecordChange.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].From, nodes[0].WrittenAt = "0123456789ab", rec.Started
+	restarted := Memory{}.Plan(again)
+	if !restarted.Gate.Has("a") || restarted.Figures.Pending != 2 {
+		t.Errorf("after a restart, a written since the start from another configuration: gate holds a %t, pending %d",
+			restarted.Gate.Has("a"), restarted.Figures.Pending)
+	}
+	nodes[0].WrittenAt = rec.Started.Add(-time.Millisecond)
+	if done := (Memory{}).Plan(again); done.Gate.Has("a") {
+		t.Errorf("after a restart, a written before the start is done, yet held")
+	}
+	nodes[0].From, nodes[0].WrittenAt = ShortTarget(again.Config.Fingerprint()), rec.Started
+	if done := (Memory{}).Plan(again); done.Gate.Has("a") {
+		t.Errorf("after a restart, a written from the target is done, yet held")
+	}
+}

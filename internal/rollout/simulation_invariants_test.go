@@ -114,9 +114,13 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		if o.inForce[name] == cfg.Fingerprint() {
 			reached[name] = true
 		}
-		if w.resolvesTo(cfg, name, slo) {
+		switch {
+		case w.resolvesTo(cfg, name, slo) && !plan.Gate.Has(name):
 			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
-		} else {
+		case w.resolvesTo(cfg, name, slo):
+			// Pending, relabelled so that the configuration changes
+			// nothing for it: it stays on the one in force for it.
+		default:
 			differing = append(differing, name)
 		}
 	}
@@ -407,6 +411,10 @@ func invariantLiveness(o *simOracle, w *simWorld, deadline time.Time) {
 	snap := w.mgr.snap
 	if snap == nil {
 		o.fail("liveness", "nothing published by %v", deadline.Sub(simStart))
+		return
+	}
+	if snap.gate.Len() > 0 {
+		o.fail("liveness", "%d nodes still held by %v", snap.gate.Len(), deadline.Sub(simStart))
 		return
 	}
 	for _, name := range w.names() {
