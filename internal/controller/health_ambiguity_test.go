@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
@@ -153,6 +154,90 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 			_, others := f.split(f.at(ctx, 40))
 			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
 			Expect(f.writesTo()).To(Equal(gateCanaries))
+		})
+
+	It("halts when canaries turn NotReady in the second of their write, decided in its last millisecond",
+		func(ctx SpecContext) {
+			// docs/rollout.md#which-nodes-are-judged-and-when: no node is
+			// stamped in a later second than its write. Rounded up to the
+			// millisecond, a decision at x.9995 stamped its writes x+1, and
+			// a condition that turned bad at x, after the write, was taken
+			// for one from before it: no halt (the revert spec above failed
+			// this way beside a CPU hog).
+			cm, f, target := setUp(ctx, ambiguityPolicy(1))
+			holdClock()
+			now := clock.Now()
+			lastMillisecond := now.Truncate(time.Second).Add(time.Second - 500*time.Microsecond)
+			if !lastMillisecond.After(now) {
+				lastMillisecond = lastMillisecond.Add(time.Second)
+			}
+			clock.Skip(lastMillisecond.Sub(now))
+			setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
+			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+				func(reached []string) bool { return len(reached) >= gateCanaries })
+			canaries, others := f.split(f.at(ctx, 40))
+			Expect(others).To(BeZero(), "a node beyond the canaries was reached")
+			Expect(canaries).To(Equal(gateCanaries))
+
+			sick := f.canaryNames()[:2]
+			at := metav1.NewTime(clock.Now())
+			for _, n := range sick {
+				setReadyAt(ctx, n, corev1.ConditionFalse, at)
+			}
+			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue(),
+				"canaries NotReady in the second of their write did not halt")
+			Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("(the second of its write)")))
+			Expect(record(ctx).Health.BeforeNames()).To(BeEmpty())
+			Expect(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonUnhealthyBeforeWrite)()).To(BeEmpty())
+			for _, n := range sick {
+				Expect(writtenAt(ctx, n).Time).To(BeTemporally("==", lastMillisecond), "canary %s's stamp", n)
+			}
+		})
+
+	It("judges a node it wrote, relabelled and seen by a decision before its reconcile, as reached",
+		func(ctx SpecContext) {
+			// docs/rollout.md#which-nodes-are-judged-and-when: a node this
+			// rollout wrote the target to stays reached when its labels
+			// change. Taken for a node not yet written (it differs), it was
+			// recorded unhealthy before its write (simulator seed 8384).
+			cm, f, _ := setUp(ctx, ambiguityPolicy(5))
+			// The set-up's soak, not the default 300 s: the gate watches
+			// that long after a rollout completes, and a spec leaves no
+			// wait behind longer than its own (the skip spec below).
+			paused := fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2, "paused": true,
+				"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": %d},
+				"healthGate": {"maxUnhealthyNodes": 5, "onUnhealthy": "pause"}}`,
+				rolloutStep, canaryLabel, int(ambiguitySoak.Seconds()))
+			setConfig(ctx, pooledData(40, 30, paused))
+			Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
+			created := createNode(ctx, nil, nil).Name
+			Eventually(specOf(ctx, created)).Should(haveField(40.0, "resourceUsedThresholdWithBE",
+				"cpuSuppressThresholdPercent"), "a node created during the rollout gets the target at once")
+			setReady(ctx, created, corev1.ConditionFalse)
+			Eventually(func() []string { return record(ctx).Health.UnhealthyNames() }).Should(ContainElement(created))
+
+			arrived, release := heldReconciles.hold(created)
+			defer release()
+			relabelPool(ctx, created, "batch")
+			Eventually(arrived).Should(BeClosed(), "the NodeSLO controller never took up the relabel")
+			// A pending node's health signal makes the rollout decide while
+			// the relabelled node's reconcile is held.
+			trigger := f.names[len(f.names)-1]
+			decided := configCacheReconciles()
+			setReady(ctx, trigger, corev1.ConditionFalse)
+			Eventually(func() []string { return record(ctx).Health.BeforeNames() }).Should(ContainElement(trigger))
+			Expect(configCacheReconciles()).To(BeNumerically(">", decided))
+			Expect(specOf(ctx, created)()).To(haveField(40.0, "resourceUsedThresholdWithBE",
+				"cpuSuppressThresholdPercent"), "written while its reconciles were held")
+			Expect(record(ctx).Health.BeforeNames()).NotTo(ContainElement(created),
+				"a node the rollout wrote recorded unhealthy before its write")
+			Expect(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonUnhealthyBeforeWrite)()).
+				NotTo(ContainElement(ContainSubstring(created)))
+			release()
+			Eventually(specOf(ctx, created)).Should(haveField(30.0, "resourceUsedThresholdWithBE",
+				"cpuSuppressThresholdPercent"), "reached, it gets the target for its new labels")
+			setReady(ctx, created, corev1.ConditionTrue)
+			setReady(ctx, trigger, corev1.ConditionTrue)
 		})
 
 	It("reports a canary NotReady before the rollout, reaches it in a batch rather than as a canary, "+

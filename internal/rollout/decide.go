@@ -19,7 +19,7 @@ type Node struct {
 	Stored bool
 	// Differs is whether the stored spec differs from what the target
 	// resolves for the node (sloconfig.SpecEqual). A node that does not
-	// differ is done.
+	// differ is done, unless Held.
 	Differs bool
 	// Reached is whether the node, which differs, was done or reached by
 	// this rollout before (Memory.reached): its labels changed or its
@@ -27,6 +27,13 @@ type Node struct {
 	// reconciler put it right. It gets the target at once, as that
 	// reconciler gives it when no decision comes first; it is not pending.
 	Reached bool
+	// Held is whether the node, which does not differ, is pending all the
+	// same: the rollout held it, and its labels changed since so that the
+	// target gives what it stores (Memory.stillHeld, heldSince). That does
+	// not reach it: it stays pending, on the configuration in force for
+	// it, until its step, so that its next labels get that configuration
+	// again (docs/rollout.md#behaviour).
+	Held bool
 	// Canary is whether the node matches the canary selector.
 	Canary bool
 	// WrittenAt is when this controller last wrote the node's spec (its
@@ -202,7 +209,7 @@ func Decide(in Input) Decision {
 		d.Stepped = true
 	}
 	d.Step = rec.Steps
-	d.reach(s, canaries, pending, reachedBatch, in.Target)
+	d.reach(s, canaries, pending, reachedBatch, in.Target, alikeOf(in.Nodes))
 	d.SeenBefore = append(d.SeenBefore, noteBefore(rec, in, heldOnly(in.Health.Sick, d.Held))...)
 	d.Reached = max(s.Pending-len(d.Held), 0)
 	if !d.Paused {
@@ -243,7 +250,7 @@ func (d *Decision) classify(
 		switch {
 		case !n.Stored || n.Differs && n.Reached:
 			d.Write = append(d.Write, n.Name)
-		case !n.Differs:
+		case !n.Differs && !n.Held:
 		case n.Canary && withCanaries:
 			canaries = append(canaries, n.Name)
 		case n.carriesRejected(rejectedSince):
@@ -273,9 +280,25 @@ func (d *Decision) regroup(rec Record, pending, canaries, rejected []string) (p,
 }
 
 // reach moves the pending nodes the steps taken allow into d.Write, in the
-// stable order, and the rest into d.Held. A paused rollout reaches none.
-func (d *Decision) reach(s Schedule, canaries, pending []string, reachedBatch int, target string) {
+// stable order, those the target already gives what they store (alike,
+// Node.Held) first, and the rest into d.Held. A paused rollout reaches
+// none. Reaching one of alike writes nothing; and after a restart, a node
+// of alike its step had reached is pending again (nothing was written
+// to tell it), so that the step found short reaches it again first, not
+// a node of the next step.
+func (d *Decision) reach(
+	s Schedule, canaries, pending []string, reachedBatch int, target string, alike map[string]bool,
+) {
 	canaries, pending = order(canaries, target), order(pending, target)
+	slices.SortStableFunc(pending, func(a, b string) int {
+		switch {
+		case alike[a] == alike[b]:
+			return 0
+		case alike[a]:
+			return -1
+		}
+		return 1
+	})
 	if d.Paused || d.Step == 0 {
 		d.Held = append(canaries, pending...)
 		d.HeldCanaries = len(canaries)
@@ -293,6 +316,21 @@ func (d *Decision) reach(s Schedule, canaries, pending []string, reachedBatch in
 	n := min(max(quota-reachedBatch, 0), len(pending))
 	d.Write = append(d.Write, pending[:n]...)
 	d.Held = pending[n:]
+}
+
+// alikeOf is the set of nodes pending although they do not differ
+// (Node.Held).
+func alikeOf(nodes []Node) map[string]bool {
+	var out map[string]bool
+	for _, n := range nodes {
+		if n.Held {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[n.Name] = true
+		}
+	}
+	return out
 }
 
 // next is when to decide again on a rollout that is not paused.
@@ -372,8 +410,7 @@ func rejectedSince(rec Record, retried bool) time.Time {
 // carriesRejected reports whether the node's spec was written since
 // rejectedSince: by the halted rollout, so it carries the configuration
 // the gate halted. No write is stamped before the decision it carries out,
-// nor later than itself but for the rounding up to the millisecond
-// (storedslo.Store.Write); a node stamped in seconds by an earlier version
+// nor later than itself (storedslo.WrittenAt); a node stamped in seconds by an earlier version
 // within the second the halted rollout started is not known to carry it,
 // nor is a node of unknown write time: such a node goes in the steps.
 func (n Node) carriesRejected(rejectedSince time.Time) bool {

@@ -320,8 +320,9 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 
 // judgeNodes judges the nodes this rollout reached: those whose stored
 // NodeSLO is the target and was written since the rollout started (or
-// whose write time is unknown: Judge tells whether they count). It notes
-// the nodes not yet written that show a bad watched condition. Outside the
+// whose write time is unknown: Judge tells whether they count), and
+// those it wrote the target that differ from it since (wroteTarget). It
+// notes the nodes not yet written that show a bad watched condition. Outside the
 // gate's watch it judges none; at the rollout's first decision, none is
 // reached yet.
 func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInput {
@@ -342,7 +343,7 @@ func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInp
 		h := in.Health[name]
 		switch {
 		case !n.Stored:
-		case n.Differs:
+		case n.Held || n.Differs && !wroteTarget(o, target, since, fresh):
 			if signal := badSignals(gate, h.Conditions); signal != "" {
 				out.Sick = setSignal(out.Sick, name, signal)
 			}
@@ -363,6 +364,15 @@ func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInp
 		}
 	}
 	return out
+}
+
+// wroteTarget reports whether this rollout wrote o the target, since,
+// before its labels changed or its NodeSLO was edited (it differs now, and
+// the NodeSLO reconciler has not yet put it right): a new node, or one
+// reached. It is reached, and judged as such: what it shows did not come
+// before the rollout's write.
+func wroteTarget(o Observed, target string, since time.Time, fresh bool) bool {
+	return !fresh && o.From == ShortTarget(target) && !o.WrittenAt.IsZero() && !o.WrittenAt.Before(since)
 }
 
 // setSignal sets m[name] to signal, making m when nil.

@@ -66,11 +66,7 @@ func (m Memory) lastPlanOf(name string) (known, held, released bool) {
 }
 
 // stillHeld is what the last plan of the rollout of target held the node
-// name with, for a node that no longer differs from target: it stays held
-// with it (keepsHeld). Its labels changed so that target and the
-// configuration in force for it give the same spec, which makes it no
-// more reached than before: dropped from the gate, its next relabel would
-// give it target before its step, or while the rollout is halted.
+// name with, for a node that no longer differs from target (Node.Held).
 func (m Memory) stillHeld(target, name string) (heldWith, bool) {
 	if !m.knowsPlanOf(target) {
 		return heldWith{}, false

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"maps"
 	"time"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
@@ -149,7 +148,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	}
 	rec, recordProblem := ParseRecord(in.Record)
 	target := in.Config.Fingerprint()
-	nodes, held, kept := describe(in, m, rec)
+	nodes, held := describe(in, m, rec)
 	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
 	health := judgeNodes(in, rec, target, nodes)
 	health.Metrics = in.MetricSamples
@@ -163,9 +162,6 @@ func (m Memory) Plan(in PlanInput) Plan {
 	gate := &Gate{held: make(map[string]heldWith, len(d.Held))}
 	for _, name := range d.Held {
 		gate.held[name] = held[name]
-	}
-	if keepsHeld(d.Record) {
-		maps.Copy(gate.held, kept)
 	}
 	mem := m
 	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, d.NextStep
@@ -195,7 +191,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		Status:        statusOf(in.Rollout, d, in.RolloutKey, in.Now),
 		RecordProblem: recordProblem,
 		memory:        mem,
-		unpersisted:   &Plan{Gate: holdAll(nodes, held, kept), memory: m},
+		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
 	}
 	p.Status.Withheld = withheld
 	// A record to persist is written unless the annotation holds it already.
@@ -209,56 +205,58 @@ func (m Memory) Plan(in PlanInput) Plan {
 
 // describe tells the decision, for every node, whether its stored NodeSLO
 // differs from what the configuration resolves for it, whether it was
-// done or reached before (Memory.reached) and whether it is a canary.
+// done or reached before (Memory.reached), whether the rollout still
+// holds it although it differs no longer, and whether it is a canary.
 // held has what each pending node would be held with: the configuration
-// in force for it (heldWithOf, m.gate the gate last published). kept has
-// the nodes held that differ no longer, with what they are held with: those
-// the last plan of this rollout held (Memory.stillHeld), or without that
-// plan remembered, those the rollout of rec held when it wrote them
-// (heldSince).
-func describe(in PlanInput, m Memory, rec Record) (nodes []Node, held, kept map[string]heldWith) {
+// in force for it (heldWithOf, m.gate the gate last published), or, for
+// a node that no longer differs, what the last plan of this rollout held
+// it with (Memory.stillHeld) or, without that plan remembered, what its
+// stamp names (heldSince).
+func describe(in PlanInput, m Memory, rec Record) (nodes []Node, held map[string]heldWith) {
 	target := in.Config.Fingerprint()
 	nodes = nodesOf(in.Config, in.Rollout.Policy, in.Nodes, in.Dropped)
 	held = make(map[string]heldWith, len(in.Nodes))
-	kept = map[string]heldWith{}
 	for i, o := range in.Nodes {
-		if nodes[i].Stored && !nodes[i].Differs {
-			switch with, ok := m.stillHeld(target, o.Node.Name); {
-			case ok:
-				kept[o.Node.Name] = with
-			case !m.knowsPlanOf(target) && heldSince(o, rec, target):
-				kept[o.Node.Name] = heldWith{base: baseOf(o, in.Before, in.Numbers, in.Dropped)}
+		switch {
+		case !nodes[i].Stored:
+		case !nodes[i].Differs:
+			if with, ok := m.stillHeld(target, o.Node.Name); ok {
+				nodes[i].Held, held[o.Node.Name] = true, with
+			} else if !m.knowsPlanOf(target) && heldSince(o, rec, target, in.Before, in.Numbers) {
+				nodes[i].Held = true
+				held[o.Node.Name] = heldWith{base: baseOf(o, in.Before, in.Numbers, in.Dropped)}
 			}
-		}
-		if !nodes[i].Stored || !nodes[i].Differs {
-			continue
-		}
-		if m.reached(target, o) {
+		case m.reached(target, o):
 			nodes[i].Reached = true
-			continue
+		default:
+			held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, m)
 		}
-		held[o.Node.Name] = heldWithOf(o, in.Before, in.Numbers, in.Dropped, m)
 	}
-	return nodes, held, kept
+	return nodes, held
 }
 
 // heldSince reports whether the rollout of rec (in progress for target)
 // held the node o when this controller last wrote it: written since the
-// rollout started, from another configuration than target. A node not
-// held is written from target; a node that target changes nothing for
-// and that no decision held is not written at all. This is how a plan
-// after a restart knows the nodes Memory.stillHeld would have kept.
-func heldSince(o Observed, rec Record, target string) bool {
-	return rec.Target == target && o.From != "" && o.From != ShortTarget(target) &&
-		!o.WrittenAt.IsZero() && !o.WrittenAt.Before(rec.Started)
-}
-
-// keepsHeld reports whether a plan on rec keeps holding the nodes the
-// last gate held that differ no longer (describe's kept): while the
-// rollout is in progress, or done but halted, and not a revert, which
-// holds no node.
-func keepsHeld(rec Record) bool {
-	return (!rec.Done || rec.Health.Halted()) && rec.RevertOf == ""
+// rollout started, from a configuration of before other than target,
+// under a revision newer than that configuration's (numbers). Only a gate
+// holding a node writes it from an older configuration than the one in
+// force; a node not held is written from target, and one that target
+// changes nothing for and that no decision held is not written at all.
+// This is how a plan after a restart knows the nodes Memory.stillHeld
+// would have kept. Not knowing the configuration or its number, it is not
+// held.
+func heldSince(o Observed, rec Record, target string, before []*sloconfig.Config, numbers map[string]int64) bool {
+	if rec.Target != target || o.From == "" || o.From == ShortTarget(target) || o.Under == 0 ||
+		o.WrittenAt.IsZero() || o.WrittenAt.Before(rec.Started) {
+		return false
+	}
+	for _, cfg := range before {
+		if ShortTarget(cfg.Fingerprint()) == o.From {
+			n, ok := numbers[cfg.Fingerprint()]
+			return ok && o.Under > n
+		}
+	}
+	return false
 }
 
 // ConfigsBefore are the configurations in force before target, newest
@@ -307,12 +305,11 @@ func (o Observed) differs(cfg *sloconfig.Config, dropped []string) bool {
 }
 
 // holdAll is the gate used when the record could not be written: every
-// pending node keeps its stored NodeSLO, and every node the last gate
-// held still does (kept).
-func holdAll(nodes []Node, held, kept map[string]heldWith) *Gate {
-	g := &Gate{held: maps.Clone(kept)}
+// pending node keeps its stored NodeSLO.
+func holdAll(nodes []Node, held map[string]heldWith) *Gate {
+	g := &Gate{held: map[string]heldWith{}}
 	for _, n := range nodes {
-		if n.Stored && n.Differs {
+		if n.Stored && (n.Differs || n.Held) {
 			g.held[n.Name] = held[n.Name]
 		}
 	}

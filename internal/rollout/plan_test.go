@@ -201,11 +201,11 @@ func TestPlanReleasesAReachedNodeThatDiffersAgain(t *testing.T) {
 }
 
 // A pending node whose new labels make the target give it what it stores
-// is not reached by that: it stays in the gate, not counted pending, so
+// is not reached by that: it stays pending, held, until its step, so
 // that its next labels are still resolved against the configuration in
 // force for it; a new manager knows it by its NodeSLO's stamp, written
-// since the rollout started from another configuration
-// (docs/rollout.md#behaviour; simulator seed 84465).
+// since the rollout started from an older configuration than the one in
+// force (docs/rollout.md#behaviour; simulator seeds 84465 and 1078).
 func TestPlanKeepsHoldingAPendingNodeThatMatchesTheTarget(t *testing.T) {
 	nodes := planFleet()
 	first := Memory{}.Plan(planInput(`{"paused": true}`, nodes))
@@ -214,7 +214,7 @@ func TestPlanKeepsHoldingAPendingNodeThatMatchesTheTarget(t *testing.T) {
 	again := planInput(`{"paused": true}`, nodes)
 	again.Record, again.HasRecord = first.RecordChange.Value, true
 	p := first.Memory().Plan(again)
-	if !p.Gate.Has("a") || p.Gate.Len() != 3 || len(p.Release) != 0 || p.Figures.Pending != 2 {
+	if !p.Gate.Has("a") || p.Gate.Len() != 3 || len(p.Release) != 0 || p.Figures.Pending != 3 {
 		t.Errorf("a matches after a relabel: gate holds a %t, gate %d, release %v, pending %d",
 			p.Gate.Has("a"), p.Gate.Len(), p.Release, p.Figures.Pending)
 	}
@@ -226,13 +226,21 @@ func TestPlanKeepsHoldingAPendingNodeThatMatchesTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes[0].From, nodes[0].WrittenAt = "0123456789ab", rec.Started
+	// Written by the gate from the configuration before (revision 1)
+	// while the target (revision 2) was in force.
+	older := thresholdConfig(60, 30)
+	again.Before, again.Numbers = []*sloconfig.Config{older}, map[string]int64{older.Fingerprint(): 1}
+	nodes[0].From, nodes[0].Under, nodes[0].WrittenAt = ShortTarget(older.Fingerprint()), 2, rec.Started
 	restarted := Memory{}.Plan(again)
-	if !restarted.Gate.Has("a") || restarted.Figures.Pending != 2 {
-		t.Errorf("after a restart, a written since the start from another configuration: gate holds a %t, pending %d",
+	if !restarted.Gate.Has("a") || restarted.Figures.Pending != 3 {
+		t.Errorf("after a restart, a written by the gate since the start: gate holds a %t, pending %d",
 			restarted.Gate.Has("a"), restarted.Figures.Pending)
 	}
-	nodes[0].WrittenAt = rec.Started.Add(-time.Millisecond)
+	nodes[0].Under = 1
+	if done := (Memory{}).Plan(again); done.Gate.Has("a") {
+		t.Errorf("after a restart, a written while its configuration was in force (not by a gate) is done, yet held")
+	}
+	nodes[0].Under, nodes[0].WrittenAt = 2, rec.Started.Add(-time.Millisecond)
 	if done := (Memory{}).Plan(again); done.Gate.Has("a") {
 		t.Errorf("after a restart, a written before the start is done, yet held")
 	}

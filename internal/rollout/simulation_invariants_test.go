@@ -40,9 +40,18 @@ type simOracle struct {
 	rolloutID  string
 	stepWrites []simStepWrite
 	counted    map[string]bool
+	// lastWrite is, by node, the last write of its NodeSLO.
+	lastWrite map[string]simWrite
 	// lastPersisted: the last decision's record was persisted.
 	lastPersisted bool
 	violations    []simViolation
+}
+
+// simWrite is a NodeSLO write: the short fingerprint of the configuration
+// it came from, and when it was made (the true time, not its stamp).
+type simWrite struct {
+	from string
+	at   time.Time
 }
 
 // simStepWrite is a pending node a step released, when, under which interval.
@@ -56,7 +65,7 @@ type simStepWrite struct {
 
 func newSimOracle() simOracle {
 	return simOracle{allowed: map[string]map[string]bool{}, inForce: map[string]string{}, sick: map[string]bool{},
-		createdAt: map[string]time.Time{}}
+		createdAt: map[string]time.Time{}, lastWrite: map[string]simWrite{}}
 }
 
 func (o *simOracle) fail(invariant, format string, args ...any) {
@@ -77,7 +86,8 @@ func (o *simOracle) created(name, fingerprint string) { o.allow(name, fingerprin
 
 // wrote checks one NodeSLO write (invariantExactlyOnce, and
 // invariantHeldMeansHeld at the write, before a decision sees it).
-func (o *simOracle) wrote(w *simWorld, name string, old *slov1alpha1.NodeSLOSpec, written *simSLO) {
+func (o *simOracle) wrote(w *simWorld, name string, old *slov1alpha1.NodeSLOSpec, written *simSLO, at time.Time) {
+	o.lastWrite[name] = simWrite{from: written.from, at: at}
 	invariantExactlyOnce(o, name, old, written.spec)
 	if !o.released(w, name, written) {
 		o.fail("held means held", "node %s (labels %v) written with a configuration never released to it (released: %v)",
@@ -102,6 +112,8 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 	o.lastPersisted = persisted
 	invariantHistoryBounded(o, w, in.Rollout, plan)
 	cfg := in.Config
+	// differing are the pending nodes: those that differ, and those the
+	// gate still holds that no longer do.
 	var differing []string
 	// reached are the nodes that differ but had the target in force
 	// already (done or reached, then relabelled or edited): not pending.
@@ -117,10 +129,10 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		switch {
 		case w.resolvesTo(cfg, name, slo) && !plan.Gate.Has(name):
 			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
-		case w.resolvesTo(cfg, name, slo):
-			// Pending, relabelled so that the configuration changes
-			// nothing for it: it stays on the one in force for it.
 		default:
+			// It differs, or it is pending, relabelled so that the
+			// configuration changes nothing for it: it stays on the one
+			// in force for it until its step.
 			differing = append(differing, name)
 		}
 	}
@@ -144,6 +156,30 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 	invariantSteps(o, w, in, rec, plan.Release, slices.DeleteFunc(slices.Clone(differing),
 		func(name string) bool { return reached[name] }))
 	invariantStatusTellsTheTruth(o, w, rec, plan, differing)
+	invariantJudged(o, w, in, rec)
+}
+
+// invariantJudged: "A bad watched condition counts against the change
+// unless it is known to have turned bad before the node's write"
+// (docs/rollout.md#health-gates): no node that turned NotReady after this
+// rollout wrote it the target, in that second or later, is recorded as
+// unhealthy before its write, which would never hold it against the
+// change.
+func invariantJudged(o *simOracle, w *simWorld, in PlanInput, rec Record) {
+	previous, _ := ParseRecord(in.Record)
+	var known map[string]string
+	if previous.Target == rec.Target && previous.Started.Equal(rec.Started) {
+		known = previous.Health.before()
+	}
+	for name := range rec.Health.before() {
+		n, written := w.nodes[name], o.lastWrite[name]
+		if _, ok := known[name]; ok || n == nil || n.ready || written.from != ShortTarget(rec.Target) ||
+			written.at.Before(rec.Started) || n.readySince.Before(written.at) {
+			continue
+		}
+		o.fail("judged", "node %s turned NotReady at %v, after this rollout wrote it at %v, "+
+			"yet is recorded unhealthy before its write", name, n.readySince.Sub(simStart), written.at.Sub(simStart))
+	}
 }
 
 // resolvesTo reports whether slo stores what cfg resolves for node.

@@ -14,6 +14,7 @@ import (
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
 // The simulator's model cluster (docs/testing.md#the-rollout-simulator):
@@ -548,12 +549,11 @@ func (w *simWorld) reconcileNode(name string) {
 	slo.spec, slo.generation = choice.Resolution.Spec.DeepCopy(), slo.generation+1
 	slo.vouched, slo.digest = choice.Want.Digest, choice.Want.Digest
 	slo.from, slo.under = ShortTarget(choice.From.Fingerprint()), snap.revision
-	w.oracle.wrote(w, name, old, slo)
-	slo.writtenAt = w.now
-	if snap.decided.After(w.now) {
-		slo.writtenAt = snap.decided
-	}
-	slo.writtenAt = slo.writtenAt.Truncate(time.Millisecond)
+	w.oracle.wrote(w, name, old, slo, w.now)
+	// Stamped as the controller stamps it, read back from the annotation.
+	slo.writtenAt = storedslo.ParseWrittenAt(map[string]string{
+		storedslo.SpecWrittenAnnotation: storedslo.FormatWrittenAt(storedslo.WrittenAt(w.now, snap.decided)),
+	})
 	w.log("node %s: written", name)
 	if snap.gate.Has(name) {
 		w.mgr.wake = true // heldNodeWritten

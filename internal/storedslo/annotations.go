@@ -71,9 +71,10 @@ func ParseConfiguration(value string) (from string, under int64) {
 }
 
 // SpecWrittenAnnotation is set on a NodeSLO each time this controller
-// writes its spec (RFC 3339 in milliseconds; earlier versions wrote
-// seconds): the second of the write, or the time of the decision the
-// write carries out when that is later (writtenAt). It tells
+// writes its spec (RFC 3339 in nanoseconds; earlier versions wrote
+// milliseconds, and before them seconds): the second of the write, or the
+// time of the decision the write carries out when that is later
+// (WrittenAt). It tells
 // the health gate when a node was reached, so that only what went wrong
 // after that counts against the change (judged in seconds, as conditions
 // have them), and which nodes a halted rollout wrote; it survives a
@@ -89,24 +90,27 @@ func ParseWrittenAt(annotations map[string]string) time.Time {
 	return t
 }
 
-// writtenAtLayout is RFC 3339 with milliseconds, which time.RFC3339 parses
+// writtenAtLayout is RFC 3339 with nanoseconds, which time.RFC3339 parses
 // too: a reader of an earlier version reads it.
-const writtenAtLayout = "2006-01-02T15:04:05.000Z07:00"
+const writtenAtLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 // FormatWrittenAt is the value of SpecWrittenAnnotation for a write at t.
 func FormatWrittenAt(t time.Time) string { return t.UTC().Format(writtenAtLayout) }
 
-// writtenAt is the time a write at now, carrying out a decision made at
+// WrittenAt is the time a write at now, carrying out a decision made at
 // decided, is stamped with: the second of the write, or the decision's
-// time (rounded up to the millisecond the annotation keeps) when that is
-// later. So the nodes written in one second under one decision share one
-// value, and the cache one annotation map for all of them (a map of their
-// own costs about 500 bytes a node); the health gate judges in seconds,
-// and no node is stamped before the decision it carries out, which is
-// what tells, after a halt, the nodes the halted rollout wrote
-// (docs/rollout.md#after-a-halt).
-func writtenAt(now, decided time.Time) time.Time {
-	decided = decided.Add(time.Millisecond - 1).Truncate(time.Millisecond)
+// time when that is later. So the nodes written in one second under one
+// decision share one value, and the cache one annotation map for all of
+// them (a map of their own costs about 500 bytes a node); no node is
+// stamped before the decision it carries out, which is what tells, after
+// a halt, the nodes the halted rollout wrote
+// (docs/rollout.md#after-a-halt); and no node is stamped in a later
+// second than its write, as the health gate, which judges in seconds,
+// would take a condition that turned bad after the write, in its second,
+// for one from before it. The decision's time is kept whole for that: a
+// decision in the last millisecond of a second, rounded up, would name
+// the next one.
+func WrittenAt(now, decided time.Time) time.Time {
 	if second := now.Truncate(time.Second); second.After(decided) {
 		return second
 	}

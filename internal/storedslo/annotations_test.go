@@ -34,16 +34,20 @@ func TestVouchedDigest(t *testing.T) {
 	}
 }
 
-// The written-at annotation has milliseconds, and reads back; a value in
-// seconds, as earlier versions wrote it, reads too.
-func TestWrittenAtHasMilliseconds(t *testing.T) {
+// The written-at annotation has nanoseconds, and reads back; a value in
+// milliseconds or seconds, as earlier versions wrote it, reads too.
+func TestWrittenAtHasNanoseconds(t *testing.T) {
 	at := time.Date(2026, 12, 1, 12, 0, 0, 123456789, time.FixedZone("x", 3600))
 	value := FormatWrittenAt(at)
-	if value != "2026-12-01T11:00:00.123Z" {
+	if value != "2026-12-01T11:00:00.123456789Z" {
 		t.Fatalf("FormatWrittenAt: %s", value)
 	}
-	if got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: value}); !got.Equal(at.Truncate(time.Millisecond)) {
+	if got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: value}); !got.Equal(at) {
 		t.Errorf("read back %s", got)
+	}
+	millis := map[string]string{SpecWrittenAnnotation: "2026-12-01T11:00:00.123Z"}
+	if got := ParseWrittenAt(millis); !got.Equal(at.Truncate(time.Millisecond)) {
+		t.Errorf("milliseconds read as %s", got)
 	}
 	seconds := map[string]string{SpecWrittenAnnotation: "2026-12-01T11:00:00Z"}
 	if got := ParseWrittenAt(seconds); !got.Equal(at.Truncate(time.Second)) {

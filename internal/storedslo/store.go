@@ -222,7 +222,7 @@ func (s *Store) Delete(ctx context.Context, n *NodeSLO) (bool, error) {
 func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest, from string, decided time.Time) string {
 	annotations := make(map[string]string, len(meta.Annotations)+3)
 	maps.Copy(annotations, meta.Annotations) // the cache shares equal maps: never write into one
-	annotations[SpecWrittenAnnotation] = FormatWrittenAt(writtenAt(s.clock.Now(), decided))
+	annotations[SpecWrittenAnnotation] = FormatWrittenAt(WrittenAt(s.clock.Now(), decided))
 	if from != "" {
 		annotations[ConfigurationAnnotation] = from
 	}

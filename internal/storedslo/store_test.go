@@ -69,10 +69,11 @@ func TestWriteStampsTheGenerationTheWriteGives(t *testing.T) {
 }
 
 // A write is stamped with its second, or with the time of the decision it
-// carries out when that is later (to the millisecond, rounded up): the
-// nodes written in one second under one decision share one value, and no
-// node is stamped before its decision (docs/rollout.md#after-a-halt).
-func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
+// carries out when that is later (whole): the nodes written in one second
+// under one decision share one value, no node is stamped before its
+// decision (docs/rollout.md#after-a-halt), nor in a second after its write
+// (docs/rollout.md#which-nodes-are-judged-and-when).
+func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecisionNorAfterItself(t *testing.T) {
 	at := func(s string) time.Time {
 		t.Helper()
 		v, err := time.Parse(time.RFC3339Nano, s)
@@ -87,13 +88,17 @@ func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
 		now, decided  time.Time
 		wantWrittenAt string
 	}{
-		{"in the second of its decision", at("2026-12-04T10:00:00.9Z"), decided, "2026-12-04T10:00:00.701Z"},
-		{"in the millisecond of its decision", at("2026-12-04T10:00:00.7006Z"), decided, "2026-12-04T10:00:00.701Z"},
-		{"a second later", at("2026-12-04T10:00:01.2Z"), decided, "2026-12-04T10:00:01.000Z"},
-		{"later in that second", at("2026-12-04T10:00:01.9Z"), decided, "2026-12-04T10:00:01.000Z"},
-		{"a whole millisecond decision", at("2026-12-04T10:00:00.9Z"), at("2026-12-04T10:00:00.7Z"),
-			"2026-12-04T10:00:00.700Z"},
-		{"no decision time", at("2026-12-04T10:00:00.9Z"), time.Time{}, "2026-12-04T10:00:00.000Z"},
+		{"in the second of its decision", at("2026-12-04T10:00:00.9Z"), decided, "2026-12-04T10:00:00.700400000Z"},
+		{"in the millisecond of its decision", at("2026-12-04T10:00:00.7006Z"), decided, "2026-12-04T10:00:00.700400000Z"},
+		{"a second later", at("2026-12-04T10:00:01.2Z"), decided, "2026-12-04T10:00:01.000000000Z"},
+		{"later in that second", at("2026-12-04T10:00:01.9Z"), decided, "2026-12-04T10:00:01.000000000Z"},
+		// Rounded up to the millisecond, this decision would be stamped in
+		// the next second, after the write: the health gate would take a
+		// condition that turned bad after the write, in its second, for
+		// one from before it.
+		{"in the last millisecond of a second", at("2026-12-04T10:00:00.9999995Z"), at("2026-12-04T10:00:00.9999991Z"),
+			"2026-12-04T10:00:00.999999100Z"},
+		{"no decision time", at("2026-12-04T10:00:00.9Z"), time.Time{}, "2026-12-04T10:00:00.000000000Z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := sloconfig.StoredForm{Spec: &slov1alpha1.NodeSLOSpec{}, Digest: "d"}
@@ -109,6 +114,9 @@ func TestWriteStampsTheSecondOfTheWriteNeverBeforeItsDecision(t *testing.T) {
 			got := ParseWrittenAt(map[string]string{SpecWrittenAnnotation: stub.writtenAt[0]})
 			if got.Before(tc.decided) {
 				t.Fatalf("stamped %s, before the decision at %s", got, tc.decided)
+			}
+			if got.Truncate(time.Second).After(tc.now) {
+				t.Fatalf("stamped %s, in a second after the write at %s", got, tc.now)
 			}
 		})
 	}
