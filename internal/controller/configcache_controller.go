@@ -50,7 +50,7 @@ type ConfigCacheReconciler struct {
 	key    types.NamespacedName
 	// limits reads what the manager allows the rollout key's metric
 	// checks, its credentials directory as it is at each reconcile.
-	limits    MetricLimitsReader
+	limits    LimitsReader
 	snapshots *snapshots
 	recorder  events.EventRecorder
 	clock     clock.WithDelayedExecution

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -83,38 +84,56 @@ func reportEvictionEvents(ctx context.Context, namespace, node string, n int) {
 // bestEffort labels a Pod as koordlet's best-effort Pods are labelled.
 var bestEffort = map[string]string{rollout.BestEffortLabel: rollout.BestEffortClass}
 
-// terminatePods creates n Pods with podLabels on node, each with one
-// container that the spec then reports, as the node's kubelet would after
-// koordlet killed it, terminated with exitCode at finishedAt and restarted.
-// The Pods are deleted at the end of the spec.
+// terminatePods creates n Pods with podLabels on node in podNamespace, the
+// namespace the manager counts, each with one container that the spec then
+// reports, as the node's kubelet would after koordlet killed it,
+// terminated with exitCode at finishedAt and restarted. The Pods are
+// deleted at the end of the spec.
 func terminatePods(ctx context.Context, node string, podLabels map[string]string, n int,
 	exitCode int32, finishedAt metav1.Time) {
+	for _, pod := range createPods(ctx, k8sClient, podNamespace, node, podLabels, n) {
+		reportTerminated(ctx, pod, exitCode, finishedAt)
+	}
+}
+
+// createPods creates, as creator, n Pods with podLabels bound to node in
+// namespace, deleted at the end of the spec.
+func createPods(ctx context.Context, creator client.Client, namespace, node string,
+	podLabels map[string]string, n int) []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, n)
 	for range n {
 		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{GenerateName: "be-" + node + "-", Namespace: "default", Labels: podLabels},
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "be-" + node + "-", Namespace: namespace, Labels: podLabels},
 			Spec: corev1.PodSpec{NodeName: node,
 				Containers: []corev1.Container{{Name: evictedContainer, Image: "registry.k8s.io/pause:3.10"}}},
 		}
-		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		Expect(creator.Create(ctx, pod)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
 			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pod, client.GracePeriodSeconds(0)))).To(Succeed())
 		})
-		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
-				return err
-			}
-			pod.Status.Phase = corev1.PodRunning
-			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
-				Name: evictedContainer, Image: "registry.k8s.io/pause:3.10", ImageID: "registry.k8s.io/pause@sha256:0",
-				ContainerID: "containerd://1", Ready: true, RestartCount: 1,
-				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: finishedAt}},
-				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-					ExitCode: exitCode, Reason: "Error", StartedAt: metav1.NewTime(finishedAt.Add(-time.Minute)),
-					FinishedAt: finishedAt, ContainerID: "containerd://0"}},
-			}}
-			return k8sClient.Status().Update(ctx, pod)
-		})).To(Succeed())
+		out = append(out, pod)
 	}
+	return out
+}
+
+// reportTerminated writes pod's status as its node's kubelet reports a
+// container that ended with exitCode at finishedAt and was restarted.
+func reportTerminated(ctx context.Context, pod *corev1.Pod, exitCode int32, finishedAt metav1.Time) {
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return err
+		}
+		pod.Status.Phase = corev1.PodRunning
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: evictedContainer, Image: "registry.k8s.io/pause:3.10", ImageID: "registry.k8s.io/pause@sha256:0",
+			ContainerID: "containerd://1", Ready: true, RestartCount: 1,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: finishedAt}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exitCode, Reason: "Error", StartedAt: metav1.NewTime(finishedAt.Add(-time.Minute)),
+				FinishedAt: finishedAt, ContainerID: "containerd://0"}},
+		}}
+		return k8sClient.Status().Update(ctx, pod)
+	})).To(Succeed())
 }
 
 // evictedContainer names the one container of a Pod terminatePods makes.
@@ -255,7 +274,8 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			podReads := reads.Of("pods")
 			Expect(podReads).NotTo(BeEmpty(), "the gate watched the Pods")
 			for _, r := range podReads {
-				Expect(r.Path).To(Equal("/api/v1/pods"))
+				Expect(r.Path).To(Equal("/api/v1/namespaces/"+podNamespace+"/pods"),
+					"Pods read only in the namespace the manager counts")
 				q, err := url.ParseQuery(r.Query)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(q.Get("labelSelector")).To(Equal(rollout.BestEffortLabel+"="+rollout.BestEffortClass),
@@ -264,6 +284,45 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			}
 			Expect(reads.Of("events")).To(BeEmpty(), "the manager read Events")
 		})
+
+	It("halts nothing when a namespace tenant's best-effort Pods on the canaries exit non-zero or are evicted, "+
+		"reverts nothing, and reads no Pod of the tenant's namespace", func(ctx SpecContext) {
+		start(ctx, rollout.OnUnhealthyRevert)
+		now := metav1.NewTime(clock.Now())
+		var evicted []*corev1.Pod
+		for _, n := range f.canaryNames()[:2] {
+			// What a user with edit in a namespace of its own can do: create
+			// best-effort Pods bound to a canary whose containers exit 1
+			// (the kubelet reports what the tenant's command did) ...
+			for _, pod := range createPods(ctx, tenant, tenantNamespace, n, bestEffort, 4) {
+				reportTerminated(ctx, pod, 1, now)
+			}
+			// ... and evict others through the Eviction API.
+			for _, pod := range createPods(ctx, tenant, tenantNamespace, n, bestEffort, 4) {
+				Expect(tenant.SubResource("eviction").Create(ctx, pod, &policyv1.Eviction{
+					ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}})).To(Succeed())
+				evicted = append(evicted, pod)
+			}
+		}
+		for _, pod := range evicted {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+			Expect(pod.Status.Conditions).To(ContainElement(And(
+				HaveField("Type", corev1.DisruptionTarget), HaveField("Status", corev1.ConditionTrue))),
+				"the apiserver marked the tenant's eviction")
+		}
+		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+		settle()
+		Expect(record(ctx).Health.Halted()).To(BeFalse())
+		Expect(record(ctx).Health.UnhealthyNames()).To(BeEmpty())
+		for _, n := range f.names {
+			Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once: no revert", n)
+		}
+		for _, r := range reads.Of("pods") {
+			Expect(r.Path).To(Equal("/api/v1/namespaces/"+podNamespace+"/pods"),
+				"Pods read only in the namespace the manager counts")
+		}
+	})
 
 	It("ignores eviction Events from anyone in any namespace, evictions of unselected Pods, before the write, "+
 		"with exit code 0 or on unreached nodes, and completes with one write per pending node",

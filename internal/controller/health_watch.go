@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -62,10 +61,13 @@ type runningHealthWatch struct {
 	settings string
 	cancel   context.CancelFunc
 	nodes    toolscache.SharedIndexInformer
-	// podsSynced tells when the Pod watch's handler has folded the first
-	// list into evictions.
-	podsSynced toolscache.InformerSynced
-	evictions  *podEvictions
+	// synced tell when the Node watch has listed and each Pod watch's
+	// handler has folded its first list into evictions.
+	synced    []toolscache.InformerSynced
+	evictions *podEvictions
+	// failures keeps the last error of each watch, for the message of a
+	// watch that does not list in time.
+	failures watchFailures
 }
 
 // newHealthWatch makes the clients of the health watches from the
@@ -101,7 +103,8 @@ func (w *healthWatch) Start(ctx context.Context) error {
 
 // settingsOf identifies what a watch for gate watches.
 func settingsOf(gate *rollout.HealthGate) string {
-	return strings.Join(gate.ConditionNames(), ",") + "|" + gate.PodSelector.String()
+	return strings.Join(gate.ConditionNames(), ",") + "|" + gate.PodSelector.String() + "|" +
+		strings.Join(gate.PodNamespaces, ",")
 }
 
 // observe starts the watches for gate when they are not running (or ran
@@ -129,8 +132,9 @@ func (w *healthWatch) observe(ctx context.Context, gate *rollout.HealthGate) (ma
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, healthSyncTimeout)
 	defer cancel()
-	if !toolscache.WaitForCacheSync(waitCtx.Done(), w.running.nodes.HasSynced, w.running.podsSynced) {
-		return nil, fmt.Errorf("the health gate's watches of Nodes and Pods did not list within %s", healthSyncTimeout)
+	if !toolscache.WaitForCacheSync(waitCtx.Done(), w.running.synced...) {
+		return nil, fmt.Errorf("the health gate's watches did not list within %s%s",
+			healthSyncTimeout, w.running.failures.describe())
 	}
 	return w.running.snapshot(), nil
 }
@@ -150,8 +154,9 @@ func (w *healthWatch) stopLocked() {
 	}
 }
 
-// start starts the Node watch and the Pod watch, whose Pods the apiserver
-// selects by the gate's label selector.
+// start starts the Node watch and, in each namespace the manager counts
+// Pods in, a Pod watch, whose Pods the apiserver selects by the gate's
+// label selector.
 func (w *healthWatch) start(gate *rollout.HealthGate, settings string) *runningHealthWatch {
 	ctx, cancel := context.WithCancel(w.ctx)
 	run := &runningHealthWatch{settings: settings, cancel: cancel, evictions: newPodEvictions()}
@@ -161,30 +166,33 @@ func (w *healthWatch) start(gate *rollout.HealthGate, settings string) *runningH
 		toolscache.NewListWatchFromClient(core, "nodes", corev1.NamespaceAll, fields.Everything()),
 		&corev1.Node{}, 0, toolscache.Indexers{})
 	_ = run.nodes.SetTransform(keepWatchedConditions(gate))
+	_ = run.nodes.SetWatchErrorHandlerWithContext(run.failures.record("Nodes"))
 	_, _ = run.nodes.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { w.notify() },
 		UpdateFunc: func(before, after any) { w.notifyIfConditionsChanged(before, after) },
 	})
+	run.synced = append(run.synced, run.nodes.HasSynced)
 	w.run(ctx, run.nodes)
 
-	selector := gate.PodSelector.String()
-	pods := toolscache.NewSharedIndexInformer(
-		toolscache.NewFilteredListWatchFromClient(core, "pods", corev1.NamespaceAll,
-			func(o *metav1.ListOptions) { o.LabelSelector = selector }),
-		&corev1.Pod{}, 0, toolscache.Indexers{})
-	_ = pods.SetTransform(keepEvictionFacts)
 	observe := func(obj any) {
 		if pod, ok := obj.(*corev1.Pod); ok && run.evictions.observe(pod) {
 			w.notify()
 		}
 	}
-	registration, _ := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    observe,
-		UpdateFunc: func(_, after any) { observe(after) },
-		DeleteFunc: run.evictions.forget,
-	})
-	run.podsSynced = registration.HasSynced
-	w.run(ctx, pods)
+	selector := gate.PodSelector.String()
+	for _, namespace := range gate.PodNamespaces {
+		pods := toolscache.NewSharedIndexInformer(cutPodsListWatch(core, namespace, selector),
+			&corev1.Pod{}, 0, toolscache.Indexers{})
+		_ = pods.SetTransform(keepEvictionFacts)
+		_ = pods.SetWatchErrorHandlerWithContext(run.failures.record("Pods in namespace " + namespace))
+		registration, _ := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    observe,
+			UpdateFunc: func(_, after any) { observe(after) },
+			DeleteFunc: run.evictions.forget,
+		})
+		run.synced = append(run.synced, registration.HasSynced)
+		w.run(ctx, pods)
+	}
 	return run
 }
 

@@ -14,22 +14,24 @@ import (
 // (docs/rollout.md#metric-gate-credentials): a key of the Secret mounted there.
 const CredentialAddresses = rollout.CredentialAddressesFile
 
-// metricLimits reads what the manager allows the metric checks as it is
-// when asked: the allowed hosts of its flag, and the entries of its
-// credentials directory with their addresses files, which the kubelet
-// updates in place whenever the operator changes a Secret. So the key is
-// checked against the files of the moment, and each query again.
-type metricLimits struct {
+// keyLimits reads what the manager allows the rollout key as it is when
+// asked: the allowed hosts and the Pod namespaces of its flags, and the
+// entries of its credentials directory with their addresses files, which
+// the kubelet updates in place whenever the operator changes a Secret. So
+// the key is checked against the files of the moment, and each query again.
+type keyLimits struct {
 	hosts []string
 	// dir is --metric-gate-credentials-dir ("": none).
 	dir string
+	// podNamespaces are --health-gate-pod-namespaces, sorted.
+	podNamespaces []string
 }
 
 // now reads every entry of the credentials directory. An entry whose
 // name no check may give (not a DNS label) or that is not a directory is
 // left out; a directory that cannot be listed has no entry.
-func (m metricLimits) now() rollout.MetricLimits {
-	out := rollout.MetricLimits{AllowedHosts: m.hosts, CredentialsDir: m.dir}
+func (m keyLimits) now() rollout.Limits {
+	out := rollout.Limits{AllowedHosts: m.hosts, CredentialsDir: m.dir, PodNamespaces: m.podNamespaces}
 	if m.dir == "" {
 		return out
 	}
@@ -47,8 +49,8 @@ func (m metricLimits) now() rollout.MetricLimits {
 }
 
 // forCredential reads the one entry name ("": none), as a query needs.
-func (m metricLimits) forCredential(name string) rollout.MetricLimits {
-	out := rollout.MetricLimits{AllowedHosts: m.hosts, CredentialsDir: m.dir}
+func (m keyLimits) forCredential(name string) rollout.Limits {
+	out := rollout.Limits{AllowedHosts: m.hosts, CredentialsDir: m.dir, PodNamespaces: m.podNamespaces}
 	if name != "" && m.dir != "" && m.isEntry(name) {
 		out.Credentials = map[string]rollout.CredentialEntry{name: m.readEntry(name)}
 	}
@@ -57,7 +59,7 @@ func (m metricLimits) forCredential(name string) rollout.MetricLimits {
 
 // isEntry reports whether name is an entry a check may name: a DNS label
 // (never a path) that is a directory (a mounted Secret) of m.dir.
-func (m metricLimits) isEntry(name string) bool {
+func (m keyLimits) isEntry(name string) bool {
 	if len(validation.IsDNS1123Label(name)) > 0 {
 		return false
 	}
@@ -67,7 +69,7 @@ func (m metricLimits) isEntry(name string) bool {
 
 // readEntry reads the addresses file of the entry name, at most
 // maxCredentialFile bytes, into what rollout checks a check against.
-func (m metricLimits) readEntry(name string) rollout.CredentialEntry {
+func (m keyLimits) readEntry(name string) rollout.CredentialEntry {
 	content, found, err := readCredentialFile(filepath.Join(m.dir, name), CredentialAddresses)
 	switch {
 	case err != nil:

@@ -31,7 +31,7 @@ func writeEntry(t *testing.T, dir, name string, files map[string]string) {
 	}
 }
 
-func TestMetricLimitsReadEachEntrysAddresses(t *testing.T) {
+func TestKeyLimitsReadEachEntrysAddresses(t *testing.T) {
 	dir := t.TempDir()
 	writeEntry(t, dir, "prom", map[string]string{CredentialToken: "t", CredentialAddresses: "https://p:9091\n"})
 	writeEntry(t, dir, "bare", map[string]string{CredentialToken: "t"})
@@ -44,7 +44,7 @@ func TestMetricLimitsReadEachEntrysAddresses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "stray"), []byte("https://p\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := metricLimits{hosts: []string{"p"}, dir: dir}
+	m := keyLimits{hosts: []string{"p"}, dir: dir}
 	got := m.now()
 	if got.CredentialsDir != dir || len(got.AllowedHosts) != 1 || len(got.Credentials) != 4 {
 		t.Fatalf("limits %+v: want the four entries named as a check may name them, not Not_A_Label nor stray", got)
@@ -69,7 +69,7 @@ func TestMetricLimitsReadEachEntrysAddresses(t *testing.T) {
 			t.Errorf("entry %q read: %+v", name, one)
 		}
 	}
-	if none := (metricLimits{dir: filepath.Join(dir, "absent")}).now(); len(none.Credentials) != 0 {
+	if none := (keyLimits{dir: filepath.Join(dir, "absent")}).now(); len(none.Credentials) != 0 {
 		t.Errorf("a directory that does not exist has entries: %+v", none)
 	}
 }
@@ -120,7 +120,7 @@ func TestQuerierSendsACredentialOnlyToItsAddresses(t *testing.T) {
 		CredentialAddresses: first.URL + "\n"})
 	// 127.0.0.1 is an allowed host: the credential's addresses, not the
 	// hosts, say where it goes.
-	q := &prometheusQuerier{limits: metricLimits{hosts: []string{"127.0.0.1"}, dir: dir}}
+	q := &prometheusQuerier{limits: keyLimits{hosts: []string{"127.0.0.1"}, dir: dir}}
 	query := func(address string) rollout.MetricSample {
 		check := &rollout.MetricCheck{Name: "aimed", Address: address, Credentials: "prom", Interval: time.Hour}
 		return q.Query(t.Context(), check, "up")
@@ -162,7 +162,7 @@ func TestQuerierSendsACredentialOnlyToItsAddresses(t *testing.T) {
 	}
 
 	// Without credentials and without allowed hosts, no address at all.
-	none := &prometheusQuerier{limits: metricLimits{dir: dir}}
+	none := &prometheusQuerier{limits: keyLimits{dir: dir}}
 	before = len(first.requests())
 	s = none.Query(t.Context(), &rollout.MetricCheck{Name: "open", Address: first.URL, Interval: time.Hour}, "up")
 	if !strings.Contains(s.Err, "is not queried: check open names no credentials, and the manager runs without "+
@@ -175,7 +175,7 @@ func TestCredentialsWatchSignalsOnlyAChange(t *testing.T) {
 	dir := t.TempDir()
 	writeEntry(t, dir, "prom", map[string]string{CredentialToken: "t", CredentialAddresses: "https://p\n"})
 	changed := make(chan event.GenericEvent, 1)
-	w := &credentialsWatch{limits: metricLimits{dir: dir}, changed: changed}
+	w := &credentialsWatch{limits: keyLimits{dir: dir}, changed: changed}
 	first := w.look()
 	if second := w.look(); first || second {
 		t.Errorf("signalled with nothing changed: first look %v, second %v", first, second)

@@ -23,7 +23,7 @@ const credentialsRecheckInterval = 30 * time.Second
 // Secret with no event the manager could watch, so the directory is read
 // at an interval: a few small files.
 type credentialsWatch struct {
-	limits  metricLimits
+	limits  keyLimits
 	changed chan<- event.GenericEvent
 	// seen is what the directory held at the last look ("": no look yet).
 	seen string

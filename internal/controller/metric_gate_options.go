@@ -39,31 +39,16 @@ func (o *MetricGateOptions) bindFlags(fs *flag.FlagSet) {
 			"Empty: none, so every metric check must name credentials.")
 }
 
-// MetricLimitsReader reads what the manager allows the metric checks at
-// the moment it is called: the flags, and the credentials directory's
-// entries as the kubelet holds them then.
-type MetricLimitsReader func() rollout.MetricLimits
-
-// Limits are the options as the key is checked against them; an error
-// says which option is wrong.
-func (o *MetricGateOptions) Limits() (MetricLimitsReader, error) {
-	limits, err := o.limits()
-	if err != nil {
-		return nil, err
-	}
-	return limits.now, nil
-}
-
 // limits are the options, checked, from which the limits are read.
-func (o *MetricGateOptions) limits() (metricLimits, error) {
+func (o *MetricGateOptions) limits() (keyLimits, error) {
 	hosts, err := rollout.ParseAllowedHosts(o.AllowedHosts)
 	if err != nil {
-		return metricLimits{}, fmt.Errorf("--metric-gate-allowed-hosts: %w", err)
+		return keyLimits{}, fmt.Errorf("--metric-gate-allowed-hosts: %w", err)
 	}
 	if err := o.validateCredentialsDir(); err != nil {
-		return metricLimits{}, fmt.Errorf("--metric-gate-credentials-dir: %w", err)
+		return keyLimits{}, fmt.Errorf("--metric-gate-credentials-dir: %w", err)
 	}
-	return metricLimits{hosts: hosts, dir: o.CredentialsDir}, nil
+	return keyLimits{hosts: hosts, dir: o.CredentialsDir}, nil
 }
 
 // validateCredentialsDir refuses a directory that is not absolute, or

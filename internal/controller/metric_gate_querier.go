@@ -77,7 +77,7 @@ const promUserAgent = "nodeslo-controller-metric-gate"
 type prometheusQuerier struct {
 	// limits are the manager's, read and checked again at each query: the
 	// directory may have changed since the key was checked.
-	limits metricLimits
+	limits keyLimits
 }
 
 // Query asks Prometheus for the query's value now. Whatever goes wrong is

@@ -3,14 +3,8 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,6 +18,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 // The health gate's metric checks (docs/rollout.md#metric-gates) against a
@@ -36,76 +31,26 @@ import (
 // metricCanaries is how many of the fleet's 40 nodes are canaries.
 const metricCanaries = 2
 
-// prometheusBinary is the Prometheus server the specs start: $PROMETHEUS,
-// else the repository's bin/prometheus.
-func prometheusBinary() string {
-	if p := os.Getenv("PROMETHEUS"); p != "" {
-		return p
-	}
-	p, err := filepath.Abs(filepath.Join("..", "..", "bin", "prometheus"))
-	Expect(err).NotTo(HaveOccurred())
-	return p
-}
-
-// freeAddress is a loopback address nothing listens on once it returns.
-func freeAddress() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	addr := l.Addr().String()
-	Expect(l.Close()).To(Succeed())
-	return addr
-}
-
-// nodeExporter serves node_latency_seconds with one series per node.
+// nodeExporter serves node_latency_seconds with one series per node, and
+// koordlet_pod_eviction as koordlet v1.8 declares it: a counter by node and
+// reason whose series appears, at 1, with a node's first eviction.
 type nodeExporter struct {
-	server  *httptest.Server
-	latency *prometheus.GaugeVec
+	server    *httptest.Server
+	latency   *prometheus.GaugeVec
+	evictions *prometheus.CounterVec
 }
 
 func startNodeExporter() *nodeExporter {
 	reg := prometheus.NewRegistry()
 	e := &nodeExporter{latency: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "node_latency_seconds", Help: "A service's latency on the node, as the test sets it.",
-	}, []string{"node"})}
-	reg.MustRegister(e.latency)
+	}, []string{"node"}), evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Subsystem: "koordlet", Name: "pod_eviction", Help: "Number of eviction launched by koordlet",
+	}, []string{"node", "reason"})}
+	reg.MustRegister(e.latency, e.evictions)
 	e.server = httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	DeferCleanup(e.server.Close)
 	return e
-}
-
-// startPrometheus starts the Prometheus server scraping target every
-// second and returns its URL once it is ready; it is stopped at cleanup.
-func startPrometheus(target string) string {
-	binary := prometheusBinary()
-	Expect(binary).To(BeAnExistingFile(),
-		"the Prometheus server is missing: make prometheus builds it into bin/ (or set PROMETHEUS)")
-	dir := GinkgoT().TempDir()
-	config := fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
-scrape_configs:
-  - job_name: nodes
-    scrape_interval: 1s
-    static_configs: [{targets: [%q]}]
-`, target)
-	Expect(os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)).To(Succeed())
-	addr := freeAddress()
-	cmd := exec.Command(binary, "--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
-	Expect(cmd.Start()).To(Succeed())
-	DeferCleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	url := "http://" + addr
-	Eventually(func() (int, error) {
-		resp, err := http.Get(url + "/-/ready") //nolint:noctx // a readiness probe of a local process
-		if err != nil {
-			return 0, err
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode, nil
-	}).WithTimeout(time.Minute).Should(Equal(http.StatusOK), "Prometheus did not get ready")
-	return url
 }
 
 // promQuery asks Prometheus at url for a query's one value (NaN: no data).
@@ -150,7 +95,8 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 	)
 	BeforeAll(func() {
 		exporter = startNodeExporter()
-		promURL = startPrometheus(exporter.server.Listener.Addr().String())
+		promURL = envtestharness.StartPrometheus(envtestharness.FreeAddress("127.0.0.1"),
+			exporter.server.Listener.Addr().String())
 	})
 
 	// start is startMetricRollout, waiting first, when export is set,
@@ -211,9 +157,43 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 			}
 		})
 
+	It("halts on koordlet's first eviction on a reached canary, counted by the recipe of docs/rollout.md",
+		func(ctx SpecContext) {
+			const (
+				check    = "koordlet-evictions"
+				interval = 30 * time.Second
+			)
+			query := envtestharness.DocumentedQuery(check)
+			_, f := start(ctx, metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": %q, "max": 0,
+				"query": %q, "intervalSeconds": %d}`, check, promURL, query, int(interval.Seconds()))), false)
+			Eventually(measurements(check, controller.MeasurementPass)).Should(BeNumerically(">=", 1),
+				"the gate measured the canaries before any eviction")
+
+			// koordlet evicts on an unreached node, then on a reached canary:
+			// each counter series appears at 1, so the first eviction of a
+			// node has no earlier sample to increase from.
+			unreached := slices.DeleteFunc(slices.Clone(f.names), func(n string) bool { return f.canaries[n] })[0]
+			canary := f.canaryNames()[0]
+			exporter.evictions.WithLabelValues(unreached, "evictByMemory").Inc()
+			Eventually(promQuery(ctx, promURL, fmt.Sprintf(`koordlet_pod_eviction{node=%q}`, unreached))).
+				Should(Equal(1.0))
+			skipAndSettle(interval)
+			Expect(record(ctx).Health.Halted()).To(BeFalse(), "an eviction on an unreached node halted")
+
+			exporter.evictions.WithLabelValues(canary, "evictByMemory").Inc()
+			Eventually(promQuery(ctx, promURL, fmt.Sprintf(`koordlet_pod_eviction{node=%q}`, canary))).
+				Should(Equal(1.0))
+			skipAndSettle(interval)
+			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
+			Expect(record(ctx).Health.Metrics).To(HaveKeyWithValue(check, And(
+				HaveField("Failed", BeTrue()), HaveField("Seen", "value 1 outside <= 0"))))
+			onlyMetricCanariesReached(ctx, f)
+			exporter.evictions.Reset()
+		})
+
 	It("halts when Prometheus is unreachable beyond the failure limit, and says so", func(ctx SpecContext) {
 		const check = "reachable"
-		down := "http://" + freeAddress()
+		down := "http://" + envtestharness.FreeAddress("127.0.0.1")
 		cm, f := start(ctx, metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": %q, "min": 0,
 			"query": "max(up{instance=~\"{{.CanariesRegex}}\"})", "intervalSeconds": 1, "failureLimit": 2}`,
 			check, down)), false)

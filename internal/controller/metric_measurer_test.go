@@ -96,12 +96,12 @@ func TestQuerierRefusesAHostNotAllowedAndBoundsWhatItReads(t *testing.T) {
 	// answer read must end on its size, never on a loaded machine's clock.
 	check := &rollout.MetricCheck{Name: "a", Address: server.URL, Interval: time.Hour}
 
-	refusing := &prometheusQuerier{limits: metricLimits{hosts: []string{"prometheus.monitoring"}}}
+	refusing := &prometheusQuerier{limits: keyLimits{hosts: []string{"prometheus.monitoring"}}}
 	s := refusing.Query(t.Context(), check, "up")
 	if !strings.Contains(s.Err, "is not queried: host 127.0.0.1:") || asked.Load() != 0 {
 		t.Errorf("outside the allowed hosts: %q, %d requests", s.Err, asked.Load())
 	}
-	s = (&prometheusQuerier{limits: metricLimits{hosts: []string{"127.0.0.1"}}}).Query(t.Context(), check, "up")
+	s = (&prometheusQuerier{limits: keyLimits{hosts: []string{"127.0.0.1"}}}).Query(t.Context(), check, "up")
 	if !strings.HasSuffix(s.Err, "reading the answer: larger than the limit of 4 MiB") {
 		t.Errorf("an answer one byte too large: %q", s.Err)
 	}

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"flag"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
@@ -40,6 +42,13 @@ type Options struct {
 
 	// MetricGate is what the health gate's metric checks may use.
 	MetricGate MetricGateOptions
+
+	// HealthGatePodNamespaces is the comma-separated list of namespaces
+	// whose Pods' evictions a health gate counts (docs/rollout.md#evictions);
+	// "": none, the default. Whoever may create a Pod in a namespace listed
+	// can make its failures halt a gated rollout, so the administrator opts
+	// each in, and grants the manager list and watch of Pods there.
+	HealthGatePodNamespaces string
 
 	// CRDRecheckInterval is how often, at most, the fields the installed
 	// CRD was seen to drop are checked again by one dry run, so that an
@@ -85,6 +94,36 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", o.MaxConcurrentReconciles,
 		"Number of NodeSLO reconciles run at once.")
 	o.MetricGate.bindFlags(fs)
+	fs.StringVar(&o.HealthGatePodNamespaces, "health-gate-pod-namespaces", o.HealthGatePodNamespaces,
+		"Comma-separated namespaces whose Pods' evictions a rollout's health gate counts; the manager needs "+
+			"list and watch of Pods in each. Empty: none; count koordlet's evictions with a metric check.")
+}
+
+// LimitsReader reads what the manager allows the rollout key at the
+// moment it is called: the flags, and the credentials directory's entries
+// as the kubelet holds them then.
+type LimitsReader func() rollout.Limits
+
+// Limits are the options as the key is checked against them; an error
+// says which option is wrong.
+func (o *Options) Limits() (LimitsReader, error) {
+	limits, err := o.keyLimits()
+	if err != nil {
+		return nil, err
+	}
+	return limits.now, nil
+}
+
+// keyLimits are the options, checked, from which the limits are read.
+func (o *Options) keyLimits() (keyLimits, error) {
+	limits, err := o.MetricGate.limits()
+	if err != nil {
+		return keyLimits{}, err
+	}
+	if limits.podNamespaces, err = rollout.ParsePodNamespaces(o.HealthGatePodNamespaces); err != nil {
+		return keyLimits{}, fmt.Errorf("--health-gate-pod-namespaces: %w", err)
+	}
+	return limits, nil
 }
 
 // configKey is the namespaced name of the configured ConfigMap.

@@ -90,10 +90,12 @@ func newSignals() signals {
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=koordinator-system,resources=events,verbs=create;patch
 //
 // A rollout key's health gate (docs/rollout.md#health-gates) watches, while
-// it judges a rollout, the Nodes' conditions (the nodes rule above) and the
-// Pods of its Pod selector in every namespace, selected by label on the
-// apiserver, for the evictions their status shows. It reads no Event.
-// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
+// it judges a rollout, the Nodes' conditions (the nodes rule above). It
+// reads no Event, and no Pod unless the administrator lists namespaces in
+// --health-gate-pod-namespaces: then it lists and watches the Pods of its
+// Pod selector there, granted by a Role in each that the chart makes
+// (healthGate.podNamespaces), never by this ClusterRole, since whoever may
+// create a Pod in a namespace counted can halt a gated rollout.
 //
 // The ConfigMap is read in its own namespace only (a Role, not a ClusterRole)
 // and by its name only: the cache lists and watches it with a metadata.name
@@ -135,7 +137,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.Add(health); err != nil {
 		return fmt.Errorf("adding the health gate's watch: %w", err)
 	}
-	limits, err := opts.MetricGate.limits()
+	limits, err := opts.keyLimits()
 	if err != nil {
 		return err
 	}

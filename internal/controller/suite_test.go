@@ -49,6 +49,8 @@ var (
 	// metricCredentials is the manager's --metric-gate-credentials-dir;
 	// specs add entries to it (metric_gate_security_test.go).
 	metricCredentials string
+	// tenant is tenantUser's client (pod_namespaces_test.go).
+	tenant client.Client
 )
 
 // metricAllowedHosts is the manager's --metric-gate-allowed-hosts: the
@@ -76,6 +78,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	watcher, err = client.NewWithWatch(env.UnthrottledAdmin(), client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
 	managerConfig = env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC, envtestharness.LeaderElectionRBAC)
+	grantPodNamespaces(ctx)
+	tenant = tenantClient(env.UnthrottledAdmin())
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
 
@@ -102,6 +106,7 @@ func startManager() func() {
 	opts.Controllers.BeforeNodeSLOReconcile = heldReconciles.wait
 	opts.Controllers.MetricGate.CredentialsDir = metricCredentials
 	opts.Controllers.MetricGate.AllowedHosts = metricGateAllowedHosts
+	opts.Controllers.HealthGatePodNamespaces = podNamespace
 	opts.LeaderElectionNamespace = envtestharness.SystemNamespace
 	running, err := managertest.Start(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
@@ -143,7 +148,7 @@ func readKind(path string) string {
 	case strings.HasPrefix(path, controller.NodeSLOsPath):
 		return "nodeslos"
 	case strings.HasPrefix(path, "/api/v1/") && strings.Contains(path, "/pods"):
-		return "pods"
+		return podsResource
 	case strings.Contains(path, "/events"):
 		return "events"
 	}

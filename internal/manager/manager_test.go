@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 
@@ -16,14 +15,6 @@ import (
 
 func TestManager(t *testing.T) {
 	envtestharness.RunSuite(t, "Manager Suite")
-}
-
-// freeAddress returns a loopback address with a port nobody listens on.
-func freeAddress() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { Expect(l.Close()).To(Succeed()) }()
-	return l.Addr().String()
 }
 
 func httpGet(url string) (int, string, error) {
@@ -41,9 +32,9 @@ var _ = Describe("The manager", func() {
 		cfg := envtestharness.Start(envtestharness.Options{}).Admin
 
 		opts := DefaultOptions()
-		opts.MetricsBindAddress = freeAddress()
+		opts.MetricsBindAddress = envtestharness.FreeAddress("127.0.0.1")
 		opts.SecureMetrics = false
-		opts.HealthProbeBindAddress = freeAddress()
+		opts.HealthProbeBindAddress = envtestharness.FreeAddress("127.0.0.1")
 		opts.LeaderElection = true
 		opts.LeaderElectionNamespace = "default"
 		mgr, err := New(cfg, opts)

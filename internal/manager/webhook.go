@@ -59,7 +59,7 @@ func setupWebhook(mgr ctrl.Manager, opts Options) error {
 		return nil
 	}
 	key := types.NamespacedName{Namespace: opts.Controllers.ConfigNamespace, Name: opts.Controllers.ConfigName}
-	limits, err := opts.Controllers.MetricGate.Limits()
+	limits, err := opts.Controllers.Limits()
 	if err != nil {
 		return err
 	}

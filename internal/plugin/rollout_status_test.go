@@ -91,7 +91,7 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 			onUnhealthy = "revert"
 		}
 		h.Gate = "maxUnhealthyNodes " + setting + "; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
-			"evictions of Pods koordinator.sh/qosClass=BE, maxPerNode 3; onUnhealthy " + onUnhealthy
+			"evictions of Pods koordinator.sh/qosClass=BE in namespaces batch, maxPerNode 3; onUnhealthy " + onUnhealthy
 	}
 	for _, name := range []string{worker0, worker1, worker2} {
 		if signal, ok := unhealthy[name]; ok {

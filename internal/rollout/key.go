@@ -120,9 +120,9 @@ func LoadKey(data map[string]string) Key { return loadKey(data, nil) }
 // LoadKeyWithin is LoadKey checked also against what the manager allows a
 // metric check to reach (its flags, and its credentials' addresses files
 // as the caller read them), as the controller and the webhook load it.
-func LoadKeyWithin(data map[string]string, limits MetricLimits) Key { return loadKey(data, &limits) }
+func LoadKeyWithin(data map[string]string, limits Limits) Key { return loadKey(data, &limits) }
 
-func loadKey(data map[string]string, limits *MetricLimits) Key {
+func loadKey(data map[string]string, limits *Limits) Key {
 	raw, present := data[string(sloconfig.KeyRollout)]
 	if !present {
 		return Key{}
@@ -157,7 +157,7 @@ type canaryDocument struct {
 // compileKey reads the key's document with the same parser and shape
 // checks as the other keys (positions, unknown fields with the closest
 // name, repeated fields), then checks the bounds.
-func compileKey(raw string, limits *MetricLimits) (*Policy, *sloconfig.Findings) {
+func compileKey(raw string, limits *Limits) (*Policy, *sloconfig.Findings) {
 	written, found := sloconfig.DecodeDocument[keyDocument](raw)
 	if written == nil {
 		return nil, found
@@ -196,7 +196,7 @@ func compileKey(raw string, limits *MetricLimits) (*Policy, *sloconfig.Findings)
 	}
 	if g := written.HealthGate; g != nil {
 		var errs field.ErrorList
-		policy.HealthGate, errs = compileHealthGate(g, found)
+		policy.HealthGate, errs = compileHealthGate(g, limits, found)
 		found.Fail(errs...)
 		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, written.Canary != nil, limits, found)
 	}

@@ -46,9 +46,13 @@ type HealthGate struct {
 	// not True; any other is bad when True (the pressure conditions).
 	Conditions []corev1.NodeConditionType
 	// PodSelector selects the Pods whose evictions count (the kubelet's
-	// and the apiserver's report of them, never an Event), and
-	// MaxEvictionsPerNode is how many a reached node may show.
+	// and the apiserver's report of them, never an Event) in PodNamespaces,
+	// and MaxEvictionsPerNode is how many a reached node may show.
+	// PodNamespaces are the manager's (Limits.PodNamespaces), never the
+	// key's: whoever may create a Pod there can make its failures count,
+	// so only the administrator opts a namespace in; empty: no Pod counts.
 	PodSelector         labels.Selector
+	PodNamespaces       []string
 	MaxEvictionsPerNode int
 	// Revert: on a halt, write the previous revision back (onUnhealthy
 	// "revert"); otherwise only pause.
@@ -120,15 +124,20 @@ type evictionsDocument struct {
 var defaultPodSelector = labels.SelectorFromSet(labels.Set{BestEffortLabel: BestEffortClass})
 
 // compileHealthGate checks healthGate and fills in its defaults. An empty
-// list reads as unset, as in every other key: the defaults apply. Warnings
-// go to found.
-func compileHealthGate(doc *healthGateDocument, found *sloconfig.Findings) (*HealthGate, field.ErrorList) {
+// list reads as unset, as in every other key: the defaults apply. The
+// Pods counted are those of the manager's namespaces (limits; nil: not
+// known, so none). Warnings go to found.
+func compileHealthGate(doc *healthGateDocument, limits *Limits, found *sloconfig.Findings) (
+	*HealthGate, field.ErrorList) {
 	path := field.NewPath("healthGate")
 	gate := &HealthGate{
 		MaxUnhealthyNodes:   intstr.FromString(defaultMaxUnhealthyNodesPct),
 		Conditions:          defaultGateConditions,
 		PodSelector:         defaultPodSelector,
 		MaxEvictionsPerNode: defaultMaxEvictionsPerNode,
+	}
+	if limits != nil {
+		gate.PodNamespaces = limits.PodNamespaces
 	}
 	var errs field.ErrorList
 	if v := doc.MaxUnhealthyNodes; v != nil {
@@ -145,10 +154,17 @@ func compileHealthGate(doc *healthGateDocument, found *sloconfig.Findings) (*Hea
 	}
 	if e := doc.Evictions; e != nil {
 		p := path.Child("evictions")
+		if limits != nil && len(limits.PodNamespaces) == 0 {
+			found.Warnf("%s: no Pod is counted: the manager counts the Pods of the namespaces its administrator "+
+				"lists in --health-gate-pod-namespaces (Helm: healthGate.podNamespaces), and lists none; "+
+				"koordlet's own evictions are counted by a metric check on koordlet_pod_eviction "+
+				"(docs/rollout.md#evictions)", p)
+		}
 		if e.Reasons != nil {
 			found.Warnf("%s: ignored: an Event is no longer counted, as anyone who may create one in any "+
 				"namespace could halt or revert a rollout; the gate counts the evictions the kubelet and "+
-				"the apiserver report on the Pods of %s (docs/rollout.md#health-gates)",
+				"the apiserver report on the Pods of %s in the namespaces the manager lists, and koordlet's "+
+				"through a metric check (docs/rollout.md#evictions)",
 				p.Child("reasons"), p.Child("podSelector"))
 		}
 		if v := e.PodSelector; v != nil {

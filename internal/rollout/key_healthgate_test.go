@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 )
 
 func TestHealthGateDefaults(t *testing.T) {
-	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": {}}`})
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): defaultGateKey})
 	if !load.Valid() {
 		t.Fatalf("errors: %v", load.Messages())
 	}
@@ -170,3 +171,86 @@ func TestHealthGatePodSelector(t *testing.T) {
 		}
 	}
 }
+
+// Pods count only in the namespaces the manager's administrator lists
+// (Limits.PodNamespaces), never in any the key could name; a key that
+// tunes evictions under a manager that lists none is valid, with a
+// warning that says where to count koordlet's evictions instead
+// (docs/rollout.md#evictions).
+func TestHealthGateCountsPodsOnlyInTheManagersNamespaces(t *testing.T) {
+	const withEvictions = `{"healthGate": {"evictions": {"maxPerNode": 2}}}`
+	for _, c := range []struct {
+		name       string
+		key        string
+		limits     *Limits
+		namespaces []string
+		warning    string
+	}{
+		{"not known (kubectl nodeslo validate)", withEvictions, nil, nil, ""},
+		{"none listed, the default gate", defaultGateKey, &Limits{}, nil, ""},
+		{"none listed, evictions set", withEvictions, &Limits{},
+			nil, "healthGate.evictions: no Pod is counted: the manager counts the Pods of the namespaces " +
+				"its administrator lists in --health-gate-pod-namespaces (Helm: healthGate.podNamespaces)"},
+		{"listed", withEvictions, &Limits{PodNamespaces: []string{beJobs, "be"}}, []string{beJobs, "be"}, ""},
+		{"listed, the default gate", defaultGateKey, &Limits{PodNamespaces: []string{beJobs}},
+			[]string{beJobs}, ""},
+	} {
+		data := map[string]string{string(sloconfig.KeyRollout): c.key}
+		load := LoadKey(data)
+		if c.limits != nil {
+			load = LoadKeyWithin(data, *c.limits)
+		}
+		if !load.Valid() {
+			t.Fatalf("%s: %v", c.name, load.Messages())
+		}
+		if got := load.Policy.HealthGate.PodNamespaces; !slices.Equal(got, c.namespaces) {
+			t.Errorf("%s: Pods counted in %q, want %q", c.name, got, c.namespaces)
+		}
+		warnings := strings.Join(load.WarningMessages(), "\n")
+		if !strings.Contains(warnings, c.warning) || (c.warning == "") != (warnings == "") {
+			t.Errorf("%s: warnings %q, want %q", c.name, warnings, c.warning)
+		}
+	}
+}
+
+func TestParsePodNamespaces(t *testing.T) {
+	for _, c := range []struct {
+		list string
+		want []string
+		err  string
+	}{
+		{"", nil, ""},
+		{" be-jobs, be ,be-jobs,", []string{"be", beJobs}, ""},
+		{"be-jobs,Tenant_A", nil, `namespace "Tenant_A": a lowercase RFC 1123 label`},
+		{manyNamespaces(maxPodNamespaces + 1), nil, "33 namespaces: at most 32"},
+	} {
+		got, err := ParsePodNamespaces(c.list)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.list, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%q: %q, %v; want %q", c.list, got, err, c.want)
+		}
+	}
+	if got, err := ParsePodNamespaces(manyNamespaces(maxPodNamespaces)); err != nil || len(got) != maxPodNamespaces {
+		t.Errorf("%d namespaces: %d, %v", maxPodNamespaces, len(got), err)
+	}
+}
+
+// manyNamespaces is a list of n distinct namespace names.
+func manyNamespaces(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "ns-" + strconv.Itoa(i)
+	}
+	return strings.Join(names, ",")
+}
+
+// defaultGateKey is a rollout key whose gate has every default.
+const defaultGateKey = `{"healthGate": {}}`
+
+// beJobs names a namespace the manager counts Pods in.
+const beJobs = "be-jobs"

@@ -84,7 +84,7 @@ type metricCheckDocument struct {
 // reporting to found. hasCanary says whether the key selects canaries: a
 // query over the canaries without any is warned about.
 func compileMetricChecks(
-	docs []metricCheckDocument, hasCanary bool, limits *MetricLimits, found *sloconfig.Findings,
+	docs []metricCheckDocument, hasCanary bool, limits *Limits, found *sloconfig.Findings,
 ) []MetricCheck {
 	if len(docs) == 0 {
 		return nil
@@ -116,7 +116,7 @@ func compileMetricChecks(
 
 // compileMetricCheck checks one check at path.
 func compileMetricCheck(
-	doc *metricCheckDocument, path *field.Path, limits *MetricLimits,
+	doc *metricCheckDocument, path *field.Path, limits *Limits,
 ) (MetricCheck, field.ErrorList) {
 	c := MetricCheck{Interval: defaultMetricIntervalSeconds * time.Second}
 	var errs field.ErrorList

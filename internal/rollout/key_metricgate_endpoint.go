@@ -28,26 +28,6 @@ import (
 // repeats it.
 const maxMetricAddressLength = 1024
 
-// MetricLimits are what the manager allows a metric check, from its flags
-// and its credentials directory as the controller read them. The
-// controller and the webhook check the key against them (LoadKeyWithin);
-// kubectl nodeslo validate, which cannot know them, does not, and the
-// controller checks the address again at each measurement.
-type MetricLimits struct {
-	// AllowedHosts are the hosts the address of a check without
-	// credentials may name, each "host" (any port) or "host:port", as
-	// ParseAllowedHosts returns them; empty: none, so such a check may
-	// reach no address.
-	AllowedHosts []string
-	// CredentialsDir is the manager's --metric-gate-credentials-dir, named
-	// in messages; "": none, and no check may name credentials.
-	CredentialsDir string
-	// Credentials are the entries of CredentialsDir by name, as the
-	// controller read them; a check naming credentials may send its
-	// requests only to their Addresses.
-	Credentials map[string]CredentialEntry
-}
-
 // ParseAllowedHosts reads --metric-gate-allowed-hosts: a comma-separated
 // list of host names or IP addresses, each with a port or not (an IPv6
 // address in brackets when it has one). Entries are lower-cased.
@@ -74,7 +54,7 @@ func ParseAllowedHosts(list string) ([]string, error) {
 
 // checkHost says why the check named check, which names no credentials,
 // may not reach u; nil when u's host is among l's allowed hosts.
-func (l MetricLimits) checkHost(check string, u *url.URL) error {
+func (l Limits) checkHost(check string, u *url.URL) error {
 	if len(l.AllowedHosts) == 0 {
 		return fmt.Errorf("check %s names no credentials, and the manager runs without --metric-gate-allowed-hosts, "+
 			"so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts), "+
@@ -100,7 +80,7 @@ func (l MetricLimits) checkHost(check string, u *url.URL) error {
 // the check is otherwise valid, its address must be one its credentials
 // may be sent to, or, without credentials, one of the allowed hosts.
 func (c *MetricCheck) compileEndpoint(
-	doc *metricCheckDocument, path *field.Path, limits *MetricLimits,
+	doc *metricCheckDocument, path *field.Path, limits *Limits,
 ) field.ErrorList {
 	var errs field.ErrorList
 	addr := path.Child(fieldAddress)

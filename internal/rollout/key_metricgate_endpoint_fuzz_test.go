@@ -37,7 +37,7 @@ func FuzzRolloutKey(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	limits := MetricLimits{AllowedHosts: []string{promHost, "p:443"}, CredentialsDir: credsDir,
+	limits := Limits{AllowedHosts: []string{promHost, "p:443"}, CredentialsDir: credsDir,
 		Credentials: map[string]CredentialEntry{promEntry: {Addresses: prom}, bareEntry: {Problem: noFile}}}
 	f.Fuzz(func(t *testing.T, raw string) {
 		data := map[string]string{string(sloconfig.KeyRollout): raw}

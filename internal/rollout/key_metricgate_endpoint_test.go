@@ -15,10 +15,10 @@ func endpointCheck(fields string) map[string]string {
 
 func TestMetricCheckEndpointErrors(t *testing.T) {
 	const p = "healthGate.metrics[0]."
-	within := &MetricLimits{AllowedHosts: []string{promHost, "thanos.monitoring:10902"}}
+	within := &Limits{AllowedHosts: []string{promHost, "thanos.monitoring:10902"}}
 	for _, c := range []struct {
 		fields string
-		limits *MetricLimits // nil: LoadKey
+		limits *Limits // nil: LoadKey
 		want   string
 	}{
 		{`"address": "http://p:9090", "bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token"`, nil,
@@ -47,7 +47,7 @@ func TestMetricCheckEndpointErrors(t *testing.T) {
 			p + `address: Invalid value: "http://evil.example:9090": host evil.example:9090 is not among ` +
 				`the manager's --metric-gate-allowed-hosts (prometheus.monitoring,thanos.monitoring:10902)`},
 		{`"address": "http://thanos.monitoring:9090"`, within, "host thanos.monitoring:9090 is not among"},
-		{`"address": "https://p:9090", "credentials": "prom"`, &MetricLimits{},
+		{`"address": "https://p:9090", "credentials": "prom"`, &Limits{},
 			p + `credentials: Invalid value: "prom": the manager runs without --metric-gate-credentials-dir`},
 	} {
 		var load Key
@@ -64,7 +64,7 @@ func TestMetricCheckEndpointErrors(t *testing.T) {
 }
 
 func TestMetricCheckEndpointsAccepted(t *testing.T) {
-	limits := MetricLimits{AllowedHosts: []string{promHost, "thanos.monitoring:443", "[::1]:9090", "127.0.0.1"},
+	limits := Limits{AllowedHosts: []string{promHost, "thanos.monitoring:443", "[::1]:9090", "127.0.0.1"},
 		CredentialsDir: credsDir, Credentials: map[string]CredentialEntry{
 			"prometheus-a": entryOf(t, "https://prometheus.monitoring:9090"),
 			"thanos":       entryOf(t, "https://thanos.monitoring"),

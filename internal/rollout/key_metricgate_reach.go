@@ -155,14 +155,14 @@ func (a CredentialAddress) covers(e endpoint) bool {
 // requests to address with credentials (""; none); nil when it may. The
 // address is already validated as an http or https URL, https when it
 // names credentials. The controller calls it again before each query.
-func (l MetricLimits) CheckReach(check, address, credentials string) error {
+func (l Limits) CheckReach(check, address, credentials string) error {
 	_, err := l.reach(check, address, credentials)
 	return err
 }
 
 // reach is CheckReach, with the field of the check that the error is
 // about: fieldCredentials or fieldAddress.
-func (l MetricLimits) reach(check, address, credentials string) (string, error) {
+func (l Limits) reach(check, address, credentials string) (string, error) {
 	u, err := url.Parse(address)
 	if err != nil {
 		return fieldAddress, fmt.Errorf("cannot read the address: %w", err)

@@ -97,7 +97,7 @@ func TestCredentialAddressesCoverExactlyTheirHostPortAndPathPrefix(t *testing.T)
 		{"https://[::1]:9091", "https://[::1]:9091", true},
 		{promDefault, "http://prometheus.monitoring:443", false},
 	} {
-		limits := MetricLimits{CredentialsDir: credsDir,
+		limits := Limits{CredentialsDir: credsDir,
 			Credentials: map[string]CredentialEntry{promEntry: entryOf(t, c.line)}}
 		err := limits.CheckReach("a", c.address, promEntry)
 		if (err == nil) != c.covered {
@@ -107,7 +107,7 @@ func TestCredentialAddressesCoverExactlyTheirHostPortAndPathPrefix(t *testing.T)
 }
 
 func TestCheckReachSaysWhatToEdit(t *testing.T) {
-	limits := MetricLimits{CredentialsDir: "/etc/nodeslo/metric-gate-credentials",
+	limits := Limits{CredentialsDir: "/etc/nodeslo/metric-gate-credentials",
 		Credentials: map[string]CredentialEntry{
 			promEntry: entryOf(t, promListed),
 			bareEntry: {Problem: noFile},
@@ -133,11 +133,11 @@ func TestCheckReachSaysWhatToEdit(t *testing.T) {
 			t.Errorf("%s with %q: %v\nwant %s", c.address, c.credentials, err, c.want)
 		}
 	}
-	if err := (MetricLimits{}).CheckReach("a", "https://p", promEntry); err == nil ||
+	if err := (Limits{}).CheckReach("a", "https://p", promEntry); err == nil ||
 		!strings.Contains(err.Error(), "the manager runs without --metric-gate-credentials-dir") {
 		t.Errorf("without a credentials directory: %v", err)
 	}
-	within := MetricLimits{AllowedHosts: []string{promHost}}
+	within := Limits{AllowedHosts: []string{promHost}}
 	if err := within.CheckReach("a", "http://prometheus.monitoring:9090", ""); err != nil {
 		t.Errorf("an allowed host without credentials: %v", err)
 	}
@@ -151,14 +151,14 @@ func TestCheckReachSaysWhatToEdit(t *testing.T) {
 // field it is about, the key invalid.
 func TestMetricCheckReachErrorsInTheKey(t *testing.T) {
 	const p = "healthGate.metrics[0]."
-	limits := MetricLimits{AllowedHosts: []string{promHost}, CredentialsDir: credsDir,
+	limits := Limits{AllowedHosts: []string{promHost}, CredentialsDir: credsDir,
 		Credentials: map[string]CredentialEntry{
 			promEntry: entryOf(t, promListed),
 			bareEntry: {Problem: noFile},
 		}}
 	for _, c := range []struct {
 		fields string
-		limits MetricLimits
+		limits Limits
 		want   string
 	}{
 		{`"address": "https://thanos.monitoring:9091", "credentials": "prom"`, limits,
@@ -173,7 +173,7 @@ func TestMetricCheckReachErrorsInTheKey(t *testing.T) {
 		{`"address": "https://prometheus.monitoring:9091", "credentials": "other"`, limits,
 			p + `credentials: Invalid value: "other": check a names credentials other, which the manager's ` +
 				"--metric-gate-credentials-dir (/creds) has no entry for"},
-		{`"address": "http://prometheus.monitoring:9090"`, MetricLimits{},
+		{`"address": "http://prometheus.monitoring:9090"`, Limits{},
 			p + `address: Invalid value: "http://prometheus.monitoring:9090": check a names no credentials, ` +
 				"and the manager runs without --metric-gate-allowed-hosts, so it may reach no address: " +
 				"list the Prometheus hosts there (Helm: metricGate.allowedHosts)"},

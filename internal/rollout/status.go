@@ -259,7 +259,16 @@ func podSelectorText(s labels.Selector) string {
 // gateSettings renders a health gate's settings on one line, with the
 // key's field names.
 func gateSettings(g *HealthGate) string {
-	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; evictions of Pods %s, maxPerNode %d; onUnhealthy %s",
+	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; %s; onUnhealthy %s",
 		g.MaxUnhealthyNodes.String(), strings.Join(g.ConditionNames(), ", "),
-		podSelectorText(g.PodSelector), g.MaxEvictionsPerNode, g.OnUnhealthy()) + metricSettings(g)
+		evictionSettings(g), g.OnUnhealthy()) + metricSettings(g)
+}
+
+// evictionSettings renders which Pods' evictions a gate counts.
+func evictionSettings(g *HealthGate) string {
+	if len(g.PodNamespaces) == 0 {
+		return "no Pod evictions counted (the manager lists no namespace)"
+	}
+	return fmt.Sprintf("evictions of Pods %s in namespaces %s, maxPerNode %d",
+		podSelectorText(g.PodSelector), strings.Join(g.PodNamespaces, ", "), g.MaxEvictionsPerNode)
 }

@@ -164,7 +164,7 @@ func TestStatusOfAHalt(t *testing.T) {
 	s := statusOf(load, d, "k1", in.Now)
 	want := &StatusHealth{
 		Gate: "maxUnhealthyNodes 0; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
-			"evictions of Pods koordinator.sh/qosClass=BE, maxPerNode 3; onUnhealthy pause",
+			"no Pod evictions counted (the manager lists no namespace); onUnhealthy pause",
 		MaxUnhealthyNodes: "0", Allowed: 0, AllowedOf: 2, Unhealthy: 1,
 		Nodes:    []UnhealthyNode{{Name: "a", Signal: signal}},
 		HaltedAt: in.Now, HaltedKey: "k1",

@@ -54,10 +54,10 @@ type ConfigMapValidator struct {
 	// to warn of those the installed CRD would drop
 	// (docs/behaviour.md#crd-version-skew); nil: no such check.
 	Writer client.Client
-	// MetricLimits reads what the manager allows the rollout key's metric
+	// Limits reads what the manager allows the rollout key's metric
 	// checks (its flags, and its credentials directory as it is at each
 	// review); nil: not known, as for kubectl nodeslo validate.
-	MetricLimits func() rollout.MetricLimits
+	Limits func() rollout.Limits
 }
 
 var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
@@ -126,10 +126,10 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 
 // loadRolloutKey loads the rollout key as the controller does.
 func (v *ConfigMapValidator) loadRolloutKey(data map[string]string) rollout.Key {
-	if v.MetricLimits == nil {
+	if v.Limits == nil {
 		return rollout.LoadKey(data)
 	}
-	return rollout.LoadKeyWithin(data, v.MetricLimits())
+	return rollout.LoadKeyWithin(data, v.Limits())
 }
 
 // sameData reports whether an update leaves data and binaryData as stored:

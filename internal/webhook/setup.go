@@ -18,13 +18,13 @@ import (
 // controller, which otherwise starts it, runs on the leader only) and is
 // synced by the first request. limits reads what the manager allows the
 // rollout key's metric checks, checked as the controller checks them.
-func SetupWithManager(mgr ctrl.Manager, key types.NamespacedName, limits func() rollout.MetricLimits) error {
+func SetupWithManager(mgr ctrl.Manager, key types.NamespacedName, limits func() rollout.Limits) error {
 	node := sloconfig.NodeMetadata()
 	// Before the manager starts, this registers the informer without waiting.
 	if _, err := mgr.GetCache().GetInformer(context.Background(), node); err != nil {
 		return fmt.Errorf("registering the Node metadata informer: %w", err)
 	}
-	validator := &ConfigMapValidator{Key: key, Nodes: mgr.GetCache(), Writer: mgr.GetClient(), MetricLimits: limits}
+	validator := &ConfigMapValidator{Key: key, Nodes: mgr.GetCache(), Writer: mgr.GetClient(), Limits: limits}
 	if err := ctrl.NewWebhookManagedBy(mgr, &corev1.ConfigMap{}).WithValidator(validator).
 		WithContextFunc(withAnswerDeadline).Complete(); err != nil {
 		return fmt.Errorf("setting up the ConfigMap webhook: %w", err)

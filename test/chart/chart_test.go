@@ -574,7 +574,7 @@ func TestEveryFlagOfTheTableIsAValue(t *testing.T) {
 		"leaderElection.leaseDuration=30s", "leaderElection.renewDeadline=20s", "leaderElection.retryPeriod=4s",
 		"metricGate.credentials[0].name=prometheus", "metricGate.credentials[0].secretName=prometheus-metric-gate",
 		"metricGate.credentials[0].addresses={https://prometheus.monitoring:9091}",
-		"metricGate.allowedHosts={prometheus.monitoring}")))
+		"metricGate.allowedHosts={prometheus.monitoring}", "healthGate.podNamespaces={batch}")))
 	for _, row := range rows {
 		rendered := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, row.Name+"=") })
 		if _, skipped := notValues[row.Name]; !rendered && !skipped {
@@ -730,5 +730,63 @@ func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
 		if !strings.Contains(string(rendered), want) {
 			t.Errorf("the webhook configuration does not name %s: %s", want, rendered)
 		}
+	}
+}
+
+// Pods are read only where healthGate.podNamespaces opts a namespace in:
+// the defaults grant no Pod at all (a tenant's Pods must not halt a gated
+// rollout, docs/rollout.md#evictions); each namespace listed gets a Role
+// with list and watch of Pods, bound to the manager's ServiceAccount, and
+// the flag that makes the gate count Pods there.
+func TestPodsAreReadOnlyInTheNamespacesListed(t *testing.T) {
+	podGrants := func(objs map[string]*unstructured.Unstructured) map[string][]string {
+		out := map[string][]string{} // object: its verbs on pods
+		for key, obj := range objs {
+			rules, _, _ := unstructured.NestedSlice(obj.Object, "rules")
+			for _, r := range rules {
+				r := r.(map[string]any)
+				resources, _, _ := unstructured.NestedStringSlice(r, "resources")
+				if slices.Contains(resources, "pods") || slices.Contains(resources, "*") {
+					verbs, _, _ := unstructured.NestedStringSlice(r, "verbs")
+					out[key] = append(out[key], verbs...)
+				}
+			}
+		}
+		return out
+	}
+	defaults := byKey(t, "the chart", helmTemplate(t))
+	if grants := podGrants(defaults); len(grants) > 0 {
+		t.Errorf("the defaults grant Pods: %v", grants)
+	}
+	if got := containerFlags(t, managerContainer(t, defaults))["--health-gate-pod-namespaces"]; got != "" {
+		t.Errorf("the defaults set --health-gate-pod-namespaces=%v", got)
+	}
+
+	objs := byKey(t, "the chart", helmTemplate(t, "healthGate.podNamespaces={batch,be-jobs}"))
+	if got := containerFlags(t, managerContainer(t, objs))["--health-gate-pod-namespaces"]; got != "batch,be-jobs" {
+		t.Errorf("--health-gate-pod-namespaces=%v, want batch,be-jobs", got)
+	}
+	want := map[string][]string{
+		"Role/batch/nodeslo-controller-pod-evictions":   {"list", "watch"},
+		"Role/be-jobs/nodeslo-controller-pod-evictions": {"list", "watch"},
+	}
+	if got := podGrants(objs); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("Pods granted by %v, want %v", got, want)
+	}
+	for _, ns := range []string{"batch", "be-jobs"} {
+		binding, ok := objs["RoleBinding/"+ns+"/nodeslo-controller-pod-evictions"]
+		if !ok {
+			t.Errorf("no RoleBinding of the Pod evictions Role in %s", ns)
+			continue
+		}
+		role, _, _ := unstructured.NestedString(binding.Object, "roleRef", "name")
+		subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+		if role != "nodeslo-controller-pod-evictions" || len(subjects) != 1 ||
+			subjects[0].(map[string]any)["name"] != "nodeslo-controller-controller-manager" {
+			t.Errorf("RoleBinding in %s: role %s, subjects %v", ns, role, subjects)
+		}
+	}
+	if _, err := helmTemplateError(t, "healthGate.podNamespaces={Not_A_Namespace}"); err == nil {
+		t.Error("a namespace that is not a DNS label was rendered")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/yaml"
 
+	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/nodecluster"
 )
 
@@ -315,10 +316,13 @@ spec:
 // checkEvictionHalts: a gated rollout reaches the real node first (its
 // canary); the change sets a memory eviction threshold far below the
 // node's use, so koordlet, in its default mode, kills the best-effort
-// Pod's container through the CRI (no Event, no API eviction); the kubelet
-// reports the killed container in the Pod's status, which is what the
-// health gate counts (docs/rollout.md#health-gates): the rollout halts
-// before the pending node is written.
+// Pod's container through the CRI (no Event, no API eviction) and counts
+// it in its koordlet_pod_eviction metric. A Prometheus on the host scrapes
+// koordlet, and the gate's metric check, the recipe of
+// docs/rollout.md#evictions, halts the rollout before the pending node is
+// written. The manager counts no Pod (no --health-gate-pod-namespaces): it
+// halts on a signal only koordlet writes, not on the Pod's status, which
+// whoever runs the Pod can drive.
 func checkEvictionHalts() {
 	GinkgoHelper()
 	kube.mustRun("label", "node", node.NodeName(), "node-pool=canary", "--overwrite")
@@ -341,6 +345,14 @@ func checkEvictionHalts() {
 	}
 	converges(evict(pendingNode)).Should(Equal("70"))
 
+	By("scraping koordlet with a Prometheus on the node's address, which the manager may reach")
+	nodeIP := kube.mustRun("get", "node", node.NodeName(),
+		"-o", `jsonpath={.status.addresses[?(@.type=="InternalIP")].address}`)
+	listen := envtestharness.FreeAddress(nodeIP)
+	prometheus := envtestharness.StartPrometheus(listen,
+		strings.TrimSuffix(strings.TrimPrefix(node.KoordletMetrics(), "http://"), "/metrics"))
+	allowMetricHost(listen)
+
 	// A rollout still under way would be judged by the gate set below, and
 	// reach the pending node, created meanwhile, at once. The gate watches
 	// no Ready: the pending Node has no kubelet, and only the eviction may
@@ -349,9 +361,11 @@ func checkEvictionHalts() {
 
 	By("setting a gated rollout key, then a memory eviction threshold of 2 % for every node")
 	rolloutKey := configData("nodeslo-rollout-config")
-	patchData("nodeslo-rollout-config", `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
+	patchData("nodeslo-rollout-config", fmt.Sprintf(`{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
  "canary": {"nodeSelector": {"matchLabels": {"node-pool": "canary"}}, "soakSeconds": 3600},
- "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["MemoryPressure"], "evictions": {"maxPerNode": 0}}}`)
+ "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["MemoryPressure"],
+  "metrics": [{"name": %q, "address": %q, "query": %q, "max": 0, "intervalSeconds": 5}]}}`,
+		evictionsCheck, prometheus, envtestharness.DocumentedQuery(evictionsCheck)))
 	thresholds := configData("resource-threshold-config")
 	DeferCleanup(func() {
 		patchData("nodeslo-rollout-config", rolloutKey)
@@ -363,7 +377,7 @@ func checkEvictionHalts() {
 	patchData("resource-threshold-config", low)
 	converges(evict(node.NodeName())).Should(Equal("2"), "the canary reached")
 
-	By("koordlet kills the best-effort container; the gate halts on the kubelet's report of it")
+	By("koordlet kills the best-effort container and counts it; the gate halts on koordlet's count")
 	converges(func() (string, error) {
 		return kube.run("get", "pod", "best-effort", "-n", "default",
 			"-o", "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}")
@@ -371,12 +385,38 @@ func checkEvictionHalts() {
 	converges(func() (string, error) {
 		return kube.run("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 			"-o", `jsonpath={range .items[*]}{.type} {.involvedObject.name}: {.message}{"\n"}{end}`)
-	}).Should(ContainSubstring(node.NodeName() + " (1 Pod evictions"))
+	}).Should(MatchRegexp(`metric check %s failed: value [1-9][0-9]* outside <= 0`, evictionsCheck))
 	halt := kube.mustRun("get", "events", "-n", namespace, "--field-selector", "reason=RolloutHalted",
 		"-o", `jsonpath={range .items[*]}{.message}{"\n"}{end}`)
 	logf("koordlet's eviction log: %s", koordletEvictionLine())
 	logf("RolloutHalted: %s", strings.TrimSpace(halt))
 	Expect(evict(pendingNode)()).To(Equal("70"), "the halted rollout wrote no other node")
+}
+
+// evictionsCheck is the name of docs/rollout.md's recipe of a metric check
+// on koordlet's evictions.
+const evictionsCheck = "koordlet-evictions"
+
+// allowMetricHost lets the manager's metric checks reach hostPort without
+// credentials (--metric-gate-allowed-hosts), as an operator would set
+// metricGate.allowedHosts, and waits for the restarted manager; the
+// arguments are put back at cleanup.
+func allowMetricHost(hostPort string) {
+	GinkgoHelper()
+	args := kube.mustRun("get", "deployment", deploymentName, "-n", namespace,
+		"-o", "jsonpath={.spec.template.spec.containers[0].args}")
+	patch := func(op, value string) string {
+		return fmt.Sprintf(`[{"op": %q, "path": "/spec/template/spec/containers/0/args%s", "value": %s}]`,
+			op, map[string]string{"add": "/-", "replace": ""}[op], value)
+	}
+	kube.mustRun("patch", "deployment", deploymentName, "-n", namespace, "--type=json",
+		"-p", patch("add", fmt.Sprintf("%q", "--metric-gate-allowed-hosts="+hostPort)))
+	DeferCleanup(func() {
+		kube.mustRun("patch", "deployment", deploymentName, "-n", namespace, "--type=json",
+			"-p", patch("replace", args))
+		waitDeploymentReady(1)
+	})
+	waitDeploymentReady(1)
 }
 
 // waitRolloutSettled waits until no node is pending, as the controller's

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -37,14 +36,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// freeAddress returns a loopback address with a port nobody listens on.
-func freeAddress() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { Expect(l.Close()).To(Succeed()) }()
-	return l.Addr().String()
-}
-
 // readyz returns the status code of the manager's /readyz.
 func readyz(address string) func() (int, error) {
 	return func() (int, error) {
@@ -66,7 +57,7 @@ var _ = Describe("With no NodeSLO CRD installed", Serial, func() {
 		logs := &syncBuffer{}
 		opts := managertest.Options()
 		opts.Logger = zap.New(zap.WriteTo(io.MultiWriter(logs, GinkgoWriter)), zap.UseDevMode(true))
-		opts.HealthProbeBindAddress = freeAddress()
+		opts.HealthProbeBindAddress = envtestharness.FreeAddress("127.0.0.1")
 		running, err := managertest.Start(cfg, opts)
 		Expect(err).NotTo(HaveOccurred(), "the manager is built without the CRD")
 		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })

@@ -39,8 +39,6 @@ const (
 var codesUse = slices.Concat(
 	uses("get list watch", "", "nodes", "", ""),
 	uses("get list watch create update delete", sloGroup, "nodeslos", "", ""),
-	// A health gate's Pods, listed by label in every namespace (their evictions).
-	uses("list watch", "", "pods", "", ""),
 	// Events recorded: about the Nodes in default, about the ConfigMap in its namespace.
 	uses("create patch", eventsGroup, events, "default", ""),
 	uses("create patch", eventsGroup, events, configNamespace, ""),

@@ -114,7 +114,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 		}).Should(Succeed())
 	})
 
-	It("judges a rollout under a health gate: watches the Nodes' conditions and the selected Pods (list, watch)", func() {
+	It("judges a rollout under a health gate: watches the Nodes' conditions, and no Pod (no namespace is listed)", func() {
 		setConfig(ctx, configData(300, sloconfig.KeyRollout,
 			`{"maxNodesPerStep": 1, "stepIntervalSeconds": 0, "revisionHistoryLimit": 1, "healthGate": {}}`))
 		waitForCPUBurstPercent(ctx, 300, len(reviewNodes))
