@@ -185,6 +185,19 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 	halted := func(ctx SpecContext) func() bool {
 		return func() bool { return record(ctx).Health.Halted() }
 	}
+	// completesUnhalted waits until the rollout started completed, and
+	// checks that the gate judged no node unhealthy and that each node was
+	// written once: no halt, no revert.
+	completesUnhalted := func(ctx SpecContext) {
+		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+		settle()
+		Expect(record(ctx).Health.Halted()).To(BeFalse())
+		Expect(record(ctx).Health.UnhealthyNames()).To(BeEmpty())
+		for _, n := range f.names {
+			Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
+		}
+	}
 
 	It("halts when two canaries turn NotReady, keeps its verdicts across a restart, and resumes on a key change",
 		func(ctx SpecContext) {
@@ -310,14 +323,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				HaveField("Type", corev1.DisruptionTarget), HaveField("Status", corev1.ConditionTrue))),
 				"the apiserver marked the tenant's eviction")
 		}
-		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
-		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
-		settle()
-		Expect(record(ctx).Health.Halted()).To(BeFalse())
-		Expect(record(ctx).Health.UnhealthyNames()).To(BeEmpty())
-		for _, n := range f.names {
-			Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once: no revert", n)
-		}
+		completesUnhalted(ctx)
 		for _, r := range reads.Of("pods") {
 			Expect(r.Path).To(Equal("/api/v1/namespaces/"+podNamespace+"/pods"),
 				"Pods read only in the namespace the manager counts")
@@ -343,14 +349,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				before := metav1.NewTime(writtenAt(ctx, n).Truncate(time.Second).Add(-time.Second))
 				terminatePods(ctx, n, bestEffort, 5, exitKilled, before)
 			}
-			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
-			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
-			settle()
-			Expect(record(ctx).Health.Halted()).To(BeFalse())
-			Expect(record(ctx).Health.UnhealthyNames()).To(BeEmpty())
-			for _, n := range f.names {
-				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
-			}
+			completesUnhalted(ctx)
 			Expect(writes.Total()).To(Equal(rolloutNodes))
 		})
 

@@ -16,12 +16,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/watchlist"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
@@ -74,8 +74,8 @@ func TestHealthWatchHoldsPodsByCountNotSize(t *testing.T) {
 		{"streamed", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			restore := setWatchListClient(c.watchList)
-			defer restore()
+			watchlist.Set(c.watchList)
+			defer watchlist.Reset()
 			observeLargePods(t, cluster.Admin)
 		})
 	}
@@ -127,28 +127,6 @@ func observeLargePods(t *testing.T, admin *rest.Config) {
 		t.Errorf("the live heap grew by %d MiB while the watch listed %d Pods of %d KiB, more than %d MiB",
 			growth>>20, largePods, largePodBytes>>10, maxLiveGrowth>>20)
 	}
-}
-
-// setWatchListClient sets client-go's WatchListClient in this process, as
-// the manager's --watch-list-client does, and returns what puts the gates
-// back.
-func setWatchListClient(enabled bool) func() {
-	before := clientfeatures.FeatureGates()
-	clientfeatures.ReplaceFeatureGates(watchListGate{Gates: before, enabled: enabled})
-	return func() { clientfeatures.ReplaceFeatureGates(before) }
-}
-
-// watchListGate answers WatchListClient as set, the rest as before.
-type watchListGate struct {
-	clientfeatures.Gates
-	enabled bool
-}
-
-func (g watchListGate) Enabled(f clientfeatures.Feature) bool {
-	if f == clientfeatures.WatchListClient {
-		return g.enabled
-	}
-	return g.Gates.Enabled(f)
 }
 
 // largePodNamespace holds the large Pods.

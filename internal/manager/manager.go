@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/version"
+	"github.com/nodeslo/nodeslo-controller/internal/watchlist"
 )
 
 // New builds the manager with metrics, health probes, leader election, a
@@ -25,7 +26,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := opts.LeaderElectionTimings.validate(); err != nil {
 		return nil, fmt.Errorf("leader election: %w", err)
 	}
-	setWatchList(opts.WatchListClient)
+	watchlist.Set(opts.WatchListClient)
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst

@@ -46,7 +46,7 @@ type Options struct {
 	// WatchListClient has the caches start from a stream of watch events
 	// (client-go's WatchListClient) rather than a list; off by default,
 	// since listing costs the apiserver and the manager less here
-	// (watch_list.go). It is set for the whole process.
+	// (internal/watchlist). It is set for the whole process.
 	WatchListClient bool
 
 	// Controllers are the settings of the two controllers.
