@@ -557,6 +557,8 @@ var notValues = map[string]string{
 	"--watch-list-client":         "off, measured cheaper (docs/performance.md); manager.extraArgs turns it on",
 	"--leader-election-id":        "the alert and the chart's leader-election Role name the default Lease",
 	"--leader-election-namespace": "the pod's namespace, where the chart's leader-election Role is",
+	"--metrics-cert-name":         "the chart mounts cert-manager's Secret, whose files have the default names",
+	"--metrics-cert-key":          "the chart mounts cert-manager's Secret, whose files have the default names",
 	"--zap-devel":                 viaExtraArgs,
 	"--zap-encoder":               viaExtraArgs,
 	"--zap-log-level":             viaExtraArgs,
