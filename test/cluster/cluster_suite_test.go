@@ -82,6 +82,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	By("loading the manager's image into containerd")
 	_, err = node.LoadImage(ctx, setting("CLUSTER_IMAGE_TOOL"), image)
 	Expect(err).NotTo(HaveOccurred())
+	By("importing the image of the chart's helm test Pod (hack/cluster/install-node-packages.sh made it)")
+	Expect(node.ImportImage(ctx, filepath.Join(dir, "helm-test-image.tar"))).To(Succeed())
 	for _, timing := range node.Timings {
 		logf("timing: %-50s %s", timing.Step, timing.Duration.Round(time.Millisecond))
 	}
