@@ -557,6 +557,16 @@ func TestHelmTestAsksTheManagersReadiness(t *testing.T) {
 		t.Errorf("%s admits the ports %s, want 9091", testPolicy, policyPorts)
 	}
 
+	// It is scheduled where the manager may be, with its pull secrets.
+	placed := helmTemplateWithTests(t, "manager.nodeSelector.pool=system", "manager.tolerations[0].key=dedicated",
+		"manager.tolerations[0].operator=Exists", "manager.imagePullSecrets[0].name=mirror")[testPod]
+	for field, want := range map[string]string{"nodeSelector": "map[pool:system]",
+		"tolerations": "[map[key:dedicated operator:Exists]]", "imagePullSecrets": "[map[name:mirror]]"} {
+		if got := fmt.Sprint(nested(placed.Object, "spec", field)); got != want {
+			t.Errorf("%s's %s: %s, want the manager's %s", testPod, field, got, want)
+		}
+	}
+
 	if _, ok := helmTemplateWithTests(t)[testPolicy]; ok {
 		t.Errorf("%s rendered without networkPolicy.enabled", testPolicy)
 	}

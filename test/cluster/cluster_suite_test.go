@@ -8,7 +8,8 @@
 // what only a real cluster shows: Pods scheduled, started and probed by the
 // kubelet under the restricted Pod Security level, the webhook reached
 // through its Service with cert-manager's certificate and injected CA, the
-// metrics Service's authorization, leader election between Pods, and the
+// metrics Service's authorization (and, through the chart, its certificate
+// verified), the chart's helm test, leader election between Pods, and the
 // health gate fed by a Node the node lifecycle controller turns NotReady.
 //
 // Run it with `make test-cluster` (as root), which builds and installs what
