@@ -669,6 +669,7 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 		"manager.affinity=linux":                                "/manager/affinity",
 		"manager.topologySpreadConstraints[0].maxSkew=1":        "/manager/topologySpreadConstraints/0",
 		"podDisruptionBudget.enable=true":                       unknownEnable,
+		"podDisruptionBudget.minAvailable=":                     "/podDisruptionBudget/minAvailable",
 		"podDisruptionBudget.minAvailable=half":                 "/podDisruptionBudget/minAvailable",
 		"podDisruptionBudget.maxUnavailable=-1":                 "/podDisruptionBudget/maxUnavailable",
 		"serviceAccount.crate=false":                            "additional properties 'crate' not allowed",
