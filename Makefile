@@ -270,7 +270,10 @@ test-image: $(TEST_IMAGE_BUILD) kustomize helm setup-envtest ## Build the image 
 # helm-lint lints the chart strictly with its defaults, with every optional
 # part on, with the webhook and metrics off, and with each CRD left out (beside
 # Koordinator crd.enabled=false, which leaves the NodeSLORollout CRD in; and
-# rolloutCRD.enabled=false), each with an image named: the chart requires one
+# rolloutCRD.enabled=false), with the values an operator sets beside
+# kube-prometheus-stack (labels, a verifiable metrics certificate, Prometheus's
+# binding, a PodDisruptionBudget, spreading) and without RBAC, ServiceAccount
+# or helm test, each with an image named: the chart requires one
 # (no image is published; test/chart checks that the defaults alone are
 # refused).
 .PHONY: helm-lint
@@ -283,6 +286,19 @@ helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set webhook.enabled=false,metrics.enabled=false,leaderElection.enabled=false
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set crd.enabled=false
 	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) --set rolloutCRD.enabled=false,crd.keep=false
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) \
+		--set serviceMonitor.enabled=true,prometheusRule.enabled=true,networkPolicy.enabled=true \
+		--set metrics.certManager.enabled=true,serviceMonitor.interval=30s,serviceMonitor.scrapeTimeout=10s \
+		--set serviceMonitor.labels.release=kube-prometheus-stack,prometheusRule.labels.release=kube-prometheus-stack \
+		--set metrics.prometheusServiceAccount.name=prometheus,metrics.prometheusServiceAccount.namespace=monitoring \
+		--set podDisruptionBudget.enabled=true,manager.replicas=2,manager.podLabels.team=slo \
+		--set manager.env[0].name=HTTPS_PROXY,manager.env[0].value=http://proxy:3128 \
+		--set manager.topologySpreadConstraints[0].maxSkew=1 \
+		--set manager.topologySpreadConstraints[0].topologyKey=kubernetes.io/hostname \
+		--set manager.topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway \
+		--set global.imageRegistry=registry.example.com
+	"$(HELM)" lint --strict dist/chart $(HELM_LINT_IMAGE) \
+		--set rbac.create=false,serviceAccount.create=false,testFramework.enabled=false
 
 # Each package's fuzz targets run from one instrumented test binary, linked
 # once (bin/test), in the package's directory (its testdata/fuzz corpus),

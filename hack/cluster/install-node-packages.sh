@@ -13,7 +13,11 @@
 #      a locally made sandbox image;
 #   3. builds that sandbox image: hack/cluster/pause, static, in an OCI image
 #      layout made here with tar and sha256sum, as <cluster-dir>/pause-image.tar
-#      (the cluster imports it with `ctr -n k8s.io images import`).
+#      (the cluster imports it with `ctr -n k8s.io images import`);
+#   4. builds the image of the chart's `helm test` Pod, a shell and wget:
+#      this machine's static busybox (busybox-static, installed when busybox
+#      is missing or not static), as <cluster-dir>/helm-test-image.tar
+#      (test/cluster imports it and names it in testFramework.image).
 #
 # Usage: hack/cluster/install-node-packages.sh <cluster-dir>
 #   e.g. hack/cluster/install-node-packages.sh /tmp/nodeslo-cluster
@@ -41,6 +45,11 @@ missing=()
 for package in containerd runc containernetworking-plugins iptables; do
   [ -x "${provides[$package]}" ] || missing+=("$package")
 done
+# The helm test image's busybox must be static: the image has no C library.
+busybox_bin=$(command -v busybox || true)
+if [ -z "$busybox_bin" ] || ldd "$busybox_bin" >/dev/null 2>&1; then
+  missing+=(busybox-static)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   start=$(date +%s)
   step "installing ${missing[*]} (apt-get, --no-install-recommends)"
@@ -113,3 +122,18 @@ mkdir -p "$work/rootfs"
 ( cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/rootfs/pause" ./hack/cluster/pause )
 digest=$(oci_image_tar "$work/rootfs" "$pause_image" '{"User":"65535:65535","Entrypoint":["/pause"],"WorkingDir":"/"}' "$dir/pause-image.tar")
 step "wrote $dir/pause-image.tar ($pause_image, manifest $digest)"
+
+# 4. The helm test Pod's image: busybox and a link per applet in /bin, as
+# busybox images have them, and the user nobody the Pod runs as.
+helm_test_image=localhost/nodeslo-cluster/busybox:1
+busybox_bin=$(command -v busybox)
+mkdir -p "$work/busybox/bin" "$work/busybox/etc"
+cp "$busybox_bin" "$work/busybox/bin/busybox"
+for applet in $("$busybox_bin" --list); do
+  [ -e "$work/busybox/bin/$applet" ] || ln -s busybox "$work/busybox/bin/$applet"
+done
+echo 'nobody:x:65534:65534:nobody:/home:/bin/false' >"$work/busybox/etc/passwd"
+echo 'nobody:x:65534:' >"$work/busybox/etc/group"
+digest=$(oci_image_tar "$work/busybox" "$helm_test_image" \
+  '{"Env":["PATH=/bin"],"Cmd":["sh"],"WorkingDir":"/"}' "$dir/helm-test-image.tar")
+step "wrote $dir/helm-test-image.tar ($helm_test_image, manifest $digest)"

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -40,6 +41,16 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		SecureServing: opts.SecureMetrics,
 		TLSOpts:       opts.tlsOptions(),
 	}
+	var metricsCert *certwatcher.CertWatcher
+	if opts.MetricsBindAddress != "0" {
+		var err error
+		if metricsCert, err = opts.MetricsCert.watcher(opts.SecureMetrics); err != nil {
+			return nil, err
+		}
+	}
+	if metricsCert != nil {
+		metrics.TLSOpts = append(metrics.TLSOpts, tlsOption(metricsCert))
+	}
 	if opts.SecureMetrics {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
@@ -63,6 +74,13 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	if metricsCert != nil {
+		// The watcher reloads the files on every replica, leader or not:
+		// each serves metrics (CertWatcher needs no leader election).
+		if err := mgr.Add(metricsCert); err != nil {
+			return nil, fmt.Errorf("adding the metrics certificate watcher: %w", err)
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("adding health check: %w", err)

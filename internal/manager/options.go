@@ -11,8 +11,12 @@ import (
 
 // Options are the manager's settings; cmd/ binds them to flags.
 type Options struct {
-	MetricsBindAddress     string
-	SecureMetrics          bool
+	MetricsBindAddress string
+	SecureMetrics      bool
+	// MetricsCert is the metrics server's certificate, when one is given
+	// (a cert-manager Secret, mounted): without it the server makes itself
+	// a self-signed one at start, which no scraper can verify.
+	MetricsCert            MetricsCertOptions
 	EnableHTTP2            bool
 	HealthProbeBindAddress string
 	LeaderElection         bool
@@ -78,6 +82,7 @@ func DefaultOptions() Options {
 		KubeAPIBurst:           200,
 		Controllers:            controller.DefaultOptions(),
 		Webhook:                defaultWebhookOptions(),
+		MetricsCert:            defaultMetricsCertOptions(),
 	}
 }
 
@@ -87,6 +92,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Address of the metrics endpoint: :8443 for HTTPS, :8080 for HTTP, 0 to disable it.")
 	fs.BoolVar(&o.SecureMetrics, "metrics-secure", o.SecureMetrics,
 		"Serve metrics over HTTPS, to clients authorised by the apiserver (TokenReview and SubjectAccessReview).")
+	o.MetricsCert.bindFlags(fs)
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2,
 		"Allow HTTP/2 on the metrics server (off by default because of the HTTP/2 rapid-reset CVEs).")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,

@@ -557,6 +557,8 @@ var notValues = map[string]string{
 	"--watch-list-client":         "off, measured cheaper (docs/performance.md); manager.extraArgs turns it on",
 	"--leader-election-id":        "the alert and the chart's leader-election Role name the default Lease",
 	"--leader-election-namespace": "the pod's namespace, where the chart's leader-election Role is",
+	"--metrics-cert-name":         "the chart mounts cert-manager's Secret, whose files have the default names",
+	"--metrics-cert-key":          "the chart mounts cert-manager's Secret, whose files have the default names",
 	"--zap-devel":                 viaExtraArgs,
 	"--zap-encoder":               viaExtraArgs,
 	"--zap-log-level":             viaExtraArgs,
@@ -574,7 +576,8 @@ func TestEveryFlagOfTheTableIsAValue(t *testing.T) {
 		"leaderElection.leaseDuration=30s", "leaderElection.renewDeadline=20s", "leaderElection.retryPeriod=4s",
 		"metricGate.credentials[0].name=prometheus", "metricGate.credentials[0].secretName=prometheus-metric-gate",
 		"metricGate.credentials[0].addresses={https://prometheus.monitoring:9091}",
-		"metricGate.allowedHosts={prometheus.monitoring}", "healthGate.podNamespaces={batch}")))
+		"metricGate.allowedHosts={prometheus.monitoring}", "healthGate.podNamespaces={batch}",
+		"metrics.certManager.enabled=true")))
 	for _, row := range rows {
 		rendered := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, row.Name+"=") })
 		if _, skipped := notValues[row.Name]; !rendered && !skipped {
@@ -656,6 +659,34 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 		"grafanaDashboard.label=grafana dash":  "/grafanaDashboard/label",
 		"grafanaDashboard.namespace=Grafana":   "/grafanaDashboard/namespace",
 		"grafanaDashboard.labelValue=-invalid": "/grafanaDashboard/labelValue",
+		// The values of issue 57's item 4 (operator_values_test.go).
+		"global=shared":                                         "/global",
+		"manager.env[0].value=x":                                "/manager/env/0",
+		"manager.podLabels.team=platform team":                  "/manager/podLabels/team",
+		"manager.podAnnotations.not a key=x":                    "invalid propertyName 'not a key'",
+		"manager.podSecurityContext=restricted":                 "/manager/podSecurityContext",
+		"manager.securityContext=restricted":                    "/manager/securityContext",
+		"manager.affinity=linux":                                "/manager/affinity",
+		"manager.topologySpreadConstraints[0].maxSkew=1":        "/manager/topologySpreadConstraints/0",
+		"podDisruptionBudget.enable=true":                       unknownEnable,
+		"podDisruptionBudget.minAvailable=":                     "/podDisruptionBudget/minAvailable",
+		"podDisruptionBudget.minAvailable=half":                 "/podDisruptionBudget/minAvailable",
+		"podDisruptionBudget.maxUnavailable=-1":                 "/podDisruptionBudget/maxUnavailable",
+		"serviceAccount.crate=false":                            "additional properties 'crate' not allowed",
+		"serviceAccount.create=no":                              "/serviceAccount/create",
+		"serviceAccount.name=Manager_SA":                        "/serviceAccount/name",
+		"rbac.create=yes":                                       "/rbac/create",
+		"serviceMonitor.label.release=x":                        "additional properties 'label' not allowed",
+		"serviceMonitor.labels.release=kube prometheus":         "/serviceMonitor/labels/release",
+		"serviceMonitor.interval=30 seconds":                    "/serviceMonitor/interval",
+		"serviceMonitor.scrapeTimeout=10":                       "/serviceMonitor/scrapeTimeout",
+		"prometheusRule.labels.release=a/b":                     "/prometheusRule/labels/release",
+		"metrics.certManager=true":                              "/metrics/certManager",
+		"metrics.certManager.enable=true":                       unknownEnable,
+		"metrics.prometheusServiceAccount.namespace=Monitoring": "/metrics/prometheusServiceAccount/namespace",
+		"metrics.prometheusServiceAccount.serviceAccount=p":     "additional properties 'serviceAccount' not allowed",
+		"testFramework.enable=false":                            unknownEnable,
+		"testFramework.image.pullPolicy=Sometimes":              "/testFramework/image/pullPolicy",
 	} {
 		out, err := helmTemplateError(t, set)
 		if err == nil || !strings.Contains(out, message) {

@@ -4,6 +4,8 @@ package cluster
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -170,8 +172,12 @@ func checkPrinterColumns() {
 // host (kube-proxy's rules take it to the Pod) with ServiceAccount tokens:
 // the manager asks the apiserver (TokenReview, SubjectAccessReview) whether
 // the token may get /metrics.
-func checkMetricsAuthorization() {
+func checkMetricsAuthorization(verified bool) {
 	GinkgoHelper()
+	trust := insecure
+	if verified {
+		trust = metricsServiceCA()
+	}
 	const ns = "metrics-check"
 	kube.mustRun("create", "namespace", ns)
 	DeferCleanup(func() {
@@ -193,7 +199,7 @@ func checkMetricsAuthorization() {
 		Body   string
 	}
 	get := func(token string) (answer, error) {
-		status, body, err := httpsGet(url, token)
+		status, body, err := httpsGet(url, token, trust)
 		return answer{status, body}, err
 	}
 	Eventually(get).WithArguments(scraper).WithTimeout(converge).WithPolling(poll).
@@ -203,14 +209,34 @@ func checkMetricsAuthorization() {
 	Expect(get("")).To(HaveField("Status", http.StatusUnauthorized))
 }
 
-// httpsGet gets url with a bearer token (none if empty). The metrics
-// server's certificate is the manager's own self-signed one (config/default
-// mounts none for it), so it is not verified: what is checked is the
-// authorization.
-func httpsGet(url, token string) (int, string, error) {
+// insecure trusts any certificate: config/default mounts none for the
+// metrics server, which then serves its own self-signed one, so only the
+// authorization can be checked.
+var insecure = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // see above
+
+// metricsServiceCA trusts only the CA of the metrics certificate's Secret
+// (the chart's metrics.certManager.enabled), for the metrics Service's name,
+// as the ServiceMonitor does: once cert-manager has issued it.
+func metricsServiceCA() *tls.Config {
+	GinkgoHelper()
+	converges(func() (string, error) {
+		return kube.run("get", "certificate", metricsCertificate, "-n", namespace,
+			"-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	}).Should(Equal("True"))
+	encoded := kube.mustRun("get", "secret", metricsCertSecret, "-n", namespace, "-o", `jsonpath={.data.ca\.crt}`)
+	ca, err := base64.StdEncoding.DecodeString(encoded)
+	Expect(err).NotTo(HaveOccurred())
+	pool := x509.NewCertPool()
+	Expect(pool.AppendCertsFromPEM(ca)).To(BeTrue(), "ca.crt of %s", metricsCertSecret)
+	return &tls.Config{RootCAs: pool, ServerName: metricsService + "." + namespace + ".svc", MinVersion: tls.VersionTLS12}
+}
+
+// httpsGet gets url with a bearer token (none if empty), trusting what
+// trust does.
+func httpsGet(url, token string, trust *tls.Config) (int, string, error) {
 	client := &http.Client{
 		Timeout:   10 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // see above
+		Transport: &http.Transport{TLSClientConfig: trust},
 	}
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {

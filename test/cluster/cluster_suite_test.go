@@ -8,7 +8,8 @@
 // what only a real cluster shows: Pods scheduled, started and probed by the
 // kubelet under the restricted Pod Security level, the webhook reached
 // through its Service with cert-manager's certificate and injected CA, the
-// metrics Service's authorization, leader election between Pods, and the
+// metrics Service's authorization (and, through the chart, its certificate
+// verified), the chart's helm test, leader election between Pods, and the
 // health gate fed by a Node the node lifecycle controller turns NotReady.
 //
 // Run it with `make test-cluster` (as root), which builds and installs what
@@ -82,6 +83,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	By("loading the manager's image into containerd")
 	_, err = node.LoadImage(ctx, setting("CLUSTER_IMAGE_TOOL"), image)
 	Expect(err).NotTo(HaveOccurred())
+	By("importing the image of the chart's helm test Pod (hack/cluster/install-node-packages.sh made it)")
+	Expect(node.ImportImage(ctx, filepath.Join(dir, "helm-test-image.tar"))).To(Succeed())
 	for _, timing := range node.Timings {
 		logf("timing: %-50s %s", timing.Step, timing.Duration.Round(time.Millisecond))
 	}

@@ -57,6 +57,13 @@ type installation struct {
 	// the NodeSLORollout, as docs/install.md says; neither created the
 	// namespace, Koordinator's.
 	kept []string
+	// metricsCertificate: the metrics server serves cert-manager's
+	// certificate for the metrics Service, whose Secret's CA verifies it
+	// (the chart's metrics.certManager.enabled); otherwise its own
+	// self-signed one.
+	metricsCertificate bool
+	// helmTest, when set, runs the installation's own test (helm test).
+	helmTest func()
 }
 
 // keptCRDs are the CRDs every uninstall keeps, as kubectl names them.
@@ -91,9 +98,14 @@ var _ = Describe("the controller installed into a cluster with one real node", O
 		install: func() {
 			chart = newHelm(node, GinkgoT().TempDir())
 			repository, tag := nodecluster.SplitImage(image)
+			testRepository, testTag := nodecluster.SplitImage(helmTestImage)
 			chart.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
-				"--set", "manager.image.repository="+repository, "--set", "manager.image.tag="+tag)
+				"--set", "manager.image.repository="+repository, "--set", "manager.image.tag="+tag,
+				"--set", "metrics.certManager.enabled=true",
+				"--set", "testFramework.image.repository="+testRepository, "--set", "testFramework.image.tag="+testTag)
 		},
+		metricsCertificate: true,
+		helmTest:           func() { checkHelmTest(chart) },
 		uninstall: func() string {
 			rendered := chart.mustRun("get", "manifest", helmRelease, "-n", namespace)
 			chart.mustRun("uninstall", helmRelease, "-n", namespace, "--wait")
@@ -136,6 +148,12 @@ func describeInstallation(in installation) {
 		checkCertManager()
 	})
 
+	if in.helmTest != nil {
+		It("passes helm test (/readyz through a Service, under enforce: restricted), and fails it with no replica", func() {
+			in.helmTest()
+		})
+	}
+
 	It("denies a broken ConfigMap through the webhook Service, and its deletion without allow-delete", func() {
 		checkWebhook()
 	})
@@ -147,7 +165,7 @@ func describeInstallation(in installation) {
 	})
 
 	It("serves /metrics through its Service to a token bound to metrics-reader, and refuses one without", func() {
-		checkMetricsAuthorization()
+		checkMetricsAuthorization(in.metricsCertificate)
 	})
 
 	It("hands over to the second replica when the leader's Pod is deleted, without writing a NodeSLO", func() {

@@ -43,13 +43,14 @@ func renderKustomize() manifests {
 }
 
 // renderChart is `helm template` of dist/chart with its default values and
-// the image under test's repository, which the chart requires.
+// the image under test's repository, which the chart requires: what `helm
+// install` creates, so without the test hooks only `helm test` creates.
 func renderChart() manifests {
 	GinkgoHelper()
 	home := GinkgoT().TempDir()
 	repository, _ := nodecluster.SplitImage(imageName)
 	cmd := exec.Command(filepath.Join(root, "bin", "helm"), "template", "nodeslo", "dist/chart", "-n", namespace,
-		"--kube-version", "1.30.0", "--set", "manager.image.repository="+repository)
+		"--kube-version", "1.30.0", "--skip-tests", "--set", "manager.image.repository="+repository)
 	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + home, "HELM_CONFIG_HOME=" + home, "HELM_DATA_HOME=" + home}
 	cmd.Dir = root
 	return manifests{source: "dist/chart", objects: decodeObjects(mustOutput(cmd))}

@@ -43,10 +43,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end }}
 
 {{/*
-The manager's ServiceAccount, the subject of every binding.
+The manager's ServiceAccount, the subject of every binding:
+serviceAccount.name, or the name config/ gives it.
 */}}
 {{- define "nodeslo-controller.serviceAccountName" -}}
-{{ include "nodeslo-controller.resourceName" (dict "suffix" "controller-manager" "context" .) }}
+{{- $default := include "nodeslo-controller.resourceName" (dict "suffix" "controller-manager" "context" .) }}
+{{- .Values.serviceAccount.name | default $default }}
 {{- end }}
 
 {{/*
@@ -67,4 +69,19 @@ to send the credential elsewhere.
 */}}
 {{- define "nodeslo-controller.metricGateAddresses" -}}
 {{- printf "%s-metric-gate-%s-addresses" (include "nodeslo-controller.name" .context) .name }}
+{{- end }}
+
+{{/*
+The labels an operator adds to an object (a dict), after the chart's own:
+for the Prometheus that selects ServiceMonitors and rules by label. A key
+of the chart's own labels is refused rather than written twice.
+*/}}
+{{- define "nodeslo-controller.extraLabels" -}}
+{{- $own := merge (include "nodeslo-controller.labels" .context | fromYaml) (dict "control-plane" "") }}
+{{- range $key, $_ := .labels }}
+{{- if hasKey $own $key }}
+{{- fail (printf "%s sets %s, a label the chart sets itself" $.value $key) }}
+{{- end }}
+{{- end }}
+{{- toYaml .labels }}
 {{- end }}
