@@ -8,8 +8,7 @@ import (
 
 // newDiffCommand is `kubectl nodeslo diff -f NEW.yaml`: live against the
 // cluster, which NodeSLOs the file would change, before anyone applies it.
-func newDiffCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newDiffCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var input configMapFlags
 	var selector, output string
 	cmd := &cobra.Command{
@@ -72,7 +71,6 @@ file, cluster unreachable, or an invalid key in the file).`,
 			return nil
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	input.addFlags(cmd.Flags())
 	addSelectorFlag(cmd.Flags(), &selector)
 	addOutputFlag(cmd.Flags(), &output)

@@ -10,8 +10,7 @@ import (
 // newExplainCommand is `kubectl nodeslo explain NODE...|-l SELECTOR`: live
 // against the cluster of the usual kubeconfig flags, it tells why a node's
 // NodeSLO says what it says.
-func newExplainCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newExplainCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var selector, output string
 	cmd := &cobra.Command{
@@ -74,7 +73,6 @@ separated by a line "---". -o json|yaml prints them as a list
 			return nil
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	addSelectorFlag(cmd.Flags(), &selector)
 	addOutputFlag(cmd.Flags(), &output)

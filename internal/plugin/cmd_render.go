@@ -54,10 +54,6 @@ func newRenderCommand(streams IOStreams) *cobra.Command {
 		},
 	}
 	input.addFlags(cmd.Flags())
-	// render reads no cluster, but -n picks the ConfigMap of the file as on
-	// every other command (config_namespace.go).
-	cmd.Flags().StringP(namespaceFlag, "n", "", "Namespace of the ConfigMap picked from the file; "+
-		"the same as --config-namespace.")
 	cmd.Flags().StringVar(&nodesFile, "nodes", "",
 		"a Node, NodeList or List of Nodes, or several YAML documents of them (- for stdin)")
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")

@@ -9,19 +9,19 @@ import (
 
 // newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
 // `history`, `undo`, `pause`, `resume` and `retry`.
-func newRolloutCommand(streams IOStreams) *cobra.Command {
+func newRolloutCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
-		Short: "Follow the staged rollout of a configuration change, list its revisions, undo one (docs/rollout.md)",
+		Short: "Follow, pause, resume or retry the staged rollout of a configuration change; list its revisions, undo one",
 	}
-	cmd.AddCommand(newRolloutStatusCommand(streams), newRolloutHistoryCommand(streams), newRolloutUndoCommand(streams),
-		newRolloutPauseCommand(streams, true), newRolloutPauseCommand(streams, false), newRolloutRetryCommand(streams))
+	cmd.AddCommand(newRolloutStatusCommand(streams, kube), newRolloutHistoryCommand(streams, kube),
+		newRolloutUndoCommand(streams, kube), newRolloutPauseCommand(streams, kube, true),
+		newRolloutPauseCommand(streams, kube, false), newRolloutRetryCommand(streams, kube))
 	return cmd
 }
 
 // newRolloutRetryCommand is `kubectl nodeslo rollout retry`.
-func newRolloutRetryCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutRetryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	cmd := &cobra.Command{
 		Use:   "retry",
@@ -48,15 +48,13 @@ When the ConfigMap's data is not a halted configuration, that is an error.`,
 			return RetryHalted(cmd.Context(), c, ref, streams.Out)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }
 
 // newRolloutPauseCommand is `kubectl nodeslo rollout pause` (paused) or
 // `rollout resume`.
-func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutPauseCommand(streams IOStreams, kube *kubeFlags, paused bool) *cobra.Command {
 	var ref ConfigMapRef
 	use, short := "resume",
 		"Resume the rollout where it stopped: spec.paused false (after a halt, spec.resume) on its NodeSLORollout"
@@ -89,14 +87,12 @@ out of force, resume refuses: rollout retry rolls it out again.`,
 			return SetPaused(cmd.Context(), c, ref, paused, streams.Out)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }
 
 // newRolloutHistoryCommand is `kubectl nodeslo rollout history [--revision N]`.
-func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutHistoryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var revision int64
 	var output string
@@ -142,7 +138,6 @@ would change, field by field, from the configuration in force.
 			return h.WriteRevision(streams.Out, r)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&revision, "revision", 0,
 		"show this revision's data and its diff against the configuration in force")
@@ -153,8 +148,7 @@ would change, field by field, from the configuration in force.
 
 // newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N]
 // [--dry-run=none|client|server] [--force]`.
-func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutUndoCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var opts UndoOptions
 	var dryRun string
@@ -196,7 +190,6 @@ the revision's data as the ConfigMap to commit to Git instead, and exits 1;
 			return RunUndo(cmd.Context(), c, ref, opts, streams.Out, streams.ErrOut)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&opts.ToRevision, "to-revision", 0,
 		"the revision to go back to (default: the one before the configuration in force)")
@@ -214,8 +207,7 @@ the revision's data as the ConfigMap to commit to Git instead, and exits 1;
 }
 
 // newRolloutStatusCommand is `kubectl nodeslo rollout status`.
-func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutStatusCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	opts := statusFollow{}
 	cmd := &cobra.Command{
@@ -265,7 +257,6 @@ the condition"), or on any error.`,
 			return followRollout(cmd.Context(), c, key, streams.Out, opts)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", true,
 		"print the status again as it changes, until the rollout completed; false: print it once")

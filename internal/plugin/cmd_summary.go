@@ -10,8 +10,7 @@ import (
 )
 
 // newSummaryCommand is `kubectl nodeslo summary [-l SELECTOR] [-o json|yaml]`.
-func newSummaryCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newSummaryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var selector, output string
 	cmd := &cobra.Command{
@@ -54,7 +53,6 @@ prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
 			return s.Write(streams.Out)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	addSelectorFlag(cmd.Flags(), &selector)
 	addOutputFlag(cmd.Flags(), &output)

@@ -16,6 +16,11 @@ import (
 // client-go's clientcmd, the code kubectl's own flags are built on. The
 // plugin takes them from clientcmd rather than k8s.io/cli-runtime, whose
 // flag package would pull kustomize and kubectl's printers into the build.
+// One kubeFlags is bound as persistent flags of the root command and shared
+// by every subcommand, so that, as in kubectl, they may stand anywhere on
+// the line: `kubectl nodeslo --context prod rollout status` and
+// `kubectl nodeslo rollout status --context prod` are the same command, and
+// a flag given twice, before and after the subcommand, takes its last value.
 type kubeFlags struct {
 	loading   *clientcmd.ClientConfigLoadingRules
 	overrides *clientcmd.ConfigOverrides
@@ -28,6 +33,7 @@ func newKubeFlags() *kubeFlags {
 	}
 }
 
+// addFlags binds the flags on flags: the root's persistent flags.
 func (f *kubeFlags) addFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&f.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "",
 		"Path to the kubeconfig file to use.")
