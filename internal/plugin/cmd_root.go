@@ -84,6 +84,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	kube := newKubeFlags()
 	kube.addFlags(root.PersistentFlags())
+	addVerbosityFlags(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveNamespace(cmd.Flags()) }
 	root.AddCommand(markVerdict(newValidateCommand(streams, kube)), markVerdict(newRenderCommand(streams)),
 		newExplainCommand(streams, kube), markVerdict(newDiffCommand(streams, kube)), newRolloutCommand(streams, kube),
