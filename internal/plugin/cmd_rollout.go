@@ -91,13 +91,13 @@ out of force, resume refuses: rollout retry rolls it out again.`,
 	return cmd
 }
 
-// newRolloutHistoryCommand is `kubectl nodeslo rollout history [--revision N]`.
+// newRolloutHistoryCommand is `kubectl nodeslo rollout history [--revision N] [-o FORMAT]`.
 func newRolloutHistoryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var revision int64
 	var output string
 	cmd := &cobra.Command{
-		Use:   "history [--revision N] [-o json|yaml]",
+		Use:   "history [--revision N] [-o FORMAT]",
 		Short: "List the configurations put in force (the revision history), or show one",
 		Long: `Lists the revisions the controller keeps of the ConfigMap (ControllerRevisions
 in its namespace, at most revisionHistoryLimit of them): number, age, who
@@ -106,12 +106,16 @@ before, the nodes the rollout reached and its outcome (InProgress,
 Completed, Superseded, AllAtOnce, Halted). The newest is the configuration in force.
 With --revision N, prints that revision's data and what putting it back
 would change, field by field, from the configuration in force.
--o json|yaml prints either as a structure (docs/kubectl-nodeslo.md#machine-readable-output).`,
+-o json|yaml prints either as a structure, which every other -o of
+kubectl reads: -o name names the ControllerRevisions, -o custom-columns has
+a row per revision; -o wide adds each revision's configuration and
+ControllerRevision to the list (docs/kubectl-nodeslo.md#machine-readable-output).`,
 		Example: `  kubectl nodeslo rollout history
   kubectl nodeslo rollout history --revision 2 -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
 			c, err := kube.client()
@@ -123,25 +127,28 @@ would change, field by field, from the configuration in force.
 				return err
 			}
 			if revision == 0 {
-				if output != "" {
-					return writeStructured(streams.Out, output, h.Output())
+				switch {
+				case format.wide():
+					return h.WriteWide(streams.Out, time.Now())
+				case format.text():
+					return h.Write(streams.Out, time.Now())
 				}
-				return h.Write(streams.Out, time.Now())
+				return format.print(streams.Out, h.printable())
 			}
 			r, err := h.Find(revision)
 			if err != nil {
 				return err
 			}
-			if output != "" {
-				return writeStructured(streams.Out, output, h.RevisionOutput(r))
+			if format.text() {
+				return h.WriteRevision(streams.Out, r)
 			}
-			return h.WriteRevision(streams.Out, r)
+			return format.print(streams.Out, h.revisionPrintable(r))
 		},
 	}
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&revision, "revision", 0,
 		"show this revision's data and its diff against the configuration in force")
-	addOutputFlag(cmd.Flags(), &output)
+	addOutputFlag(cmd, &output, objectForms)
 	_ = cmd.RegisterFlagCompletionFunc("revision", completeRevisions(kube, &ref))
 	return cmd
 }
@@ -210,6 +217,7 @@ the revision's data as the ConfigMap to commit to Git instead, and exits 1;
 func newRolloutStatusCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	opts := statusFollow{}
+	var output string
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show how far the configuration in force has reached the nodes; wait until it has reached them all",
@@ -233,7 +241,8 @@ of the ConfigMap's configuration completed, then the whole status once;
 --watch=false prints the whole status at once. --timeout ends the wait (0:
 wait forever), printing the whole status as it stood. -o json|yaml prints,
 at the end, the status as a structure instead, and the progress lines on
-stderr (docs/kubectl-nodeslo.md#machine-readable-output).
+stderr; every other -o of kubectl reads that structure, -o name names the
+NodeSLORollout (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, as kubectl rollout status: 0 when the rollout completed (or
 there is no rollout key), or with --watch=false when it is not halted; 1
 when the health gate halted it, the wait timed out ("timed out waiting for
@@ -243,10 +252,12 @@ the condition"), or on any error.`,
   kubectl nodeslo rollout status --timeout 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(opts.output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
-			if opts.output != "" {
+			opts.output = format
+			if !format.text() {
 				opts.progress = streams.ErrOut
 			}
 			c, err := kube.client()
@@ -264,6 +275,6 @@ the condition"), or on any error.`,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
 	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
 		"how often the watch reads the ConfigMap and its NodeSLORollout")
-	addOutputFlag(cmd.Flags(), &opts.output)
+	addOutputFlag(cmd, &output, objectForms)
 	return cmd
 }

@@ -39,6 +39,7 @@ const (
 	resumeCmd          = "resume"
 	retryCmd           = "retry"
 	contextFlag        = "--context"
+	unknownFormat      = "xml"
 )
 
 // -n picks the ConfigMap of the namespace it names, as --config-namespace does.
@@ -98,7 +99,7 @@ func TestExitStatusOfErrors(t *testing.T) {
 		{[]string{"no-such-command"}, ExitError},
 		{[]string{validateCmd, "-f", "testdata/nothing.yaml"}, ExitVerdictError},
 		{[]string{validateCmd, "--no-such-flag"}, ExitVerdictError},
-		{[]string{renderCmd, "-o", "xml"}, ExitVerdictError},
+		{[]string{renderCmd, "-o", unknownFormat}, ExitVerdictError},
 		{[]string{diffCmd, "-f", goodConfigMap, kubeconfigFlag, none}, ExitVerdictError},
 	}
 	for _, tt := range tests {
@@ -247,18 +248,50 @@ func TestDiffOutput(t *testing.T) {
 	}
 }
 
-// -o takes json or yaml on every command that reads.
+// A bad -o is refused before the cluster is asked (no kubeconfig here), in
+// kubectl's words, naming the forms the command allows.
 func TestOutputFormatsAreChecked(t *testing.T) {
-	for _, args := range [][]string{
-		{explainCmd, "n", "-o", wideFormat}, {diffCmd, "-f", goodConfigMap, "-o", wideFormat},
-		{rolloutCmd, statusCmd, "-o", wideFormat}, {rolloutCmd, historyCmd, "-o", wideFormat}, {summaryCmd, "-o", wideFormat},
+	const allForms = "custom-columns,custom-columns-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,wide,yaml"
+	noKubeconfig := filepath.Join(t.TempDir(), "none")
+	for _, tt := range []struct {
+		args  []string
+		forms string
+	}{
+		{[]string{explainCmd, "n"}, allForms},
+		{[]string{diffCmd, "-f", goodConfigMap}, allForms},
+		{[]string{rolloutCmd, statusCmd}, allForms},
+		{[]string{rolloutCmd, historyCmd}, allForms},
+		{[]string{summaryCmd}, allForms},
+		{[]string{renderCmd}, strings.Replace(allForms, ",wide", "", 1)},
+		{[]string{versionCmd}, strings.Replace(strings.Replace(allForms, ",wide", "", 1), ",name", "", 1)},
 	} {
-		code, _, stderr := run(t, "", args...)
-		if code == ExitOK || !strings.Contains(stderr, `unknown output format "`+wideFormat+`": use json or yaml`) {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		for _, bad := range []string{unknownFormat, "json=x", "name=x"} {
+			args := append(slices.Clone(tt.args), "-o", bad, kubeconfigFlag, noKubeconfig)
+			code, stdout, stderr := run(t, "", args...)
+			want := `error: unable to match a printer suitable for the output format "` + bad +
+				`", allowed formats are: ` + tt.forms + "\n"
+			if code == ExitOK || stdout != "" || stderr != want {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", args, code, stdout, stderr, want)
+			}
+		}
+	}
+	for value, says := range map[string]string{
+		"jsonpath":                      "jsonpath format specified but no template given",
+		"jsonpath={.a":                  "error parsing jsonpath {.a",
+		"jsonpath-file=testdata/none":   "reading the -o template: open testdata/none",
+		"custom-columns=NAME":           "unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>",
+		"custom-columns=A:{.a":          "unexpected path string {.a of column A",
+		"custom-columns-file=" + badCol: "a custom-columns file has two lines",
+	} {
+		code, _, stderr := run(t, "", rolloutCmd, historyCmd, "-o", value, kubeconfigFlag, noKubeconfig)
+		if code != ExitError || !strings.HasPrefix(stderr, "error: "+says) {
+			t.Errorf("-o %s: exit %d, stderr %q, want %q", value, code, stderr, says)
 		}
 	}
 }
+
+// badCol is a custom-columns file of one line: headers without paths.
+const badCol = "testdata/custom-columns-one-line.txt"
 
 // complete runs cobra's __complete as kubectl_complete-nodeslo does, and
 // returns the completions and the directive line.

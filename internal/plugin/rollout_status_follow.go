@@ -35,7 +35,7 @@ var errTimedOut = errors.New("timed out waiting for the condition")
 type statusFollow struct {
 	watch             bool
 	timeout, interval time.Duration
-	output            string
+	output            outputFormat
 	progress          io.Writer
 }
 
@@ -86,12 +86,12 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, o
 
 // endWait prints the last status read (none: nothing) whole, or as the
 // structure of output, and returns err, the wait's outcome.
-func endWait(out io.Writer, output string, last *RolloutStatus, err error) error {
+func endWait(out io.Writer, output outputFormat, last *RolloutStatus, err error) error {
 	if last == nil {
 		return err
 	}
-	if output != "" {
-		if werr := writeStructured(out, output, last.Output()); werr != nil {
+	if !output.text() {
+		if werr := output.print(out, last.printable()); werr != nil {
 			return werr
 		}
 		return err

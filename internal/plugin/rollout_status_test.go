@@ -761,7 +761,7 @@ func TestRolloutStatusOutput(t *testing.T) {
 	c := statusCluster(t, data, decided(1, &s))
 	var out, progress bytes.Buffer
 	opts := statusFollow{watch: true, timeout: 50 * time.Millisecond, interval: time.Millisecond,
-		output: outputJSON, progress: &progress}
+		output: outputFormat{form: outputJSON}, progress: &progress}
 	err := followRollout(context.Background(), c, statusKey, &out, opts)
 	if !errors.Is(err, errTimedOut) {
 		t.Fatalf("error %v, want the timeout", err)
@@ -793,7 +793,7 @@ func TestRolloutStatusOutputNotTakenUp(t *testing.T) {
 	obj.Status.ObservedConfigMapVersion = "998"
 	var out bytes.Buffer
 	err := followRollout(context.Background(), statusCluster(t, data, obj), statusKey, &out,
-		statusFollow{output: outputJSON})
+		statusFollow{output: outputFormat{form: outputJSON}})
 	if err != nil {
 		t.Fatal(err)
 	}
