@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -213,6 +214,9 @@ the revision's data as the ConfigMap to commit to Git instead, and exits 1;
 	return cmd
 }
 
+// intervalFlag is rollout status's former poll interval, now ignored.
+const intervalFlag = "interval"
+
 // newRolloutStatusCommand is `kubectl nodeslo rollout status`.
 func newRolloutStatusCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
@@ -234,7 +238,8 @@ or on the NodeSLORollout's spec as it stands (its generation is not the
 status's observedGeneration: a pause or resume a moment ago), it says the
 controller has not taken it up yet, and what is in force. Reads the
 ConfigMap and the NodeSLORollout; no Node, NodeSLO or revision.
-Like kubectl rollout status, it watches by default: it prints one progress
+Like kubectl rollout status, it watches by default (a watch of each, by
+name, resumed when the apiserver ends it): it prints one progress
 line whenever the status changes ("Waiting for rollout of configuration
 5089928f322f: 13 of 40 nodes reached, step 2 of 5..."), until the rollout
 of the ConfigMap's configuration completed, then the whole status once;
@@ -260,12 +265,21 @@ the condition"), or on any error.`,
 			if !format.text() {
 				opts.progress = streams.ErrOut
 			}
-			c, err := kube.client()
+			if cmd.Flags().Changed(intervalFlag) {
+				printLine(streams.ErrOut, "warning: --interval is ignored: rollout status follows a watch, "+
+					"and sees a change as soon as the apiserver sends it")
+			}
+			c, err := kube.watchClient()
 			if err != nil {
 				return err
 			}
 			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
-			return followRollout(cmd.Context(), c, key, streams.Out, opts)
+			if !opts.watch {
+				return followRollout(cmd.Context(), readOnce{c: c, key: key}, streams.Out, opts)
+			}
+			ctx, stop := context.WithCancel(cmd.Context())
+			defer stop()
+			return followRollout(ctx, watchRollout(ctx, c, key), streams.Out, opts)
 		},
 	}
 	addConfigMapRefFlags(cmd.Flags(), &ref)
@@ -273,8 +287,10 @@ the condition"), or on any error.`,
 		"print the status again as it changes, until the rollout completed; false: print it once")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
-	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
-		"how often the watch reads the ConfigMap and its NodeSLORollout")
+	// --interval set the pace of a poll, before the watch: still taken, so
+	// that a script giving it goes on working, and hidden.
+	cmd.Flags().Duration(intervalFlag, time.Second, "ignored: rollout status follows a watch")
+	_ = cmd.Flags().MarkHidden(intervalFlag)
 	addOutputFlag(cmd, &output, objectForms)
 	return cmd
 }

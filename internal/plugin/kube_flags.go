@@ -53,12 +53,15 @@ func (f *kubeFlags) restConfig() (*rest.Config, error) {
 }
 
 // client connects to the cluster the flags name, with the project's scheme.
-func (f *kubeFlags) client() (client.Client, error) {
+func (f *kubeFlags) client() (client.Client, error) { return f.watchClient() }
+
+// watchClient is client, able to watch too.
+func (f *kubeFlags) watchClient() (client.WithWatch, error) {
 	cfg, err := f.restConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, fmt.Errorf("creating a client: %w", err)
 	}
