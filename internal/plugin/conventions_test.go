@@ -367,6 +367,10 @@ func TestConnectionFlagsBeforeTheCommand(t *testing.T) {
 	if !slices.Contains(names(got), statusCmd) {
 		t.Errorf("rollout's subcommands after --context prod: %v", got)
 	}
+	got, _ = complete(t, rolloutCmd, statusCmd, "--v")
+	if !slices.Equal(names(got), []string{"--v", "--vmodule"}) {
+		t.Errorf("--v completes to %v", got)
+	}
 }
 
 // The root's help lists every command, rollout's subcommands included,
