@@ -8,12 +8,11 @@ import (
 
 // newDiffCommand is `kubectl nodeslo diff -f NEW.yaml`: live against the
 // cluster, which NodeSLOs the file would change, before anyone applies it.
-func newDiffCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newDiffCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var input configMapFlags
 	var selector, output string
 	cmd := &cobra.Command{
-		Use:   "diff -f CONFIGMAP.yaml [-l SELECTOR] [-o json|yaml]",
+		Use:   "diff -f CONFIGMAP.yaml [-l SELECTOR] [-o FORMAT]",
 		Short: "Show, live against the cluster, which nodes' NodeSLOs a ConfigMap would change, and which fields",
 		Long: `Reads the Nodes and NodeSLOs from the cluster, resolves every node against the
 ConfigMap of the file as the controller would once the file is applied, and
@@ -24,7 +23,9 @@ invalid key keeps each node's stored value, as the controller does.
 Useful before moving from Koordinator's controller too: the diff of the
 ConfigMap in force lists every NodeSLO this controller would rewrite.
 -l/--selector compares only the nodes whose labels match; -o json|yaml
-prints the result as a structure (docs/kubectl-nodeslo.md#machine-readable-output).
+prints the result as a structure, which every other -o of kubectl reads:
+-o name names the NodeSLOs that would change, -o custom-columns has a row
+per node (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, like kubectl diff: 0 no change, 1 changes, 2 error (unreadable
 file, cluster unreachable, or an invalid key in the file).`,
 		Example: `  kubectl nodeslo diff -f slo-controller-config.yaml
@@ -35,7 +36,8 @@ file, cluster unreachable, or an invalid key in the file).`,
 			if input.file == "" {
 				return errors.New("--filename (-f) is required")
 			}
-			if err := checkOutput(output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
 			sel, err := parseSelector(selector)
@@ -55,8 +57,8 @@ file, cluster unreachable, or an invalid key in the file).`,
 				return err
 			}
 			result := Diff(in)
-			if output != "" {
-				err = writeStructured(streams.Out, output, result.Output())
+			if !format.text() {
+				err = format.print(streams.Out, result.Output().printable())
 			} else {
 				err = result.Write(streams.Out, streams.ErrOut)
 			}
@@ -72,9 +74,8 @@ file, cluster unreachable, or an invalid key in the file).`,
 			return nil
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	input.addFlags(cmd.Flags())
 	addSelectorFlag(cmd.Flags(), &selector)
-	addOutputFlag(cmd.Flags(), &output)
+	addOutputFlag(cmd, &output, objectForms)
 	return cmd
 }

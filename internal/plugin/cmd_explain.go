@@ -10,12 +10,11 @@ import (
 // newExplainCommand is `kubectl nodeslo explain NODE...|-l SELECTOR`: live
 // against the cluster of the usual kubeconfig flags, it tells why a node's
 // NodeSLO says what it says.
-func newExplainCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newExplainCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var selector, output string
 	cmd := &cobra.Command{
-		Use: "explain (NODE... | -l SELECTOR) [-o json|yaml]",
+		Use: "explain (NODE... | -l SELECTOR) [-o FORMAT]",
 		Short: "Explain, for nodes, which strategies apply, which ConfigMap keys are valid " +
 			"and whether their NodeSLOs are up to date",
 		Long: `Reads the Node, the slo-controller-config ConfigMap and the node's NodeSLO from
@@ -27,14 +26,16 @@ run (needs permission to create NodeSLOs), the configured values the installed
 NodeSLO CRD drops, which the node's NodeSLO cannot carry.
 Several nodes may be named, and -l/--selector adds the nodes whose labels
 match (as kubectl's); each is explained once, by name, the explanations
-separated by a line "---". -o json|yaml prints them as a list
-(docs/kubectl-nodeslo.md#machine-readable-output).`,
+separated by a line "---". -o json|yaml prints them as a list, and every
+other -o of kubectl reads that list: -o name names the nodes, -o
+custom-columns has a row per node (docs/kubectl-nodeslo.md#machine-readable-output).`,
 		Example: `  kubectl nodeslo explain worker-1
   kubectl nodeslo explain -l pool=batch -o json
   kubectl nodeslo explain worker-1 --context prod -n koordinator-system`,
 		ValidArgsFunction: completeNodeNames(kube),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
 			sel, err := parseSelector(selector)
@@ -57,7 +58,7 @@ separated by a line "---". -o json|yaml prints them as a list
 			for i, in := range all {
 				e := Explain(in)
 				e.CheckAgainstCRD(cmd.Context(), c)
-				if output != "" {
+				if !format.text() {
 					list.Items = append(list.Items, e.Output())
 					continue
 				}
@@ -68,15 +69,14 @@ separated by a line "---". -o json|yaml prints them as a list
 					return err
 				}
 			}
-			if output != "" {
-				return writeStructured(streams.Out, output, list)
+			if !format.text() {
+				return format.print(streams.Out, list.printable())
 			}
 			return nil
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	addSelectorFlag(cmd.Flags(), &selector)
-	addOutputFlag(cmd.Flags(), &output)
+	addOutputFlag(cmd, &output, objectForms)
 	return cmd
 }

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,19 +10,19 @@ import (
 
 // newRolloutCommand is `kubectl nodeslo rollout`, home of `status`,
 // `history`, `undo`, `pause`, `resume` and `retry`.
-func newRolloutCommand(streams IOStreams) *cobra.Command {
+func newRolloutCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
-		Short: "Follow the staged rollout of a configuration change, list its revisions, undo one (docs/rollout.md)",
+		Short: "Follow, pause, resume or retry the staged rollout of a configuration change; list its revisions, undo one",
 	}
-	cmd.AddCommand(newRolloutStatusCommand(streams), newRolloutHistoryCommand(streams), newRolloutUndoCommand(streams),
-		newRolloutPauseCommand(streams, true), newRolloutPauseCommand(streams, false), newRolloutRetryCommand(streams))
+	cmd.AddCommand(newRolloutStatusCommand(streams, kube), newRolloutHistoryCommand(streams, kube),
+		newRolloutUndoCommand(streams, kube), newRolloutPauseCommand(streams, kube, true),
+		newRolloutPauseCommand(streams, kube, false), newRolloutRetryCommand(streams, kube))
 	return cmd
 }
 
 // newRolloutRetryCommand is `kubectl nodeslo rollout retry`.
-func newRolloutRetryCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutRetryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	cmd := &cobra.Command{
 		Use:   "retry",
@@ -48,15 +49,13 @@ When the ConfigMap's data is not a halted configuration, that is an error.`,
 			return RetryHalted(cmd.Context(), c, ref, streams.Out)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }
 
 // newRolloutPauseCommand is `kubectl nodeslo rollout pause` (paused) or
 // `rollout resume`.
-func newRolloutPauseCommand(streams IOStreams, paused bool) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutPauseCommand(streams IOStreams, kube *kubeFlags, paused bool) *cobra.Command {
 	var ref ConfigMapRef
 	use, short := "resume",
 		"Resume the rollout where it stopped: spec.paused false (after a halt, spec.resume) on its NodeSLORollout"
@@ -89,19 +88,17 @@ out of force, resume refuses: rollout retry rolls it out again.`,
 			return SetPaused(cmd.Context(), c, ref, paused, streams.Out)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	return cmd
 }
 
-// newRolloutHistoryCommand is `kubectl nodeslo rollout history [--revision N]`.
-func newRolloutHistoryCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+// newRolloutHistoryCommand is `kubectl nodeslo rollout history [--revision N] [-o FORMAT]`.
+func newRolloutHistoryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var revision int64
 	var output string
 	cmd := &cobra.Command{
-		Use:   "history [--revision N] [-o json|yaml]",
+		Use:   "history [--revision N] [-o FORMAT]",
 		Short: "List the configurations put in force (the revision history), or show one",
 		Long: `Lists the revisions the controller keeps of the ConfigMap (ControllerRevisions
 in its namespace, at most revisionHistoryLimit of them): number, age, who
@@ -110,12 +107,16 @@ before, the nodes the rollout reached and its outcome (InProgress,
 Completed, Superseded, AllAtOnce, Halted). The newest is the configuration in force.
 With --revision N, prints that revision's data and what putting it back
 would change, field by field, from the configuration in force.
--o json|yaml prints either as a structure (docs/kubectl-nodeslo.md#machine-readable-output).`,
+-o json|yaml prints either as a structure, which every other -o of
+kubectl reads: -o name names the ControllerRevisions, -o custom-columns has
+a row per revision; -o wide adds each revision's configuration and
+ControllerRevision to the list (docs/kubectl-nodeslo.md#machine-readable-output).`,
 		Example: `  kubectl nodeslo rollout history
   kubectl nodeslo rollout history --revision 2 -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
 			c, err := kube.client()
@@ -127,34 +128,35 @@ would change, field by field, from the configuration in force.
 				return err
 			}
 			if revision == 0 {
-				if output != "" {
-					return writeStructured(streams.Out, output, h.Output())
+				switch {
+				case format.wide():
+					return h.WriteWide(streams.Out, time.Now())
+				case format.text():
+					return h.Write(streams.Out, time.Now())
 				}
-				return h.Write(streams.Out, time.Now())
+				return format.print(streams.Out, h.printable())
 			}
 			r, err := h.Find(revision)
 			if err != nil {
 				return err
 			}
-			if output != "" {
-				return writeStructured(streams.Out, output, h.RevisionOutput(r))
+			if format.text() {
+				return h.WriteRevision(streams.Out, r)
 			}
-			return h.WriteRevision(streams.Out, r)
+			return format.print(streams.Out, h.revisionPrintable(r))
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&revision, "revision", 0,
 		"show this revision's data and its diff against the configuration in force")
-	addOutputFlag(cmd.Flags(), &output)
+	addOutputFlag(cmd, &output, objectForms)
 	_ = cmd.RegisterFlagCompletionFunc("revision", completeRevisions(kube, &ref))
 	return cmd
 }
 
 // newRolloutUndoCommand is `kubectl nodeslo rollout undo [--to-revision N]
 // [--dry-run=none|client|server] [--force]`.
-func newRolloutUndoCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutUndoCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var opts UndoOptions
 	var dryRun string
@@ -196,7 +198,6 @@ the revision's data as the ConfigMap to commit to Git instead, and exits 1;
 			return RunUndo(cmd.Context(), c, ref, opts, streams.Out, streams.ErrOut)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().Int64Var(&opts.ToRevision, "to-revision", 0,
 		"the revision to go back to (default: the one before the configuration in force)")
@@ -213,11 +214,14 @@ the revision's data as the ConfigMap to commit to Git instead, and exits 1;
 	return cmd
 }
 
+// intervalFlag is rollout status's former poll interval, now ignored.
+const intervalFlag = "interval"
+
 // newRolloutStatusCommand is `kubectl nodeslo rollout status`.
-func newRolloutStatusCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+func newRolloutStatusCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	opts := statusFollow{}
+	var output string
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show how far the configuration in force has reached the nodes; wait until it has reached them all",
@@ -234,14 +238,16 @@ or on the NodeSLORollout's spec as it stands (its generation is not the
 status's observedGeneration: a pause or resume a moment ago), it says the
 controller has not taken it up yet, and what is in force. Reads the
 ConfigMap and the NodeSLORollout; no Node, NodeSLO or revision.
-Like kubectl rollout status, it watches by default: it prints one progress
+Like kubectl rollout status, it watches by default (a watch of each, by
+name, resumed when the apiserver ends it): it prints one progress
 line whenever the status changes ("Waiting for rollout of configuration
 5089928f322f: 13 of 40 nodes reached, step 2 of 5..."), until the rollout
 of the ConfigMap's configuration completed, then the whole status once;
 --watch=false prints the whole status at once. --timeout ends the wait (0:
 wait forever), printing the whole status as it stood. -o json|yaml prints,
 at the end, the status as a structure instead, and the progress lines on
-stderr (docs/kubectl-nodeslo.md#machine-readable-output).
+stderr; every other -o of kubectl reads that structure, -o name names the
+NodeSLORollout (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, as kubectl rollout status: 0 when the rollout completed (or
 there is no rollout key), or with --watch=false when it is not halted; 1
 when the health gate halted it, the wait timed out ("timed out waiting for
@@ -251,28 +257,40 @@ the condition"), or on any error.`,
   kubectl nodeslo rollout status --timeout 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(opts.output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
-			if opts.output != "" {
+			opts.output = format
+			if !format.text() {
 				opts.progress = streams.ErrOut
 			}
-			c, err := kube.client()
+			if cmd.Flags().Changed(intervalFlag) {
+				printLine(streams.ErrOut, "warning: --interval is ignored: rollout status follows a watch, "+
+					"and sees a change as soon as the apiserver sends it")
+			}
+			c, err := kube.watchClient()
 			if err != nil {
 				return err
 			}
 			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
-			return followRollout(cmd.Context(), c, key, streams.Out, opts)
+			if !opts.watch {
+				return followRollout(cmd.Context(), readOnce{c: c, key: key}, streams.Out, opts)
+			}
+			ctx, stop := context.WithCancel(cmd.Context())
+			defer stop()
+			return followRollout(ctx, watchRollout(ctx, c, key), streams.Out, opts)
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", true,
 		"print the status again as it changes, until the rollout completed; false: print it once")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0,
 		"how long to wait for the rollout to complete before giving up (0: wait forever)")
-	cmd.Flags().DurationVar(&opts.interval, "interval", defaultStatusInterval,
-		"how often the watch reads the ConfigMap and its NodeSLORollout")
-	addOutputFlag(cmd.Flags(), &opts.output)
+	// --interval set the pace of a poll, before the watch: still taken, so
+	// that a script giving it goes on working, and hidden.
+	cmd.Flags().Duration(intervalFlag, time.Second, "ignored: rollout status follows a watch")
+	_ = cmd.Flags().MarkHidden(intervalFlag)
+	addOutputFlag(cmd, &output, objectForms)
 	return cmd
 }

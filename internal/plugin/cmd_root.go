@@ -56,15 +56,22 @@ func (e exitError) Error() string {
 
 func (e exitError) Unwrap() error { return e.err }
 
+// rootIntroduction opens the root's help, before the index of every command
+// (commandIndex).
+const rootIntroduction = "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
+	"every node would get, offline, from files (validate, render). Live against a cluster, explain tells where " +
+	"a node's NodeSLO comes from, diff which NodeSLOs a ConfigMap would change, and summary shows the fleet at " +
+	"a glance; the rollout commands follow a staged rollout of a change (rollout status), list and restore the " +
+	"configurations put in force (rollout history, rollout undo), and hold, resume or retry it (rollout pause, " +
+	"rollout resume, rollout retry).\n" +
+	"kubectl's connection flags (--kubeconfig, --context, -n, ...) and -v are global: they may stand before " +
+	"or after the command."
+
 // NewRootCommand builds "kubectl nodeslo" with its subcommands.
 func NewRootCommand(streams IOStreams) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "kubectl-nodeslo",
-		Short: "Validate, render and explain the NodeSLO configuration (slo-controller-config)",
-		Long: "kubectl nodeslo checks the slo-controller-config ConfigMap and shows the NodeSLO " +
-			"every node would get, offline, from files (validate, render); explain tells, live " +
-			"against a cluster, where a node's NodeSLO comes from, diff, which NodeSLOs a ConfigMap would change, " +
-			"summary, the fleet at a glance, and rollout status, how far a staged rollout of a change has reached the nodes.",
+		Use:           "kubectl-nodeslo",
+		Short:         "Validate, render and explain the NodeSLO configuration (slo-controller-config)",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl nodeslo"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -75,11 +82,15 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
+	kube := newKubeFlags()
+	kube.addFlags(root.PersistentFlags())
+	addVerbosityFlags(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveNamespace(cmd.Flags()) }
-	root.AddCommand(markVerdict(newValidateCommand(streams)), markVerdict(newRenderCommand(streams)),
-		newExplainCommand(streams), markVerdict(newDiffCommand(streams)), newRolloutCommand(streams),
-		newSummaryCommand(streams))
+	root.AddCommand(markVerdict(newValidateCommand(streams, kube)), markVerdict(newRenderCommand(streams)),
+		newExplainCommand(streams, kube), markVerdict(newDiffCommand(streams, kube)), newRolloutCommand(streams, kube),
+		newSummaryCommand(streams, kube))
 	addVersion(root, streams)
+	root.Long = rootIntroduction + "\n\nCommands:\n" + commandIndex(root)
 	return root
 }
 

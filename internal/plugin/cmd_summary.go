@@ -9,13 +9,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newSummaryCommand is `kubectl nodeslo summary [-l SELECTOR] [-o json|yaml]`.
-func newSummaryCommand(streams IOStreams) *cobra.Command {
-	kube := newKubeFlags()
+// newSummaryCommand is `kubectl nodeslo summary [-l SELECTOR] [-o FORMAT]`.
+func newSummaryCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var ref ConfigMapRef
 	var selector, output string
 	cmd := &cobra.Command{
-		Use:   "summary [-l SELECTOR] [-o json|yaml]",
+		Use:   "summary [-l SELECTOR] [-o FORMAT]",
 		Short: "Summarize the fleet: the strategy each node pool gets per key, valid keys, nodes up to date, pending or held",
 		Long: `Reads the ConfigMap, its NodeSLORollout (the rollout's status), the Nodes
 (metadata only) and the NodeSLOs, resolves every node against the
@@ -27,12 +26,14 @@ store what the data resolves to (up to date), how many the controller has
 still to write (pending), and how many a paused, halted or invalid rollout
 holds (held).
 -l/--selector counts only the nodes whose labels match; -o json|yaml
-prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
+prints the summary as a structure, which every other -o of kubectl reads;
+-o wide adds a column counting each key's warnings (docs/kubectl-nodeslo.md#summary).`,
 		Example: `  kubectl nodeslo summary
   kubectl nodeslo summary -l pool=batch -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
+			format, err := parseOutput(output, objectForms)
+			if err != nil {
 				return err
 			}
 			sel, err := parseSelector(selector)
@@ -48,16 +49,18 @@ prints the summary as a structure (docs/kubectl-nodeslo.md#summary).`,
 				return err
 			}
 			s := Summarize(in)
-			if output != "" {
-				return writeStructured(streams.Out, output, s)
+			switch {
+			case format.wide():
+				return s.WriteWide(streams.Out)
+			case format.text():
+				return s.Write(streams.Out)
 			}
-			return s.Write(streams.Out)
+			return format.print(streams.Out, s.printable(ref.Name))
 		},
 	}
-	kube.addFlags(cmd.Flags())
 	addConfigMapRefFlags(cmd.Flags(), &ref)
 	addSelectorFlag(cmd.Flags(), &selector)
-	addOutputFlag(cmd.Flags(), &output)
+	addOutputFlag(cmd, &output, objectForms)
 	return cmd
 }
 

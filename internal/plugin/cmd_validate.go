@@ -10,11 +10,10 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-func newValidateCommand(streams IOStreams) *cobra.Command {
+func newValidateCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	var input configMapFlags
 	var nodesFile string
 	var checkCRD bool
-	kube := newKubeFlags()
 	cmd := &cobra.Command{
 		Use:   "validate -f CONFIGMAP.yaml [--nodes NODES.yaml] [--check-crd]",
 		Short: "Check the ConfigMap the way the controller does",
@@ -78,7 +77,6 @@ func newValidateCommand(streams IOStreams) *cobra.Command {
 			"or several YAML documents of them (- for stdin)")
 	cmd.Flags().BoolVar(&checkCRD, "check-crd", false,
 		"Also check the ConfigMap against the NodeSLO CRD installed in the cluster (a server-side dry run).")
-	kube.addFlags(cmd.Flags())
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return serverFlagHint(err) })
 	return cmd
 }

@@ -1,11 +1,9 @@
 package plugin
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/nodeslo/nodeslo-controller/internal/version"
 )
@@ -19,50 +17,27 @@ func addVersion(root *cobra.Command, streams IOStreams) {
 	root.AddCommand(newVersionCommand(streams))
 }
 
-// The formats of version -o, beside the default one-line form.
-const (
-	versionJSON = "json"
-	versionYAML = "yaml"
-)
-
 func newVersionCommand(streams IOStreams) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "version [-o json|yaml]",
+		Use:   "version [-o FORMAT]",
 		Short: "Print the version of the plugin",
 		Long: "version prints the plugin's release version, the git commit and the Go version it was " +
 			"built with. -o json or -o yaml print the same fields as kubectl version's clientVersion " +
-			"(gitVersion, gitCommit, goVersion, compiler, platform).",
+			"(gitVersion, gitCommit, goVersion, compiler, platform), which -o jsonpath and -o custom-columns read.",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			return printVersion(streams, output)
+			format, err := parseOutput(output, versionForms)
+			if err != nil {
+				return err
+			}
+			if format.text() {
+				_, err := fmt.Fprintln(streams.Out, "kubectl-nodeslo "+version.String())
+				return err
+			}
+			return format.print(streams.Out, printable{value: version.Get()})
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json or yaml (default: one line)")
+	addOutputFlag(cmd, &output, versionForms)
 	return cmd
-}
-
-func printVersion(streams IOStreams, output string) error {
-	info := version.Get()
-	switch output {
-	case "":
-		_, err := fmt.Fprintln(streams.Out, "kubectl-nodeslo "+version.String())
-		return err
-	case versionJSON:
-		data, err := json.MarshalIndent(info, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(streams.Out, string(data))
-		return err
-	case versionYAML:
-		data, err := yaml.Marshal(info)
-		if err != nil {
-			return err
-		}
-		_, err = streams.Out.Write(data)
-		return err
-	default:
-		return fmt.Errorf("unknown output format %q: use json or yaml", output)
-	}
 }

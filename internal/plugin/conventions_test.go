@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -35,6 +36,10 @@ const (
 	batch2             = "batch-2"
 	web1               = "web-1"
 	undoCmd            = "undo"
+	resumeCmd          = "resume"
+	retryCmd           = "retry"
+	contextFlag        = "--context"
+	unknownFormat      = "xml"
 )
 
 // -n picks the ConfigMap of the namespace it names, as --config-namespace does.
@@ -45,6 +50,8 @@ func TestNamespaceFlagNamesTheConfigMapsNamespace(t *testing.T) {
 		{validateCmd, "-f", listConfigMaps, configNamespaceOpt, defaultNamespace},
 		{validateCmd, "-f", listConfigMaps, "-n", defaultNamespace, configNamespaceOpt, defaultNamespace},
 		{renderCmd, "-f", listConfigMaps, "-n", defaultNamespace},
+		{"-n", defaultNamespace, renderCmd, "-f", listConfigMaps},
+		{"--namespace", "kube-system", validateCmd, "-f", listConfigMaps, "-n", defaultNamespace},
 	} {
 		code, _, stderr := run(t, "", args...)
 		// default/slo-controller-config is valid and without warnings; the
@@ -84,15 +91,15 @@ func TestExitStatusOfErrors(t *testing.T) {
 		{[]string{rolloutCmd, historyCmd, "--revision", "two"}, ExitError},
 		{[]string{rolloutCmd, undoCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{rolloutCmd, pauseCmd, kubeconfigFlag, none}, ExitError},
-		{[]string{rolloutCmd, "resume", kubeconfigFlag, none}, ExitError},
-		{[]string{rolloutCmd, "retry", kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, resumeCmd, kubeconfigFlag, none}, ExitError},
+		{[]string{rolloutCmd, retryCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{rolloutCmd, statusCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{summaryCmd, kubeconfigFlag, none}, ExitError},
 		{[]string{versionCmd, "--no-such-flag"}, ExitError},
 		{[]string{"no-such-command"}, ExitError},
 		{[]string{validateCmd, "-f", "testdata/nothing.yaml"}, ExitVerdictError},
 		{[]string{validateCmd, "--no-such-flag"}, ExitVerdictError},
-		{[]string{renderCmd, "-o", "xml"}, ExitVerdictError},
+		{[]string{renderCmd, "-o", unknownFormat}, ExitVerdictError},
 		{[]string{diffCmd, "-f", goodConfigMap, kubeconfigFlag, none}, ExitVerdictError},
 	}
 	for _, tt := range tests {
@@ -241,18 +248,50 @@ func TestDiffOutput(t *testing.T) {
 	}
 }
 
-// -o takes json or yaml on every command that reads.
+// A bad -o is refused before the cluster is asked (no kubeconfig here), in
+// kubectl's words, naming the forms the command allows.
 func TestOutputFormatsAreChecked(t *testing.T) {
-	for _, args := range [][]string{
-		{explainCmd, "n", "-o", wideFormat}, {diffCmd, "-f", goodConfigMap, "-o", wideFormat},
-		{rolloutCmd, statusCmd, "-o", wideFormat}, {rolloutCmd, historyCmd, "-o", wideFormat}, {summaryCmd, "-o", wideFormat},
+	const allForms = "custom-columns,custom-columns-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,wide,yaml"
+	noKubeconfig := filepath.Join(t.TempDir(), "none")
+	for _, tt := range []struct {
+		args  []string
+		forms string
+	}{
+		{[]string{explainCmd, "n"}, allForms},
+		{[]string{diffCmd, "-f", goodConfigMap}, allForms},
+		{[]string{rolloutCmd, statusCmd}, allForms},
+		{[]string{rolloutCmd, historyCmd}, allForms},
+		{[]string{summaryCmd}, allForms},
+		{[]string{renderCmd}, strings.Replace(allForms, ",wide", "", 1)},
+		{[]string{versionCmd}, strings.Replace(strings.Replace(allForms, ",wide", "", 1), ",name", "", 1)},
 	} {
-		code, _, stderr := run(t, "", args...)
-		if code == ExitOK || !strings.Contains(stderr, `unknown output format "`+wideFormat+`": use json or yaml`) {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		for _, bad := range []string{unknownFormat, "json=x", "name=x"} {
+			args := append(slices.Clone(tt.args), "-o", bad, kubeconfigFlag, noKubeconfig)
+			code, stdout, stderr := run(t, "", args...)
+			want := `error: unable to match a printer suitable for the output format "` + bad +
+				`", allowed formats are: ` + tt.forms + "\n"
+			if code == ExitOK || stdout != "" || stderr != want {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", args, code, stdout, stderr, want)
+			}
+		}
+	}
+	for value, says := range map[string]string{
+		"jsonpath":                      "jsonpath format specified but no template given",
+		"jsonpath={.a":                  "error parsing jsonpath {.a",
+		"jsonpath-file=testdata/none":   "reading the -o template: open testdata/none",
+		"custom-columns=NAME":           "unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>",
+		"custom-columns=A:{.a":          "unexpected path string {.a of column A",
+		"custom-columns-file=" + badCol: "a custom-columns file has two lines",
+	} {
+		code, _, stderr := run(t, "", rolloutCmd, historyCmd, "-o", value, kubeconfigFlag, noKubeconfig)
+		if code != ExitError || !strings.HasPrefix(stderr, "error: "+says) {
+			t.Errorf("-o %s: exit %d, stderr %q, want %q", value, code, stderr, says)
 		}
 	}
 }
+
+// badCol is a custom-columns file of one line: headers without paths.
+const badCol = "testdata/custom-columns-one-line.txt"
 
 // complete runs cobra's __complete as kubectl_complete-nodeslo does, and
 // returns the completions and the directive line.
@@ -287,7 +326,7 @@ func TestCompletionOfCommandsAndFlags(t *testing.T) {
 		t.Errorf("the script-generating completion command is offered: %v", got)
 	}
 	got, _ = complete(t, rolloutCmd, "")
-	want := []string{historyCmd, pauseCmd, "resume", "retry", statusCmd, undoCmd}
+	want := []string{historyCmd, pauseCmd, resumeCmd, retryCmd, statusCmd, undoCmd}
 	if !reflect.DeepEqual(names(got), want) {
 		t.Errorf("rollout: %v, want %v", names(got), want)
 	}
@@ -301,9 +340,61 @@ func TestCompletionOfCommandsAndFlags(t *testing.T) {
 		t.Errorf("--dry-run=: %v %s", got, directive)
 	}
 	got, _ = complete(t, explainCmd, "-")
-	for _, want := range []string{"--selector", "--output", "--namespace", "--context", kubeconfigFlag} {
+	for _, want := range []string{"--selector", "--output", "--namespace", contextFlag, kubeconfigFlag} {
 		if !slices.Contains(names(got), want) {
 			t.Errorf("explain's flags: no %s in %v", want, names(got))
+		}
+	}
+}
+
+// kubectl's connection flags are global: before the command, a flag
+// without a value is known as one (and does not swallow the command's
+// name), --help works, and completion offers them.
+func TestConnectionFlagsBeforeTheCommand(t *testing.T) {
+	code, _, stderr := run(t, "", "--disable-compression", "--insecure-skip-tls-verify", validateCmd, "-f", goodConfigMap)
+	if code != ExitOK {
+		t.Errorf("boolean flags before validate: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := run(t, "", contextFlag, "prod", "-n", "team-a", "--help")
+	if code != ExitOK || !strings.Contains(stdout, "rollout undo") {
+		t.Errorf("--help after connection flags: exit %d, stderr %q", code, stderr)
+	}
+	got, _ := complete(t, "--cont")
+	if !slices.Equal(names(got), []string{"--context"}) {
+		t.Errorf("--cont before the command completes to %v", got)
+	}
+	got, _ = complete(t, contextFlag, "prod", rolloutCmd, "")
+	if !slices.Contains(names(got), statusCmd) {
+		t.Errorf("rollout's subcommands after --context prod: %v", got)
+	}
+	got, _ = complete(t, rolloutCmd, statusCmd, "--v")
+	if !slices.Equal(names(got), []string{"--v", "--vmodule"}) {
+		t.Errorf("--v completes to %v", got)
+	}
+}
+
+// The root's help lists every command, rollout's subcommands included,
+// each with its summary.
+func TestRootHelpListsEveryCommand(t *testing.T) {
+	code, stdout, stderr := run(t, "", "--help")
+	if code != ExitOK {
+		t.Fatalf("--help: exit %d, stderr %q", code, stderr)
+	}
+	subcommands := []string{historyCmd, pauseCmd, resumeCmd, retryCmd, statusCmd, undoCmd}
+	want := make([]string, 0, 6+len(subcommands))
+	want = append(want, diffCmd, explainCmd, renderCmd, summaryCmd, validateCmd, versionCmd)
+	for _, sub := range subcommands {
+		want = append(want, rolloutCmd+" "+sub)
+	}
+	root := NewRootCommand(IOStreams{})
+	for _, path := range want {
+		cmd, _, err := root.Find(strings.Fields(path))
+		if err != nil || cmd.CommandPath() != "kubectl nodeslo "+path {
+			t.Fatalf("%s: no such command (%v)", path, err)
+		}
+		line := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(path) + ` +` + regexp.QuoteMeta(cmd.Short) + `$`)
+		if !line.MatchString(stdout) {
+			t.Errorf("the root's help has no line for %q with its summary:\n%s", path, stdout)
 		}
 	}
 }

@@ -47,3 +47,13 @@ func (r DiffResult) Output() DiffOutput {
 	out.Unchanged = r.Nodes - len(r.Changed)
 	return out
 }
+
+// printable is the diff as -o prints it: its changes are the NodeSLOs that
+// would change (or be created).
+func (o DiffOutput) printable() printable {
+	p := printable{value: o, rows: "changes"}
+	for _, c := range o.Changes {
+		p.names = append(p.names, objectName(nodeSLOKind, c.Node))
+	}
+	return p
+}

@@ -136,3 +136,12 @@ func appliedOf(m *sloconfig.SectionMatch) Applied {
 	i := m.Index
 	return Applied{Applies: "nodeStrategy", Strategy: m.Strategy, Index: &i}
 }
+
+// printable is the list as -o prints it: its items are the nodes explained.
+func (l ExplanationList) printable() printable {
+	p := printable{value: l, rows: listItems}
+	for _, e := range l.Items {
+		p.names = append(p.names, objectName(nodeKind, e.Node))
+	}
+	return p
+}

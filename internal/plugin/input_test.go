@@ -373,13 +373,6 @@ func TestReadNodesWarnings(t *testing.T) {
 	}
 }
 
-// renderedList is the whole list, as the plugin used to marshal it at once.
-type renderedList struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Items      []renderedNodeSLO `json:"items"`
-}
-
 // TestRenderStreamsTheSameBytes: the list written item by item equals the
 // list marshalled whole, in both formats, with names YAML must quote or
 // could fold, and specs that differ by node.
@@ -421,7 +414,7 @@ func TestRenderStreamsTheSameBytes(t *testing.T) {
 		}
 		for format, want := range map[string]string{"yaml": string(wantYAML), "json": string(wantJSON) + "\n"} {
 			var out bytes.Buffer
-			if _, err := Render(in.Data, n, format, &out, &bytes.Buffer{}); err != nil {
+			if _, err := Render(in.Data, n, outputFormat{form: format}, &out, &bytes.Buffer{}); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != want {

@@ -16,6 +16,11 @@ import (
 // client-go's clientcmd, the code kubectl's own flags are built on. The
 // plugin takes them from clientcmd rather than k8s.io/cli-runtime, whose
 // flag package would pull kustomize and kubectl's printers into the build.
+// One kubeFlags is bound as persistent flags of the root command and shared
+// by every subcommand, so that, as in kubectl, they may stand anywhere on
+// the line: `kubectl nodeslo --context prod rollout status` and
+// `kubectl nodeslo rollout status --context prod` are the same command, and
+// a flag given twice, before and after the subcommand, takes its last value.
 type kubeFlags struct {
 	loading   *clientcmd.ClientConfigLoadingRules
 	overrides *clientcmd.ConfigOverrides
@@ -28,6 +33,7 @@ func newKubeFlags() *kubeFlags {
 	}
 }
 
+// addFlags binds the flags on flags: the root's persistent flags.
 func (f *kubeFlags) addFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&f.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "",
 		"Path to the kubeconfig file to use.")
@@ -47,12 +53,15 @@ func (f *kubeFlags) restConfig() (*rest.Config, error) {
 }
 
 // client connects to the cluster the flags name, with the project's scheme.
-func (f *kubeFlags) client() (client.Client, error) {
+func (f *kubeFlags) client() (client.Client, error) { return f.watchClient() }
+
+// watchClient is client, able to watch too.
+func (f *kubeFlags) watchClient() (client.WithWatch, error) {
 	cfg, err := f.restConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, fmt.Errorf("creating a client: %w", err)
 	}

@@ -153,7 +153,7 @@ func (nr *nodesReader) readJSON(r io.Reader) error {
 				err = dec.Decode(&obj.Kind)
 			case "metadata":
 				err = dec.Decode(&obj.Metadata)
-			case "items":
+			case listItems:
 				streamed, err = nr.jsonItems(dec, where)
 			default:
 				var skip json.RawMessage

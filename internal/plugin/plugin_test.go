@@ -187,7 +187,9 @@ func TestRender(t *testing.T) {
 			"render-bad.json", ExitOK, []string{"cpu-burst-config: Invalid value: invalid JSON"}},
 		{"--strict fails on invalid keys", []string{renderCmd, "--strict", "-f", badConfigMap, "-o", formatJSON},
 			"", ExitInvalid, []string{"resource-threshold-config: clusterStrategy.memoryEvictLowerPercent"}},
-		{"unknown format", []string{renderCmd, "-o", "xml"}, "", ExitVerdictError, []string{`unknown output format "xml"`}},
+		{"unknown format", []string{renderCmd, "-o", unknownFormat}, "", ExitVerdictError, []string{
+			`unable to match a printer suitable for the output format "xml", allowed formats are: ` +
+				`custom-columns,custom-columns-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,yaml`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,25 +34,27 @@ type renderedMetadata struct {
 // DefaultNode stands in for a cluster when no nodes are given.
 var DefaultNode = sloconfig.Node{Name: "node"}
 
-// Render writes, in format ("yaml" or "json"), the NodeSLO of every node as
-// the controller would create it on a fresh start from data (nil or empty:
-// all defaults). Invalid keys therefore render as their defaults. Errors,
-// warnings and node warnings go to errOut; the result says whether every
-// key was valid.
+// Render writes, in format (-o: yaml, the default, json, name, jsonpath or
+// custom-columns), the NodeSLO of every node as the controller would create
+// it on a fresh start from data (nil or empty: all defaults). Invalid keys
+// therefore render as their defaults. Errors, warnings and node warnings go
+// to errOut; the result says whether every key was valid.
 //
 // The output is a v1 List, written one item at a time: it holds the same
 // bytes as marshalling the whole list at once (which, in YAML, costs ten
 // times the memory of the JSON for 100,000 nodes), and no resolved spec
 // outlives its item.
-func Render(data map[string]string, nodes []sloconfig.Node, format string, out, errOut io.Writer) (bool, error) {
+func Render(data map[string]string, nodes []sloconfig.Node, format outputFormat, out, errOut io.Writer) (bool, error) {
 	var list listWriter
-	switch format {
-	case "json":
+	switch format.form {
+	case outputJSON:
 		list = &jsonList{}
-	case "yaml":
+	case outputYAML, outputText:
 		list = &yamlList{}
+	case outputName:
+		list = nameList{}
 	default:
-		return false, fmt.Errorf("unknown output format %q: use yaml or json", format)
+		list = &templateList{format: format}
 	}
 	cfg := sloconfig.Load(data, nil)
 	printReports(cfg, rollout.LoadKey(data), errOut, errOut)
@@ -79,7 +81,9 @@ func Render(data map[string]string, nodes []sloconfig.Node, format string, out, 
 			}
 		}
 	}
-	list.end(w, len(nodes))
+	if err := list.end(w, len(nodes)); err != nil {
+		return false, err
+	}
 	return cfg.Valid(), w.Flush()
 }
 
@@ -169,7 +173,7 @@ func writePresence(b *strings.Builder, m map[string]string, k string) {
 type listWriter interface {
 	begin(w *bufio.Writer, n int)
 	item(w *bufio.Writer, i int, item renderedNodeSLO) error
-	end(w *bufio.Writer, n int)
+	end(w *bufio.Writer, n int) error
 }
 
 // yamlList relies on the YAML encoder putting a sequence under a mapping
@@ -244,7 +248,10 @@ func marshalYAMLItem(w *bufio.Writer, item renderedNodeSLO) error {
 	return err
 }
 
-func (*yamlList) end(w *bufio.Writer, _ int) { _, _ = w.WriteString("kind: List\n") }
+func (*yamlList) end(w *bufio.Writer, _ int) error {
+	_, err := w.WriteString("kind: List\n")
+	return err
+}
 
 // jsonList writes what json.MarshalIndent(list, "", "    ") writes.
 type jsonList struct{}
@@ -268,10 +275,11 @@ func (jsonList) item(w *bufio.Writer, i int, item renderedNodeSLO) error {
 	return err
 }
 
-func (jsonList) end(w *bufio.Writer, n int) {
+func (jsonList) end(w *bufio.Writer, n int) error {
+	end := "\n    ]\n}\n"
 	if n == 0 {
-		_, _ = w.WriteString("]\n}\n")
-		return
+		end = "]\n}\n"
 	}
-	_, _ = w.WriteString("\n    ]\n}\n")
+	_, err := w.WriteString(end)
+	return err
 }

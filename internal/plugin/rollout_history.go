@@ -95,14 +95,25 @@ func (h History) numbers() string {
 // Write lists the revisions: number, age, who changed the ConfigMap, the
 // keys changed from the revision before, the nodes reached, the outcome
 // and the change cause.
-func (h History) Write(w io.Writer, now time.Time) error {
+func (h History) Write(w io.Writer, now time.Time) error { return h.write(w, now, false) }
+
+// WriteWide is Write with, before the change cause (free text, last),
+// each revision's configuration, as rollout status names it, and its
+// ControllerRevision: -o wide.
+func (h History) WriteWide(w io.Writer, now time.Time) error { return h.write(w, now, true) }
+
+func (h History) write(w io.Writer, now time.Time, wide bool) error {
 	if len(h.Revisions) == 0 {
 		_, err := fmt.Fprintf(w, "ConfigMap %s has no revision history yet "+
 			"(the controller records one per configuration it puts in force)\n", h.ConfigMap)
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "REVISION\tAGE\tCHANGED BY\tKEYS CHANGED\tREACHED\tOUTCOME\tCHANGE-CAUSE")
+	wideHeaders := ""
+	if wide {
+		wideHeaders = "CONFIGURATION\tCONTROLLERREVISION\t"
+	}
+	_, _ = fmt.Fprintln(tw, "REVISION\tAGE\tCHANGED BY\tKEYS CHANGED\tREACHED\tOUTCOME\t"+wideHeaders+"CHANGE-CAUSE")
 	for i, r := range h.Revisions {
 		keys := "(first kept)"
 		if i > 0 {
@@ -116,8 +127,12 @@ func (h History) Write(w io.Writer, now time.Time) error {
 		if i == len(h.Revisions)-1 {
 			outcome += " (in force)"
 		}
-		fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, duration.HumanDuration(now.Sub(r.Created)),
-			orDash(r.ChangedBy), orDash(keys), reached, outcome, orDash(r.ChangeCause))
+		fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t", r.Number, duration.HumanDuration(now.Sub(r.Created)),
+			orDash(r.ChangedBy), orDash(keys), reached, outcome)
+		if wide {
+			fprintf(tw, "%s\t%s\t", orDash(rollout.ShortTarget(r.Fingerprint)), orDash(r.Name))
+		}
+		fprintf(tw, "%s\n", orDash(r.ChangeCause))
 	}
 	return tw.Flush()
 }

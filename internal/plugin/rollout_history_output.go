@@ -81,3 +81,18 @@ func (h History) RevisionOutput(r rollout.Revision) RevisionDetailOutput {
 	}
 	return out
 }
+
+// printable is the history as -o prints it: its revisions are the
+// ControllerRevisions the controller keeps.
+func (h History) printable() printable {
+	p := printable{value: h.Output(), rows: "revisions"}
+	for _, r := range h.Revisions {
+		p.names = append(p.names, objectName(controllerRevisionKind, r.Name))
+	}
+	return p
+}
+
+// revisionPrintable is revision r (one of h's) as -o prints it.
+func (h History) revisionPrintable(r rollout.Revision) printable {
+	return printable{value: h.RevisionOutput(r), names: []string{objectName(controllerRevisionKind, r.Name)}}
+}

@@ -6,53 +6,40 @@ import (
 	"errors"
 	"io"
 	"time"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // `kubectl nodeslo rollout status` waits as `kubectl rollout status` does
 // (docs/rollout.md#what-the-operator-sees): until the rollout completed,
-// by default; once with --watch=false; at most --timeout. It ends with
-// exit status 0 when the rollout completed, 1 (ExitError, as every error
-// of the plugin but a verdict command's) when the health gate halted it,
-// the wait timed out, or on any error.
-
-// defaultStatusInterval is how often the wait reads the status. It polls,
-// one GET of the ConfigMap and one of its NodeSLORollout a second, rather
-// than watching: the status changes only when the controller decides, at
-// most about once a second, so a watch would see nothing sooner; a poll
-// needs only the gets the command already needs, and no resumption of a
-// watch that expired or was cut.
-const defaultStatusInterval = time.Second
+// by default, following a watch of the ConfigMap and of its
+// NodeSLORollout (rollout_status_watch.go); once with --watch=false; at
+// most --timeout. It ends with exit status 0 when the rollout completed, 1
+// (ExitError, as every error of the plugin but a verdict command's) when
+// the health gate halted it, the wait timed out, or on any error.
 
 // errTimedOut is kubectl's wording when --timeout passes.
 var errTimedOut = errors.New("timed out waiting for the condition")
 
 // statusFollow is how `rollout status` waits: watch until complete (or
-// print once), at most timeout (0: forever), reading every interval; with
-// output (json, yaml) the end prints that structure instead of the block,
-// and progress, when set, takes the progress lines instead of the output.
+// print once), at most timeout (0: forever); with output other than the
+// text the end prints that instead of the block, and progress, when set,
+// takes the progress lines instead of the output.
 type statusFollow struct {
-	watch             bool
-	timeout, interval time.Duration
-	output            string
-	progress          io.Writer
+	watch    bool
+	timeout  time.Duration
+	output   outputFormat
+	progress io.Writer
 }
 
-// followRollout prints the status, and with opts.watch waits until the
-// rollout completed, printing one progress line per change, as kubectl
-// rollout status does; whenever the wait ends it prints the whole status
-// once. A halt by the health gate ends it with an error, as a Deployment
-// past its progress deadline ends kubectl's.
-func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, out io.Writer, opts statusFollow) error {
+// followRollout prints the status src gives, and with opts.watch waits
+// for its changes until the rollout completed, printing one progress line
+// per change, as kubectl rollout status does; whenever the wait ends it
+// prints the whole status once. A halt by the health gate ends it with an
+// error, as a Deployment past its progress deadline ends kubectl's.
+func followRollout(ctx context.Context, src statusSource, out io.Writer, opts statusFollow) error {
 	if opts.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.timeout, errTimedOut)
 		defer cancel()
-	}
-	interval := opts.interval
-	if interval <= 0 {
-		interval = defaultStatusInterval
 	}
 	progress := opts.progress
 	if progress == nil {
@@ -61,7 +48,7 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, o
 	var last *RolloutStatus
 	lastLine := ""
 	for {
-		status, err := FetchRolloutStatus(ctx, c, key)
+		status, err := src.Next(ctx)
 		if err != nil {
 			return endWait(out, opts.output, last, waitEnded(ctx, err))
 		}
@@ -76,22 +63,17 @@ func followRollout(ctx context.Context, c client.Reader, key client.ObjectKey, o
 			printLine(progress, line)
 			lastLine = line
 		}
-		select {
-		case <-ctx.Done():
-			return endWait(out, opts.output, last, waitEnded(ctx, ctx.Err()))
-		case <-time.After(interval):
-		}
 	}
 }
 
 // endWait prints the last status read (none: nothing) whole, or as the
 // structure of output, and returns err, the wait's outcome.
-func endWait(out io.Writer, output string, last *RolloutStatus, err error) error {
+func endWait(out io.Writer, output outputFormat, last *RolloutStatus, err error) error {
 	if last == nil {
 		return err
 	}
-	if output != "" {
-		if werr := writeStructured(out, output, last.Output()); werr != nil {
+	if !output.text() {
+		if werr := output.print(out, last.printable()); werr != nil {
 			return werr
 		}
 		return err

@@ -57,3 +57,8 @@ func (s RolloutStatus) Output() RolloutStatusOutput {
 	}
 	return out
 }
+
+// printable is the status as -o prints it: the status of the NodeSLORollout.
+func (s RolloutStatus) printable() printable {
+	return printable{value: s.Output(), names: []string{objectName(nodeSLORolloutKind, s.ConfigMap.Name)}}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -170,15 +171,37 @@ func (r onlyConfigMapAndNodeSLORollout) List(ctx context.Context, list client.Ob
 	return r.Reader.List(ctx, list, opts...)
 }
 
+// readEveryTime stands for the watch in the tests of the wait: it reads
+// the status anew at each Next, as if a change came before each (a
+// millisecond apart, so that a timeout passes); the watch itself is
+// checked against a kube-apiserver (cluster_status_watch_test.go).
+type readEveryTime struct {
+	c     client.Reader
+	reads int
+}
+
+func (r *readEveryTime) Next(ctx context.Context) (RolloutStatus, error) {
+	if r.reads > 0 {
+		select {
+		case <-ctx.Done():
+			return RolloutStatus{}, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	r.reads++
+	return FetchRolloutStatus(ctx, r.c, statusKey)
+}
+
 func followStatus(t *testing.T, c client.Reader, watch bool) (string, error) {
 	t.Helper()
-	return followStatusFor(t, c, statusFollow{watch: watch, interval: time.Millisecond})
+	return followStatusFor(t, c, statusFollow{watch: watch})
 }
 
 func followStatusFor(t *testing.T, c client.Reader, opts statusFollow) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := followRollout(context.Background(), onlyConfigMapAndNodeSLORollout{Reader: c, t: t}, statusKey, &out, opts)
+	src := &readEveryTime{c: onlyConfigMapAndNodeSLORollout{Reader: c, t: t}}
+	err := followRollout(context.Background(), src, &out, opts)
 	return out.String(), err
 }
 
@@ -565,7 +588,7 @@ func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
 	done.Phase, done.Step, done.Reached, done.Pending, done.NextStep, done.Completed =
 		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
 	reader := &takeUpAfterReads{Client: c, t: t, after: 5, number: 2, status: done}
-	out, err := followStatusFor(t, reader, statusFollow{watch: true, interval: time.Millisecond})
+	out, err := followStatusFor(t, reader, statusFollow{watch: true})
 	if err != nil {
 		t.Fatalf("the rollout completed: %v", err)
 	}
@@ -587,7 +610,7 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
 	c := statusCluster(t, data, decided(1, &s))
-	wait := statusFollow{watch: true, timeout: 20 * time.Millisecond, interval: time.Millisecond}
+	wait := statusFollow{watch: true, timeout: 20 * time.Millisecond}
 	out, err := followStatusFor(t, c, wait)
 	if !errors.Is(err, errTimedOut) {
 		t.Fatalf("error %v, want the timeout", err)
@@ -597,7 +620,7 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 
 	reader := &takeUpAfterReads{Client: c, t: t, after: 20, number: 2, status: rollout.Status{
 		Fingerprint: s.Fingerprint, RolloutKey: s.RolloutKey, Phase: rollout.PhaseCompleted, Updated: stepAt}}
-	if _, err := followStatusFor(t, reader, statusFollow{watch: true, interval: time.Millisecond}); err != nil {
+	if _, err := followStatusFor(t, reader, statusFollow{watch: true}); err != nil {
 		t.Errorf("no timeout: %v", err)
 	}
 }
@@ -722,7 +745,7 @@ func TestRolloutStatusEndsOnDataWithheld(t *testing.T) {
 	c := statusCluster(t, bad, decided(3, &s))
 	for _, watch := range []bool{false, true} {
 		// The timeout only bounds a wait that would not end.
-		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute, interval: time.Millisecond})
+		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute})
 		expectFailed(t, err, "error: configuration "+
 			rollout.ShortTarget(s.Withheld.Fingerprint)+", the ConfigMap's data, was halted by the health gate "+
 			"and is not in force\n")
@@ -760,9 +783,9 @@ func TestRolloutStatusOutput(t *testing.T) {
 	s.Paused = true
 	c := statusCluster(t, data, decided(1, &s))
 	var out, progress bytes.Buffer
-	opts := statusFollow{watch: true, timeout: 50 * time.Millisecond, interval: time.Millisecond,
-		output: outputJSON, progress: &progress}
-	err := followRollout(context.Background(), c, statusKey, &out, opts)
+	opts := statusFollow{watch: true, timeout: 50 * time.Millisecond,
+		output: outputFormat{form: outputJSON}, progress: &progress}
+	err := followRollout(context.Background(), &readEveryTime{c: c}, &out, opts)
 	if !errors.Is(err, errTimedOut) {
 		t.Fatalf("error %v, want the timeout", err)
 	}
@@ -792,8 +815,8 @@ func TestRolloutStatusOutputNotTakenUp(t *testing.T) {
 	obj := decided(1, &s)
 	obj.Status.ObservedConfigMapVersion = "998"
 	var out bytes.Buffer
-	err := followRollout(context.Background(), statusCluster(t, data, obj), statusKey, &out,
-		statusFollow{output: outputJSON})
+	err := followRollout(context.Background(), &readEveryTime{c: statusCluster(t, data, obj)}, &out,
+		statusFollow{output: outputFormat{form: outputJSON}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -828,4 +851,21 @@ func TestRolloutStatusSaysTheDataIsNotInForce(t *testing.T) {
 			"the previous revision's configuration, "+rollout.ShortTarget(s.Fingerprint)+
 			", is in force in its place (onUnhealthy: revert); no NodeSLO is written for it, however often it is applied again",
 		"retry: kubectl nodeslo rollout retry (rolls it out again, canaries first); or change the ConfigMap")
+}
+
+// --interval, the pace of the poll before the watch, is still taken, so
+// that a script giving it goes on working, and said to be ignored.
+func TestRolloutStatusIntervalIsIgnored(t *testing.T) {
+	code, stdout, stderr := run(t, "", rolloutCmd, statusCmd, "--interval", "5s",
+		kubeconfigFlag, filepath.Join(t.TempDir(), "none"))
+	want := "warning: --interval is ignored: rollout status follows a watch, and sees a change as soon as the " +
+		"apiserver sends it\nerror: loading the kubeconfig: "
+	if code != ExitError || stdout != "" || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	help := NewRootCommand(IOStreams{})
+	status, _, err := help.Find([]string{rolloutCmd, statusCmd})
+	if err != nil || !status.Flags().Lookup(intervalFlag).Hidden {
+		t.Errorf("--interval is shown in the help: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -180,7 +181,19 @@ func rolloutSummary(s RolloutStatus) RolloutSummary {
 }
 
 // Write prints the summary for a person.
-func (s Summary) Write(w io.Writer) error {
+func (s Summary) Write(w io.Writer) error { return s.write(w, false) }
+
+// WriteWide is Write with each key's warnings counted in a column of its
+// own: -o wide.
+func (s Summary) WriteWide(w io.Writer) error { return s.write(w, true) }
+
+// printable is the summary as -o prints it: the summary of the ConfigMap
+// named name.
+func (s Summary) printable(name string) printable {
+	return printable{value: s, names: []string{objectName(configMapKind, name)}}
+}
+
+func (s Summary) write(w io.Writer, wide bool) error {
 	p := &errWriter{w: w}
 	exists := ""
 	if !s.ConfigMapExists {
@@ -189,21 +202,32 @@ func (s Summary) Write(w io.Writer) error {
 	p.printf("ConfigMap: %s%s\n", s.ConfigMap, exists)
 	p.printf("Rollout:   %s\n\n", s.Rollout.Line)
 	tw := tabwriter.NewWriter(p, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "KEY\tVALIDITY\tAPPLIES\tNODES")
+	warningsHeader := ""
+	if wide {
+		warningsHeader = "WARNINGS\t"
+	}
+	_, _ = fmt.Fprintln(tw, "KEY\tVALIDITY\t"+warningsHeader+"APPLIES\tNODES")
+	row := func(key, validity, warnings, applies string, nodes int) {
+		if wide {
+			fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", key, validity, warnings, applies, nodes)
+			return
+		}
+		fprintf(tw, "%s\t%s\t%s\t%d\n", key, validity, applies, nodes)
+	}
 	for _, k := range s.Keys {
-		validity := k.Validity
+		validity, warnings := k.Validity, strconv.Itoa(len(k.Warnings))
 		if len(k.Errors) > 0 {
 			validity = fmt.Sprintf("invalid (errors: %d)", len(k.Errors))
 		}
 		if len(k.Strategies) == 0 {
-			fprintf(tw, "%s\t%s\t-\t0\n", k.Key, validity)
+			row(k.Key, validity, warnings, "-", 0)
 		}
 		for i, c := range k.Strategies {
-			key := k.Key
-			if i > 0 {
-				key, validity = "", ""
+			if i == 0 {
+				row(k.Key, validity, warnings, c.text, c.Nodes)
+			} else {
+				row("", "", "", c.text, c.Nodes)
 			}
-			fprintf(tw, "%s\t%s\t%s\t%d\n", key, validity, c.text, c.Nodes)
 		}
 	}
 	_ = tw.Flush()

@@ -30,14 +30,14 @@ func TestVersionPrintsOneLine(t *testing.T) {
 }
 
 func TestVersionStructuredOutput(t *testing.T) {
-	for _, format := range []string{versionJSON, versionYAML} {
+	for _, format := range []string{outputJSON, outputYAML} {
 		code, stdout, stderr := run(t, "", "version", "-o", format)
 		if code != ExitOK || stderr != "" {
 			t.Fatalf("-o %s: exit %d, stderr %q", format, code, stderr)
 		}
 		var info apimachineryversion.Info
 		var err error
-		if format == versionJSON {
+		if format == outputJSON {
 			err = json.Unmarshal([]byte(stdout), &info)
 		} else {
 			err = yaml.UnmarshalStrict([]byte(stdout), &info)
@@ -53,7 +53,8 @@ func TestVersionStructuredOutput(t *testing.T) {
 
 func TestVersionRejectsUnknownFormatAndArguments(t *testing.T) {
 	code, _, stderr := run(t, "", "version", "-o", "xml")
-	if code != ExitError || !strings.Contains(stderr, `unknown output format "xml"`) {
+	if code != ExitError || !strings.Contains(stderr, `unable to match a printer suitable for the output format "xml", `+
+		`allowed formats are: custom-columns,custom-columns-file,json,jsonpath,jsonpath-as-json,jsonpath-file,yaml`) {
 		t.Errorf("-o xml: exit %d, stderr %q", code, stderr)
 	}
 	if code, _, _ := run(t, "", "version", "extra"); code != ExitError {
