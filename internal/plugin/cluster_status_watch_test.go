@@ -46,6 +46,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// Reset empties the buffer.
+func (l *lockedBuffer) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Reset()
+}
+
 // watchedData is the ConfigMap's data in the specs below: a rollout with
 // a health gate.
 func watchedData() map[string]string { return gateData(false, `{"maxUnhealthyNodes": 1}`) }

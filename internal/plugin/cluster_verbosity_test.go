@@ -1,25 +1,25 @@
 package plugin
 
 import (
-	"bytes"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/klog/v2"
 )
 
 // captureKlog sends klog's lines, which go to the process's stderr, to a
-// buffer until the spec ends, and sets the verbosity back to 0 then.
-func captureKlog() *bytes.Buffer {
-	var logged bytes.Buffer
+// buffer until the spec ends, and sets the verbosity back to 0 then. The
+// buffer is locked: client-go's watchers log from their own goroutines,
+// also after the command returned.
+func captureKlog() *lockedBuffer {
+	logged := &lockedBuffer{}
 	klog.LogToStderr(false)
-	klog.SetOutput(&logged)
+	klog.SetOutput(logged)
 	DeferCleanup(func() {
 		var quiet klog.Level
 		Expect(quiet.Set("0")).To(Succeed())
 		klog.LogToStderr(true)
 	})
-	return &logged
+	return logged
 }
 
 var _ = Describe("-v", func() {
