@@ -182,9 +182,9 @@ func TestDashboardDecodesStrictlyIntoGrafanasTypes(t *testing.T) {
 				problems = append(problems,
 					fmt.Sprintf("panel %q, targets[%d]: datasource is not the Prometheus ${datasource} variable", title, i))
 			}
-			if !strings.Contains(q.Expr, `job=~"$job"`) {
+			if want := selection(q.Expr); !strings.Contains(q.Expr, want) {
 				problems = append(problems,
-					fmt.Sprintf("panel %q, targets[%d]: %s does not select job=~\"$job\"", title, i, q.Expr))
+					fmt.Sprintf("panel %q, targets[%d]: %s does not select %s", title, i, q.Expr, want))
 			}
 		}
 	}
@@ -255,9 +255,24 @@ func panel(d map[string]any, typ string) map[string]any {
 	panic("no panel of type " + typ)
 }
 
-// metricName is a metric of this manager, of controller-runtime or of
-// client-go, as alerts name them.
-var metricName = regexp.MustCompile(`\b(?:nodeslo|controller_runtime|workqueue|leader_election|rest_client)_[a-z_]+\b`)
+// metricName is a metric of this manager, of controller-runtime, of
+// client-go or of kube-apiserver, as alerts name them.
+var metricName = regexp.MustCompile(
+	`\b(?:nodeslo|controller_runtime|workqueue|leader_election|rest_client|apiserver)_[a-z_]+\b`)
+
+// webhookName is the ConfigMap's webhook as kube-apiserver's metrics name it
+// (config/webhook/manifests.yaml).
+const webhookName = "slo-controller-config.nodeslo.koordinator.sh"
+
+// selection is the matcher a query must hold: the job chosen on the
+// dashboard for the manager's metrics; for kube-apiserver's, which another
+// job scrapes, the ConfigMap's webhook by name.
+func selection(expr string) string {
+	if strings.Contains(expr, "apiserver_") {
+		return `name="` + webhookName + `"`
+	}
+	return `job=~"$job"`
+}
 
 // Every metric an alert watches has a panel: an operator paged by an alert
 // finds its series on the dashboard.
