@@ -7,10 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// alertsOf are the names of the alerts of the one PrometheusRule among objs.
-func alertsOf(t *testing.T, objs []*unstructured.Unstructured) []string {
+// alertRules are the alerting rules of the one PrometheusRule among objs.
+func alertRules(t *testing.T, objs []*unstructured.Unstructured) []map[string]any {
 	t.Helper()
-	var names []string
+	var out []map[string]any
 	rules := 0
 	for _, obj := range objs {
 		if obj.GetKind() != "PrometheusRule" {
@@ -22,14 +22,26 @@ func alertsOf(t *testing.T, objs []*unstructured.Unstructured) []string {
 			group, _ := g.(map[string]any)
 			list, _, _ := unstructured.NestedSlice(group, "rules")
 			for _, r := range list {
-				if name, ok := r.(map[string]any)["alert"].(string); ok {
-					names = append(names, name)
+				if rule, ok := r.(map[string]any); ok && rule["alert"] != nil {
+					out = append(out, rule)
 				}
 			}
 		}
 	}
-	if rules != 1 {
-		t.Fatalf("%d PrometheusRules rendered, want 1", rules)
+	if rules != 1 || len(out) == 0 {
+		t.Fatalf("%d PrometheusRules rendered with %d alerts, want one with alerts", rules, len(out))
+	}
+	return out
+}
+
+// alertsOf are the names of the alerts of the one PrometheusRule among objs.
+func alertsOf(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	rules := alertRules(t, objs)
+	names := make([]string, 0, len(rules))
+	for _, rule := range rules {
+		name, _ := rule["alert"].(string)
+		names = append(names, name)
 	}
 	return names
 }
