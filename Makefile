@@ -215,16 +215,33 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 	rm -f cover.race.out cover.norace.out cover.split*.out cover.split*.log
 
 # The alerts have one source, the PrometheusRule in config/prometheus; its
-# rule groups are extracted into a plain rules file for promtool (and for a
-# Prometheus without the Operator). The dashboard's queries are written as
-# recording rules only so that promtool parses them.
+# rule groups are extracted, as kustomize builds the directory, into a plain
+# rules file for promtool (and for a Prometheus without the Operator). The
+# dashboard's queries are written as recording rules only so that promtool
+# parses them.
 ALERT_RULES = bin/monitoring/nodeslo-controller.rules.yaml
 DASHBOARD_QUERIES = bin/monitoring/dashboard-queries.rules.yaml
 
+# RUNBOOK_URL is the address of docs/runbook.md that every alert's
+# runbook_url (followed by its section's anchor) and the dashboard's
+# Runbook link name. Its one default is the value of
+# config/prometheus/kustomization.yaml (the default branch's runbook),
+# which the chart's runbookURL and the dashboard's link repeat (test/chart
+# keeps the three equal); set, it replaces it in the rules file of make
+# prometheus-rules (in a copy of config/prometheus) and in the chart make
+# release packages. make release pins it to the release's tag.
+RUNBOOK_URL ?=
+REPOSITORY_URL ?= https://github.com/nodeslo/nodeslo-controller
+# The default, read where it is written: the chart's is replaced by it.
+RUNBOOK_DEFAULT = $(shell sed -n 's/^  - url=//p' config/prometheus/kustomization.yaml)
+
 .PHONY: prometheus-rules
-prometheus-rules: ## Write the alerts of config/prometheus as a plain Prometheus rules file (bin/monitoring/).
+prometheus-rules: kustomize ## Write the alerts of config/prometheus as a plain Prometheus rules file (bin/monitoring/), with RUNBOOK_URL when set.
 	mkdir -p bin/monitoring
-	go run ./hack/prometheus-rules config/prometheus/prometheusrule.yaml > $(ALERT_RULES)
+	rm -rf bin/monitoring/prometheus && cp -R config/prometheus bin/monitoring/prometheus
+	@[ -z "$(RUNBOOK_URL)" ] || { cd bin/monitoring/prometheus && \
+		"$(KUSTOMIZE)" edit set configmap runbook --from-literal=url="$(RUNBOOK_URL)"; }
+	"$(KUSTOMIZE)" build bin/monitoring/prometheus | go run ./hack/prometheus-rules - > $(ALERT_RULES)
 	go run ./hack/prometheus-rules -dashboard config/grafana/nodeslo-controller.json > $(DASHBOARD_QUERIES)
 
 # N is how many runs test-repeat makes; LABEL, when set, limits them to
@@ -524,7 +541,7 @@ RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/a
 # Where the krew manifest says the plugin archives are downloaded from: the
 # files of dist/release are meant to be attached to the GitHub release of
 # the tag VERSION.
-RELEASE_URL ?= https://github.com/nodeslo/nodeslo-controller/releases/download/$(VERSION)
+RELEASE_URL ?= $(REPOSITORY_URL)/releases/download/$(VERSION)
 
 # release builds the files of one version (plain Makefile steps, not
 # GoReleaser: see docs/install.md). The binaries are built with GO_BUILD, as
@@ -534,7 +551,10 @@ RELEASE_URL ?= https://github.com/nodeslo/nodeslo-controller/releases/download/$
 # defaults to VERSION, and, when IMAGE_REPO names a registry (has a /), with
 # manager.image.repository set to it, so that it installs as it is; else it
 # requires that value at install. install.yaml names $(IMAGE_REPO):$(VERSION).
+# The chart's alerts and dashboard link the runbook of the release's tag
+# (RUNBOOK_URL, pinned below unless given on the command line).
 .PHONY: release
+release: RUNBOOK_URL = $(REPOSITORY_URL)/blob/$(VERSION)/docs/runbook.md
 release: manifests kustomize helm ## Write the release files of VERSION (e.g. make release VERSION=v0.3.0) into dist/release.
 	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]] || { echo "VERSION=$(VERSION) is not vX.Y.Z[-...]" >&2; exit 2; }
 	rm -rf "$(RELEASE_DIR)" bin/release
@@ -556,6 +576,9 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 		grep -qxF '    repository: $(IMAGE_REPO)' bin/release/chart/values.yaml || { echo "release: could not set the chart's image repository" >&2; exit 1; }; \
 		echo "release: the chart's image is $(IMAGE_REPO), tag $(VERSION)";; \
 	*) echo "release: IMAGE_REPO=$(IMAGE_REPO) names no registry: the chart requires manager.image.repository at install";; esac
+	sed -i 's|^runbookURL: $(RUNBOOK_DEFAULT)$$|runbookURL: $(RUNBOOK_URL)|' bin/release/chart/values.yaml
+	@grep -qxF 'runbookURL: $(RUNBOOK_URL)' bin/release/chart/values.yaml || { echo "release: could not set the chart's runbookURL" >&2; exit 1; }
+	@echo "release: the alerts and the dashboard link $(RUNBOOK_URL)"
 	"$(HELM)" package bin/release/chart --version "$(VERSION)" --app-version "$(VERSION)" -d "$(RELEASE_DIR)"
 	"$(KUSTOMIZE)" build config/crd > "$(RELEASE_DIR)/crds.yaml"
 	$(call with-image,"$(KUSTOMIZE)" build config/default > "$(RELEASE_DIR)/install.yaml")
@@ -566,9 +589,11 @@ release: manifests kustomize helm ## Write the release files of VERSION (e.g. ma
 # and the local archive into a scratch KREW_ROOT, helm installs the chart
 # package on a local control plane; every checksum is checked.
 .PHONY: test-release
+test-release: RUNBOOK_URL = $(REPOSITORY_URL)/blob/$(VERSION)/docs/runbook.md
 test-release: release krew helm setup-envtest ## Make the release of VERSION and install its plugin (krew) and chart (helm) on a local control plane.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		RELEASE_DIR="$(abspath $(RELEASE_DIR))" RELEASE_VERSION="$(VERSION)" RELEASE_IMAGE="$(IMG)" \
+		RELEASE_RUNBOOK_URL="$(RUNBOOK_URL)" \
 		KREW="$(KREW)" HELM="$(HELM)" RELEASE_PLATFORMS="$(RELEASE_PLATFORMS)" \
 		go test -tags release ./test/release/ -count=1 -v -timeout=10m
 

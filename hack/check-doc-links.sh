@@ -3,7 +3,8 @@
 # (the README, docs/*.md, any other *.md) must name a file that exists in the
 # repository and, when it names a section, a heading of that file. Links to
 # this repository on GitHub (https://github.com/nodeslo/nodeslo-controller/blob/main/PATH,
-# as the alerts' runbook_url and the dashboard use) are checked as PATH.
+# as the runbook's address of config/prometheus, the chart and the dashboard,
+# and the alerts' tests, use) are checked as PATH.
 #
 #   bash hack/check-doc-links.sh     # exit 0: all resolve; 1: a list of what does not
 #   bash hack/check-doc-links.sh -v  # also list every reference found

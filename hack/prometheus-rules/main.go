@@ -1,10 +1,14 @@
 // Command prometheus-rules writes plain Prometheus rules files from this
 // project's monitoring sources, so that each has one source:
 //
-//	go run ./hack/prometheus-rules config/prometheus/prometheusrule.yaml
+//	bin/kustomize build config/prometheus | go run ./hack/prometheus-rules -
 //
-// prints the rule groups of a PrometheusRule (its spec), the alerts for a
-// Prometheus without the Operator and for `promtool test rules`;
+// prints the rule groups of the PrometheusRule among the objects read (a
+// file, or - for the standard input; its spec), the alerts for a
+// Prometheus without the Operator and for `promtool test rules`. The
+// PrometheusRule is read as kustomize builds it: the source's runbook_url
+// is a section's anchor, which kustomize prefixes with the runbook's
+// address, and an anchor left alone is refused;
 //
 //	go run ./hack/prometheus-rules -dashboard config/grafana/nodeslo-controller.json
 //
@@ -14,13 +18,16 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,7 +35,7 @@ func main() {
 	dashboard := flag.Bool("dashboard", false,
 		"the file is a Grafana dashboard (JSON): print its queries as recording rules")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: prometheus-rules [-dashboard] FILE")
+		fmt.Fprintln(os.Stderr, "usage: prometheus-rules [-dashboard] FILE (- for the standard input)")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -62,24 +69,78 @@ type prometheusRule struct {
 	} `json:"spec"`
 }
 
-// alertRules reads the PrometheusRule at path and returns its spec as YAML.
+// alertRules reads the objects at path (- for the standard input) and
+// returns the spec of the one monitoring.coreos.com/v1 PrometheusRule
+// among them as YAML.
 func alertRules(path string) ([]byte, error) {
-	in, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	in := io.Reader(os.Stdin)
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = f.Close() }()
+		in = f
 	}
-	var rule prometheusRule
-	if err := yaml.Unmarshal(in, &rule); err != nil {
-		return nil, err
+	var rules []prometheusRule
+	docs := utilyaml.NewYAMLReader(bufio.NewReader(in))
+	for {
+		doc, err := docs.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		var rule prometheusRule
+		if err := yaml.Unmarshal(doc, &rule); err != nil {
+			return nil, err
+		}
+		if rule.Kind == "PrometheusRule" && rule.APIVersion == "monitoring.coreos.com/v1" {
+			rules = append(rules, rule)
+		}
 	}
-	if rule.Kind != "PrometheusRule" || rule.APIVersion != "monitoring.coreos.com/v1" {
-		return nil, fmt.Errorf("not a monitoring.coreos.com/v1 PrometheusRule (apiVersion %q, kind %q)",
-			rule.APIVersion, rule.Kind)
+	if len(rules) != 1 {
+		return nil, fmt.Errorf("%d monitoring.coreos.com/v1 PrometheusRules, want one", len(rules))
 	}
+	rule := rules[0]
 	if len(rule.Spec.Groups) == 0 {
 		return nil, errors.New("spec.groups is empty")
 	}
+	if err := runbooksAreAddresses(rule.Spec.Groups); err != nil {
+		return nil, err
+	}
 	return withHeader(path, rule.Spec)
+}
+
+// runbooksAreAddresses refuses a runbook_url that is still the anchor of
+// the source: a PrometheusRule read from config/prometheus without
+// kustomize, which puts the runbook's address in front of it.
+func runbooksAreAddresses(groups []any) error {
+	var rules struct {
+		Groups []struct {
+			Rules []struct {
+				Alert       string            `json:"alert"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"rules"`
+		} `json:"groups"`
+	}
+	raw, err := json.Marshal(map[string]any{"groups": groups})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, &rules); err != nil {
+		return err
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			if url, ok := r.Annotations["runbook_url"]; ok && !strings.Contains(url, "://") {
+				return fmt.Errorf("alert %s: runbook_url %q is not an address: build config/prometheus with kustomize, "+
+					"which puts the runbook's address in front of the anchor", r.Alert, url)
+			}
+		}
+	}
+	return nil
 }
 
 // dashboard is the part of a Grafana dashboard that holds queries: panels,
@@ -151,6 +212,9 @@ func withHeader(path string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	header := fmt.Appendf(nil, "# Generated from %s by hack/prometheus-rules: edit that file instead.\n", path)
+	if path == "-" {
+		path = "config/prometheus, as kustomize builds it,"
+	}
+	header := fmt.Appendf(nil, "# Generated from %s by hack/prometheus-rules: edit that instead.\n", path)
 	return append(header, body...), nil
 }

@@ -173,11 +173,11 @@ var _ = Describe("Bad input", Serial, func() {
 		Eventually(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).
 			Should(BeNumerically(">", 0))
 		before := recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)()
-		generation := configGeneration()
+		changes := configChanges()
 		data := with(threshold, `{"clusterStrategy": {"enable": true, "cpuSupressThresholdPercent": 30}}`)
 		data[burst] = `{"clusterStrategy": {"policy": "cpuBurstOnly"}}`
 		setConfig(ctx, data)
-		Eventually(configGeneration).Should(BeNumerically(">", generation))
+		Eventually(configChanges).Should(BeNumerically(">", changes))
 		Consistently(recordedEvents(ctx, configNamespace, cm, controller.ReasonConfigWarning)).Should(Equal(before))
 	})
 

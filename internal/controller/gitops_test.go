@@ -132,7 +132,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			g.Expect(st.Status.Withheld).To(BeNil())
 		}).Should(Succeed())
 		Expect(configData(ctx)).To(Equal(halted), "a retry writes no data")
-		Expect(metric(controller.MetricRolloutHalted)()).To(BeZero())
+		Expect(rolloutPhase()).NotTo(Equal(controller.RolloutPhaseHalted))
 	}
 
 	It("with onUnhealthy revert, puts the previous revision back on the reached nodes without writing the ConfigMap, "+
@@ -160,7 +160,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonReverted)).Should(ContainElement(And(
 				ContainSubstring("the ConfigMap is not written"), ContainSubstring("kubectl nodeslo rollout retry"))))
 			Eventually(countEvents(ctx, rollout.ReasonHalted)).Should(Equal(1))
-			Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0), "the halt's alert stays")
+			Expect(rolloutPhase()).To(Equal(controller.RolloutPhaseHalted), "the halt's alert stays")
 
 			for i := range gitopsReapplies {
 				argoApply(ctx, halted)
@@ -172,7 +172,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			stopManager()
 			stopManager = startManager()
 			nothingWritten(ctx, "after a restart")
-			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseHalted))
 			Expect(record(ctx).RevertOf).To(Equal(fingerprint(halted)))
 
 			recoverCanaries(ctx)
@@ -204,7 +204,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 					g.Expect(st.Status.Withheld).NotTo(BeNil())
 					g.Expect(st.Status.Withheld.Reverted).To(BeFalse())
 				}).Should(Succeed())
-				Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0), "the halt's alert stays")
+				Expect(rolloutPhase()).To(Equal(controller.RolloutPhaseHalted), "the halt's alert stays")
 				applyAs(ctx, "kubectl", good) // the drift Argo CD's self-heal undoes
 				nothingWritten(ctx, "back to the configuration in force")
 			}
@@ -227,7 +227,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			nothingWritten(ctx, "the halt recorded before the upgrade holds every pending node")
 			after, _ := record(ctx).HaltOf(fingerprint(halted))
 			Expect(after.HaltedAt).To(BeTemporally("==", halt.HaltedAt), "the same halt")
-			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseHalted))
 
 			applyAs(ctx, "kubectl", good)
 			Eventually(aSecondALook(func() []string { return f.at(ctx, 50) })).WithTimeout(rolloutWait).

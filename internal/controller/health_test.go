@@ -210,7 +210,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
 				ContainSubstring("2 reached nodes unhealthy, more than the 1 allowed"),
 				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
-			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseHalted))
 			Expect(metric(controller.MetricRolloutUnhealthy)()).To(Equal(2.0))
 			Eventually(func() rollout.Outcome { return history(ctx).InForce().Outcome }).Should(Equal(rollout.OutcomeHalted))
 			_, gateReads := nodeReadsByHealthGate()
@@ -235,14 +235,14 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			rec := record(ctx)
 			Expect(rec.Health.Halted()).To(BeTrue())
 			Expect(rec.Health.UnhealthyNames()).To(ConsistOf(sick))
-			Expect(metric(controller.MetricRolloutHalted)()).To(Equal(1.0))
+			Expect(rolloutPhase()).To(Equal(controller.RolloutPhaseHalted))
 
 			// A change of the key that leaves it unpaused resumes, the verdicts tolerated.
 			setConfig(ctx, rolloutData(40, gatePolicy(rollout.OnUnhealthyPause)+"\n"))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			settle()
 			Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
-			Expect(metric(controller.MetricRolloutHalted)()).To(BeZero())
+			Expect(rolloutPhase()).NotTo(Equal(controller.RolloutPhaseHalted))
 		})
 
 	It("with onUnhealthy revert, writes the previous revision back to the canaries and to no other node",

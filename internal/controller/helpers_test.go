@@ -383,7 +383,7 @@ func allResourceVersions(ctx context.Context) map[string]string {
 	return out
 }
 
-// configGeneration returns how many times the configuration in force changed.
-func configGeneration() float64 {
-	return metricValue(controller.MetricConfigGeneration, nil)
+// configChanges returns how many times the configuration in force changed.
+func configChanges() float64 {
+	return metricValue(controller.MetricConfigChanges, nil)
 }

@@ -36,10 +36,25 @@ const (
 	MeasurementError       = "error"
 )
 
+// measurementResults lists every result, in the order of a check's states.
+var measurementResults = []string{MeasurementPass, MeasurementOutOfBounds, MeasurementNoData, MeasurementError}
+
 var metricMeasurements = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: MetricGateMeasurements,
 	Help: "Measurements of the rollout health gate's metric checks on Prometheus, by check and result.",
 }, []string{"check", "result"})
+
+// countMeasurement counts one measurement of check. A check's series of
+// every result start together, at 0, with its first measurement: a series
+// that appeared at 1 would hide its first increase from increase() and
+// rate(), and the measurement-error alert would miss a check whose very
+// first measurement failed.
+func countMeasurement(check, result string) {
+	for _, r := range measurementResults {
+		metricMeasurements.WithLabelValues(check, r)
+	}
+	metricMeasurements.WithLabelValues(check, result).Inc()
+}
 
 func init() { metrics.Registry.MustRegister(metricMeasurements) }
 

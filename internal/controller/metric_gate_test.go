@@ -150,7 +150,7 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 			Expect(h.Unhealthy).To(BeEmpty(), "the nodes themselves stayed healthy")
 			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(
 				ContainSubstring("halted by its health gate: metric check latency failed: value 2 outside <= 0.5")))
-			Eventually(metric(controller.MetricRolloutHalted)).Should(Equal(1.0))
+			Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseHalted))
 			onlyMetricCanariesReached(ctx, f)
 			for _, n := range f.names {
 				exporter.latency.DeleteLabelValues(n)

@@ -130,7 +130,7 @@ func (m *metricMeasurer) measure(ctx context.Context, run *runningQuery, q rollo
 	}
 	// Counted before a plan can take it, so that the count covers every
 	// sample judged.
-	metricMeasurements.WithLabelValues(q.Check.Name, measurementResult(q.Check, s)).Inc()
+	countMeasurement(q.Check.Name, measurementResult(q.Check, s))
 	delete(m.running, q.Check.Name)
 	m.samples[q.Check.Name] = s
 	m.mu.Unlock()

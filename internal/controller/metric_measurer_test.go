@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -82,6 +84,36 @@ func TestMeasurerRunsBesideAndDropsAnotherRolloutsSamples(t *testing.T) {
 	}
 	if s := m.take("two"); s != nil {
 		t.Errorf("a sample taken twice: %v", s)
+	}
+}
+
+// A check's first measurement brings the series of every result, at 0 but
+// its own: an error at the first measurement is an increase from 0.
+func TestAChecksFirstMeasurementStartsEveryResultsSeries(t *testing.T) {
+	const check = "first-measurement-starts-every-result"
+	countMeasurement(check, MeasurementError)
+	// Read without WithLabelValues, which would make a missing series.
+	registry := prometheus.NewPedanticRegistry()
+	registry.MustRegister(metricMeasurements)
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["check"] == check {
+				got[labels["result"]] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	want := map[string]float64{MeasurementPass: 0, MeasurementOutOfBounds: 0, MeasurementNoData: 0, MeasurementError: 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("%s{check=%q} by result: %v, want %v", MetricGateMeasurements, check, got, want)
 	}
 }
 

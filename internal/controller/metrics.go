@@ -22,10 +22,14 @@ const (
 	OpHeld = "held"
 )
 
-// Results of a reconcile (label "result").
+// Results of a reconcile (label "result"), as controller-runtime's
+// controller_runtime_reconcile_total names them, so that both counters of
+// one reconcile say the same: an error is returned for backoff, a write
+// race that outlasted its retries asks to be reconciled again later.
 const (
-	ResultSuccess = "success"
-	ResultFailure = "failure"
+	ResultSuccess      = "success"
+	ResultError        = "error"
+	ResultRequeueAfter = "requeue_after"
 )
 
 // Metric names, exported so that tests and dashboards share one spelling.
@@ -33,7 +37,7 @@ const (
 	MetricReconcileTotal   = "nodeslo_reconcile_total"
 	MetricConfigInvalid    = "nodeslo_config_invalid"
 	MetricConfigInfo       = "nodeslo_config_info"
-	MetricConfigGeneration = "nodeslo_config_generation"
+	MetricConfigChanges    = "nodeslo_config_changes_total"
 	MetricResolveSeconds   = "nodeslo_resolve_duration_seconds"
 	MetricCRDDroppedFields = "nodeslo_crd_dropped_fields"
 	// MetricHealthWatchedNodes tells whether the health gate's watches run,
@@ -50,7 +54,7 @@ const labelKey = "key"
 var (
 	reconcileTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: MetricReconcileTotal,
-		Help: "NodeSLO reconciles by the operation they ended with and its result.",
+		Help: "NodeSLO reconciles by the operation they ended with and their result (success, error, requeue_after).",
 	}, []string{"operation", "result"})
 
 	configInvalid = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -63,9 +67,11 @@ var (
 		Help: "Always 1, labelled with the fingerprint of the effective configuration in force.",
 	}, []string{"fingerprint"})
 
-	configGeneration = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: MetricConfigGeneration,
-		Help: "Number of times the effective configuration changed since the process started (1 after the first load).",
+	// configChanges counts what nodeslo_config_info shows as it changes: a
+	// counter, so that rate() and increase() see changes across restarts.
+	configChanges = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricConfigChanges,
+		Help: "Changes of the effective configuration in force since the process started (the first load counts).",
 	})
 
 	crdDroppedFields = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -91,11 +97,11 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configGeneration, resolveSeconds,
+	metrics.Registry.MustRegister(reconcileTotal, configInvalid, configInfo, configChanges, resolveSeconds,
 		crdDroppedFields, healthWatchedNodes, reverts)
 	// Start every series at zero so that rates and alerts see them from the start.
 	for _, op := range []string{OpCreate, OpUpdate, OpDelete, OpNoop, OpSkip, OpGet, OpHeld} {
-		for _, res := range []string{ResultSuccess, ResultFailure} {
+		for _, res := range []string{ResultSuccess, ResultError, ResultRequeueAfter} {
 			reconcileTotal.WithLabelValues(op, res)
 		}
 	}
@@ -105,11 +111,16 @@ func init() {
 	}
 }
 
-// countReconcile records the outcome of one reconcile.
+// countReconcile records the outcome of one reconcile: its operation, and
+// its result as controller-runtime counts the same reconcile (err is
+// returned; a write race is requeued after a delay, without an error).
 func countReconcile(operation string, err error) {
 	result := ResultSuccess
-	if err != nil {
-		result = ResultFailure
+	switch {
+	case isWriteRace(err):
+		result = ResultRequeueAfter
+	case err != nil:
+		result = ResultError
 	}
 	reconcileTotal.WithLabelValues(operation, result).Inc()
 }
@@ -133,7 +144,7 @@ func recordInForce(cfg *sloconfig.Config, changed bool) {
 	if changed {
 		configInfo.Reset()
 		configInfo.WithLabelValues(cfg.Fingerprint()).Set(1)
-		configGeneration.Inc()
+		configChanges.Inc()
 	}
 }
 

@@ -106,6 +106,8 @@ func TestReconcileRetriesAConflictWithLiveReads(t *testing.T) {
 func TestReconcileRequeuesQuietlyWhenConflictsPersist(t *testing.T) {
 	conflicts := 1000
 	r, _, _ := newTestReconciler(t, conflictingUpdates(&conflicts))
+	requeued := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpUpdate, ResultRequeueAfter))
+	failed := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpUpdate, ResultError))
 
 	res, err := r.Reconcile(t.Context(), request)
 	if err != nil {
@@ -113,6 +115,13 @@ func TestReconcileRequeuesQuietlyWhenConflictsPersist(t *testing.T) {
 	}
 	if res.RequeueAfter == 0 {
 		t.Error("Reconcile did not ask to be retried")
+	}
+	// Counted as controller-runtime counts the same reconcile: requeued, not an error.
+	if got := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpUpdate, ResultRequeueAfter)); got != requeued+1 {
+		t.Errorf("update requeues went from %v to %v, want one more", requeued, got)
+	}
+	if got := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpUpdate, ResultError)); got != failed {
+		t.Errorf("update errors went from %v to %v, want none more", failed, got)
 	}
 }
 
@@ -123,13 +132,13 @@ func TestReconcileReturnsAFailedRead(t *testing.T) {
 		return apierrors.NewInternalError(errors.New("etcd is down"))
 	}}
 	r, _, _ := newTestReconciler(t, broken)
-	failed := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpGet, ResultFailure))
+	failed := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpGet, ResultError))
 
 	if _, err := r.Reconcile(t.Context(), request); err == nil {
 		t.Fatal("Reconcile hid a failed read; it must be returned for backoff")
 	}
-	if got := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpGet, ResultFailure)); got != failed+1 {
-		t.Errorf("get failures went from %v to %v, want one more", failed, got)
+	if got := testutil.ToFloat64(reconcileTotal.WithLabelValues(OpGet, ResultError)); got != failed+1 {
+		t.Errorf("get errors went from %v to %v, want one more", failed, got)
 	}
 }
 

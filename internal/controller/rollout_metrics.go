@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"sync/atomic"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -10,14 +12,32 @@ import (
 // Rollout metric names (docs/rollout.md#what-the-operator-sees), exported
 // so that tests and dashboards share one spelling.
 const (
-	MetricRolloutPending    = "nodeslo_rollout_pending_nodes"
-	MetricRolloutReached    = "nodeslo_rollout_reached_nodes"
-	MetricRolloutStep       = "nodeslo_rollout_step"
-	MetricRolloutInProgress = "nodeslo_rollout_in_progress"
-	MetricRolloutPaused     = "nodeslo_rollout_paused"
-	MetricRolloutHalted     = "nodeslo_rollout_halted"
-	MetricRolloutUnhealthy  = "nodeslo_rollout_unhealthy_nodes"
+	MetricRolloutPending   = "nodeslo_rollout_pending_nodes"
+	MetricRolloutReached   = "nodeslo_rollout_reached_nodes"
+	MetricRolloutStep      = "nodeslo_rollout_step"
+	MetricRolloutPhase     = "nodeslo_rollout_phase"
+	MetricRolloutUnhealthy = "nodeslo_rollout_unhealthy_nodes"
 )
+
+// Phases of nodeslo_rollout_phase (label "phase"). One is 1, the others 0:
+// a halt is a reason to act, a pause a decision someone took, and each has
+// an alert of its own that must not fire for the other.
+const (
+	// RolloutPhaseIdle: no staged rollout holds a node (none in progress,
+	// it completed, or there is no rollout key).
+	RolloutPhaseIdle = "idle"
+	// RolloutPhaseProgressing: nodes are pending and steps are taken.
+	RolloutPhaseProgressing = "progressing"
+	// RolloutPhasePaused: nodes are pending and held by "paused": true,
+	// the NodeSLORollout's spec.paused or an invalid rollout key.
+	RolloutPhasePaused = "paused"
+	// RolloutPhaseHalted: the health gate holds the rollout halted, or the
+	// ConfigMap's data is a configuration it halted (resume, retry or undo).
+	RolloutPhaseHalted = "halted"
+)
+
+// RolloutPhases lists every phase, in the order a rollout goes through them.
+var RolloutPhases = []string{RolloutPhaseIdle, RolloutPhaseProgressing, RolloutPhasePaused, RolloutPhaseHalted}
 
 var (
 	rolloutPending = newGauge(MetricRolloutPending,
@@ -26,19 +46,7 @@ var (
 		"Nodes pending when the rollout in progress started that it has reached.")
 	rolloutStep = newGauge(MetricRolloutStep,
 		"Steps the rollout in progress has taken, the canary step included.")
-	rolloutInProgress = newGauge(MetricRolloutInProgress,
-		"1 while a staged rollout has pending nodes (paused or not), else 0.")
-	// rolloutPaused tells a rollout paused on purpose (or by an invalid
-	// rollout key) from one whose steps stopped landing: two alerts, two
-	// different actions.
-	rolloutPaused = newGauge(MetricRolloutPaused,
-		"1 while a staged rollout with pending nodes is held: paused (\"paused\": true, or its key invalid) "+
-			"or halted by its health gate (then nodeslo_rollout_halted is 1 too), else 0.")
-	// rolloutHalted is the health gate's verdict on the rollout in progress:
-	// its alert asks for a decision (resume, undo, retry), not for patience.
-	rolloutHalted = newGauge(MetricRolloutHalted,
-		"1 while the rollout key's health gate holds a rollout halted (resume or undo it), "+
-			"or the ConfigMap's data is a configuration it halted (retry or change it), else 0.")
+	rolloutPhase     = newPhaseGauge()
 	rolloutUnhealthy = newGauge(MetricRolloutUnhealthy,
 		"Nodes reached by the rollout in progress that its health gate judged unhealthy.")
 )
@@ -49,8 +57,7 @@ func newGauge(name, help string) prometheus.Gauge {
 }
 
 func init() {
-	metrics.Registry.MustRegister(rolloutPending, rolloutReached, rolloutStep, rolloutInProgress, rolloutPaused,
-		rolloutHalted, rolloutUnhealthy)
+	metrics.Registry.MustRegister(rolloutPending, rolloutReached, rolloutStep, rolloutPhase, rolloutUnhealthy)
 }
 
 // exportRollout sets the rollout gauges to what a rollout decision found.
@@ -58,10 +65,56 @@ func exportRollout(f rollout.Figures) {
 	rolloutPending.Set(float64(f.Pending))
 	rolloutReached.Set(float64(f.Reached))
 	rolloutStep.Set(float64(f.Step))
-	rolloutInProgress.Set(gaugeBool(f.InProgress))
-	rolloutPaused.Set(gaugeBool(f.Paused))
-	rolloutHalted.Set(gaugeBool(f.Halted || f.Withheld))
+	rolloutPhase.set(rolloutPhaseOf(f))
 	rolloutUnhealthy.Set(float64(f.Unhealthy))
+}
+
+// rolloutPhaseOf is the one phase of f. A halt comes first: a halted
+// rollout is held like a paused one, but asks for a decision; a pause
+// counts only while nodes are pending.
+func rolloutPhaseOf(f rollout.Figures) string {
+	switch {
+	case f.Halted || f.Withheld:
+		return RolloutPhaseHalted
+	case f.Paused:
+		return RolloutPhasePaused
+	case f.InProgress:
+		return RolloutPhaseProgressing
+	}
+	return RolloutPhaseIdle
+}
+
+// phaseGauge is nodeslo_rollout_phase. The phase is one value, and each
+// scrape renders every series from that one value: setting a GaugeVec's
+// series one by one would let a scrape between two of them see two phases
+// at 1, or none.
+type phaseGauge struct {
+	desc    *prometheus.Desc
+	current atomic.Pointer[string]
+}
+
+func newPhaseGauge() *phaseGauge {
+	g := &phaseGauge{desc: prometheus.NewDesc(MetricRolloutPhase,
+		"1 for the phase the staged rollout is in, 0 for the others: idle (no node held), "+
+			"progressing, paused (\"paused\": true, spec.paused or an invalid rollout key) or "+
+			"halted (by the health gate, or the ConfigMap's data is a configuration it halted).",
+		[]string{"phase"}, nil)}
+	g.set(RolloutPhaseIdle)
+	return g
+}
+
+// set makes phase the current one.
+func (g *phaseGauge) set(phase string) { g.current.Store(&phase) }
+
+// Describe sends the one descriptor.
+func (g *phaseGauge) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+// Collect sends one series per phase, 1 for the current one.
+func (g *phaseGauge) Collect(ch chan<- prometheus.Metric) {
+	current := *g.current.Load()
+	for _, p := range RolloutPhases {
+		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, gaugeBool(p == current), p)
+	}
 }
 
 // gaugeBool is 1 for true, 0 for false.

@@ -223,6 +223,27 @@ func metric(name string) func() float64 {
 	return func() float64 { return metricValue(name, nil) }
 }
 
+// rolloutPhase is the phase nodeslo_rollout_phase says the rollout is in,
+// after checking that it says one: every phase has a series, exactly one
+// of them at 1.
+func rolloutPhase() string {
+	GinkgoHelper()
+	var current []string
+	series := metricSeries(controller.MetricRolloutPhase)
+	for _, labels := range series {
+		switch v := metricValue(controller.MetricRolloutPhase, labels); v {
+		case 1:
+			current = append(current, labels["phase"])
+		case 0:
+		default:
+			Fail(fmt.Sprintf("%s%v is %v, neither 0 nor 1", controller.MetricRolloutPhase, labels, v))
+		}
+	}
+	Expect(series).To(HaveLen(len(controller.RolloutPhases)), "a series per phase")
+	Expect(current).To(HaveLen(1), "exactly one phase at 1")
+	return current[0]
+}
+
 // watchRollout follows a rollout from the old target towards threshold
 // until every node has it, checking at every observation what the cluster
 // shows against the record (written before the nodes of each step): no
@@ -277,7 +298,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func([]string) bool {
 			// Mid-rollout, the metrics show it.
-			return metric(controller.MetricRolloutInProgress)() == 1 &&
+			return rolloutPhase() == controller.RolloutPhaseProgressing &&
 				metric(controller.MetricRolloutPending)() > 0
 		})
 		// Between two steps, the status on the revision in force is the
@@ -324,7 +345,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 				ContainSubstring("step 5 of 5: 40 of 40 nodes reached")))
 		Eventually(configEvents(ctx, cm, corev1.EventTypeNormal, rollout.ReasonCompleted)).
 			ShouldNot(BeEmpty())
-		Eventually(metric(controller.MetricRolloutInProgress)).Should(BeZero())
+		Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseIdle))
 		Expect(metric(controller.MetricRolloutPending)()).To(BeZero())
 		Expect(metric(controller.MetricRolloutReached)()).To(Equal(float64(rolloutNodes)))
 		Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
@@ -364,7 +385,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		held := rolloutNodes - len(f.at(ctx, 40))
 		Expect(held).To(BeNumerically(">", 0))
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(held)))
-		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0))
+		Expect(rolloutPhase()).To(Equal(controller.RolloutPhasePaused))
 		st, err := statusInForce(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Status.Phase).To(Equal(rollout.PhasePaused))
@@ -385,7 +406,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		watchRollout(ctx, f, target, 40, nil)
 		settle()
 		Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
-		Expect(metric(controller.MetricRolloutPaused)()).To(BeZero())
+		Expect(rolloutPhase()).To(Equal(controller.RolloutPhaseIdle))
 	})
 
 	It("keeps a pause made with the plugin through three server-side applies of the ConfigMap by another field manager",
@@ -576,7 +597,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 				clock.Skip(time.Second)
 				time.Sleep(envtestharness.PollingInterval)
 			}
-			Eventually(metric(controller.MetricRolloutInProgress)).Should(BeZero())
+			Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseIdle))
 			Expect(metric(controller.MetricRolloutStep)()).To(Equal(float64(rolloutSteps)))
 			settle()
 			for _, n := range f.names {
@@ -594,7 +615,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Consistently(writes.Total).Should(BeZero())
 		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
-		Expect(metric(controller.MetricRolloutPaused)()).To(Equal(1.0), "an invalid rollout key pauses")
+		Expect(rolloutPhase()).To(Equal(controller.RolloutPhasePaused), "an invalid rollout key pauses")
 
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, nil)

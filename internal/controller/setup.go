@@ -122,7 +122,7 @@ func newSignals() signals {
 // +kubebuilder:rbac:groups=apps,namespace=koordinator-system,resources=controllerrevisions,verbs=list;create;patch;delete
 
 // SetupWithManager adds both controllers, the health watch and the
-// strategy metric to mgr. mgr's cache must have been built with
+// strategy and out-of-date metrics to mgr. mgr's cache must have been built with
 // opts.CacheByObject() so that it holds the one ConfigMap only.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	clk := opts.clock()
@@ -191,6 +191,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := addStrategyNodesMetric(mgr, published); err != nil {
 		return fmt.Errorf("adding the %s metric: %w", MetricStrategyNodes, err)
+	}
+	if err := addLeaderMetric(mgr, MetricOutOfDateNodes, newOutOfDateNodes(published, mgr.GetClient())); err != nil {
+		return fmt.Errorf("adding the %s metric: %w", MetricOutOfDateNodes, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,8 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -107,23 +104,8 @@ func (s *strategyNodes) count(cfg *sloconfig.Config) ([]prometheus.Metric, error
 	return series, nil
 }
 
-// addStrategyNodesMetric registers the metric while this replica leads:
-// only the leader loads the configuration, so a standby would have none to
-// report. It is unregistered when the manager stops, so that a process
-// that builds several managers (the tests do) registers each one's in turn.
+// addStrategyNodesMetric registers the metric while this replica leads
+// (addLeaderMetric).
 func addStrategyNodesMetric(mgr ctrl.Manager, published *snapshots) error {
-	collector := newStrategyNodes(published, mgr.GetClient())
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		err := metrics.Registry.Register(collector)
-		if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); already {
-			// Another manager of this process reports it.
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("registering %s: %w", MetricStrategyNodes, err)
-		}
-		<-ctx.Done()
-		metrics.Registry.Unregister(collector)
-		return nil
-	}))
+	return addLeaderMetric(mgr, MetricStrategyNodes, newStrategyNodes(published, mgr.GetClient()))
 }

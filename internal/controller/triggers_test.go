@@ -83,7 +83,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			Eventually(specOf(ctx, n.Name)).Should(haveField("none", "cpuBurstStrategy", "policy"))
 		}
 		settle()
-		generation, before := metricValue(controller.MetricConfigGeneration, nil), reconciles()
+		changes, before := configChanges(), reconciles()
 		all := &corev1.NodeList{}
 		Expect(k8sClient.List(ctx, all)).To(Succeed())
 
@@ -96,7 +96,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 				haveField(500.0, "cpuBurstStrategy", "cpuBurstPercent"),
 			))
 		}
-		Expect(metricValue(controller.MetricConfigGeneration, nil)).To(Equal(generation + 1))
+		Expect(configChanges()).To(Equal(changes + 1))
 		Expect(metricSeries(controller.MetricConfigInfo)).To(HaveLen(1), "one fingerprint in force")
 		// One reconcile per node: neither the echo of the controller's own
 		// write nor a second request for the same node costs another.
@@ -111,7 +111,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 		node := createNode(ctx, nil, nil)
 		Eventually(specOf(ctx, node.Name)).Should(haveField("auto", "cpuBurstStrategy", "policy"))
 		settle()
-		before, generation := reconciles(), metricValue(controller.MetricConfigGeneration, nil)
+		before, changes := reconciles(), configChanges()
 
 		// Other controllers' keys and a reformatted value change the
 		// ConfigMap, not what any node gets.
@@ -120,7 +120,7 @@ var _ = Describe("What triggers a reconcile", Serial, func() {
 			"colocation-config":           `{"enable": true}`,
 		})
 		Consistently(reconciles).Should(Equal(before))
-		Expect(metricValue(controller.MetricConfigGeneration, nil)).To(Equal(generation))
+		Expect(configChanges()).To(Equal(changes))
 	})
 
 	It("deleting the ConfigMap brings every NodeSLO back to the defaults", func(ctx SpecContext) {

@@ -220,7 +220,7 @@ func (b *bench) waitSettled(ctx context.Context, m *managerProcess, nodes int,
 func settled(ms metrics, nodes int) bool {
 	resolved := ms.sum("nodeslo_reconcile_total", nil) -
 		ms.sum("nodeslo_reconcile_total", map[string]string{"operation": "skip"})
-	return ms.sum("nodeslo_config_generation", nil) >= 1 &&
+	return ms.sum("nodeslo_config_changes_total", nil) >= 1 &&
 		resolved >= float64(nodes) &&
 		ms.sum("workqueue_depth", map[string]string{"name": controllerName}) == 0 &&
 		ms.sum("controller_runtime_active_workers", map[string]string{"controller": controllerName}) == 0

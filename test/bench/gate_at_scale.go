@@ -165,7 +165,8 @@ func (b *bench) measureHealthGate(ctx context.Context, m *managerProcess, r regi
 func (b *bench) waitHalted(ctx context.Context, m *managerProcess, timeout time.Duration) (time.Time, error) {
 	err := apiwait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
 		ms, err := m.scrape(ctx)
-		return err == nil && ms.sum(controller.MetricRolloutHalted, nil) >= 1, nil
+		return err == nil && ms.sum(controller.MetricRolloutPhase,
+			map[string]string{"phase": controller.RolloutPhaseHalted}) >= 1, nil
 	})
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s: the rollout was not halted within %s (log in %s): %w", phaseHealthGate,

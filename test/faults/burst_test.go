@@ -29,7 +29,7 @@ var _ = Describe("the ConfigMap changed 20 times in a burst", Serial, func() {
 		want := seq[burstLength]
 		changes := faults.ChangesBetween(seq...)
 		writes.Reset()
-		generation := configGeneration()
+		inForceBefore := configChanges()
 
 		start := time.Now()
 		for v := first + 1; v <= first+burstLength; v++ {
@@ -40,7 +40,7 @@ var _ = Describe("the ConfigMap changed 20 times in a burst", Serial, func() {
 		after, converged := convergedAndQuiet(ctx, want)
 		// The manager may skip versions it never saw in force: those did
 		// not reach the nodes.
-		applied := int(configGeneration() - generation)
+		applied := int(configChanges() - inForceBefore)
 		Expect(applied).To(BeNumerically(">=", 1))
 		for name, n := range changes {
 			changes[name] = min(n, applied)
@@ -56,19 +56,19 @@ var _ = Describe("the ConfigMap changed 20 times in a burst", Serial, func() {
 	})
 })
 
-// configGeneration reads how many times the in-process manager's
-// configuration in force changed (controller.MetricConfigGeneration).
-func configGeneration() float64 {
+// configChanges reads how many times the in-process manager's
+// configuration in force changed (controller.MetricConfigChanges).
+func configChanges() float64 {
 	GinkgoHelper()
 	families, err := metrics.Registry.Gather()
 	Expect(err).NotTo(HaveOccurred())
 	for _, f := range families {
-		if f.GetName() == controller.MetricConfigGeneration {
+		if f.GetName() == controller.MetricConfigChanges {
 			for _, m := range f.GetMetric() {
-				return m.GetGauge().GetValue()
+				return m.GetCounter().GetValue()
 			}
 		}
 	}
-	Fail(controller.MetricConfigGeneration + " is not registered")
+	Fail(controller.MetricConfigChanges + " is not registered")
 	return 0
 }

@@ -1,6 +1,8 @@
 // Package grafana checks the Grafana dashboard of config/grafana against
-// Grafana's own dashboard types (the Grafana Foundation SDK), and that it
-// shows what every alert of config/prometheus watches. The queries' PromQL
+// Grafana's own dashboard types (the Grafana Foundation SDK), that its
+// variables narrow every query down to one cluster, namespace and job, and
+// that it shows what every alert of config/prometheus watches, the webhook,
+// and the memory the manager keeps under its soft limit. The queries' PromQL
 // is parsed by promtool (make test-alerts), and their metrics checked
 // against a live manager's /metrics by test/monitoring.
 package grafana
@@ -182,9 +184,9 @@ func TestDashboardDecodesStrictlyIntoGrafanasTypes(t *testing.T) {
 				problems = append(problems,
 					fmt.Sprintf("panel %q, targets[%d]: datasource is not the Prometheus ${datasource} variable", title, i))
 			}
-			if !strings.Contains(q.Expr, `job=~"$job"`) {
+			if want := selection(q.Expr); !strings.Contains(q.Expr, want) {
 				problems = append(problems,
-					fmt.Sprintf("panel %q, targets[%d]: %s does not select job=~\"$job\"", title, i, q.Expr))
+					fmt.Sprintf("panel %q, targets[%d]: %s does not select %s", title, i, q.Expr, want))
 			}
 		}
 	}
@@ -255,9 +257,123 @@ func panel(d map[string]any, typ string) map[string]any {
 	panic("no panel of type " + typ)
 }
 
-// metricName is a metric of this manager, of controller-runtime or of
-// client-go, as alerts name them.
-var metricName = regexp.MustCompile(`\b(?:nodeslo|controller_runtime|workqueue|leader_election|rest_client)_[a-z_]+\b`)
+// metricName is a metric of this manager, of controller-runtime, of
+// client-go or of kube-apiserver, as alerts name them.
+var metricName = regexp.MustCompile(
+	`\b(?:nodeslo|controller_runtime|workqueue|leader_election|rest_client|apiserver)_[a-z_]+\b`)
+
+// webhookName is the ConfigMap's webhook as kube-apiserver's metrics name it
+// (config/webhook/manifests.yaml).
+const webhookName = "slo-controller-config.nodeslo.koordinator.sh"
+
+// selection is the matchers a query must hold, in this order: the
+// cluster, namespace and job chosen on the dashboard for the manager's
+// metrics; for kube-apiserver's, which another job scrapes in another
+// namespace, the cluster and the ConfigMap's webhook by name.
+func selection(expr string) string {
+	if strings.Contains(expr, "apiserver_") {
+		return `cluster=~"$cluster", name="` + webhookName + `"`
+	}
+	return `cluster=~"$cluster", namespace=~"$namespace", job=~"$job"`
+}
+
+// variable is a dashboard variable as the JSON holds it.
+type variable struct {
+	Type       string          `json:"type"`
+	Name       string          `json:"name"`
+	Query      json.RawMessage `json:"query"`
+	IncludeAll bool            `json:"includeAll"`
+	AllValue   string          `json:"allValue"`
+	Multi      bool            `json:"multi"`
+}
+
+// The variables choose one manager among several: the data source, then
+// the cluster (All by default, which matches series without a cluster
+// label too, as a single Prometheus has), the namespace among that
+// cluster's, the job among that namespace's. Each lists what the one
+// before leaves, from nodeslo_build_info, which every replica exports.
+func TestTheVariablesNarrowDownClusterNamespaceAndJob(t *testing.T) {
+	raw, err := os.ReadFile(DashboardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, raw) // strictly, first
+	var d struct {
+		Templating struct {
+			List []variable `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ name, query string }{
+		{"datasource", `"prometheus"`},
+		{"cluster", `label_values(nodeslo_build_info, cluster)`},
+		{"namespace", `label_values(nodeslo_build_info{cluster=~"$cluster"}, namespace)`},
+		{"job", `label_values(nodeslo_build_info{cluster=~"$cluster", namespace=~"$namespace"}, job)`},
+	}
+	list := d.Templating.List
+	if len(list) != len(want) {
+		t.Fatalf("%d variables, want %d: %+v", len(list), len(want), list)
+	}
+	for i, w := range want {
+		v := list[i]
+		query := string(v.Query)
+		if v.Type == "query" {
+			var q struct {
+				Query string `json:"query"`
+			}
+			if err := json.Unmarshal(v.Query, &q); err != nil {
+				t.Fatalf("variable %s: %v", v.Name, err)
+			}
+			query = q.Query
+		}
+		if v.Name != w.name || query != w.query || v.Multi {
+			t.Errorf("variable %d: %s %q (multi %v), want %s %q, one value", i, v.Name, query, v.Multi, w.name, w.query)
+		}
+	}
+	if cluster := list[1]; !cluster.IncludeAll || cluster.AllValue != ".*" {
+		t.Errorf("cluster: includeAll %v, allValue %q; want All as .*, which a series without the label matches",
+			cluster.IncludeAll, cluster.AllValue)
+	}
+}
+
+// shownMetric names a metric the dashboard must show, and why.
+type shownMetric struct{ name, why string }
+
+// Beyond the alerts' metrics, the dashboard shows how the webhook answers
+// and the memory the manager keeps under the GOMEMLIMIT it sets from the
+// container's limit (internal/manager/memory_limit.go).
+var mustShow = []shownMetric{
+	{"controller_runtime_webhook_requests_total", "the webhook's answers by code"},
+	{"controller_runtime_webhook_latency_seconds_bucket", "the webhook's latency, against the apiserver's 5 s"},
+	{"process_resident_memory_bytes", "what the container's memory limit counts"},
+	{"go_gc_gomemlimit_bytes", "the soft limit the manager sets"},
+	{"go_gc_heap_live_bytes", "the live heap under it"},
+	{"go_gc_cycles_total_gc_cycles_total", "garbage collections, which grow near the soft limit"},
+	{"go_cpu_classes_gc_total_cpu_seconds_total", "the collector's share of the CPU"},
+}
+
+func TestTheDashboardShowsTheWebhookAndTheMemoryTheManagerTunes(t *testing.T) {
+	raw, err := os.ReadFile(DashboardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for _, p := range decode(t, raw).panels {
+		for _, target := range p.Targets {
+			if q, ok := target.(*prometheus.Dataquery); ok {
+				exprs = append(exprs, q.Expr)
+			}
+		}
+	}
+	for _, m := range mustShow {
+		name := regexp.MustCompile(`\b` + regexp.QuoteMeta(m.name) + `\b`)
+		if !slices.ContainsFunc(exprs, name.MatchString) {
+			t.Errorf("no panel queries %s (%s)", m.name, m.why)
+		}
+	}
+}
 
 // Every metric an alert watches has a panel: an operator paged by an alert
 // finds its series on the dashboard.

@@ -1,19 +1,23 @@
 // Package monitoring checks the Grafana dashboard (config/grafana) and the
 // alerts (config/prometheus/prometheusrule.yaml) against a live manager:
 // every metric a query names, and every label value it matches on, must be
-// on the manager's /metrics once it has reconciled something.
+// on the manager's /metrics once it has reconciled something, or, for
+// kube-apiserver's own metrics, on the control plane's.
 package monitoring
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +30,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	sloapi "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
@@ -50,6 +56,17 @@ type query struct {
 // (histograms give _bucket, _sum and _count), the label sets of its series.
 type exported map[string][]map[string]string
 
+// sources is what each exporter the queries read exposes.
+type sources struct {
+	manager, apiserver exported
+}
+
+// kubeAPIServerPrefix starts the names of kube-apiserver's own metrics: an
+// alert watches its count of the webhook's calls that failed open, which
+// the manager cannot see. They are checked against the control plane's
+// /metrics, every other metric against the manager's.
+const kubeAPIServerPrefix = "apiserver_"
+
 // targetLabels are added by Prometheus when it scrapes, not by the manager.
 var targetLabels = []string{"job", "instance", "namespace", "pod", "service", "endpoint", "container"}
 
@@ -57,9 +74,9 @@ var targetLabels = []string{"job", "instance", "namespace", "pod", "service", "e
 // joined by |, such as "nodeslo|config-cache": each word is checked.
 var literalAlternatives = regexp.MustCompile(`^[A-Za-z0-9_.:-]+(\|[A-Za-z0-9_.:-]+)*$`)
 
-// problems lists, for every query, each metric the manager does not export
+// problems lists, for every query, each metric its exporter does not export
 // and each label value no exported series of that metric carries.
-func problems(queries []query, have exported) []string {
+func problems(queries []query, have sources) []string {
 	var out []string
 	for _, q := range queries {
 		sels, err := selectorsIn(q.expr)
@@ -71,9 +88,13 @@ func problems(queries []query, have exported) []string {
 			out = append(out, fmt.Sprintf("%s: %q names no metric", q.source, q.expr))
 		}
 		for _, s := range sels {
-			series, ok := have[s.metric]
+			exporter, exports := "the manager", have.manager
+			if strings.HasPrefix(s.metric, kubeAPIServerPrefix) {
+				exporter, exports = "kube-apiserver", have.apiserver
+			}
+			series, ok := exports[s.metric]
 			if !ok {
-				out = append(out, fmt.Sprintf("%s names metric %s, which the manager does not export", q.source, s.metric))
+				out = append(out, fmt.Sprintf("%s names metric %s, which %s does not export", q.source, s.metric, exporter))
 				continue
 			}
 			for _, m := range s.matchers {
@@ -83,8 +104,8 @@ func problems(queries []query, have exported) []string {
 				}
 				for v := range strings.SplitSeq(m.value, "|") {
 					if !slices.ContainsFunc(series, func(l map[string]string) bool { return l[m.label] == v }) {
-						out = append(out, fmt.Sprintf("%s matches %s{%s=%q}, but no series the manager exports has it",
-							q.source, s.metric, m.label, v))
+						out = append(out, fmt.Sprintf("%s matches %s{%s=%q}, but no series %s exports has it",
+							q.source, s.metric, m.label, v, exporter))
 					}
 				}
 			}
@@ -204,6 +225,15 @@ func alertQueries() []query {
 	return out
 }
 
+// apiserverMetrics reads the control plane's /metrics as its administrator.
+func apiserverMetrics(ctx context.Context, g Gomega, cfg *rest.Config) string {
+	clientset, err := kubernetes.NewForConfig(cfg)
+	g.Expect(err).NotTo(HaveOccurred())
+	page, err := clientset.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	return string(page)
+}
+
 func getMetrics(g Gomega, addr string) string {
 	resp, err := http.Get("http://" + addr + "/metrics") //nolint:noctx // polled by Eventually
 	g.Expect(err).NotTo(HaveOccurred())
@@ -216,10 +246,14 @@ func getMetrics(g Gomega, addr string) string {
 
 var _ = Describe("The dashboard and the alerts", func() {
 	It("name only metrics and label values a manager exports once it has reconciled", func(ctx SpecContext) {
-		env := envtestharness.Start(envtestharness.Options{})
+		env := envtestharness.Start(envtestharness.Options{Webhook: true})
 		cfg, c := env.Admin, env.Client
 
-		By("a ConfigMap with an invalid key, a node strategy and a Node, so that every metric has been used")
+		By("a ConfigMap with a node strategy, written while the webhook does not answer yet, and a Node")
+		// The apiserver calls the webhook of config/webhook before the
+		// manager serves it: the call fails and, as failurePolicy Ignore
+		// says, the write is admitted unchecked, which kube-apiserver
+		// counts under the webhook's name.
 		opts := managertest.Options()
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: opts.Controllers.ConfigNamespace}}
 		Expect(c.Create(ctx, ns)).To(Succeed())
@@ -228,14 +262,13 @@ var _ = Describe("The dashboard and the alerts", func() {
 			Data: map[string]string{
 				"resource-threshold-config": `{"clusterStrategy": {"enable": true}, "nodeStrategies": [
 					{"name": "monitoring", "nodeSelector": {"matchLabels": {"pool": "monitoring"}}}]}`,
-				"cpu-burst-config": `{"clusterStrategy": {"cpuBurstPercent": 0}}`,
 			},
 		})).To(Succeed())
 		Expect(c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name: "monitoring-1", Labels: map[string]string{"pool": "monitoring"},
 		}})).To(Succeed())
 
-		By("the manager as deployed: leader election on, metrics served")
+		By("the manager as deployed: leader election on, metrics and the webhook served")
 		var err error
 		opts.MetricsBindAddress, err = localcluster.FreeLocalAddress()
 		Expect(err).NotTo(HaveOccurred())
@@ -245,6 +278,8 @@ var _ = Describe("The dashboard and the alerts", func() {
 		// The metric check below queries a listener on loopback: a check
 		// without credentials reaches only the allowed hosts.
 		opts.Controllers.MetricGate.AllowedHosts = "127.0.0.1"
+		opts.Webhook.Enable = true
+		opts.Webhook.Host, opts.Webhook.Port, opts.Webhook.CertDir = env.WebhookServing()
 		running, err := managertest.Start(cfg, opts)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })
@@ -254,7 +289,8 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, types.NamespacedName{Name: "monitoring-1"}, &sloapi.NodeSLO{})).To(Succeed())
 		}).WithTimeout(60 * time.Second).Should(Succeed())
-		By("a staged rollout under a metric check, so that the check's measurements are counted")
+		By("an invalid key, which the webhook denies, and a staged rollout under a metric check, " +
+			"so that the check's measurements are counted")
 		// The measurement counter has series only once a check was measured:
 		// a change of the one node's value, rolled out under a health gate
 		// with one metric check, measured on a server that answers as
@@ -267,6 +303,16 @@ var _ = Describe("The dashboard and the alerts", func() {
 		DeferCleanup(prometheus.Close)
 		cm := &corev1.ConfigMap{}
 		Expect(c.Get(ctx, types.NamespacedName{Namespace: ns.Name, Name: opts.Controllers.ConfigName}, cm)).To(Succeed())
+		Eventually(func() error {
+			conn, err := net.Dial("tcp", net.JoinHostPort(opts.Webhook.Host, strconv.Itoa(opts.Webhook.Port)))
+			if err == nil {
+				_ = conn.Close()
+			}
+			return err
+		}).Should(Succeed(), "the webhook is served")
+		invalid := cm.DeepCopy()
+		invalid.Data["cpu-burst-config"] = `{"clusterStrategy": {"cpuBurstPercent": 0}}`
+		Expect(c.Update(ctx, invalid)).To(MatchError(ContainSubstring("cpu-burst-config")), "the webhook denies it")
 		cm.Data["resource-threshold-config"] = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 			"nodeStrategies": [{"name": "monitoring", "nodeSelector": {"matchLabels": {"pool": "monitoring"}}}]}`
 		cm.Data["nodeslo-rollout-config"] = fmt.Sprintf(`{"maxNodesPerStep": 1, "healthGate": {"metrics": [
@@ -279,28 +325,34 @@ var _ = Describe("The dashboard and the alerts", func() {
 		// that never gets one fails the spec with the list of problems.
 		By("every query of the dashboard and the alerts")
 		queries := append(dashboardQueries(), alertQueries()...)
-		var have exported
+		var have sources
 		Eventually(func(g Gomega) {
 			page := getMetrics(g, opts.MetricsBindAddress)
-			g.Expect(page).To(ContainSubstring(`nodeslo_config_invalid{key="cpu-burst-config"} 1`))
 			g.Expect(page).To(ContainSubstring(`nodeslo_reconcile_total{operation="create",result="success"} 1`))
 			g.Expect(page).To(ContainSubstring(
 				`nodeslo_strategy_nodes{key="resource-threshold-config",strategy="monitoring"} 1`))
 			g.Expect(page).To(MatchRegexp(`leader_election_master_status\{name="[^"]+"\} 1`))
 			g.Expect(page).To(MatchRegexp(`nodeslo_rollout_metric_measurements_total\{check="dashboard",result="pass"\} [1-9]`))
 			var err error
-			have, err = parseMetrics(page)
+			have.manager, err = parseMetrics(page)
+			g.Expect(err).NotTo(HaveOccurred())
+			have.apiserver, err = parseMetrics(apiserverMetrics(ctx, g, cfg))
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(problems(queries, have)).To(BeEmpty())
 		}).Should(Succeed())
 
-		By("and the check does fail on a misspelt metric or controller name")
+		By("and the check does fail on a misspelt metric, controller or webhook name")
 		Expect(problems([]query{
 			{source: `panel "typo"`, expr: `sum(rate(nodeslo_reconciles_total[5m]))`},
 			{source: `panel "renamed"`, expr: `workqueue_depth{name=~"nodeslo|configcache"}`},
+			{source: `alert "manager's"`, expr: `apiserver_admission_webhook_fail_open_count{name="nodeslo"}`},
+			{source: `alert "total"`, expr: `apiserver_admission_webhook_fail_open_total`},
 		}, have)).To(Equal([]string{
 			`panel "typo" names metric nodeslo_reconciles_total, which the manager does not export`,
 			`panel "renamed" matches workqueue_depth{name="configcache"}, but no series the manager exports has it`,
+			`alert "manager's" matches apiserver_admission_webhook_fail_open_count{name="nodeslo"}, ` +
+				`but no series kube-apiserver exports has it`,
+			`alert "total" names metric apiserver_admission_webhook_fail_open_total, which kube-apiserver does not export`,
 		}))
 	})
 })

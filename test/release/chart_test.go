@@ -87,6 +87,39 @@ func TestHelmInstallsTheChartPackageAtTheReleaseVersion(t *testing.T) {
 	}
 }
 
+// The packaged chart's alerts and dashboard link the runbook make release
+// pinned (RUNBOOK_URL: by default docs/runbook.md at the release's tag).
+func TestTheChartPackageLinksTheReleasesRunbook(t *testing.T) {
+	r := releaseUnderTest(t)
+	want := os.Getenv("RELEASE_RUNBOOK_URL")
+	if want == "" {
+		t.Fatal("RELEASE_RUNBOOK_URL is unset: run `make test-release VERSION=vX.Y.Z`")
+	}
+	project := strings.Contains(want, "github.com/nodeslo/nodeslo-controller/")
+	if project && !strings.Contains(want, "/blob/"+r.version+"/") {
+		t.Errorf("the release links the project's runbook %s, not at its tag %s", want, r.version)
+	}
+	var values struct {
+		RunbookURL string `json:"runbookURL"`
+	}
+	helm := tool(t, "HELM")
+	chart := r.path(r.chartPackage())
+	if err := yaml.Unmarshal([]byte(runCommand(t, nil, helm, "show", "values", chart)), &values); err != nil {
+		t.Fatal(err)
+	}
+	if values.RunbookURL != want {
+		t.Errorf("the chart package's runbookURL is %q, want %q", values.RunbookURL, want)
+	}
+	rendered := runCommand(t, nil, helm, "template", "nodeslo", chart, "--kube-version", "1.30.0",
+		"--set", "manager.image.repository=registry.example.com/nodeslo-controller",
+		"--set", "prometheusRule.enabled=true", "--set", "grafanaDashboard.enabled=true")
+	for _, link := range []string{"runbook_url: " + want + "#nodeslooutofdate", `"url": "` + want + `"`} {
+		if !strings.Contains(rendered, link) {
+			t.Errorf("the chart package renders no %s", link)
+		}
+	}
+}
+
 // install.yaml names the same image as the chart: the release's tag.
 func TestInstallYAMLNamesTheImageOfTheRelease(t *testing.T) {
 	r := releaseUnderTest(t)
