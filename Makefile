@@ -133,10 +133,10 @@ RACE_TESTS = internal/sloconfig:^TestConcurrent
 # a shard that runs no spec fails.
 SPLIT_SUITES = internal/controller:TestControllers:rollout,held,gates,metrics,gitops
 # ALONE_TESTS (package:TestName, of a SPLIT_SUITES package) run once the
-# parallel suites are done, alone, with the package's binary; its rest shard
-# skips them. The health watch's memory test writes 420 MiB of Pods through
-# its own control plane: beside the suites, the starved apiserver took
-# minutes, and a watch's 30 s listing deadline passed.
+# package's shards are done, one at a time, with the package's binary (the
+# fuzz targets may still run beside them); its rest shard skips them. The
+# health watch's memory test writes 420 MiB of Pods through its own control
+# plane: beside the six shards, the starved apiserver took minutes.
 ALONE_TESTS = internal/controller:TestHealthWatchHoldsPodsByCountNotSize
 MODULE = $(shell go list -m)
 # Test binaries are linked without DWARF and symbol table (-s -w): linking
@@ -181,7 +181,18 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 			rest="$${rest:+$$rest || }$$label"; \
 		done; \
 	done; \
-	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; exit $$split_status; \
+	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; [ $$split_status -eq 0 ] || exit 1; \
+	for t in $(ALONE_TESTS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; k=0; binary=""; log="cover.split-alone-$$name.log"; \
+		for s in $(SPLIT_SUITES); do k=$$((k+1)); [ "$${s%%:*}" != "$$pkg" ] || binary="$(CURDIR)/bin/test/split$$k.test"; done; \
+		[ -n "$$binary" ] || { echo "ALONE_TESTS: $$pkg is not a SPLIT_SUITES package" >"$$log"; exit 1; }; \
+		start=$$(date +%s); \
+		out=$$(cd "$$pkg" && "$$binary" -test.run "^$$name\$$" -test.v -test.count=1 -test.timeout=10m -test.paniconexit0 \
+			-test.coverprofile "$(CURDIR)/cover.split-alone-$$name.out" 2>&1) || { echo "$$out" >"$$log"; exit 1; }; \
+		grep -q '^--- PASS' <<<"$$out" || { echo "ALONE_TESTS: $$t ran no test" >"$$log"; exit 1; }; \
+		{ grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' <<<"$$out"; \
+		  echo "ok  	$(MODULE)/$$pkg	$$name	$$(( $$(date +%s) - start ))s"; } >"$$log"; \
+	done; \
 	} & split_pid=$$!; \
 	{ hack/test-packages.sh bin/test/norace cover.norace.out -cover -covermode=atomic $(TEST_LDFLAGS) -- $$norace && \
 		for t in $(RACE_TESTS); do \
@@ -200,17 +211,6 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 		! grep -q 'no tests to run' "$$l" || { echo "SPLIT_SUITES: $$l ran no test" >&2; status=1; }; \
 	done; \
 	[ $$status -eq 0 ] || exit $$status; \
-	for t in $(ALONE_TESTS); do \
-		pkg=$${t%%:*}; name=$${t#*:}; k=0; binary=""; \
-		for s in $(SPLIT_SUITES); do k=$$((k+1)); [ "$${s%%:*}" != "$$pkg" ] || binary="$(CURDIR)/bin/test/split$$k.test"; done; \
-		[ -n "$$binary" ] || { echo "ALONE_TESTS: $$pkg is not a SPLIT_SUITES package" >&2; exit 2; }; \
-		start=$$(date +%s); \
-		out=$$(cd "$$pkg" && "$$binary" -test.run "^$$name\$$" -test.v -test.count=1 -test.timeout=10m -test.paniconexit0 \
-			-test.coverprofile "$(CURDIR)/cover.split-alone-$$name.out" 2>&1) || { echo "$$out"; exit 1; }; \
-		grep -q '^--- PASS' <<<"$$out" || { echo "ALONE_TESTS: $$t ran no test" >&2; exit 1; }; \
-		grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' <<<"$$out"; \
-		echo "ok  	$(MODULE)/$$pkg	$$name alone	$$(( $$(date +%s) - start ))s"; \
-	done; \
 	{ echo "mode: atomic"; tail -q -n +2 cover.race.out cover.norace.out cover.split*.out; } > cover.out; \
 	rm -f cover.race.out cover.norace.out cover.split*.out cover.split*.log
 
