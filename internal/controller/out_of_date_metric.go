@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -40,10 +39,6 @@ var outOfDateReasons = []string{OutOfDateMissing, OutOfDateDiffers, OutOfDateEdi
 // outOfDateListTimeout bounds the wait for the cache during a scrape.
 const outOfDateListTimeout = 5 * time.Second
 
-// outOfDateRecountInterval is how long one count serves the scrapes that
-// follow it under the same Snapshot, as for nodeslo_strategy_nodes.
-const outOfDateRecountInterval = time.Second
-
 // outOfDateNodes computes nodeslo_out_of_date_nodes when it is scraped,
 // from the Snapshot in force and the cache's Node and NodeSLO metadata:
 // what the NodeSLO controller should have converged to, checked apart from
@@ -51,19 +46,13 @@ const outOfDateRecountInterval = time.Second
 // writer shows whatever the controller believes. It compares the digest
 // annotation of each NodeSLO with the digest of the spec resolved for its
 // node (sloconfig.StoredForm.HeldBy without the spec, which the cache does
-// not hold), about 5 µs a node, at most once per outOfDateRecountInterval.
+// not hold), about 5 µs a node, at most once per recountInterval.
 type outOfDateNodes struct {
 	published *snapshots
 	cache     client.Reader
 	desc      *prometheus.Desc
 
-	mu sync.Mutex
-	// last is the most recent count: the Snapshot, the time and the series.
-	last struct {
-		snap   *Snapshot
-		at     time.Time
-		series []prometheus.Metric
-	}
+	last recountedSeries[*Snapshot]
 }
 
 func newOutOfDateNodes(published *snapshots, cache client.Reader) *outOfDateNodes {
@@ -87,19 +76,7 @@ func (o *outOfDateNodes) Collect(ch chan<- prometheus.Metric) {
 	if snap == nil || snap.Config.ReadsStoredSpec() {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.last.snap != snap || time.Since(o.last.at) >= outOfDateRecountInterval {
-		series, err := o.count(snap)
-		if err != nil {
-			ch <- prometheus.NewInvalidMetric(o.desc, err)
-			return
-		}
-		o.last.snap, o.last.at, o.last.series = snap, time.Now(), series
-	}
-	for _, m := range o.last.series {
-		ch <- m
-	}
+	o.last.collect(ch, o.desc, snap, func() ([]prometheus.Metric, error) { return o.count(snap) })
 }
 
 // count compares every Node of the cache that the gate of snap does not

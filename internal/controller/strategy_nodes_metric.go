@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,14 +19,9 @@ const MetricStrategyNodes = "nodeslo_strategy_nodes"
 // scrape; a scrape that waits longer reports the metric as failed.
 const strategyNodesListTimeout = 5 * time.Second
 
-// strategyRecountInterval is how long one count serves the scrapes that
-// follow it under the same configuration: several Prometheus replicas (or
-// a poll as tight as make bench's) then cost one count between them.
-const strategyRecountInterval = time.Second
-
 // strategyNodes computes nodeslo_strategy_nodes when it is scraped, from
 // the configuration in force and the Node cache, so that it costs nothing
-// between scrapes and is never more than strategyRecountInterval stale:
+// between scrapes and is never more than recountInterval stale:
 // keeping the counts up to date on every Node event would cost more at
 // 10,000 nodes than counting once per scrape (sloconfig's
 // BenchmarkReach10000Nodes: milliseconds).
@@ -36,14 +30,7 @@ type strategyNodes struct {
 	nodes     client.Reader
 	desc      *prometheus.Desc
 
-	mu sync.Mutex
-	// last is the most recent count: the configuration, the time and the
-	// series it gave.
-	last struct {
-		cfg    *sloconfig.Config
-		at     time.Time
-		series []prometheus.Metric
-	}
+	last recountedSeries[*sloconfig.Config]
 }
 
 func newStrategyNodes(published *snapshots, nodes client.Reader) *strategyNodes {
@@ -65,19 +52,7 @@ func (s *strategyNodes) Collect(ch chan<- prometheus.Metric) {
 	if cfg == nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.last.cfg != cfg || time.Since(s.last.at) >= strategyRecountInterval {
-		series, err := s.count(cfg)
-		if err != nil {
-			ch <- prometheus.NewInvalidMetric(s.desc, err)
-			return
-		}
-		s.last.cfg, s.last.at, s.last.series = cfg, time.Now(), series
-	}
-	for _, m := range s.last.series {
-		ch <- m
-	}
+	s.last.collect(ch, s.desc, cfg, func() ([]prometheus.Metric, error) { return s.count(cfg) })
 }
 
 // count counts the nodes of every entry of cfg in the Node cache.

@@ -62,9 +62,9 @@ func TestStrategyNodesRecountsOnlyWhenStaleOrReconfigured(t *testing.T) {
 	if nodes.lists != 2 {
 		t.Errorf("a new configuration was not counted again: %d lists, want 2", nodes.lists)
 	}
-	s.last.at = time.Now().Add(-strategyRecountInterval)
+	s.last.at = time.Now().Add(-recountInterval)
 	collect(s)
 	if nodes.lists != 3 {
-		t.Errorf("a count %s old was reused: %d lists, want 3", strategyRecountInterval, nodes.lists)
+		t.Errorf("a count %s old was reused: %d lists, want 3", recountInterval, nodes.lists)
 	}
 }
