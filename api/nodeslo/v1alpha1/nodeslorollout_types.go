@@ -24,13 +24,17 @@ const (
 	ConditionStalled = "Stalled"
 )
 
-// NodeSLORolloutSpec is what an operator asks of the rollout, beside the
-// ConfigMap that a GitOps tool may own: a GitOps tool that syncs the
-// ConfigMap never sees these, so it never undoes them.
+// NodeSLORolloutSpec is how and when the ConfigMap's configuration
+// reaches the nodes: the strategy, and the operator's controls. Whoever
+// may edit the ConfigMap decides what the configuration is, never how it
+// rolls out; a GitOps tool may own the strategy while the plugin owns the
+// controls (server-side apply keeps each field's manager).
 type NodeSLORolloutSpec struct {
-	// Paused holds the rollout's pending nodes where they are, as "paused":
-	// true in the rollout key does, whatever the key says. It does nothing
-	// when the ConfigMap has no rollout key.
+	// Strategy is how a change reaches the nodes. Without it every change
+	// reaches every node at once.
+	// +optional
+	Strategy *RolloutStrategy `json:"strategy,omitempty"`
+	// Paused holds the rollout's pending nodes where they are.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
 	// Resume resumes the rollout the health gate halted at resume.haltedAt
