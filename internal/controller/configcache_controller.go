@@ -79,13 +79,12 @@ type configMapRead struct {
 	exists bool
 	// version is its resourceVersion ("" when it does not exist).
 	version string
-	// rolloutRelevant: there is a rollout key, or a record to remove.
+	// rolloutRelevant: there is a strategy, or a record to remove.
 	rolloutRelevant bool
-	// rollout is the rollout key, parsed once for the whole reconcile, with
-	// the NodeSLORollout's pause; for a ConfigMap that does not exist, the
-	// key it had (orphanRollout).
+	// rollout is the NodeSLORollout's strategy, compiled once for the
+	// whole reconcile, with its pause; it outlives a deleted ConfigMap.
 	rollout rollout.Key
-	// rolloutKey is the key's value as written ("" when absent).
+	// rolloutKey is the strategy's JSON ("" when there is none).
 	rolloutKey string
 	// object is the NodeSLORollout: the record and the operator's controls.
 	object rolloutObject
@@ -159,7 +158,7 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // read reads the ConfigMap and the NodeSLORollout from the cache, and
-// parses the rollout key once, paused too when the NodeSLORollout says so.
+// compiles the NodeSLORollout's strategy once, with its pause.
 func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error) {
 	cm, exists, err := r.readConfigMap(ctx)
 	if err != nil {
@@ -170,18 +169,14 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 		return configMapRead{}, err
 	}
 	if exists {
-		out.version, out.rolloutKey = cm.ResourceVersion, cm.Data[string(sloconfig.KeyRollout)]
-	} else if out.rolloutKey, err = r.rollout.orphanRolloutKey(ctx); err != nil {
-		return configMapRead{}, err
+		out.version = cm.ResourceVersion
 	}
-	if out.rolloutKey != "" || exists {
-		out.rollout = rollout.LoadKeyWithin(rolloutData(cm.Data, out.rolloutKey, exists), r.limits())
-	}
-	if out.object.Paused && out.rollout.Policy != nil {
-		out.rollout.Policy.Paused = true
+	if obj := out.object.obj; obj != nil {
+		limits := r.limits()
+		out.rollout = rollout.LoadStrategy(&obj.Spec, &limits)
+		out.rolloutKey = out.rollout.Raw
 	}
 	out.rolloutRelevant = out.rollout.Present || out.object.HasRecord
-	r.rollout.orphan.keep(out)
 	return out, nil
 }
 
@@ -297,7 +292,7 @@ func (r *ConfigCacheReconciler) publish(
 func (r *ConfigCacheReconciler) report(
 	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key,
 ) {
-	evs := sloconfig.KeyEvents(cm.Data, cm.BinaryData, cfg, rolloutKey.Lines())
+	evs := sloconfig.KeyEvents(cm.Data, cm.BinaryData, cfg, rollout.RetiredKeyLines(cm.Data))
 	var b strings.Builder
 	b.WriteString(string(cm.UID))
 	for _, e := range evs {

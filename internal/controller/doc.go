@@ -4,10 +4,10 @@
 //   - the config-cache controller (configcache_controller.go) loads the
 //     slo-controller-config ConfigMap through the sloconfig engine, finds
 //     the fields of it the installed CRD drops (crd_skew.go), drives the
-//     staged rollout the ConfigMap asks for (rollout_driver.go: plan and
-//     record; rollout_history.go: revisions and status; rollout_revert.go:
-//     the health gate's revert; rollout_orphan.go: the record of a deleted
-//     ConfigMap; decisions in internal/rollout), and
+//     staged rollout the NodeSLORollout's strategy asks for
+//     (rollout_driver.go: plan and record; rollout_history.go: revisions
+//     and status; rollout_revert.go: the health gate's revert; decisions
+//     in internal/rollout), and
 //     publishes all of it as one Snapshot (snapshot.go);
 //   - the NodeSLO reconciler (nodeslo_controller.go) keeps one NodeSLO per
 //     Node with what the Snapshot resolves for that node, except for the

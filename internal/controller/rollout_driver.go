@@ -62,9 +62,6 @@ type rolloutDriver struct {
 	// written is the NodeSLORollout as our last status write returned it,
 	// until the cache shows it (rollout_object.go).
 	written *nodeslov1alpha1.NodeSLORollout
-	// orphan keeps the rollout key of a ConfigMap deleted
-	// (docs/rollout.md#the-configmap-deleted).
-	orphan orphanRollout
 	// revertRefused is the configuration whose revert was refused (and said so) last.
 	revertRefused string
 }

@@ -20,10 +20,6 @@ import (
 // patches its status once a reconcile; it never writes the spec, and
 // never writes the ConfigMap.
 
-// reasonRecordMoved: the Event that says the legacy record annotation was
-// taken up, once.
-const reasonRecordMoved = "RolloutRecordMoved"
-
 // rolloutObject is the NodeSLORollout as a reconcile sees it.
 type rolloutObject struct {
 	// obj is the object (nil: there is none yet).
@@ -45,7 +41,7 @@ func (d *rolloutDriver) readRolloutObject(ctx context.Context, cm *corev1.Config
 	if w := d.written; w != nil && obj != nil && w.UID == obj.UID && w.Generation == obj.Generation {
 		obj = w.DeepCopy() // the cache may not have our last status yet; the spec is the same
 	}
-	return rolloutObject{obj: obj, Controls: rollout.ControlsOf(obj, cm.Annotations)}, nil
+	return rolloutObject{obj: obj, Controls: rollout.ControlsOf(obj)}, nil
 }
 
 // observed reports whether the NodeSLORollout's status was decided on its
@@ -56,7 +52,7 @@ func (o rolloutObject) observed(version string) bool {
 }
 
 // writeStatus makes the NodeSLORollout's status say what the plan decided
-// (creating the object first when there is none): the record, the status
+// (nothing without a NodeSLORollout: its operator creates it): the record, the status
 // and its conditions, the revision in force and what was observed, in one
 // patch at the resourceVersion read, written only when something but the
 // time changed. It returns the plan to publish: the plan itself, or, when
@@ -66,12 +62,7 @@ func (d *rolloutDriver) writeStatus(
 ) (rollout.Plan, error) {
 	obj := read.object.obj
 	if obj == nil {
-		obj = &nodeslov1alpha1.NodeSLORollout{}
-		obj.Namespace, obj.Name = d.key.Namespace, d.key.Name
-		obj.Labels = map[string]string{"app.kubernetes.io/managed-by": eventRecorderName}
-		if err := d.client.Create(ctx, obj); err != nil {
-			return plan.Unpersisted(), fmt.Errorf("creating NodeSLORollout %s: %w", d.key, err)
-		}
+		return plan, nil
 	}
 	want := plan.APIStatus(obj.Status, read.object.Controls,
 		rollout.ObservedBy{Generation: obj.Generation, ConfigMapVersion: read.version, Revision: revision}, now)
@@ -86,12 +77,5 @@ func (d *rolloutDriver) writeStatus(
 		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", d.key, err)
 	}
 	d.written = obj
-	if read.object.Legacy {
-		d.recorder.Eventf(obj, nil, corev1.EventTypeNormal, reasonRecordMoved, "Move record",
-			"the rollout record of ConfigMap %s moved from its annotation %s to this NodeSLORollout's status; "+
-				"remove the annotation, which is read again should this NodeSLORollout be deleted "+
-				"(kubectl annotate configmap -n %s %s %s-)",
-			d.key.Name, rollout.RecordAnnotation, d.key.Namespace, d.key.Name, rollout.RecordAnnotation)
-	}
 	return plan, nil
 }

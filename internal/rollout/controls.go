@@ -22,16 +22,10 @@ type Controls struct {
 	Retry  string
 	Resume time.Time
 	Paused bool
-	// Legacy: the record (and retry) came from the ConfigMap's annotations
-	// of the controller's versions before the NodeSLORollout.
-	Legacy bool
 }
 
-// ControlsOf reads obj (nil: there is none yet). While the controller
-// never wrote obj's status, a record of the versions before the
-// NodeSLORollout, in the ConfigMap's annotations, is taken up instead,
-// with its retry: once, on an upgrade.
-func ControlsOf(obj *nodeslov1alpha1.NodeSLORollout, annotations map[string]string) Controls {
+// ControlsOf reads obj (nil: there is none).
+func ControlsOf(obj *nodeslov1alpha1.NodeSLORollout) Controls {
 	var c Controls
 	if obj != nil {
 		c.Paused, c.Record = obj.Spec.Paused, obj.Status.Record
@@ -40,12 +34,6 @@ func ControlsOf(obj *nodeslov1alpha1.NodeSLORollout, annotations map[string]stri
 		}
 		if r := obj.Spec.Retry; r != nil {
 			c.Retry = Retry{Fingerprint: r.Configuration, HaltedAt: r.HaltedAt.UTC()}.Encode()
-		}
-	}
-	if (obj == nil || obj.Status.ObservedGeneration == 0) && annotations[RecordAnnotation] != "" {
-		c.Record, c.Legacy = annotations[RecordAnnotation], true
-		if c.Retry == "" {
-			c.Retry = annotations[RetryAnnotation]
 		}
 	}
 	c.HasRecord = c.Record != ""

@@ -86,17 +86,41 @@ type Key struct {
 	// key's document, positions where known.
 	Errors   field.ErrorList
 	Warnings []string
+	// Raw is the strategy's JSON (StrategyJSON; "": none).
+	Raw string
 }
 
 // Valid reports whether the key is absent or its value was accepted. A
 // present but invalid key pauses every rollout (docs/rollout.md).
 func (r Key) Valid() bool { return len(r.Errors) == 0 }
 
-// Messages renders the errors, one line each, prefixed with the key.
-func (r Key) Messages() []string { return r.report().Messages() }
+// Messages renders the errors, one line each, with their path under
+// spec.strategy.
+func (r Key) Messages() []string {
+	out := make([]string, len(r.Errors))
+	for i, e := range r.Errors {
+		out[i] = fmt.Sprintf("%s: %s", strategyPath.String()+prefixed(e.Field), e.ErrorBody())
+	}
+	return out
+}
 
-// WarningMessages renders the warnings, each prefixed with the key.
-func (r Key) WarningMessages() []string { return r.report().WarningMessages() }
+// WarningMessages renders the warnings, each prefixed with spec.strategy.
+func (r Key) WarningMessages() []string {
+	out := make([]string, len(r.Warnings))
+	for i, w := range r.Warnings {
+		out[i] = fmt.Sprintf("%s.%s", strategyPath, w)
+	}
+	return out
+}
+
+// prefixed is a field path below spec.strategy as its suffix ("" for the
+// strategy itself).
+func prefixed(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "." + p
+}
 
 func (r Key) report() sloconfig.SectionReport {
 	return sloconfig.SectionReport{Key: sloconfig.KeyRollout, Errors: r.Errors, Warnings: r.Warnings}
@@ -127,6 +151,11 @@ func loadKey(data map[string]string, limits *Limits) Key {
 	if !present {
 		return Key{}
 	}
+	return loadRaw(raw, limits)
+}
+
+// loadRaw compiles a strategy's JSON.
+func loadRaw(raw string, limits *Limits) Key {
 	if err := keyTooLarge(raw); err != nil {
 		return Key{Present: true, Errors: field.ErrorList{err}}
 	}

@@ -54,10 +54,6 @@ type ConfigMapValidator struct {
 	// to warn of those the installed CRD would drop
 	// (docs/behaviour.md#crd-version-skew); nil: no such check.
 	Writer client.Client
-	// Limits reads what the manager allows the rollout key's metric
-	// checks (its flags, and its credentials directory as it is at each
-	// review); nil: not known, as for kubectl nodeslo validate.
-	Limits func() rollout.Limits
 }
 
 var _ admission.Validator[*corev1.ConfigMap] = &ConfigMapValidator{}
@@ -114,7 +110,7 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 		data = map[string]string{}
 	}
 	cfg := sloconfig.Load(data, nil)
-	errs, keyWarnings := sloconfig.ReportLines(cfg, v.loadRolloutKey(data).Lines())
+	errs, keyWarnings := sloconfig.ReportLines(cfg, rollout.RetiredKeyLines(data))
 	warnings = sloconfig.DataKeyWarningLines(cm.Data, cm.BinaryData)
 	warnings = append(warnings, keyWarnings...)
 	if len(errs) > 0 {
@@ -122,14 +118,6 @@ func (v *ConfigMapValidator) validate(ctx context.Context, cm *corev1.ConfigMap)
 	}
 	warnings = append(warnings, liveNodeWarnings(ctx, v.Nodes, cfg)...)
 	return append(warnings, v.droppedWarnings(ctx, cfg)...), nil
-}
-
-// loadRolloutKey loads the rollout key as the controller does.
-func (v *ConfigMapValidator) loadRolloutKey(data map[string]string) rollout.Key {
-	if v.Limits == nil {
-		return rollout.LoadKey(data)
-	}
-	return rollout.LoadKeyWithin(data, v.Limits())
 }
 
 // sameData reports whether an update leaves data and binaryData as stored:

@@ -18,13 +18,17 @@ import (
 // SetConfig makes the ConfigMap key hold data: created when missing,
 // otherwise its data replaced and its metadata kept. The replacement is
 // retried on a conflict: the controller never writes the ConfigMap, but a
-// spec may (an apply by another field manager, say). It returns the ConfigMap as written
-// and whether it was created (the caller decides whether a spec's cleanup
-// deletes it).
+// spec may (an apply by another field manager, say). The rollout policy
+// in data (SplitPolicy) goes to the NodeSLORollout of the same name
+// first, so that the change rolls out under it (SetStrategy). It returns
+// the ConfigMap as written and whether it was created (the caller decides
+// whether a spec's cleanup deletes it).
 func SetConfig(
 	ctx context.Context, c client.Client, key client.ObjectKey, data map[string]string,
 ) (*corev1.ConfigMap, bool) {
 	GinkgoHelper()
+	data, policy := SplitPolicy(data)
+	SetStrategy(ctx, c, key, policy)
 	cm := &corev1.ConfigMap{}
 	created := false
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
