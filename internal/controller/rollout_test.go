@@ -627,21 +627,25 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 				"the revision of the defaults keeps the key it rolled out under")
 		})
 
-	It("pauses on an invalid rollout key, with a Warning Event, and writes nothing", func(ctx SpecContext) {
-		setConfig(ctx, rolloutData(40, `{"maxNodesPerStep": 0}`))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
-			Should(ContainElement(
-				And(ContainSubstring("maxNodesPerStep"), ContainSubstring("40 nodes pending keep their NodeSLO"))))
-		Consistently(writes.Total).Should(BeZero())
-		Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
-		Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
-		Expect(rolloutPhase()).To(Equal(controller.RolloutPhasePaused), "an invalid rollout key pauses")
+	It("pauses on a strategy only the controller can refuse, with a Warning Event, and writes nothing",
+		func(ctx SpecContext) {
+			// The schema takes any operator; the controller's selector does not.
+			setConfig(ctx, rolloutData(40, `{"canary": {"nodeSelector": {"matchExpressions": `+
+				`[{"key": "pool", "operator": "Near"}]}}}`))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+				Should(ContainElement(
+					And(ContainSubstring("spec.strategy.canary.nodeSelector.matchExpressions[0].operator"),
+						ContainSubstring("40 nodes pending keep their NodeSLO"))))
+			Consistently(writes.Total).Should(BeZero())
+			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
+			Expect(metric(controller.MetricRolloutPending)()).To(Equal(float64(rolloutNodes)))
+			Expect(rolloutPhase()).To(Equal(controller.RolloutPhasePaused), "an invalid strategy pauses")
 
-		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
-		watchRollout(ctx, f, target, 40, nil)
-		settle()
-		Expect(f.writesTo()).To(Equal(rolloutNodes))
-	})
+			setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
+			watchRollout(ctx, f, target, 40, nil)
+			settle()
+			Expect(f.writesTo()).To(Equal(rolloutNodes))
+		})
 })
 
 // The held nodes of a staged rollout: a process of their own in make test

@@ -89,7 +89,7 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 	eventType, why := corev1.EventTypeNormal, "\"paused\": true"
 	if load.Policy == nil {
 		eventType = corev1.EventTypeWarning
-		why = "the key " + string(sloconfig.KeyRollout) + " is invalid: " + sloconfig.EventNote(load.Messages(), "")
+		why = "the NodeSLORollout's spec.strategy is invalid: " + sloconfig.EventNote(load.Messages(), "")
 	}
 	id := target + "\x00" + eventType + "\x00" + why
 	if id == pausedReported {
