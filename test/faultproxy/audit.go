@@ -118,40 +118,52 @@ func (e auditEvent) actor() string {
 	return e.User.Username
 }
 
-// SuccessfulWrites counts the writes of user to resource ("nodeslos", or
-// "nodeslorollouts/status" for a subresource) that the apiserver carried
-// out: answered 2xx, and not a dry run, which stores nothing. user is the
-// identity the apiserver acted as (the impersonated user of an
-// impersonating client).
+// SuccessfulWrites counts the writes of user to resource that the
+// apiserver carried out (WritesByUser).
 func (a *AuditLog) SuccessfulWrites(user, resource string) (int, error) {
+	byUser, err := a.WritesByUser(resource)
+	return byUser[user], err
+}
+
+// WritesByUser counts, for each user, the writes to resource ("nodeslos",
+// or "nodeslorollouts/status" for a subresource) that the apiserver carried
+// out: answered 2xx, and not a dry run, which stores nothing. The user is
+// the identity the apiserver acted as (the impersonated user of an
+// impersonating client).
+func (a *AuditLog) WritesByUser(resource string) (map[string]int, error) {
 	name, sub, _ := strings.Cut(resource, "/")
+	byUser := map[string]int{}
 	f, err := os.Open(a.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The apiserver creates the file with its first event.
-		return 0, nil
+		return byUser, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("faultproxy: reading the audit log: %w", err)
+		return nil, fmt.Errorf("faultproxy: reading the audit log: %w", err)
 	}
 	defer func() { _ = f.Close() }()
-	count := 0
 	lines := bufio.NewScanner(f)
 	lines.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	for line := 1; lines.Scan(); line++ {
 		var e auditEvent
 		if err := json.Unmarshal(lines.Bytes(), &e); err != nil {
-			return 0, fmt.Errorf("faultproxy: %s:%d: %w", a.Path, line, err)
+			return nil, fmt.Errorf("faultproxy: %s:%d: %w", a.Path, line, err)
 		}
-		if e.Stage != "ResponseComplete" || !slices.Contains(WriteVerbs, e.Verb) || e.actor() != user ||
-			e.ObjectRef == nil || e.ObjectRef.Resource != name || e.ObjectRef.Subresource != sub ||
-			e.Response == nil || e.Response.Code < 200 || e.Response.Code >= 300 ||
-			strings.Contains(e.RequestURI, "dryRun=") {
-			continue
+		if e.carriedOutWrite(name, sub) {
+			byUser[e.actor()]++
 		}
-		count++
 	}
 	if err := lines.Err(); err != nil {
-		return 0, fmt.Errorf("faultproxy: reading the audit log: %w", err)
+		return nil, fmt.Errorf("faultproxy: reading the audit log: %w", err)
 	}
-	return count, nil
+	return byUser, nil
+}
+
+// carriedOutWrite reports whether e is a write to resource/subresource that
+// the apiserver answered with success and that was not a dry run.
+func (e auditEvent) carriedOutWrite(resource, subresource string) bool {
+	return e.Stage == "ResponseComplete" && slices.Contains(WriteVerbs, e.Verb) &&
+		e.ObjectRef != nil && e.ObjectRef.Resource == resource && e.ObjectRef.Subresource == subresource &&
+		e.Response != nil && e.Response.Code >= 200 && e.Response.Code < 300 &&
+		!strings.Contains(e.RequestURI, "dryRun=")
 }

@@ -14,22 +14,25 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/faultproxy"
 )
 
+// adminUser is the suite's admin (test/localcluster's).
+const adminUser = "local-admin"
+
 func nodeSLO(name string) *slov1alpha1.NodeSLO {
 	return &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}
 }
 
 var _ = Describe("The audit log's count of writes", func() {
 	It("counts exactly the writes the apiserver carried out for each identity", func(ctx SpecContext) {
-		writes := func(user, resource string) func() (int, error) {
-			return func() (int, error) { return auditLog.SuccessfulWrites(user, resource) }
+		nodeSLOWrites := func(user string) func() (int, error) {
+			return func() (int, error) { return auditLog.SuccessfulWrites(user, "nodeslos") }
 		}
-		Expect(writes(userA, "nodeslos")()).To(BeZero())
-		Expect(writes(userB, "nodeslos")()).To(BeZero())
+		Expect(nodeSLOWrites(userA)()).To(BeZero())
+		Expect(nodeSLOWrites(userB)()).To(BeZero())
 		a, b := clientOf(configA), clientOf(configB)
 
 		By("writer-a: two creates and an update carried out; a refused create, and one the proxy refused")
 		refused := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"create"}, Resource: "nodeslos", User: userA},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbCreate}, Resource: "nodeslos", User: userA},
 			Fault: faultproxy.ServiceUnavailable(0), Limit: 1,
 		})
 		Expect(apierrors.IsServiceUnavailable(a.Create(ctx, nodeSLO("a-1")))).To(BeTrue())
@@ -49,12 +52,11 @@ var _ = Describe("The audit log's count of writes", func() {
 		By("the admin, directly: counted for neither")
 		Expect(env.Client.Create(ctx, nodeSLO("admin-1"))).To(Succeed())
 
-		Eventually(writes(userA, "nodeslos")).Should(Equal(3))
-		Eventually(writes(userB, "nodeslos")).Should(Equal(2))
-		Consistently(func(g Gomega) {
-			g.Expect(writes(userA, "nodeslos")()).To(Equal(3))
-			g.Expect(writes(userB, "nodeslos")()).To(Equal(2))
-			g.Expect(writes(userA, "nodeslos/status")()).To(BeZero())
-		}).WithTimeout(500 * time.Millisecond).Should(Succeed())
+		Eventually(nodeSLOWrites(userA)).Should(Equal(3))
+		Eventually(nodeSLOWrites(userB)).Should(Equal(2))
+		Eventually(nodeSLOWrites(adminUser)).Should(Equal(1))
+		Consistently(func() (map[string]int, error) { return auditLog.WritesByUser("nodeslos") }).
+			WithTimeout(500 * time.Millisecond).Should(Equal(map[string]int{userA: 3, userB: 2, adminUser: 1}))
+		Expect(auditLog.WritesByUser("nodeslos/status")).To(BeEmpty())
 	})
 })

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +27,8 @@ type Proxy struct {
 	CAData []byte
 
 	server    *http.Server
+	closed    chan struct{}
+	closeOnce sync.Once
 	forwarder *httputil.ReverseProxy
 	rules     ruleSet
 	ids       *identities
@@ -77,6 +80,7 @@ func Start(ctx context.Context, upstream *rest.Config, opts ...Option) (*Proxy, 
 		URL:    "https://" + listener.Addr().String(),
 		CAData: cert.CAPEM,
 		ids:    newIdentities(reviews),
+		closed: make(chan struct{}),
 		log:    log.New(io.Discard, "", 0),
 	}
 	for _, opt := range opts {
@@ -105,14 +109,18 @@ func Start(ctx context.Context, upstream *rest.Config, opts ...Option) (*Proxy, 
 		}
 	}()
 	go func() {
-		<-ctx.Done()
-		_ = p.Close()
+		select {
+		case <-ctx.Done():
+			_ = p.Close()
+		case <-p.closed:
+		}
 	}()
 	return p, nil
 }
 
 // Close stops the proxy and drops every connection, watches included.
 func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() { close(p.closed) })
 	return p.server.Close()
 }
 

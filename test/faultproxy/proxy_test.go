@@ -70,7 +70,7 @@ var _ = Describe("The proxy without rules", func() {
 var _ = Describe("Faults", func() {
 	It("answers 429 with Retry-After, which client-go waits out and retries", func(ctx SpecContext) {
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"create"}, Resource: "configmaps", Namespace: namespace},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbCreate}, Resource: configMaps, Namespace: namespace},
 			Fault: faultproxy.TooManyRequests(1), Limit: 2,
 		})
 		start := time.Now()
@@ -88,7 +88,7 @@ var _ = Describe("Faults", func() {
 		rollout := &nodeslov1alpha1.NodeSLORollout{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "conflict"}}
 		Expect(env.Client.Create(ctx, rollout)).To(Succeed())
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"patch"}, Resource: "nodeslorollouts", Subresource: "status"},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbPatch}, Resource: "nodeslorollouts", Subresource: "status"},
 			Fault: faultproxy.Conflict(),
 		})
 		c := clientOf(configA)
@@ -109,7 +109,7 @@ var _ = Describe("Faults", func() {
 
 	It("resets the connection after forwarding: the write is stored, the client gets an error", func(ctx SpecContext) {
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"create"}, Resource: "configmaps"},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbCreate}, Resource: configMaps},
 			Fault: faultproxy.ResetAfterForwarding(), Limit: 1,
 		})
 		cs := clientsetOf(configA)
@@ -128,23 +128,24 @@ var _ = Describe("Faults", func() {
 	})
 
 	It("delays an answer", func(ctx SpecContext) {
+		const delay = 500 * time.Millisecond
 		Expect(env.Client.Create(ctx, configMap("slow"))).To(Succeed())
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"get"}, Resource: "configmaps", Name: "slow"},
-			Fault: faultproxy.Delay(time.Second),
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbGet}, Resource: configMaps, Name: "slow"},
+			Fault: faultproxy.Delay(delay),
 		})
 		start := time.Now()
 		got, err := clientsetOf(configA).CoreV1().ConfigMaps(namespace).Get(ctx, "slow", metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got.Data).To(HaveKeyWithValue("k", "v"))
-		Expect(time.Since(start)).To(BeNumerically(">=", time.Second))
+		Expect(time.Since(start)).To(BeNumerically(">=", delay))
 		Expect(rule.Faulted()).To(Equal(1))
 	})
 
 	It("stalls a watch: nothing during the stall, the held events after", func(ctx SpecContext) {
-		const stall = 4 * time.Second
+		const stall = 3 * time.Second
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"watch"}, Resource: "configmaps", Namespace: namespace},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbWatch}, Resource: configMaps, Namespace: namespace},
 			Fault: faultproxy.StallWatch(stall), Limit: 1,
 		})
 		cs := clientsetOf(configA)
@@ -157,7 +158,7 @@ var _ = Describe("Faults", func() {
 		Expect(time.Since(start)).To(BeNumerically("<", stall), "the stalled watch did not even open")
 		Expect(rule.Faulted()).To(Equal(1))
 		Expect(env.Client.Create(ctx, configMap("held"))).To(Succeed())
-		quiet := stall - time.Second - time.Since(start)
+		quiet := stall - 500*time.Millisecond - time.Since(start)
 		Expect(quiet).To(BeNumerically(">", time.Second), "the spec was too slow to watch the stall")
 		Consistently(w.ResultChan()).WithTimeout(quiet).ShouldNot(Receive(),
 			"an event passed during the stall")
@@ -166,9 +167,9 @@ var _ = Describe("Faults", func() {
 	})
 
 	It("cuts a stalled watch: the stream ends, the events are there for the next watch", func(ctx SpecContext) {
-		const stall = 2 * time.Second
+		const stall = time.Second
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"watch"}, Resource: "configmaps", Namespace: namespace},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbWatch}, Resource: configMaps, Namespace: namespace},
 			Fault: faultproxy.StallWatchThenCut(stall), Limit: 1,
 		})
 		cs := clientsetOf(configA)
@@ -198,7 +199,7 @@ var _ = Describe("Faults", func() {
 
 	It("faults only the identity a rule names", func(ctx SpecContext) {
 		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{"get"}, Resource: "configmaps", User: userA},
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbGet}, Resource: configMaps, User: userA},
 			Fault: faultproxy.ServiceUnavailable(0),
 		})
 		Expect(env.Client.Create(ctx, configMap("shared"))).To(Succeed())

@@ -10,8 +10,21 @@ import (
 	"time"
 )
 
+// The apiserver's verbs, as Match.Verbs names them: a watch is a list
+// with watch=true, an update a PUT.
+const (
+	VerbGet              = "get"
+	VerbList             = "list"
+	VerbWatch            = "watch"
+	VerbCreate           = "create"
+	VerbUpdate           = "update"
+	VerbPatch            = "patch"
+	VerbDelete           = "delete"
+	VerbDeleteCollection = "deletecollection"
+)
+
 // WriteVerbs are the verbs of every request that changes an object.
-var WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+var WriteVerbs = []string{VerbCreate, VerbUpdate, VerbPatch, VerbDelete, VerbDeleteCollection}
 
 // AnySubresource, as Match.Subresource, matches the resource's own
 // requests and those of every subresource alike.
@@ -61,8 +74,8 @@ func (r Rule) validate() error {
 	case r.Every < 0 || r.Limit < 0:
 		return errors.New("faultproxy: Every and Limit must not be negative")
 	}
-	if _, stalls := r.Fault.(*stallFault); stalls && !slices.Equal(r.Verbs, []string{"watch"}) {
-		return errors.New("faultproxy: a watch stall needs Verbs: []string{\"watch\"}")
+	if _, stalls := r.Fault.(*stallFault); stalls && !slices.Equal(r.Verbs, []string{VerbWatch}) {
+		return errors.New("faultproxy: a watch stall needs Verbs: []string{VerbWatch}")
 	}
 	return nil
 }

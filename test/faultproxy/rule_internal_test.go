@@ -51,6 +51,7 @@ func TestDescribeRequest(t *testing.T) {
 // TestMatchSubresource checks that a Match without Subresource leaves
 // .../status alone and AnySubresource takes both.
 func TestMatchSubresource(t *testing.T) {
+	const things = "things"
 	noUser := func(context.Context, Request) (string, error) {
 		t.Fatal("looked up the identity for a rule that names none")
 		return "", nil
@@ -61,11 +62,11 @@ func TestMatchSubresource(t *testing.T) {
 		match          Match
 		status, object bool
 	}{
-		{Match{Resource: "things"}, false, true},
-		{Match{Resource: "things", Subresource: "status"}, true, false},
-		{Match{Resource: "things", Subresource: AnySubresource}, true, true},
+		{Match{Resource: things}, false, true},
+		{Match{Resource: things, Subresource: "status"}, true, false},
+		{Match{Resource: things, Subresource: AnySubresource}, true, true},
 		{Match{Resource: "other", Subresource: AnySubresource}, false, false},
-		{Match{Verbs: []string{"update"}, Subresource: AnySubresource}, false, false},
+		{Match{Verbs: []string{VerbUpdate}, Subresource: AnySubresource}, false, false},
 	} {
 		if got := c.match.selects(context.Background(), status, noUser); got != c.status {
 			t.Errorf("%+v selects the status patch: %v", c.match, got)
@@ -128,14 +129,14 @@ func TestRuleValidation(t *testing.T) {
 		{},
 		{Fault: Conflict(), Probability: 1.5},
 		{Fault: Conflict(), Every: -1},
-		{Fault: StallWatch(time.Second), Match: Match{Verbs: []string{"get"}}},
+		{Fault: StallWatch(time.Second), Match: Match{Verbs: []string{VerbGet}}},
 		{Fault: StallWatch(time.Second)},
 	} {
 		if bad.validate() == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	if err := (Rule{Fault: StallWatch(time.Second), Match: Match{Verbs: []string{"watch"}}}).validate(); err != nil {
+	if err := (Rule{Fault: StallWatch(time.Second), Match: Match{Verbs: []string{VerbWatch}}}).validate(); err != nil {
 		t.Error(err)
 	}
 }

@@ -20,7 +20,7 @@ type stallFault struct {
 // StallWatch opens the watch and sends the client nothing for d (the
 // response's headers go out, so the client believes the watch is up), then
 // delivers the events the apiserver sent meanwhile and streams on. A rule
-// with it must match Verbs: []string{"watch"}.
+// with it must match Verbs: []string{VerbWatch}.
 func StallWatch(d time.Duration) Fault { return &stallFault{stall: d} }
 
 // StallWatchThenCut opens the watch, sends nothing for d and then breaks

@@ -27,6 +27,8 @@ const (
 	namespace = "faultproxy"
 	writerA   = "writer-a"
 	writerB   = "writer-b"
+	// configMaps is the resource most specs write and fault.
+	configMaps = "configmaps"
 )
 
 var (
@@ -73,11 +75,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // writerRole grants what the specs do through the proxy, and no more:
 // RBAC is the apiserver's, for the ServiceAccounts' own tokens.
 func writerRole() *rbacv1.ClusterRole {
-	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	all := []string{faultproxy.VerbGet, faultproxy.VerbList, faultproxy.VerbWatch, faultproxy.VerbCreate,
+		faultproxy.VerbUpdate, faultproxy.VerbPatch, faultproxy.VerbDelete}
 	return &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "faultproxy-writer"},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: all},
+			{APIGroups: []string{""}, Resources: []string{configMaps}, Verbs: all},
 			{APIGroups: []string{"slo.koordinator.sh"}, Resources: []string{"nodeslos"}, Verbs: all},
 			{APIGroups: []string{"nodeslo.koordinator.sh"}, Resources: []string{"nodeslorollouts",
 				"nodeslorollouts/status"}, Verbs: all},
