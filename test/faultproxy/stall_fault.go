@@ -52,7 +52,8 @@ func (f *stallFault) inject(p *Proxy, w http.ResponseWriter, r *http.Request, _ 
 var errWatchCut = errors.New("faultproxy: watch cut")
 
 // stallingWriter sends the headers at once and holds every byte of the
-// body until the stall is over.
+// body until the stall is over (Write blocks; a flush has nothing to send
+// before then).
 type stallingWriter struct {
 	http.ResponseWriter
 	ctx   context.Context
@@ -72,14 +73,6 @@ func (s *stallingWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return s.ResponseWriter.Write(b)
-}
-
-// FlushError is a no-op while the stall lasts.
-func (s *stallingWriter) FlushError() error {
-	if time.Now().Before(s.until) {
-		return nil
-	}
-	return http.NewResponseController(s.ResponseWriter).Flush()
 }
 
 // waitOut blocks until the stall is over, and fails when the stream is to
