@@ -109,8 +109,9 @@ FUZZTIME ?= 10000x
 # The race detector runs where a test exercises concurrency in this process:
 # the manager in-process (controllers, caches, webhook server, metrics
 # scrapes, leader election: internal/controller, internal/manager,
-# internal/webhook, test/crdskew, test/monitoring, test/rbac, test/faults)
-# and the plugin's parallel resolver (internal/plugin). The packages of
+# internal/webhook, test/crdskew, test/monitoring, test/rbac, test/faults),
+# the fault proxy's handlers and rules (test/faultproxy) and the plugin's
+# parallel resolver (internal/plugin). The packages of
 # NORACE_PACKAGES run without it: their tests only exercise the apiserver's
 # answers, or tools run as processes, or plain code on one goroutine (the
 # reason for each is in docs/testing.md, "Suites"). RACE_TESTS are the tests
