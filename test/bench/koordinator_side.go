@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,7 +100,7 @@ func (b *bench) runKoordinator(ctx context.Context, r regime, rep int) (map[stri
 	}
 
 	// cold: from koord-manager's start until every node has a NodeSLO.
-	reached := b.observer.expectRewritten(changedNames(specSet{}, b.specsCold))
+	reached := b.observer.expectRewritten(slices.Sorted(maps.Keys(b.specsCold)))
 	generations := b.observer.generationsNow()
 	requestsBefore, err := readAPIServerRequests(ctx, b.admin)
 	if err != nil {
