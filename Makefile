@@ -109,8 +109,9 @@ FUZZTIME ?= 10000x
 # The race detector runs where a test exercises concurrency in this process:
 # the manager in-process (controllers, caches, webhook server, metrics
 # scrapes, leader election: internal/controller, internal/manager,
-# internal/webhook, test/crdskew, test/monitoring, test/rbac, test/faults)
-# and the plugin's parallel resolver (internal/plugin). The packages of
+# internal/webhook, test/crdskew, test/monitoring, test/rbac, test/faults),
+# the fault proxy's handlers and rules (test/faultproxy) and the plugin's
+# parallel resolver (internal/plugin). The packages of
 # NORACE_PACKAGES run without it: their tests only exercise the apiserver's
 # answers, or tools run as processes, or plain code on one goroutine (the
 # reason for each is in docs/testing.md, "Suites"). RACE_TESTS are the tests
@@ -365,15 +366,22 @@ BENCH_REPEAT ?= 1
 # long (10m by default), and health-gate (a gated rollout halted by canaries
 # kwok turns NotReady).
 BENCH_KWOK ?=
+# BENCH_KOORDINATOR=1 adds Koordinator's koord-manager (KOORDINATOR_VERSION,
+# built once by cluster-koordinator) as a third side of each regime, with
+# only its NodeSLO controller, and its CRDs beside this project's.
+BENCH_KOORDINATOR ?=
+bench_koordinator = $(filter-out 0,$(BENCH_KOORDINATOR))
+bench_koordinator_flags = $(if $(bench_koordinator),-koordinator-binary="$(KOORDINATOR_DIR)/koord-manager" \
+	-koordinator-crds="$$(hack/cluster/build-koordinator.sh $(KOORDINATOR_VERSION) "$(KOORDINATOR_DIR)")")
 
 # The figures are printed, never asserted against times; writes and
 # reconciles are checked (the check column). Code: test/bench.
 .PHONY: bench
-bench: build setup-envtest $(if $(filter-out 0,$(BENCH_KWOK)),kwok) ## Measure bin/manager at BENCH_NODES nodes against a real apiserver, beside the floor (bin/bench/results.json).
+bench: build setup-envtest $(if $(filter-out 0,$(BENCH_KWOK)),kwok) $(if $(bench_koordinator),cluster-koordinator) ## Measure bin/manager at BENCH_NODES nodes against a real apiserver, beside the floor (bin/bench/results.json).
 	go build -o bin/bench/nodeslo-bench ./test/bench
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
 		bin/bench/nodeslo-bench -nodes=$(BENCH_NODES) -regimes="$(BENCH_REGIMES)" -repeat=$(BENCH_REPEAT) \
-		-kwok="$(BENCH_KWOK)" -kwok-binary="$(KWOK)"
+		-kwok="$(BENCH_KWOK)" -kwok-binary="$(KWOK)" $(bench_koordinator_flags)
 
 # A cluster with one real node (docs/cluster.md): kubelet, kube-proxy,
 # kube-controller-manager and kube-scheduler are built beside the envtest

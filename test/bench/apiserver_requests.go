@@ -151,28 +151,58 @@ func (t requestTable) since(before requestTable) requestTable {
 
 // printRequestTables writes, for each phase of the last repetition held
 // against the floor, kube-apiserver's requests under the manager beside
-// those under the floor. Both hold the bench's own (its observer's watch
-// and the phase's ConfigMap write), the manager's its start too.
+// those under the floor and, with BENCH_KOORDINATOR, under koord-manager.
+// Each holds the bench's own (its observer's watch and the phase's
+// ConfigMap write), the manager's and koord-manager's their start too.
 func printRequestTables(out io.Writer, phases []phaseResult, repeat int) {
 	for _, p := range phases {
 		if p.Repetition != repeat || p.APIServerRequests == nil || p.FloorAPIServerRequests == nil {
 			continue
 		}
-		_, _ = fmt.Fprintf(out, "\nkube-apiserver's requests in %s/%s (run %d), manager and floor:\n",
-			p.Regime, p.Phase, p.Repetition)
-		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-		_, _ = fmt.Fprintln(w, "request\tmanager\tfailed\tdry run\tKiB\tfloor\tfailed\tdry run\tKiB\t")
-		keys := slices.Sorted(maps.Keys(p.APIServerRequests))
-		for key := range p.FloorAPIServerRequests {
-			if _, ok := p.APIServerRequests[key]; !ok {
-				keys = append(keys, key)
-			}
+		sides := []requestSide{{sideManager, p.APIServerRequests}, {sideFloor, p.FloorAPIServerRequests}}
+		title := "manager and floor"
+		if k := p.Koordinator; k != nil && k.APIServerRequests != nil {
+			sides = append(sides, requestSide{sideKoordinator, k.APIServerRequests})
+			title = "manager, floor and koord-manager"
 		}
-		for _, key := range keys {
-			m, f := p.APIServerRequests[key], p.FloorAPIServerRequests[key]
-			_, _ = fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t\n", key, m.Count, m.Failed,
-				m.DryRun, m.Bytes/1024, f.Count, f.Failed, f.DryRun, f.Bytes/1024)
+		_, _ = fmt.Fprintf(out, "\nkube-apiserver's requests in %s/%s (run %d), %s:\n",
+			p.Regime, p.Phase, p.Repetition, title)
+		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		_, _ = fmt.Fprint(w, "request\t")
+		for _, side := range sides {
+			_, _ = fmt.Fprint(w, side.name+"\tfailed\tdry run\tKiB\t")
+		}
+		_, _ = fmt.Fprintln(w)
+		for _, key := range requestRows(sides) {
+			_, _ = fmt.Fprint(w, key+"\t")
+			for _, side := range sides {
+				f := side.table[key]
+				_, _ = fmt.Fprintf(w, "%.0f\t%.0f\t%.0f\t%.1f\t", f.Count, f.Failed, f.DryRun, f.Bytes/1024)
+			}
+			_, _ = fmt.Fprintln(w)
 		}
 		_ = w.Flush()
 	}
+}
+
+// requestSide is one side's request table of a phase, for printing.
+type requestSide struct {
+	name  string
+	table requestTable
+}
+
+// requestRows are the rows of the first side's table, sorted, then those
+// only a later side has, sorted, side after side.
+func requestRows(sides []requestSide) []string {
+	var rows []string
+	seen := map[string]bool{}
+	for _, side := range sides {
+		for _, key := range slices.Sorted(maps.Keys(side.table)) {
+			if !seen[key] {
+				seen[key] = true
+				rows = append(rows, key)
+			}
+		}
+	}
+	return rows
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,33 @@ apiserver_watch_events_sizes_count{group="slo.koordinator.sh",resource="nodeslos
 	}
 	if !found {
 		t.Errorf("no row %q (the manager's 21 with 1 dry run beside the floor's 20):\n%s", wantRow, text)
+	}
+}
+
+// With koord-manager, each table has its columns after the floor's, and
+// rows only it has come last.
+func TestPrintRequestTablesWithKoordinator(t *testing.T) {
+	var out bytes.Buffer
+	p := phaseResult{Regime: unthrottled, Repetition: 1, Phase: phaseCold,
+		APIServerRequests:      requestTable{"POST " + nodeSLOResource: {Count: 21}},
+		FloorAPIServerRequests: requestTable{"POST " + nodeSLOResource: {Count: 20}}}
+	p.setKoordinator(koordinatorFigures{Seconds: 1, APIServerRequests: requestTable{
+		"POST " + nodeSLOResource: {Count: 20}, "PUT " + nodeSLOResource: {Count: 20},
+	}})
+	printRequestTables(&out, []phaseResult{p}, 1)
+	var lines []string
+	for line := range strings.Lines(out.String()) {
+		if fields := strings.Fields(line); len(fields) > 0 {
+			lines = append(lines, strings.Join(fields, " "))
+		}
+	}
+	want := []string{
+		"kube-apiserver's requests in unthrottled/cold (run 1), manager, floor and koord-manager:",
+		"request manager failed dry run KiB floor failed dry run KiB koord-manager failed dry run KiB",
+		"POST nodeslos.slo.koordinator.sh 21 0 0 0.0 20 0 0 0.0 20 0 0 0.0",
+		"PUT nodeslos.slo.koordinator.sh 0 0 0 0.0 0 0 0 0.0 20 0 0 0.0",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("table\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -189,15 +189,15 @@ func (b *bench) waitSettled(ctx context.Context, m *managerProcess, nodes int,
 	var quietSince time.Time
 	for {
 		if !m.Running() {
-			return nil, time.Time{}, fmt.Errorf("the manager exited: %v (log in %s)", m.Err(), m.log.Name())
+			return nil, time.Time{}, fmt.Errorf("%s exited: %v (log in %s)", m.name(), m.Err(), m.log.Name())
 		}
 		if time.Now().After(deadline) {
-			return nil, time.Time{}, fmt.Errorf("the manager did not settle within %s", timeout)
+			return nil, time.Time{}, fmt.Errorf("%s did not settle within %s (log in %s)", m.name(), timeout, m.log.Name())
 		}
 		now := time.Now()
 		ms, err := m.scrape(ctx)
 		switch {
-		case err != nil || !m.ready(ctx) || !settled(ms, nodes):
+		case err != nil || !m.ready(ctx) || !m.settled(ms, nodes):
 			quietSince = time.Time{}
 		case !quietSince.IsZero() && reconciles(ms) == reconciles(last):
 			return ms, quietSince, nil
@@ -220,9 +220,14 @@ func (b *bench) waitSettled(ctx context.Context, m *managerProcess, nodes int,
 func settled(ms metrics, nodes int) bool {
 	resolved := ms.sum("nodeslo_reconcile_total", nil) -
 		ms.sum("nodeslo_reconcile_total", map[string]string{"operation": "skip"})
-	return ms.sum("nodeslo_config_changes_total", nil) >= 1 &&
-		resolved >= float64(nodes) &&
-		ms.sum("workqueue_depth", map[string]string{"name": controllerName}) == 0 &&
+	return ms.sum("nodeslo_config_changes_total", nil) >= 1 && resolved >= float64(nodes) && idle(ms)
+}
+
+// idle: the NodeSLO controller's queue is empty and no worker is busy,
+// by controller-runtime's metrics, which both the manager and koord-manager
+// serve under the controller's name.
+func idle(ms metrics) bool {
+	return ms.sum("workqueue_depth", map[string]string{"name": controllerName}) == 0 &&
 		ms.sum("controller_runtime_active_workers", map[string]string{"controller": controllerName}) == 0
 }
 

@@ -65,6 +65,11 @@ type settings struct {
 	kwok       *kwokPace
 	kwokBinary string
 	steady     time.Duration
+	// koordinatorBinary, when set, adds Koordinator's koord-manager as a
+	// third side of each regime (BENCH_KOORDINATOR), with the CRDs of
+	// koordinatorCRDs beside this project's.
+	koordinatorBinary string
+	koordinatorCRDs   string
 }
 
 // etcdFlags raise etcd's limits for the largest runs. Its default backend
@@ -119,6 +124,11 @@ func main() {
 	flag.StringVar(&s.kwokBinary, "kwok-binary", envString("KWOK", "bin/kwok"), "kwok binary (KWOK).")
 	flag.DurationVar(&s.steady, "steady", envDuration("BENCH_STEADY", 10*time.Minute),
 		"Length of the steady phase, run with BENCH_KWOK (BENCH_STEADY).")
+	flag.StringVar(&s.koordinatorBinary, "koordinator-binary", "",
+		"Koordinator's koord-manager, run as a third side of each regime with only its NodeSLO controller "+
+			"(make bench BENCH_KOORDINATOR=1 builds and passes it; empty: not run).")
+	flag.StringVar(&s.koordinatorCRDs, "koordinator-crds", "",
+		"Directory of Koordinator's CRD manifests, installed beside this project's with -koordinator-binary.")
 	kwok := flag.String("kwok", os.Getenv("BENCH_KWOK"),
 		"Nodes kept alive by kwok at a pace: 1 or kubelet (kubelet's defaults), fast (a status report every 10 s); "+
 			"adds the steady phase (BENCH_KWOK).")
@@ -217,9 +227,18 @@ func run(s settings) (*results, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	var extraCRDs []string
+	if s.koordinatorBinary != "" {
+		if s.koordinatorCRDs == "" {
+			return nil, fmt.Errorf("-koordinator-binary needs -koordinator-crds, the directory of Koordinator's CRDs")
+		}
+		if extraCRDs, err = koordinatorCRDFiles(s.koordinatorCRDs, s.crdDir); err != nil {
+			return nil, err
+		}
+	}
 	logf("starting kube-apiserver and etcd")
 	cluster, err := localcluster.Start(localcluster.Options{
-		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir, EtcdFlags: etcdFlags,
+		AssetsDir: os.Getenv("KUBEBUILDER_ASSETS"), CRDDir: s.crdDir, ExtraCRDs: extraCRDs, EtcdFlags: etcdFlags,
 		APIServerFlags: apiServerFlags,
 	})
 	if err != nil {
@@ -263,7 +282,7 @@ func run(s settings) (*results, error) {
 	}
 	b := &bench{settings: s, client: c, admin: admin, kubeconfig: kubeconfig, observer: obs, controlPlane: controlPlane,
 		results: results{Nodes: s.nodes, Repeat: s.repeat, FloorWatches: s.floorWatches,
-			FloorStamps: s.floorStamps}}
+			FloorStamps: s.floorStamps, Koordinator: s.koordinatorBinary != ""}}
 	if err := b.prepare(ctx); err != nil {
 		return nil, err
 	}

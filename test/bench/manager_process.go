@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -19,15 +20,21 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 )
 
-// managerProcess is bin/manager running as a child, with plain-HTTP metrics
-// and pprof on loopback, so that its CPU and memory are its own.
+// managerProcess is a NodeSLO controller running as a child, bin/manager
+// or Koordinator's koord-manager (koordinator_process.go), with plain-HTTP
+// metrics and pprof on loopback, so that its CPU and memory are its own.
 type managerProcess struct {
 	*localcluster.Process
 	cmd         *exec.Cmd
-	probeAddr   string
 	metricsAddr string
 	pprofAddr   string
-	log         *os.File
+	// readyURL answers 200 once the controller is ready.
+	readyURL string
+	// settled says, from a scrape, that the controller has loaded its
+	// configuration, reconciled at least that many nodes, and has nothing
+	// queued or in progress: each controller's own metrics tell it.
+	settled func(ms metrics, nodes int) bool
+	log     *os.File
 }
 
 // startManager runs binary with the regime's rate limit and workers, then
@@ -37,17 +44,24 @@ func startManager(binary, kubeconfig, logPath string, r regime, extraFlags []str
 	if err != nil {
 		return nil, err
 	}
-	log, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("creating the manager's log: %w", err)
-	}
 	args := append([]string{
 		"--health-probe-bind-address=" + addrs[0],
 		"--metrics-bind-address=" + addrs[1],
 		"--metrics-secure=false",
 		"--pprof-bind-address=" + addrs[2],
 	}, r.managerFlags()...)
-	cmd := exec.Command(binary, append(args, extraFlags...)...)
+	m := &managerProcess{metricsAddr: addrs[1], pprofAddr: addrs[2], readyURL: "http://" + addrs[0] + "/readyz",
+		settled: settled}
+	return m, m.start(binary, append(args, extraFlags...), kubeconfig, logPath)
+}
+
+// start runs binary with args against kubeconfig, logging to logPath.
+func (m *managerProcess) start(binary string, args []string, kubeconfig, logPath string) error {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return fmt.Errorf("creating the log of %s: %w", binary, err)
+	}
+	cmd := exec.Command(binary, args...)
 	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + os.TempDir()}
 	// GODEBUG passes through (e.g. memprofilerate=4096 for a finer heap
 	// profile), and client-go's feature gates (KUBE_FEATURE_*), to measure
@@ -61,11 +75,14 @@ func startManager(binary, kubeconfig, logPath string, r regime, extraFlags []str
 	p, err := localcluster.StartProcess(cmd)
 	if err != nil {
 		_ = log.Close()
-		return nil, err
+		return err
 	}
-	return &managerProcess{Process: p, cmd: cmd, probeAddr: addrs[0], metricsAddr: addrs[1], pprofAddr: addrs[2],
-		log: log}, nil
+	m.Process, m.cmd, m.log = p, cmd, log
+	return nil
 }
+
+// name is the controller's executable, for messages.
+func (m *managerProcess) name() string { return filepath.Base(m.cmd.Path) }
 
 // stop ends the manager as the kubelet would and closes its log.
 func (m *managerProcess) stop() {
@@ -94,7 +111,7 @@ func (m *managerProcess) get(ctx context.Context, url string) ([]byte, error) {
 }
 
 func (m *managerProcess) ready(ctx context.Context) bool {
-	_, err := m.get(ctx, "http://"+m.probeAddr+"/readyz")
+	_, err := m.get(ctx, m.readyURL)
 	return err == nil
 }
 

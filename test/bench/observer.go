@@ -23,11 +23,16 @@ type observer struct {
 	want    specSet
 	matched int // stored NodeSLOs whose spec equals the wanted one
 	reached chan struct{}
+	// generations and rewrites serve a controller whose specs the bench
+	// cannot know in advance (Koordinator's): they tell which NodeSLOs it
+	// created or whose spec it changed (observer_rewrites.go).
+	generations map[string]int64
+	rewrites    *rewriteWait
 }
 
 // startObserver runs the informer until ctx ends and returns once it synced.
 func startObserver(ctx context.Context, cfg *rest.Config) (*observer, error) {
-	o := &observer{stored: map[string]*slov1alpha1.NodeSLOSpec{}, want: specSet{}}
+	o := &observer{stored: map[string]*slov1alpha1.NodeSLOSpec{}, want: specSet{}, generations: map[string]int64{}}
 	err := watch(ctx, cfg, "observer", &slov1alpha1.NodeSLO{}, toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { o.set(obj) },
 		UpdateFunc: func(_, obj any) { o.set(obj) },
@@ -50,6 +55,8 @@ func (o *observer) set(obj any) {
 	o.stored[slo.Name] = &slo.Spec
 	o.match(slo.Name)
 	o.check()
+	o.generations[slo.Name] = slo.Generation
+	o.rewrites.saw(slo.Name, slo.Generation)
 }
 
 func (o *observer) remove(obj any) {
@@ -65,6 +72,7 @@ func (o *observer) remove(obj any) {
 	o.unmatch(slo.Name)
 	delete(o.stored, slo.Name)
 	o.check()
+	delete(o.generations, slo.Name)
 }
 
 func (o *observer) matches(name string) bool {
@@ -99,6 +107,7 @@ func (o *observer) expect(want specSet) <-chan struct{} {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.want = want
+	o.rewrites = nil
 	o.matched = 0
 	for name := range o.stored {
 		o.match(name)
@@ -113,6 +122,10 @@ func (o *observer) expect(want specSet) <-chan struct{} {
 func (o *observer) progress() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if w := o.rewrites; w != nil {
+		return fmt.Sprintf("%d of %d NodeSLOs created or changed, %d stored", len(w.base)-w.pending, len(w.base),
+			len(o.stored))
+	}
 	return fmt.Sprintf("%d of %d NodeSLOs as wanted, %d stored", o.matched, len(o.want), len(o.stored))
 }
 

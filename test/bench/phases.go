@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,16 +25,17 @@ const (
 // (a watch delivers a kind's events in order), matching no selector.
 const sentinelLabel = "bench.nodeslo.dev/sentinel"
 
-// runRegime measures the floor and the manager in one regime, each from
-// the cold configuration and no NodeSLO; rep numbers the repetition (from
-// 1). Odd repetitions run the floor first, even ones the manager: the
-// control plane can slow down over a run (in one, the same writes cost it
-// 40 % more CPU in the fifth repetition than in the first), and the side
-// that always went second paid for it.
+// runRegime measures the floor, the manager and, with BENCH_KOORDINATOR,
+// koord-manager in one regime, each from the cold configuration and no
+// NodeSLO; rep numbers the repetition (from 1). The sides take turns
+// going first (sidesInOrder): the control plane can slow down over a run
+// (in one, the same writes cost it 40 % more CPU in the fifth repetition
+// than in the first), and the side that always went last paid for it.
 func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
 	var floorFigures map[string]floorFigures
+	var koordinator map[string]koordinatorFigures
 	var phases []phaseResult
-	for _, side := range sidesInOrder(rep) {
+	for _, side := range sidesInOrder(rep, b.koordinatorBinary != "") {
 		if err := b.setConfig(ctx, configCold); err != nil {
 			return err
 		}
@@ -41,42 +43,58 @@ func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
 			return err
 		}
 		var err error
-		if side == sideFloor {
+		switch side {
+		case sideFloor:
 			logf("regime %s: floor%s%s", r.name, b.floorNote(), b.repetitionNote(rep))
 			floorFigures, err = b.runFloor(ctx, r)
-		} else {
+		case sideKoordinator:
+			logf("regime %s: koord-manager%s%s", r.name, koordinatorNote(r), b.repetitionNote(rep))
+			koordinator, err = b.runKoordinator(ctx, r, rep)
+		default:
 			logf("regime %s: manager%s", r.name, b.repetitionNote(rep))
 			phases, err = b.runManager(ctx, r, rep)
 		}
 		if err != nil {
-			b.addPhases(phases, floorFigures)
+			b.addPhases(phases, floorFigures, koordinator)
 			return err
 		}
 	}
-	b.addPhases(phases, floorFigures)
+	b.addPhases(phases, floorFigures, koordinator)
 	return nil
 }
 
-// The two sides of a regime's measure.
+// The sides of a regime's measure.
 const (
-	sideFloor   = "floor"
-	sideManager = "manager"
+	sideFloor       = "floor"
+	sideManager     = "manager"
+	sideKoordinator = "koord-manager"
 )
 
-// sidesInOrder is the order the sides run in repetition rep.
-func sidesInOrder(rep int) []string {
-	if rep%2 == 0 {
-		return []string{sideManager, sideFloor}
+// sidesInOrder is the order the sides run in repetition rep: floor and
+// manager in turn, or with koord-manager the three in rotation, so that
+// over three repetitions each goes first, second and last once.
+func sidesInOrder(rep int, koordinator bool) []string {
+	if !koordinator {
+		if rep%2 == 0 {
+			return []string{sideManager, sideFloor}
+		}
+		return []string{sideFloor, sideManager}
 	}
-	return []string{sideFloor, sideManager}
+	sides := []string{sideFloor, sideManager, sideKoordinator}
+	shift := (rep - 1) % len(sides)
+	return slices.Concat(sides[shift:], sides[:shift])
 }
 
-// addPhases records the manager's phases, each with the floor's figures of
-// the same phase when the floor has them.
-func (b *bench) addPhases(phases []phaseResult, floor map[string]floorFigures) {
+// addPhases records the manager's phases, each with the floor's and
+// koord-manager's figures of the same phase when they have them.
+func (b *bench) addPhases(phases []phaseResult, floor map[string]floorFigures,
+	koordinator map[string]koordinatorFigures) {
 	for i := range phases {
 		if f, ok := floor[phases[i].Phase]; ok {
 			phases[i].setFloor(f)
+		}
+		if k, ok := koordinator[phases[i].Phase]; ok {
+			phases[i].setKoordinator(k)
 		}
 		b.results.Phases = append(b.results.Phases, phases[i])
 	}
@@ -384,7 +402,7 @@ func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, rep in
 	var end cpuSample
 	if reached != nil {
 		if err := b.observer.wait(ctx, reached, b.timeout(r), m.Process); err != nil {
-			return phaseResult{}, fmt.Errorf("manager %s: %w (log in %s)", phase, err, m.log.Name())
+			return phaseResult{}, fmt.Errorf("%s %s: %w (log in %s)", m.name(), phase, err, m.log.Name())
 		}
 		seconds = time.Since(start.at).Seconds()
 		var err error
@@ -394,7 +412,7 @@ func (b *bench) measure(ctx context.Context, m *managerProcess, r regime, rep in
 	}
 	after, settledAt, err := b.waitSettled(ctx, m, b.nodes, b.timeout(r))
 	if err != nil {
-		return phaseResult{}, fmt.Errorf("manager %s: %w", phase, err)
+		return phaseResult{}, fmt.Errorf("%s %s: %w", m.name(), phase, err)
 	}
 	if reached == nil {
 		seconds = settledAt.Sub(start.at).Seconds()

@@ -24,6 +24,9 @@ type results struct {
 	FloorStamps bool `json:"floor_stamps,omitempty"`
 	// Kwok is the pace at which kwok kept the Nodes alive (BENCH_KWOK), if it did.
 	Kwok string `json:"kwok,omitempty"`
+	// Koordinator: koord-manager ran as a third side (BENCH_KOORDINATOR),
+	// its figures in each phase's koordinator.
+	Koordinator bool `json:"koordinator,omitempty"`
 	// HeapBytesPerNode is the manager's heap in use after convergence (the
 	// cold phase of the defaults regime when it ran, else of the last
 	// regime; its last repetition; after a full GC) above the empty
@@ -110,6 +113,9 @@ type phaseResult struct {
 	// floor's phase. Phases held against the floor only.
 	APIServerRequests      requestTable `json:"apiserver_requests,omitempty"`
 	FloorAPIServerRequests requestTable `json:"floor_apiserver_requests,omitempty"`
+	// Koordinator holds koord-manager's figures of the same phase
+	// (BENCH_KOORDINATOR), with the manager's time over its own.
+	Koordinator *koordinatorFigures `json:"koordinator,omitempty"`
 	// Gate holds the health-gate phase's own figures.
 	Gate *gateFigures `json:"health_gate,omitempty"`
 	// Check is "pass" when the writes (and, where given, the reconciles)
@@ -181,6 +187,9 @@ func (r *results) failedChecks() []string {
 		if p.Check != checkPass {
 			failed = append(failed, p.Regime+"/"+p.Phase)
 		}
+		if p.Koordinator != nil && p.Koordinator.Check != checkPass {
+			failed = append(failed, p.Regime+"/"+p.Phase+" (koord-manager)")
+		}
 	}
 	return failed
 }
@@ -202,6 +211,16 @@ func (p *phaseResult) setFloor(f floorFigures) {
 	p.FloorSeconds, p.Ratio = &seconds, &ratio
 	p.FloorMachineCPUSeconds, p.FloorControlPlaneCPUSeconds = &machine, &controlPlane
 	p.FloorAPIServerRequests = f.requests
+}
+
+// setKoordinator records koord-manager's figures of the phase and the
+// manager's time over its own.
+func (p *phaseResult) setKoordinator(k koordinatorFigures) {
+	if k.Seconds > 0 {
+		ratio := p.Seconds / k.Seconds
+		k.Ratio = &ratio
+	}
+	p.Koordinator = &k
 }
 
 func (r *results) write(path string) error {
@@ -230,6 +249,7 @@ func (r *results) print(out io.Writer) {
 			"live heap %.1f MiB (%.2f KiB/node), RSS %.1f MiB\n", m.Regime, run, m.After, m.HeapInuse/mib,
 			m.HeapBytesPerNode/kib, m.HeapLive/mib, m.LiveHeapBytesPerNode/kib, m.RSS/mib)
 	}
+	printKoordinatorMemory(out, r.Phases, repeated)
 	for _, m := range r.ControlPlaneMemory {
 		_, _ = fmt.Fprintf(out, "  %s: RSS %.0f MiB at the end, %.0f MiB at its peak\n", m.Command, m.RSS/mib, m.PeakRSS/mib)
 	}
@@ -257,9 +277,15 @@ func (r *results) print(out io.Writer) {
 			p.MachineCPUSeconds, formatSeconds(p.FloorMachineCPUSeconds), formatRequests(p.Requests), p.Check)
 	}
 	_ = w.Flush()
+	if r.Koordinator {
+		printKoordinatorPhases(out, r.Phases, repeated)
+	}
 	printRequestTables(out, r.Phases, r.Repeat)
 	if repeated {
 		printSummary(out, r.Summary)
+	}
+	if r.Koordinator {
+		printThreeWaySummary(out, r.Summary)
 	}
 }
 

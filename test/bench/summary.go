@@ -27,6 +27,9 @@ type phaseSummary struct {
 
 	// Check is "pass" only when every repetition's check passed.
 	Check string `json:"check"`
+
+	// Koordinator is koord-manager's side (BENCH_KOORDINATOR).
+	Koordinator *koordinatorSummary `json:"koordinator,omitempty"`
 }
 
 // summarize groups phases by regime and phase, in the order they first
@@ -94,6 +97,7 @@ func summarizePhase(runs []phaseResult) phaseSummary {
 		low, high := slices.Min(ratios), slices.Max(ratios)
 		s.RatioMin, s.RatioMax = &low, &high
 	}
+	s.Koordinator = summarizeKoordinator(runs)
 	return s
 }
 
