@@ -259,7 +259,7 @@ func (w *simWorld) controls() Controls {
 		obj.Status = *w.mgr.written
 	}
 	obj.Generation = w.generation
-	return ControlsOf(obj, nil)
+	return ControlsOf(obj)
 }
 
 // rolloutKey is the ConfigMap's rollout key, paused when the spec says so.
