@@ -165,7 +165,7 @@ func (r *ConfigCacheReconciler) read(ctx context.Context) (configMapRead, error)
 		return configMapRead{}, err
 	}
 	out := configMapRead{cm: cm, exists: exists}
-	if out.object, err = r.rollout.readRolloutObject(ctx, cm); err != nil {
+	if out.object, err = r.rollout.readRolloutObject(ctx); err != nil {
 		return configMapRead{}, err
 	}
 	if exists {
@@ -248,7 +248,7 @@ func (r *ConfigCacheReconciler) load(ctx context.Context, read configMapRead) lo
 	r.loadedVersion, r.loadedData = read.version, cfg
 	recordValidity(cfg)
 	if read.exists {
-		r.report(ctx, read.cm, cfg, read.rollout)
+		r.report(ctx, read.cm, cfg)
 	} else {
 		r.reported = ""
 	}
@@ -289,9 +289,7 @@ func (r *ConfigCacheReconciler) publish(
 
 // report records an Event and a log line per error and warning, unless the
 // same were already reported for this ConfigMap.
-func (r *ConfigCacheReconciler) report(
-	ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config, rolloutKey rollout.Key,
-) {
+func (r *ConfigCacheReconciler) report(ctx context.Context, cm *corev1.ConfigMap, cfg *sloconfig.Config) {
 	evs := sloconfig.KeyEvents(cm.Data, cm.BinaryData, cfg, rollout.RetiredKeyLines(cm.Data))
 	var b strings.Builder
 	b.WriteString(string(cm.UID))

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -9,15 +10,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // The health gate when the ConfigMap's data lives in Git and Argo CD or
@@ -37,10 +39,38 @@ const (
 func argoApply(ctx context.Context, data map[string]string) { applyAs(ctx, "argocd-controller", data) }
 
 // applyAs applies data to the ConfigMap server-side as manager, forcing
-// conflicts (kubectl apply --server-side --force-conflicts).
+// conflicts (kubectl apply --server-side --force-conflicts), and the
+// policy in it (testkit.SplitPolicy) to the NodeSLORollout, as a GitOps
+// tool that owns both does.
 func applyAs(ctx context.Context, manager string, data map[string]string) {
+	data, policy := testkit.SplitPolicy(data)
 	cm := corev1ac.ConfigMap(configName, configNamespace).WithData(data)
 	Expect(k8sClient.Apply(ctx, cm, client.ForceOwnership, client.FieldOwner(manager))).To(Succeed())
+	applyStrategyAs(ctx, manager, policy)
+}
+
+// applyStrategyAs applies policy ("": none) to the NodeSLORollout's
+// spec.strategy server-side as manager, forcing conflicts; spec.paused
+// only when the policy pauses, so that the tool never owns a pause it does
+// not set.
+func applyStrategyAs(ctx context.Context, manager, policy string) {
+	if policy == "" {
+		return
+	}
+	var strategy map[string]any
+	Expect(json.Unmarshal([]byte(policy), &strategy)).To(Succeed())
+	spec := map[string]any{"strategy": strategy}
+	if paused, _ := strategy["paused"].(bool); paused {
+		spec["paused"] = true
+	}
+	delete(strategy, "paused")
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": nodeslov1alpha1.GroupVersion.String(), "kind": "NodeSLORollout",
+		"metadata": map[string]any{"namespace": configNamespace, "name": configName},
+		"spec":     spec,
+	}}
+	Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj),
+		client.ForceOwnership, client.FieldOwner(manager))).To(Succeed())
 }
 
 // nothingWritten checks, for quietFor, that no NodeSLO is written: by the
@@ -56,30 +86,11 @@ func nothingWritten(ctx context.Context, why string) {
 	Expect(allResourceVersions(ctx)).To(Equal(before), why)
 }
 
-// asEarlierVersion leaves the rollout as a controller of the versions
-// before the NodeSLORollout left it: the record in the ConfigMap's
-// annotation, and no NodeSLORollout; then the manager starts again, as
-// after an upgrade, and says in an Event that it moved the record.
-func asEarlierVersion(ctx context.Context, cm *corev1.ConfigMap) {
+// newManager stops the manager and starts a new one, which knows of the
+// rollout only what the NodeSLORollout's status and the NodeSLOs keep.
+func newManager() {
 	stopManager()
-	rec := rolloutObject(ctx).Status.Record
-	Expect(rec).NotTo(BeEmpty())
-	Expect(k8sClient.Delete(ctx, rolloutObject(ctx))).To(Succeed())
-	Eventually(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), rolloutObject0()) }).
-		Should(Satisfy(apierrors.IsNotFound))
-	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-	cm.Annotations = map[string]string{rollout.RecordAnnotation: rec}
-	Expect(k8sClient.Update(ctx, cm, client.FieldOwner("nodeslo-controller"))).To(Succeed())
 	stopManager = startManager()
-	Eventually(func(g Gomega) {
-		obj := rolloutObject0()
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), obj)).To(Succeed())
-		g.Expect(obj.Status.Record).To(Equal(rec), "the record, as the earlier version left it, on the NodeSLORollout")
-		list := &eventsv1.EventList{}
-		g.Expect(k8sClient.List(ctx, list, client.InNamespace(configNamespace))).To(Succeed())
-		g.Expect(list.Items).To(ContainElement(And(HaveField("Regarding.UID", obj.UID),
-			HaveField("Reason", "RolloutRecordMoved"), HaveField("Note", ContainSubstring(rollout.RecordAnnotation)))))
-	}).Should(Succeed())
 }
 
 var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func() {
@@ -131,7 +142,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			g.Expect(st.Done()).To(BeTrue())
 			g.Expect(st.Status.Withheld).To(BeNil())
 		}).Should(Succeed())
-		Expect(configData(ctx)).To(Equal(halted), "a retry writes no data")
+		Expect(configData(ctx)).To(Equal(dataOf(halted)), "a retry writes no data")
 		Expect(rolloutPhase()).NotTo(Equal(controller.RolloutPhaseHalted))
 	}
 
@@ -147,7 +158,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 				Expect(writes.Succeeded(n)).To(Equal(2), "canary %s: the change, then the revert", n)
 			}
 			Expect(f.writesTo()).To(Equal(2*gateCanaries), "no node but the canaries written")
-			Expect(configData(ctx)).To(Equal(halted), "the ConfigMap keeps what Git wrote")
+			Expect(configData(ctx)).To(Equal(dataOf(halted)), "the ConfigMap keeps what Git wrote")
 			rec := record(ctx)
 			Expect(rec.Target).To(Equal(fingerprint(good)))
 			Expect(rec.RevertOf).To(Equal(fingerprint(halted)))
@@ -219,12 +230,12 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			retried(ctx)
 		})
 
-	It("continues a halt and a withheld configuration that an earlier version recorded on the ConfigMap",
+	It("continues a halt and a withheld configuration across a manager restart",
 		func(ctx SpecContext) {
 			haltByGit(ctx, rollout.OnUnhealthyPause)
 			halt, _ := record(ctx).HaltOf(fingerprint(halted))
-			asEarlierVersion(ctx, cm)
-			nothingWritten(ctx, "the halt recorded before the upgrade holds every pending node")
+			newManager()
+			nothingWritten(ctx, "the halt recorded before the restart holds every pending node")
 			after, _ := record(ctx).HaltOf(fingerprint(halted))
 			Expect(after.HaltedAt).To(BeTemporally("==", halt.HaltedAt), "the same halt")
 			Eventually(rolloutPhase).Should(Equal(controller.RolloutPhaseHalted))
@@ -241,14 +252,14 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 				g.Expect(st.Status.Withheld).NotTo(BeNil())
 			}).Should(Succeed())
 			settle()
-			asEarlierVersion(ctx, cm)
+			newManager()
 			for i := range gitopsReapplies {
 				argoApply(ctx, halted)
-				nothingWritten(ctx, fmt.Sprintf("re-apply %d after the upgrade", i+1))
+				nothingWritten(ctx, fmt.Sprintf("re-apply %d after the restart", i+1))
 			}
 			st, err := statusInForce(ctx)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(st.Status.Withheld).NotTo(BeNil(), "the data halted before the upgrade stays withheld")
+			Expect(st.Status.Withheld).NotTo(BeNil(), "the data halted before the restart stays withheld")
 			Expect(f.at(ctx, 50)).To(HaveLen(rolloutNodes))
 		})
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 // The health gate of a staged rollout (docs/rollout.md#health-gates)
@@ -199,7 +200,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 		}
 	}
 
-	It("halts when two canaries turn NotReady, keeps its verdicts across a restart, and resumes on a key change",
+	It("halts when two canaries turn NotReady, keeps its verdicts across a restart, and resumes on a strategy change",
 		func(ctx SpecContext) {
 			start(ctx, rollout.OnUnhealthyPause)
 			sick := f.canaryNames()[:2]
@@ -237,8 +238,10 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			Expect(rec.Health.UnhealthyNames()).To(ConsistOf(sick))
 			Expect(rolloutPhase()).To(Equal(controller.RolloutPhaseHalted))
 
-			// A change of the key that leaves it unpaused resumes, the verdicts tolerated.
-			setConfig(ctx, rolloutData(40, gatePolicy(rollout.OnUnhealthyPause)+"\n"))
+			// A change of the strategy that leaves it unpaused resumes, the verdicts tolerated.
+			changed := strings.Replace(gatePolicy(rollout.OnUnhealthyPause),
+				`"stepIntervalSeconds": 2`, `"stepIntervalSeconds": 3`, 1)
+			setConfig(ctx, rolloutData(40, changed))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) }, nil)
 			settle()
 			Expect(f.writesTo()).To(Equal(rolloutNodes), "each pending node written once")
@@ -262,7 +265,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				}
 				Expect(writes.Succeeded(n)).To(Equal(want), "node %s", n)
 			}
-			Expect(configData(ctx)).To(Equal(rolloutData(40, gatePolicy(rollout.OnUnhealthyRevert))),
+			Expect(configData(ctx)).To(Equal(dataOf(rolloutData(40, gatePolicy(rollout.OnUnhealthyRevert)))),
 				"the ConfigMap keeps its data; the revision reverted to is in force in its place")
 			Eventually(newestRevision(ctx)).Should(Equal(before + 1))
 			h := history(ctx)
@@ -389,6 +392,12 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 })
 
 // configData reads the ConfigMap's data.
+// dataOf is what the ConfigMap holds of a spec's data: all but its policy.
+func dataOf(data map[string]string) map[string]string {
+	data, _ = testkit.SplitPolicy(data)
+	return data
+}
+
 func configData(ctx context.Context) map[string]string {
 	cm := &corev1.ConfigMap{}
 	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, cm)).To(Succeed())

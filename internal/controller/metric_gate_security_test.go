@@ -1,6 +1,8 @@
 package controller_test
 
 import (
+	"context"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -15,8 +17,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
 // What the ConfigMap may make the metric gate do (docs/rollout.md#metric-gate-credentials),
@@ -99,29 +106,39 @@ func check(name, address, extra string) string {
 		"query": "max(x{node=~\"{{.NodesRegex}}\"})"%s}`, name, address, extra)
 }
 
-var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, Label(shardMetrics), func() {
-	It("refuses a token file, a credential over plain http and a host not allowed, each with its field path",
-		func(ctx SpecContext) {
-			plain := startRecorder(false, nil)
-			token := filepath.Join(GinkgoT().TempDir(), "token")
-			Expect(os.WriteFile(token, []byte("s3cret"), 0o600)).To(Succeed())
-			addCredentials("refused", map[string][]byte{controller.CredentialToken: []byte("s3cret")})
-			outside := "http://127.0.0.2:9090"
-			cm := setConfig(ctx, rolloutData(40, metricGatePolicy(strings.Join([]string{
-				check("file", plain.server.URL, fmt.Sprintf(`, "bearerTokenFile": %q`, token)),
-				check("clear", plain.server.URL, `, "credentials": "refused"`),
-				check("outside", outside, ""),
-			}, ", "))))
-			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonInvalidConfig)).
-				Should(ContainElement(And(
-					ContainSubstring(`healthGate.metrics[0].bearerTokenFile: Forbidden: a ConfigMap names no file: `+
-						`put the token, as the file "token", in an entry of the manager's --metric-gate-credentials-dir`),
-					ContainSubstring(fmt.Sprintf(`healthGate.metrics[1].address: Invalid value: %q: must be https `+
-						`when credentials is set: a credential never travels in clear text`, plain.server.URL)),
-					ContainSubstring(fmt.Sprintf(`healthGate.metrics[2].address: Invalid value: %q: host 127.0.0.2:9090 `+
-						`is not among the manager's --metric-gate-allowed-hosts (127.0.0.1,localhost)`, outside)))))
-			Expect(plain.all()).To(BeEmpty(), "the refused key reached out")
-		})
+// strictStrategy writes policy's strategy into the NodeSLORollout as
+// kubectl apply does, unknown fields refused, and returns the apiserver's
+// answer.
+func strictStrategy(ctx context.Context, policy string) error {
+	var strategy map[string]any
+	Expect(json.Unmarshal([]byte(policy), &strategy)).To(Succeed())
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(nodeslov1alpha1.GroupVersion.WithKind("NodeSLORollout"))
+	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, obj)).To(Succeed())
+	Expect(unstructured.SetNestedMap(obj.Object, strategy, "spec", "strategy")).To(Succeed())
+	return k8sClient.Update(ctx, obj, client.FieldValidation("Strict"))
+}
+
+var _ = Describe("A metric gate within what the manager allows", Serial, Label(shardMetrics), func() {
+	It("refuses a token file and a credential over plain http at the apiserver, and a host not allowed in the "+
+		"controller, each with its field path", func(ctx SpecContext) {
+		plain := startRecorder(false, nil)
+		addCredentials("refused", map[string][]byte{controller.CredentialToken: []byte("s3cret")})
+		cm := setConfig(ctx, rolloutData(50, ""))
+		Expect(strictStrategy(ctx, metricGatePolicy(check("file", plain.server.URL, `, "bearerTokenFile": "/token"`)))).
+			To(MatchError(ContainSubstring(`unknown field "spec.strategy.healthGate.metrics[0].bearerTokenFile"`)))
+		Expect(strictStrategy(ctx, metricGatePolicy(check("clear", plain.server.URL, `, "credentials": "refused"`)))).
+			To(MatchError(ContainSubstring(`spec.strategy.healthGate.metrics[0]: Invalid value: "object": address ` +
+				`must be https when credentials is set: a credential never travels in clear text`)))
+
+		outside := "http://127.0.0.2:9090"
+		setConfig(ctx, rolloutData(40, metricGatePolicy(check("outside", outside, ""))))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
+				`Invalid value: %q: host 127.0.0.2:9090 is not among the manager's --metric-gate-allowed-hosts `+
+				`(127.0.0.1,localhost)`, outside))))
+		Expect(plain.all()).To(BeEmpty(), "a refused strategy reached out")
+	})
 
 	It("sends a credential over verified https only, follows no redirect, and bounds what it reads",
 		func(ctx SpecContext) {
@@ -199,9 +216,9 @@ var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, 
 		addresses := filepath.Join(metricCredentials, "pinned", controller.CredentialAddresses)
 		cm := setConfig(ctx, rolloutData(40, metricGatePolicy(
 			check("aimed", second.server.URL, `, "credentials": "pinned"`))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonInvalidConfig)).
-			Should(ContainElement(ContainSubstring(fmt.Sprintf(`healthGate.metrics[0].address: Invalid value: %q: `+
-				`check aimed may not send credentials pinned there: it is not among the addresses of %s (%s); `+
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
+				`Invalid value: %q: check aimed may not send credentials pinned there: it is not among the addresses of %s (%s); `+
 				`add it there (the key addresses of the entry's Secret) or name other credentials`,
 				second.server.URL, addresses, first.server.URL))))
 		Eventually(func() bool { return rolloutObject(ctx).Status.KeyInvalid }).Should(BeTrue())
@@ -224,9 +241,9 @@ var _ = Describe("A metric gate aimed by whoever writes the ConfigMap", Serial, 
 		})
 		openAddress := first.server.URL + "/open"
 		cm = setConfig(ctx, rolloutData(30, metricGatePolicy(check("open", openAddress, ""))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, controller.ReasonInvalidConfig)).
-			Should(ContainElement(ContainSubstring(fmt.Sprintf(`healthGate.metrics[0].address: Invalid value: %q: `+
-				`check open names no credentials, and the manager runs without --metric-gate-allowed-hosts, `+
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
+				`Invalid value: %q: check open names no credentials, and the manager runs without --metric-gate-allowed-hosts, `+
 				`so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts)`,
 				openAddress))))
 		Eventually(func() bool { return rolloutObject(ctx).Status.KeyInvalid }).Should(BeTrue())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,7 +29,7 @@ type rolloutObject struct {
 // readRolloutObject reads the NodeSLORollout from the cache, or, when the
 // cache has not yet seen the status this controller wrote last, that
 // status: a record older than our own write must never be decided on.
-func (d *rolloutDriver) readRolloutObject(ctx context.Context, cm *corev1.ConfigMap) (rolloutObject, error) {
+func (d *rolloutDriver) readRolloutObject(ctx context.Context) (rolloutObject, error) {
 	obj := &nodeslov1alpha1.NodeSLORollout{}
 	switch err := d.client.Get(ctx, d.key, obj); {
 	case apierrors.IsNotFound(err):

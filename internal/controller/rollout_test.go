@@ -50,6 +50,15 @@ func rolloutPolicy(paused bool) string {
 		rolloutStep, paused, canaryLabel)
 }
 
+// strategyJSON is policy's strategy as the controller keeps it with each
+// revision (rollout.StrategyJSON), "paused" left out.
+func strategyJSON(policy string) string {
+	GinkgoHelper()
+	var p testkit.Policy
+	Expect(json.Unmarshal([]byte(policy), &p)).To(Succeed(), "the spec's policy %s", policy)
+	return rollout.StrategyJSON(&p.RolloutStrategy)
+}
+
 // rolloutData is a ConfigMap's data setting the cpu suppress threshold, with
 // the rollout key (empty: without it).
 func rolloutData(threshold int, policy string) map[string]string {
@@ -429,7 +438,8 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 		Expect(rolloutPhase()).To(Equal(controller.RolloutPhaseIdle))
 	})
 
-	It("keeps a pause made with the plugin through three server-side applies of the ConfigMap by another field manager",
+	It("keeps a pause made with the plugin through three server-side applies of the ConfigMap and the strategy "+
+		"by another field manager",
 		func(ctx SpecContext) {
 			holdClock()
 			data := rolloutData(40, rolloutPolicy(false))
@@ -450,18 +460,21 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			writes.Reset()
 			for i := range gitopsReapplies {
 				// Each sync writes the ConfigMap (its tracking annotation
-				// changes), so the controller decides again each time.
+				// changes), so the controller decides again each time, and
+				// applies the strategy, which owns no pause.
 				before := configCacheReconciles()
-				sync := corev1ac.ConfigMap(configName, configNamespace).WithData(data).
+				synced, policy := testkit.SplitPolicy(data)
+				sync := corev1ac.ConfigMap(configName, configNamespace).WithData(synced).
 					WithAnnotations(map[string]string{"argocd.argoproj.io/tracking-id": fmt.Sprintf("sync-%d", i)})
 				Expect(k8sClient.Apply(ctx, sync, client.ForceOwnership, client.FieldOwner("argocd-controller"))).
 					To(Succeed())
+				applyStrategyAs(ctx, "argocd-controller", policy)
 				Eventually(configCacheReconciles).Should(BeNumerically(">", before))
 				skipAndSettle(10 * time.Second) // five step intervals
 				Expect(writes.Total()).To(BeZero(), "sync %d undid the pause", i+1)
 				Expect(rolloutObject(ctx).Spec.Paused).To(BeTrue())
 			}
-			Expect(configData(ctx)).To(Equal(data), "the pause wrote nothing into the ConfigMap's data")
+			Expect(configData(ctx)).To(Equal(dataOf(data)), "the pause wrote nothing into the ConfigMap's data")
 
 			Expect(plugin.SetPaused(ctx, k8sClient, historyRef, false, io.Discard)).To(Succeed())
 			watchRollout(ctx, f, target, 40, nil)
@@ -469,16 +482,16 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			Expect(f.writesTo()).To(Equal(held), "only the nodes held are written after the resume")
 		})
 
-	It("continues a rollout in progress that an earlier version recorded on the ConfigMap", func(ctx SpecContext) {
+	It("continues a rollout in progress across a manager restart, the clock held", func(ctx SpecContext) {
 		holdClock()
 		setConfig(ctx, rolloutData(40, rolloutPolicy(false)))
 		watchRollout(ctx, f, target, 40, func(reached []string) bool { return len(reached) >= rolloutCanaries+rolloutStep })
 		steps := record(ctx).Steps
-		asEarlierVersion(ctx, cm)
-		Expect(record(ctx).Steps).To(Equal(steps), "the steps taken before the upgrade stay taken")
+		newManager()
+		Expect(record(ctx).Steps).To(Equal(steps), "the steps taken before the restart stay taken")
 		watchRollout(ctx, f, target, 40, nil)
 		settle()
-		Expect(f.writesTo()).To(Equal(rolloutNodes), "each node written once, across the upgrade")
+		Expect(f.writesTo()).To(Equal(rolloutNodes), "each node written once, across the restart")
 	})
 
 	It("survives a manager restart without a burst, and completes", func(ctx SpecContext) {
@@ -623,8 +636,8 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 			for _, n := range f.names {
 				Expect(writes.Succeeded(n)).To(Equal(1), "node %s written once", n)
 			}
-			Expect(history(ctx).InForce().RolloutKey).To(Equal(rolloutPolicy(false)),
-				"the revision of the defaults keeps the key it rolled out under")
+			Expect(history(ctx).InForce().RolloutKey).To(Equal(strategyJSON(rolloutPolicy(false))),
+				"the revision of the defaults keeps the strategy it rolled out under")
 		})
 
 	It("pauses on a strategy only the controller can refuse, with a Warning Event, and writes nothing",

@@ -122,10 +122,6 @@ func prefixed(p string) string {
 	return "." + p
 }
 
-func (r Key) report() sloconfig.SectionReport {
-	return sloconfig.SectionReport{Key: sloconfig.KeyRollout, Errors: r.Errors, Warnings: r.Warnings}
-}
-
 // Lines renders the key's report in the words every other key's report
 // uses (sloconfig.ReportByKey and ReportLines take them).
 func (r Key) Lines() sloconfig.KeyLines {
