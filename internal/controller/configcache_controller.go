@@ -65,6 +65,9 @@ type ConfigCacheReconciler struct {
 	// reported identifies the Events last emitted, so that none is repeated
 	// until what there is to say changes.
 	reported string
+	// reportedStrategy identifies the strategy's Events last emitted
+	// (strategy_report.go).
+	reportedStrategy string
 	// skew finds the fields of the configuration the installed CRD drops.
 	skew *crdSkew
 	// rollout drives the staged rollout the ConfigMap asks for.
@@ -115,6 +118,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.reportStrategy(read)
 	if r.unchanged(read, now) {
 		return ctrl.Result{}, nil
 	}

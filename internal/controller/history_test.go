@@ -209,14 +209,15 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			Expect(plugin.Explain(in).Revision).To(Equal(fourth.Number), "explain names the revision the node matches")
 		})
 
-	It("records a configuration put in force under a 256 KiB rollout key with a 200 KiB change-cause, "+
-		"the key refused and both bounded in the revision", func(ctx SpecContext) {
+	It("records a configuration put in force under a strategy over 128 KiB with a 200 KiB change-cause, "+
+		"the strategy refused and both bounded in the revision", func(ctx SpecContext) {
 		setConfig(ctx, rolloutData(35, ""))
 		Eventually(newestRevision(ctx)).ShouldNot(BeZero())
 		n := newestRevision(ctx)()
 
-		// What whoever writes the ConfigMap may write: a change-cause of
-		// 200 KiB and a key of 256 KiB, whitespace but for its braces.
+		// What whoever writes the ConfigMap may write, a change-cause of
+		// 200 KiB, and the NodeSLORollout's strategy, which the schema
+		// bounds in all but a label selector: one of some 280 KiB.
 		cmKey := types.NamespacedName{Namespace: configNamespace, Name: configName}
 		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			cm := &corev1.ConfigMap{}
@@ -226,18 +227,22 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 			cm.Annotations = map[string]string{rollout.ChangeCauseAnnotation: strings.Repeat("why ", 50<<10)}
 			return k8sClient.Update(ctx, cm)
 		})).To(Succeed())
-		huge := "{" + strings.Repeat(" ", 256<<10) + "}"
-		cm := setConfig(ctx, rolloutData(30, huge))
+		labels := make([]string, 5000)
+		for i := range labels {
+			labels[i] = fmt.Sprintf("%q: %q", fmt.Sprintf("label-%04d", i), strings.Repeat("v", 40))
+		}
+		huge := `{"canary": {"nodeSelector": {"matchLabels": {` + strings.Join(labels, ", ") + `}}}}`
+		setConfig(ctx, rolloutData(30, huge))
 
 		Eventually(newestRevision(ctx)).Should(Equal(n+1), "the revision was created")
 		r := history(ctx).InForce()
 		Expect(r.Data[string(sloconfig.KeyResourceThreshold)]).To(ContainSubstring("30"))
-		Expect(r.RolloutKey).To(ContainSubstring("(not kept: the nodeslo-rollout-config written was 262146 bytes"))
+		Expect(r.RolloutKey).To(MatchRegexp(`^\(not kept: the strategy was \d+ bytes, more than the 131072 allowed\)$`))
 		Expect(len(r.ChangeCause)).To(BeNumerically("<=", rollout.MaxChangeCause))
 		Expect(r.ChangeCause).To(HaveSuffix("(cut at 1024 bytes)"))
-		Eventually(configWarnings(ctx, cm, controller.ReasonInvalidConfig)).Should(ContainElement(And(
-			ContainSubstring("nodeslo-rollout-config: "),
-			ContainSubstring("the value is 262146 bytes, more than the 131072 allowed"))))
+		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).Should(ContainElement(And(
+			ContainSubstring("spec.strategy: Too long: "),
+			MatchRegexp(`the value is \d+ bytes, more than the 131072 allowed`))))
 	})
 
 	It("adds no revision when a restarted manager finds the configuration in force recorded", func(ctx SpecContext) {

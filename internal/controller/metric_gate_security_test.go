@@ -23,7 +23,6 @@ import (
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
 // What the ConfigMap may make the metric gate do (docs/rollout.md#metric-gate-credentials),
@@ -106,6 +105,12 @@ func check(name, address, extra string) string {
 		"query": "max(x{node=~\"{{.NodesRegex}}\"})"%s}`, name, address, extra)
 }
 
+// strategyWarnings returns the notes of the Warning Events with reason on
+// the NodeSLORollout.
+func strategyWarnings(ctx context.Context, reason string) func() ([]string, error) {
+	return warningEvents(ctx, configNamespace, rolloutObject(ctx).UID, reason)
+}
+
 // strictStrategy writes policy's strategy into the NodeSLORollout as
 // kubectl apply does, unknown fields refused, and returns the apiserver's
 // answer.
@@ -124,7 +129,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 		"controller, each with its field path", func(ctx SpecContext) {
 		plain := startRecorder(false, nil)
 		addCredentials("refused", map[string][]byte{controller.CredentialToken: []byte("s3cret")})
-		cm := setConfig(ctx, rolloutData(50, ""))
+		setConfig(ctx, rolloutData(50, ""))
 		Expect(strictStrategy(ctx, metricGatePolicy(check("file", plain.server.URL, `, "bearerTokenFile": "/token"`)))).
 			To(MatchError(ContainSubstring(`unknown field "spec.strategy.healthGate.metrics[0].bearerTokenFile"`)))
 		Expect(strictStrategy(ctx, metricGatePolicy(check("clear", plain.server.URL, `, "credentials": "refused"`)))).
@@ -133,7 +138,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 
 		outside := "http://127.0.0.2:9090"
 		setConfig(ctx, rolloutData(40, metricGatePolicy(check("outside", outside, ""))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).
 			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
 				`Invalid value: %q: host 127.0.0.2:9090 is not among the manager's --metric-gate-allowed-hosts `+
 				`(127.0.0.1,localhost)`, outside))))
@@ -214,9 +219,9 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 			controller.CredentialAddresses: []byte("# the first server only\n" + first.server.URL + "\n"),
 		})
 		addresses := filepath.Join(metricCredentials, "pinned", controller.CredentialAddresses)
-		cm := setConfig(ctx, rolloutData(40, metricGatePolicy(
+		setConfig(ctx, rolloutData(40, metricGatePolicy(
 			check("aimed", second.server.URL, `, "credentials": "pinned"`))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).
 			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
 				`Invalid value: %q: check aimed may not send credentials pinned there: it is not among the addresses of %s (%s); `+
 				`add it there (the key addresses of the entry's Secret) or name other credentials`,
@@ -240,8 +245,8 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 			stopManager = startManager()
 		})
 		openAddress := first.server.URL + "/open"
-		cm = setConfig(ctx, rolloutData(30, metricGatePolicy(check("open", openAddress, ""))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonPaused)).
+		setConfig(ctx, rolloutData(30, metricGatePolicy(check("open", openAddress, ""))))
+		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).
 			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
 				`Invalid value: %q: check open names no credentials, and the manager runs without --metric-gate-allowed-hosts, `+
 				`so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts)`,

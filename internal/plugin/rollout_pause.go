@@ -15,14 +15,12 @@ import (
 
 // SetPaused pauses or resumes the rollout of the ConfigMap of ref, as
 // `kubectl nodeslo rollout pause` and `resume` do: it sets spec.paused on
-// the NodeSLORollout of the same namespace and name (creating it when the
-// controller has not yet), and writes nothing else. The ConfigMap is only
-// read: a GitOps tool that owns it never sees the pause, so it never undoes
-// it (issue 41). spec.paused holds the rollout together with the rollout
-// key's "paused" (either pauses it), and does nothing without the key: a
-// ConfigMap without the key has no rollout to pause, which is an error that
-// says so. A resume of a rollout the health gate halted also names the
-// halt in spec.resume (resumeHalt).
+// the NodeSLORollout of the same namespace and name, and writes nothing
+// else. A GitOps tool that owns its spec.strategy or the ConfigMap never
+// owns spec.paused, so it never undoes the pause. Without a strategy
+// every change reaches every node at once: there is no rollout to pause,
+// which is an error that says so. A resume of a rollout the health gate
+// halted also names the halt in spec.resume (resumeHalt).
 func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bool, out io.Writer) error {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm); err != nil {
@@ -33,19 +31,19 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 		return err
 	}
 	spec, where := specOf(obj), nodeSLORolloutName(ref)
-	load := rollout.LoadKey(cm.Data)
+	load := rollout.LoadStrategy(&spec, nil)
 	if !load.Present {
 		if paused || !spec.Paused {
-			return fmt.Errorf("ConfigMap %s has no %s key: every change reaches every node at once, "+
-				"so there is no rollout to pause or resume", ref, sloconfig.KeyRollout)
+			return fmt.Errorf("%s has no spec.strategy: every change reaches every node at once, "+
+				"so there is no rollout to pause or resume", where)
 		}
-		// A pause left from before the key was removed would hold the
-		// next rollout once a key comes back: lift it.
+		// A pause left from before the strategy was removed would hold
+		// the next rollout once a strategy comes back: lift it.
 		if err := writeSpec(ctx, c, ref, true, specPatch{Paused: new(false)}); err != nil {
 			return err
 		}
-		printLine(out, fmt.Sprintf("spec.paused set to false on %s: ConfigMap %s has no %s key, so it held no rollout, "+
-			"but it would have paused the next one", where, ref, sloconfig.KeyRollout))
+		printLine(out, fmt.Sprintf("spec.paused set to false on %s: it has no spec.strategy, so it held no rollout, "+
+			"but it would have paused the next one", where))
 		return nil
 	}
 	if !paused {
@@ -58,33 +56,26 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 	if err := writeSpec(ctx, c, ref, obj != nil, specPatch{Paused: new(true)}); err != nil {
 		return err
 	}
-	printLine(out, fmt.Sprintf("rollout paused: spec.paused set on %s (the ConfigMap is not written): "+
+	printLine(out, fmt.Sprintf("rollout paused: spec.paused set on %s: "+
 		"no further node is reached until kubectl nodeslo rollout resume; follow it with: kubectl nodeslo rollout status",
 		where))
 	return nil
 }
 
-// keyHolds is what the rollout key does to hold the rollout whatever the
-// NodeSLORollout's spec says ("": nothing): its "paused": true, or its
-// being invalid. Only the ConfigMap's owner (Git, under GitOps) lifts it.
+// keyHolds is what holds the rollout whatever spec.paused says ("":
+// nothing): a strategy the controller refuses.
 func keyHolds(load rollout.Key) string {
-	switch {
-	case !load.Present:
-		return ""
-	case load.Policy == nil:
-		return fmt.Sprintf("%s is invalid, which holds every rollout until it is fixed in the ConfigMap "+
-			"(kubectl nodeslo validate)", sloconfig.KeyRollout)
-	case load.Policy.Paused:
-		return fmt.Sprintf(`"paused": true in %s pauses the rollout too: set it to false in the ConfigMap `+
-			"(in Git, when a GitOps tool syncs it)", sloconfig.KeyRollout)
+	if load.Present && load.Policy == nil {
+		return "spec.strategy is invalid, which holds every rollout until it is fixed (kubectl describe nodeslorollout " +
+			"shows the InvalidStrategy Event)"
 	}
 	return ""
 }
 
 // resume lifts spec.paused, or resumes a halt of the health gate
-// (resumeHalt). What the rollout key holds (keyHolds) is the ConfigMap's
-// owner's to lift: resume says so, and when nothing of the spec holds the
-// rollout, that is an error.
+// (resumeHalt). An invalid strategy (keyHolds) is not lifted by a
+// resume: resume says so, and when spec.paused does not hold the rollout
+// either, that is an error.
 func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.ConfigMap,
 	obj *nodeslov1alpha1.NodeSLORollout, load rollout.Key, out io.Writer) error {
 	spec, where := specOf(obj), nodeSLORolloutName(ref)
@@ -104,8 +95,7 @@ func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.C
 	holds := keyHolds(load)
 	if !spec.Paused {
 		if holds != "" {
-			return fmt.Errorf("ConfigMap %s: %s; resume writes only the spec of %s, whose spec.paused is not set; "+
-				"nothing written", ref, holds, where)
+			return fmt.Errorf("%s: %s; spec.paused is not set; nothing written", where, holds)
 		}
 		printLine(out, fmt.Sprintf("%s: the rollout is resumed already (spec.paused is not set); nothing written", where))
 		return nil
@@ -114,11 +104,11 @@ func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.C
 		return err
 	}
 	if holds != "" {
-		printLine(out, fmt.Sprintf("spec.paused set to false on %s (the ConfigMap is not written); "+
+		printLine(out, fmt.Sprintf("spec.paused set to false on %s; "+
 			"the rollout stays held: %s", where, holds))
 		return nil
 	}
-	printLine(out, fmt.Sprintf("rollout resumed: spec.paused set to false on %s (the ConfigMap is not written): "+
+	printLine(out, fmt.Sprintf("rollout resumed: spec.paused set to false on %s: "+
 		"the rollout goes on where it stopped; follow it with: kubectl nodeslo rollout status", where))
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // RolloutStatus is what `kubectl nodeslo rollout status` shows: the status
@@ -67,7 +66,9 @@ func NewRolloutStatus(ref ConfigMapRef, cm *corev1.ConfigMap, obj *nodeslov1alph
 			s.Data = map[string]string{}
 		}
 	}
-	s.Key = rollout.LoadKey(s.Data)
+	if obj != nil {
+		s.Key = rollout.LoadStrategy(&obj.Spec, nil)
+	}
 	if obj != nil && obj.Status.Phase != "" {
 		st := rollout.StatusFromAPI(&obj.Status)
 		s.Status = &st
@@ -190,10 +191,10 @@ func (s RolloutStatus) Write(w io.Writer) {
 	target, started := rollout.ShortTarget(st.Fingerprint), st.Started.UTC().Format(time.RFC3339)
 	switch {
 	case st.Phase == rollout.PhaseAllAtOnce:
-		printLine(w, "no rollout key ("+string(sloconfig.KeyRollout)+"): every change reaches every node at once")
+		printLine(w, "no spec.strategy: every change reaches every node at once")
 		printLine(w, fmt.Sprintf("configuration %s: put in force for every node at once", target))
 	case st.KeyInvalid:
-		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until the rollout key is valid",
+		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until spec.strategy is valid",
 			target, st.Step, started))
 	default:
 		printLine(w, fmt.Sprintf("configuration %s: step %d of %d (step size %d), started %s",
@@ -249,15 +250,12 @@ func (s RolloutStatus) pausedBy() string {
 		why = append(why, "halted by the health gate")
 	}
 	if st.KeyInvalid {
-		why = append(why, "the rollout key is invalid")
+		why = append(why, "spec.strategy is invalid")
 	}
 	if st.Paused {
 		by := len(why)
 		if s.Object.Spec.Paused {
 			why = append(why, "spec.paused: true")
-		}
-		if p := s.Key.Policy; p != nil && p.Paused {
-			why = append(why, `"paused": true in `+string(sloconfig.KeyRollout))
 		}
 		if len(why) == by {
 			why = append(why, "paused")

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // MaxKeyBytes bounds the rollout key's value as written, whitespace
@@ -23,7 +21,7 @@ func keyTooLarge(raw string) *field.Error {
 		return nil
 	}
 	return &field.Error{Type: field.ErrorTypeTooLong, BadValue: field.OmitValueType{}, Detail: fmt.Sprintf(
-		"the value is %d bytes, more than the %d allowed (whitespace counts); "+
+		"the value is %d bytes, more than the %d allowed; "+
 			"the history keeps it in each revision's annotations", len(raw), MaxKeyBytes)}
 }
 
@@ -36,6 +34,5 @@ func keptKey(raw string) string {
 	if keyTooLarge(raw) == nil {
 		return raw
 	}
-	return fmt.Sprintf("(not kept: the %s written was %d bytes, more than the %d allowed)",
-		sloconfig.KeyRollout, len(raw), MaxKeyBytes)
+	return fmt.Sprintf("(not kept: the strategy was %d bytes, more than the %d allowed)", len(raw), MaxKeyBytes)
 }
