@@ -133,7 +133,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 		Expect(strictStrategy(ctx, metricGatePolicy(check("file", plain.server.URL, `, "bearerTokenFile": "/token"`)))).
 			To(MatchError(ContainSubstring(`unknown field "spec.strategy.healthGate.metrics[0].bearerTokenFile"`)))
 		Expect(strictStrategy(ctx, metricGatePolicy(check("clear", plain.server.URL, `, "credentials": "refused"`)))).
-			To(MatchError(ContainSubstring(`spec.strategy.healthGate.metrics[0]: Invalid value: "object": address ` +
+			To(MatchError(ContainSubstring(`spec.strategy.healthGate.metrics[0]: Invalid value: address ` +
 				`must be https when credentials is set: a credential never travels in clear text`)))
 
 		outside := "http://127.0.0.2:9090"
