@@ -17,7 +17,6 @@ import (
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -240,7 +239,7 @@ var _ = Describe("The revision history", Serial, Label(shardRollout), func() {
 		Expect(r.RolloutKey).To(MatchRegexp(`^\(not kept: the strategy was \d+ bytes, more than the 131072 allowed\)$`))
 		Expect(len(r.ChangeCause)).To(BeNumerically("<=", rollout.MaxChangeCause))
 		Expect(r.ChangeCause).To(HaveSuffix("(cut at 1024 bytes)"))
-		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).Should(ContainElement(And(
+		Eventually(invalidStrategyEvents(ctx)).Should(ContainElement(And(
 			ContainSubstring("spec.strategy: Too long: "),
 			MatchRegexp(`the value is \d+ bytes, more than the 131072 allowed`))))
 	})

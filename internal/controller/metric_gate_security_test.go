@@ -105,10 +105,10 @@ func check(name, address, extra string) string {
 		"query": "max(x{node=~\"{{.NodesRegex}}\"})"%s}`, name, address, extra)
 }
 
-// strategyWarnings returns the notes of the Warning Events with reason on
-// the NodeSLORollout.
-func strategyWarnings(ctx context.Context, reason string) func() ([]string, error) {
-	return warningEvents(ctx, configNamespace, rolloutObject(ctx).UID, reason)
+// invalidStrategyEvents returns the notes of the InvalidStrategy Events
+// on the NodeSLORollout.
+func invalidStrategyEvents(ctx context.Context) func() ([]string, error) {
+	return warningEvents(ctx, configNamespace, rolloutObject(ctx).UID, controller.ReasonInvalidStrategy)
 }
 
 // strictStrategy writes policy's strategy into the NodeSLORollout as
@@ -138,7 +138,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 
 		outside := "http://127.0.0.2:9090"
 		setConfig(ctx, rolloutData(40, metricGatePolicy(check("outside", outside, ""))))
-		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).
+		Eventually(invalidStrategyEvents(ctx)).
 			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
 				`Invalid value: %q: host 127.0.0.2:9090 is not among the manager's --metric-gate-allowed-hosts `+
 				`(127.0.0.1,localhost)`, outside))))
@@ -221,7 +221,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 		addresses := filepath.Join(metricCredentials, "pinned", controller.CredentialAddresses)
 		setConfig(ctx, rolloutData(40, metricGatePolicy(
 			check("aimed", second.server.URL, `, "credentials": "pinned"`))))
-		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).
+		Eventually(invalidStrategyEvents(ctx)).
 			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
 				`Invalid value: %q: check aimed may not send credentials pinned there: it is not among the addresses of %s (%s); `+
 				`add it there (the key addresses of the entry's Secret) or name other credentials`,
@@ -246,7 +246,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 		})
 		openAddress := first.server.URL + "/open"
 		setConfig(ctx, rolloutData(30, metricGatePolicy(check("open", openAddress, ""))))
-		Eventually(strategyWarnings(ctx, controller.ReasonInvalidStrategy)).
+		Eventually(invalidStrategyEvents(ctx)).
 			Should(ContainElement(ContainSubstring(fmt.Sprintf(`spec.strategy.healthGate.metrics[0].address: `+
 				`Invalid value: %q: check open names no credentials, and the manager runs without --metric-gate-allowed-hosts, `+
 				`so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts)`,

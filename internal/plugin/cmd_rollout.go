@@ -17,7 +17,35 @@ func newRolloutCommand(streams IOStreams, kube *kubeFlags) *cobra.Command {
 	}
 	cmd.AddCommand(newRolloutStatusCommand(streams, kube), newRolloutHistoryCommand(streams, kube),
 		newRolloutUndoCommand(streams, kube), newRolloutPauseCommand(streams, kube, true),
-		newRolloutPauseCommand(streams, kube, false), newRolloutRetryCommand(streams, kube))
+		newRolloutPauseCommand(streams, kube, false), newRolloutRetryCommand(streams, kube),
+		newRolloutConvertCommand(streams))
+	return cmd
+}
+
+// newRolloutConvertCommand is `kubectl nodeslo rollout convert`.
+func newRolloutConvertCommand(streams IOStreams) *cobra.Command {
+	var file configMapFlags
+	cmd := &cobra.Command{
+		Use:   "convert -f FILE",
+		Short: "Print the NodeSLORollout that holds the policy of a ConfigMap's retired nodeslo-rollout-config key",
+		Long: `The staged rollout's policy is the NodeSLORollout's spec.strategy; the
+ConfigMap's nodeslo-rollout-config key is refused. convert reads the
+ConfigMap of the file and prints the NodeSLORollout of the same namespace
+and name whose spec.strategy holds the key's policy, and spec.paused its
+"paused". A field the strategy does not have is an error that names it.
+Nothing is written: apply what is printed, then remove the key.`,
+		Example: `  kubectl nodeslo rollout convert -f slo-controller-config.yaml > nodeslorollout.yaml`,
+		Args:    cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			cm, err := file.read(streams.In, streams.ErrOut)
+			if err != nil {
+				return err
+			}
+			return ConvertRolloutKey(cm, file.ref, streams.Out)
+		},
+	}
+	file.addFlags(cmd.Flags())
+	_ = cmd.MarkFlagRequired("filename")
 	return cmd
 }
 

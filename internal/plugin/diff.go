@@ -43,20 +43,22 @@ type NodeDiff struct {
 // DiffResult is the outcome of a diff.
 type DiffResult struct {
 	Reports []sloconfig.SectionReport
-	Rollout rollout.Key
+	// Retired is what the retired rollout key of the file says, if it has one.
+	Retired sloconfig.KeyLines
 	// Changed lists the nodes whose NodeSLO would change, by name.
 	Changed []NodeDiff
 	Nodes   int
 }
 
-// Valid reports whether every key of the file, the rollout key included, was accepted.
+// Valid reports whether every key of the file was accepted (the retired
+// rollout key never is).
 func (r DiffResult) Valid() bool {
 	for _, rep := range r.Reports {
 		if !rep.Valid() {
 			return false
 		}
 	}
-	return r.Rollout.Valid()
+	return len(r.Retired.Errors) == 0
 }
 
 // none stands for an unset field in a FieldChange.
@@ -69,7 +71,7 @@ const none = "<none>"
 // controller keeps too (docs/behaviour.md#bad-input).
 func Diff(in DiffInputs) DiffResult {
 	cfg := sloconfig.Load(in.Data, nil)
-	out := DiffResult{Reports: cfg.Reports(), Rollout: rollout.LoadKey(in.Data), Nodes: len(in.Nodes)}
+	out := DiffResult{Reports: cfg.Reports(), Retired: rollout.RetiredKeyLines(in.Data), Nodes: len(in.Nodes)}
 	nodes := slices.SortedFunc(slices.Values(in.Nodes), func(a, b sloconfig.Node) int {
 		return strings.Compare(a.Name, b.Name)
 	})
@@ -168,7 +170,7 @@ func (r DiffResult) Write(out, errOut io.Writer) error {
 	for _, rep := range r.Reports {
 		printMessages(rep.Messages(), rep.WarningMessages(), errOut, errOut)
 	}
-	printMessages(r.Rollout.Messages(), r.Rollout.WarningMessages(), errOut, errOut)
+	printMessages(r.Retired.Errors, nil, errOut, errOut)
 	b := bufio.NewWriterSize(out, 64<<10)
 	// A write error sticks to b and comes back from Flush.
 	printf := func(format string, args ...any) { fprintf(b, format, args...) }

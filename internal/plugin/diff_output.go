@@ -33,8 +33,7 @@ func (r DiffResult) Output() DiffOutput {
 		out.Errors = append(out.Errors, rep.Messages()...)
 		out.Warnings = append(out.Warnings, rep.WarningMessages()...)
 	}
-	out.Errors = append(out.Errors, r.Rollout.Messages()...)
-	out.Warnings = append(out.Warnings, r.Rollout.WarningMessages()...)
+	out.Errors = append(out.Errors, r.Retired.Errors...)
 	for _, n := range r.Changed {
 		if n.Created {
 			out.Created++

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -57,7 +56,7 @@ func Render(data map[string]string, nodes []sloconfig.Node, format outputFormat,
 		list = &templateList{format: format}
 	}
 	cfg := sloconfig.Load(data, nil)
-	printReports(cfg, rollout.LoadKey(data), errOut, errOut)
+	printReports(cfg, data, errOut, errOut)
 	w := bufio.NewWriterSize(out, 64<<10)
 	list.begin(w, len(nodes))
 	resolved := make([]sloconfig.Resolution, min(len(nodes), resolveChunk))

@@ -14,11 +14,11 @@ import (
 
 // Validate loads data as the controller would at start-up and reports:
 // one error per line on out, warnings on errOut. It returns whether every
-// key, the rollout key included, is valid.
+// key is valid (the retired rollout key never is).
 func Validate(data map[string]string, out, errOut io.Writer) bool {
-	cfg, rolloutKey := sloconfig.Load(data, nil), rollout.LoadKey(data)
-	printReports(cfg, rolloutKey, out, errOut)
-	return cfg.Valid() && rolloutKey.Valid()
+	cfg := sloconfig.Load(data, nil)
+	printReports(cfg, data, out, errOut)
+	return cfg.Valid() && len(rollout.RetiredKeyLines(data).Errors) == 0
 }
 
 // printUnmatched warns on errOut about every node strategy in data that
@@ -51,9 +51,10 @@ func ValidateAgainstCRD(ctx context.Context, c client.Client, data map[string]st
 	return nil
 }
 
-// printReports writes errors to errs and warnings to warnings, key by key.
-func printReports(cfg *sloconfig.Config, rolloutKey rollout.Key, errs, warnings io.Writer) {
-	errLines, warningLines := sloconfig.ReportLines(cfg, rolloutKey.Lines())
+// printReports writes errors to errs and warnings to warnings, key by
+// key, of cfg loaded from data.
+func printReports(cfg *sloconfig.Config, data map[string]string, errs, warnings io.Writer) {
+	errLines, warningLines := sloconfig.ReportLines(cfg, rollout.RetiredKeyLines(data))
 	printMessages(errLines, warningLines, errs, warnings)
 }
 

@@ -122,16 +122,6 @@ func prefixed(p string) string {
 	return "." + p
 }
 
-// Lines renders the key's report in the words every other key's report
-// uses (sloconfig.ReportByKey and ReportLines take them).
-func (r Key) Lines() sloconfig.KeyLines {
-	l := sloconfig.KeyLines{Key: sloconfig.KeyRollout, Errors: r.Messages(), Warnings: r.WarningMessages()}
-	if len(l.Errors) > 0 {
-		l.Consequence = "the key is rejected and every rollout is paused until it is fixed"
-	}
-	return l
-}
-
 // LoadKey parses, validates and compiles the rollout key of a
 // ConfigMap's data (nil when the ConfigMap does not exist), as anyone can
 // who does not know the manager's flags (kubectl nodeslo validate).

@@ -1,0 +1,67 @@
+package plugin
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
+)
+
+// ConvertRolloutKey prints the NodeSLORollout of ref that holds the policy
+// of the retired rollout key of cm (docs/rollout.md#the-strategy): its fields
+// become spec.strategy, its "paused" spec.paused. The key's document is
+// read strictly: a field the strategy does not have (bearerTokenFile,
+// caFile, evictions.reasons, a typo) is an error that names it, as the
+// apiserver would refuse it. The strategy is then checked as the
+// controller checks it, without the manager's flags.
+func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) error {
+	raw, ok := cm.Data[string(sloconfig.KeyRollout)]
+	if !ok {
+		return fmt.Errorf("ConfigMap %s has no %s key: nothing to convert", ref, sloconfig.KeyRollout)
+	}
+	var policy struct {
+		nodeslov1alpha1.RolloutStrategy
+		Paused bool `json:"paused"`
+	}
+	decoder := json.NewDecoder(bytes.NewReader([]byte(raw)))
+	decoder.DisallowUnknownFields()
+	if err := decoder.Decode(&policy); err != nil {
+		return fmt.Errorf("ConfigMap %s, key %s: %w", ref, sloconfig.KeyRollout, err)
+	}
+	spec := nodeslov1alpha1.NodeSLORolloutSpec{Strategy: &policy.RolloutStrategy, Paused: policy.Paused}
+	if key := rollout.LoadStrategy(&spec, nil); !key.Valid() {
+		return fmt.Errorf("ConfigMap %s, key %s: %s", ref, sloconfig.KeyRollout, strings.Join(key.Messages(), "; "))
+	}
+	manifest, err := yaml.Marshal(convertedRollout{
+		TypeMeta: metav1.TypeMeta{APIVersion: nodeslov1alpha1.GroupVersion.String(), Kind: "NodeSLORollout"},
+		Metadata: printedName(ref),
+		Spec:     spec,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(manifest)
+	return err
+}
+
+// convertedRollout is the NodeSLORollout convert prints: no status, and
+// of its metadata only what names it.
+type convertedRollout struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        printedName                        `json:"metadata"`
+	Spec            nodeslov1alpha1.NodeSLORolloutSpec `json:"spec"`
+}
+
+// printedName is the metadata of an object printed to be applied.
+type printedName struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
