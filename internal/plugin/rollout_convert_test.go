@@ -12,7 +12,7 @@ import (
 )
 
 func TestConvertRolloutKeyPrintsTheNodeSLORolloutOfTheKeysPolicy(t *testing.T) {
-	ref := ConfigMapRef{Namespace: "koordinator-system", Name: "slo-controller-config"}
+	ref := ConfigMapRef{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
 	cm := &ConfigMapInput{Data: map[string]string{string(sloconfig.KeyRollout): `{"maxNodesPerStep": "20%",
 		"paused": true, "canary": {"nodeSelector": {"matchLabels": {"pool": "canary"}}, "soakSeconds": 60},
 		"healthGate": {"onUnhealthy": "revert"}}`}}
@@ -44,7 +44,7 @@ func TestConvertRolloutKeyPrintsTheNodeSLORolloutOfTheKeysPolicy(t *testing.T) {
 }
 
 func TestConvertRolloutKeyRefusesWhatTheStrategyCannotHold(t *testing.T) {
-	ref := ConfigMapRef{Namespace: "koordinator-system", Name: "slo-controller-config"}
+	ref := ConfigMapRef{Namespace: sloconfig.DefaultConfigMapNamespace, Name: sloconfig.DefaultConfigMapName}
 	for _, tt := range []struct{ name, key, says string }{
 		{"no key", "", "has no nodeslo-rollout-config key"},
 		{"a field the strategy does not have", `{"healthGate": {"metrics": [{"name": "a",
