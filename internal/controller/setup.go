@@ -108,11 +108,11 @@ func newSignals() signals {
 // +kubebuilder:rbac:groups="",namespace=koordinator-system,resources=configmaps,resourceNames=slo-controller-config,verbs=get;list;watch
 //
 // The NodeSLORollout of the same name (docs/rollout.md#the-nodeslorollout)
-// holds the rollout's status and record: watched by name like the ConfigMap,
-// created when missing (create cannot be narrowed to a name), and its
-// status patched. Its spec is the operator's; the controller never writes it.
+// holds the strategy and the controls (its spec, the operator's: the
+// controller never writes it and never creates the object) and the
+// rollout's status and record: watched by name like the ConfigMap, its
+// status patched.
 // +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,resourceNames=slo-controller-config,verbs=list;watch
-// +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts,verbs=create
 // +kubebuilder:rbac:groups=nodeslo.koordinator.sh,namespace=koordinator-system,resources=nodeslorollouts/status,resourceNames=slo-controller-config,verbs=patch
 //
 // The revision history (docs/rollout.md#revision-history-and-undo) is kept
