@@ -9,12 +9,25 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
 func TestManager(t *testing.T) {
 	envtestharness.RunSuite(t, "Manager Suite")
+}
+
+// runUntilCleanup starts mgr and, when the spec ends, stops it and checks
+// that it returned without an error.
+func runUntilCleanup(mgr ctrl.Manager) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mgr.Start(ctx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).Should(Receive(Not(HaveOccurred())))
+	})
 }
 
 func httpGet(url string) (int, string, error) {
@@ -40,13 +53,7 @@ var _ = Describe("The manager", func() {
 		mgr, err := New(cfg, opts)
 		Expect(err).NotTo(HaveOccurred())
 
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- mgr.Start(ctx) }()
-		DeferCleanup(func() {
-			cancel()
-			Eventually(done).Should(Receive(Not(HaveOccurred())))
-		})
+		runUntilCleanup(mgr)
 
 		for _, path := range []string{"/healthz", "/readyz"} {
 			Eventually(func(g Gomega) {

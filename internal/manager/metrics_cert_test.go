@@ -1,7 +1,6 @@
 package manager
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -100,13 +99,7 @@ var _ = Describe("The metrics server", func() {
 		opts.SkipControllerNameValidation = true
 		mgr, err := New(cfg, opts)
 		Expect(err).NotTo(HaveOccurred())
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- mgr.Start(ctx) }()
-		DeferCleanup(func() {
-			cancel()
-			Eventually(done).Should(Receive(Not(HaveOccurred())))
-		})
+		runUntilCleanup(mgr)
 
 		// A client that trusts only the given certificate and checks the
 		// name, as Prometheus does with the ServiceMonitor's CA and

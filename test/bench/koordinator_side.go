@@ -90,8 +90,8 @@ func changedNames(before, after specSet) []string {
 // status-updates against koord-manager and returns their figures by phase.
 func (b *bench) runKoordinator(ctx context.Context, r regime, rep int) (map[string]koordinatorFigures, error) {
 	out := map[string]koordinatorFigures{}
-	record := func(p phaseResult, requests requestTable, before map[string]int64, expected int) koordinatorFigures {
-		k := newKoordinatorFigures(p, requests, before, b.observer.generationsNow(), expected)
+	record := func(p phaseResult, before map[string]int64, expected int) koordinatorFigures {
+		k := newKoordinatorFigures(p, p.APIServerRequests, before, b.observer.generationsNow(), expected)
 		logf("  koord-manager %-14s %7.2fs, %d writes, %d spec changes (expected %d), %d reconciles, "+
 			"%.2f CPU-s, control plane %.2f CPU-s, machine %.2f CPU-s", p.Phase, k.Seconds, k.Writes, k.SpecChanges,
 			k.ExpectedSpecChanges, k.Reconciles, k.CPUSeconds, k.ControlPlaneCPUSeconds, k.MachineCPUSeconds)
@@ -102,28 +102,26 @@ func (b *bench) runKoordinator(ctx context.Context, r regime, rep int) (map[stri
 	// cold: from koord-manager's start until every node has a NodeSLO.
 	reached := b.observer.expectRewritten(slices.Sorted(maps.Keys(b.specsCold)))
 	generations := b.observer.generationsNow()
-	requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+	var k *managerProcess
+	defer func() {
+		if k != nil {
+			k.stop()
+		}
+	}()
+	p, err := b.withRequests(ctx, func() (phaseResult, error) {
+		start, err := b.begin(ctx, nil)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		if k, err = b.startKoordinator(r, rep, phaseCold); err != nil {
+			return phaseResult{}, err
+		}
+		return b.measure(ctx, k, r, rep, phaseCold, start, reached, b.nodes)
+	})
 	if err != nil {
 		return out, err
 	}
-	start, err := b.begin(ctx, nil)
-	if err != nil {
-		return out, err
-	}
-	k, err := b.startKoordinator(r, rep, phaseCold)
-	if err != nil {
-		return out, err
-	}
-	defer func() { k.stop() }()
-	p, err := b.measure(ctx, k, r, rep, phaseCold, start, reached, b.nodes)
-	if err != nil {
-		return out, err
-	}
-	requests, err := b.apiserverRequestsSince(ctx, requestsBefore)
-	if err != nil {
-		return out, err
-	}
-	cold := record(p, requests, generations, b.nodes)
+	cold := record(p, generations, b.nodes)
 	mem, err := readMemory(ctx, k)
 	if err != nil {
 		return out, fmt.Errorf("reading koord-manager's memory: %w", err)
@@ -144,60 +142,49 @@ func (b *bench) runKoordinator(ctx context.Context, r regime, rep int) (map[stri
 		names := changedNames(step.from, step.until)
 		reached := b.observer.expectRewritten(names)
 		generations := b.observer.generationsNow()
-		requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+		p, err := b.withRequests(ctx, func() (phaseResult, error) {
+			start, err := b.begin(ctx, k)
+			if err != nil {
+				return phaseResult{}, err
+			}
+			if err := b.setConfig(ctx, step.data); err != nil {
+				return phaseResult{}, err
+			}
+			return b.measure(ctx, k, r, rep, step.phase, start, reached, len(names))
+		})
 		if err != nil {
 			return out, err
 		}
-		start, err := b.begin(ctx, k)
-		if err != nil {
-			return out, err
-		}
-		if err := b.setConfig(ctx, step.data); err != nil {
-			return out, err
-		}
-		p, err := b.measure(ctx, k, r, rep, step.phase, start, reached, len(names))
-		if err != nil {
-			return out, err
-		}
-		requests, err := b.apiserverRequestsSince(ctx, requestsBefore)
-		if err != nil {
-			return out, err
-		}
-		record(p, requests, generations, len(names))
+		record(p, generations, len(names))
 	}
 
 	// restart: over unchanged inputs, until idle; no spec to change.
 	k.stop()
+	k = nil
 	generations = b.observer.generationsNow()
-	if requestsBefore, err = readAPIServerRequests(ctx, b.admin); err != nil {
+	p, err = b.withRequests(ctx, func() (phaseResult, error) {
+		start, err := b.begin(ctx, nil)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		if k, err = b.startKoordinator(r, rep, phaseRestart); err != nil {
+			return phaseResult{}, err
+		}
+		return b.measure(ctx, k, r, rep, phaseRestart, start, nil, 0)
+	})
+	if err != nil {
 		return out, err
 	}
-	if start, err = b.begin(ctx, nil); err != nil {
-		return out, err
-	}
-	if k, err = b.startKoordinator(r, rep, phaseRestart); err != nil {
-		return out, err
-	}
-	if p, err = b.measure(ctx, k, r, rep, phaseRestart, start, nil, 0); err != nil {
-		return out, err
-	}
-	if requests, err = b.apiserverRequestsSince(ctx, requestsBefore); err != nil {
-		return out, err
-	}
-	record(p, requests, generations, 0)
+	record(p, generations, 0)
 
 	// status-updates: what heartbeats cost it, and no spec to change.
 	generations = b.observer.generationsNow()
-	if requestsBefore, err = readAPIServerRequests(ctx, b.admin); err != nil {
+	if p, err = b.withRequests(ctx, func() (phaseResult, error) {
+		return b.measureStatusUpdates(ctx, k, r, rep)
+	}); err != nil {
 		return out, err
 	}
-	if p, err = b.measureStatusUpdates(ctx, k, r, rep); err != nil {
-		return out, err
-	}
-	if requests, err = b.apiserverRequestsSince(ctx, requestsBefore); err != nil {
-		return out, err
-	}
-	record(p, requests, generations, 0)
+	record(p, generations, 0)
 	return out, nil
 }
 

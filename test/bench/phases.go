@@ -214,25 +214,25 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 
 	// cold: from the manager's start until every node has its NodeSLO.
 	reached := b.observer.expect(b.specsCold)
-	requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+	var m *managerProcess
+	defer func() {
+		if m != nil {
+			m.stop()
+		}
+	}()
+	var coldProfiled <-chan error
+	p, err := b.withRequests(ctx, func() (phaseResult, error) {
+		start, err := b.begin(ctx, nil)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		coldProfiled = b.profileAPIServerFor(ctx, r, rep, phaseCold, writerManager)
+		if m, err = b.startManager(r, rep, phaseCold); err != nil {
+			return phaseResult{}, err
+		}
+		return b.measure(ctx, m, r, rep, phaseCold, start, reached, b.nodes)
+	})
 	if err != nil {
-		return out, err
-	}
-	start, err := b.begin(ctx, nil)
-	if err != nil {
-		return out, err
-	}
-	coldProfiled := b.profileAPIServerFor(ctx, r, rep, phaseCold, writerManager)
-	m, err := b.startManager(r, rep, phaseCold)
-	if err != nil {
-		return out, err
-	}
-	defer func() { m.stop() }()
-	p, err := b.measure(ctx, m, r, rep, phaseCold, start, reached, b.nodes)
-	if err != nil {
-		return out, err
-	}
-	if p.APIServerRequests, err = b.apiserverRequestsSince(ctx, requestsBefore); err != nil {
 		return out, err
 	}
 	add(p)
@@ -260,24 +260,20 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		{phaseChange10pct, configChange10pct, b.specs10pct, b.changed10pct},
 	} {
 		reached := b.observer.expect(step.want)
-		requestsBefore, err := readAPIServerRequests(ctx, b.admin)
+		var profiled, apiserverProfiled <-chan error
+		p, err := b.withRequests(ctx, func() (phaseResult, error) {
+			start, err := b.begin(ctx, m)
+			if err != nil {
+				return phaseResult{}, err
+			}
+			profiled = b.profileManagerFor(ctx, m, r, rep, step.phase, false)
+			apiserverProfiled = b.profileAPIServerFor(ctx, r, rep, step.phase, writerManager)
+			if err := b.setConfig(ctx, step.data); err != nil {
+				return phaseResult{}, err
+			}
+			return b.measure(ctx, m, r, rep, step.phase, start, reached, step.changed)
+		})
 		if err != nil {
-			return out, err
-		}
-		start, err := b.begin(ctx, m)
-		if err != nil {
-			return out, err
-		}
-		profiled := b.profileManagerFor(ctx, m, r, rep, step.phase, false)
-		apiserverProfiled := b.profileAPIServerFor(ctx, r, rep, step.phase, writerManager)
-		if err := b.setConfig(ctx, step.data); err != nil {
-			return out, err
-		}
-		p, err := b.measure(ctx, m, r, rep, step.phase, start, reached, step.changed)
-		if err != nil {
-			return out, err
-		}
-		if p.APIServerRequests, err = b.apiserverRequestsSince(ctx, requestsBefore); err != nil {
 			return out, err
 		}
 		add(p)
@@ -289,7 +285,8 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 
 	// restart: over unchanged inputs, until ready and idle; nothing to write.
 	m.stop()
-	if start, err = b.begin(ctx, nil); err != nil {
+	start, err := b.begin(ctx, nil)
+	if err != nil {
 		return out, err
 	}
 	restartAPIServerProfiled := b.profileAPIServerFor(ctx, r, rep, phaseRestart, writerManager)
@@ -325,6 +322,21 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 		}
 	}
 	return out, b.measureHealthGateHeap(ctx, m, r, rep, configChange10pct)
+}
+
+// withRequests runs a phase and puts into its result what kube-apiserver
+// served from before the phase began until after it settled.
+func (b *bench) withRequests(ctx context.Context, phase func() (phaseResult, error)) (phaseResult, error) {
+	before, err := readAPIServerRequests(ctx, b.admin)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	p, err := phase()
+	if err != nil {
+		return p, err
+	}
+	p.APIServerRequests, err = b.apiserverRequestsSince(ctx, before)
+	return p, err
 }
 
 // apiserverRequestsSince is what kube-apiserver served since before was

@@ -68,7 +68,7 @@ func Start(ctx context.Context, upstream *rest.Config, opts ...Option) (*Proxy, 
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: a client for TokenReviews: %w", err)
 	}
-	cert, err := newServingCert()
+	cert, trusted, err := newServingCert()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Start(ctx context.Context, upstream *rest.Config, opts ...Option) (*Proxy, 
 	}
 	p := &Proxy{
 		URL:    "https://" + listener.Addr().String(),
-		CAData: cert.CAPEM,
+		CAData: trusted,
 		ids:    newIdentities(reviews),
 		closed: make(chan struct{}),
 		log:    log.New(io.Discard, "", 0),
@@ -98,7 +98,7 @@ func Start(ctx context.Context, upstream *rest.Config, opts ...Option) (*Proxy, 
 	}
 	p.server = &http.Server{
 		Handler:           p,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert.TLS}, MinVersion: tls.VersionTLS12},
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: readHeaderTimeout,
 		ConnContext:       withConnection,
 		ErrorLog:          p.log,

@@ -38,7 +38,8 @@ func (resetFault) inject(p *Proxy, _ http.ResponseWriter, r *http.Request, _ Req
 }
 
 // resetConnection closes c's TCP connection with SO_LINGER 0, which sends
-// RST rather than FIN: the peer reads "connection reset by peer".
+// RST rather than FIN: the peer reads "connection reset by peer", or, when
+// its TLS layer was reading a record, an unexpected EOF.
 func resetConnection(c net.Conn) {
 	if tlsConn, ok := c.(*tls.Conn); ok {
 		c = tlsConn.NetConn()
