@@ -633,14 +633,32 @@ else \
 fi
 endef
 
+# DEPLOY_ROLLOUT=false leaves out the NodeSLORollout make deploy creates
+# (config/rollout): without one, every change reaches every node at once.
+DEPLOY_ROLLOUT ?= true
+
 # deploy applies the CRDs first (make install), then the controller into
-# koordinator-system, which must exist (docs/install.md).
+# koordinator-system, which must exist (docs/install.md), then creates the
+# NodeSLORollout of config/rollout when there is none: created, never
+# applied over, so that the operator's strategy and the rollout's state in
+# its status outlive a later make deploy. It waits for the NodeSLORollout
+# CRD first: kubectl cannot create an object of a kind not yet served.
 .PHONY: deploy
-deploy: install ## Deploy the CRDs and the controller (IMG=...) to the cluster of the current kubeconfig.
+deploy: install ## Deploy the CRDs, the controller (IMG=...) and, unless DEPLOY_ROLLOUT=false, a NodeSLORollout with a conservative strategy to the cluster of the current kubeconfig.
 	$(call with-image,"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side -f -)
+	@if [ "$(DEPLOY_ROLLOUT)" = true ]; then \
+		"$(KUBECTL)" wait --for=condition=Established --timeout=60s crd/nodeslorollouts.nodeslo.koordinator.sh && \
+		rollout=$$("$(KUSTOMIZE)" build config/rollout) && \
+		{ printf '%s\n' "$$rollout" | "$(KUBECTL)" get -f - -o name 2>/dev/null || \
+			printf '%s\n' "$$rollout" | "$(KUBECTL)" create -f -; }; \
+	else \
+		echo "no NodeSLORollout created (DEPLOY_ROLLOUT=false): every change reaches every node at once"; \
+	fi
 
 # undeploy deletes what config/default applied, which holds neither the
-# namespace (Koordinator's) nor the CRDs; the CRDs go only with DELETE_CRD=true.
+# namespace (Koordinator's), the CRDs nor the NodeSLORollout (the rollout's
+# policy and state); the CRDs, and with them the NodeSLORollout, go only
+# with DELETE_CRD=true.
 .PHONY: undeploy
 undeploy: kustomize ## Remove the controller, keeping the namespace, the CRDs, every NodeSLO and NodeSLORollout (DELETE_CRD=true deletes the CRDs too).
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -

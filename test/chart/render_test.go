@@ -64,9 +64,9 @@ func helmTemplateIn(t *testing.T, namespace string, set ...string) []*unstructur
 	return decode(t, run(t, tool(t, "helm"), templateArgs(namespace, set)...))
 }
 
-// kustomizeBuild builds config/crd and config/default as `make deploy`
-// applies them (`make build-installer`'s dist/crds.yaml and
-// dist/install.yaml), after uncommenting the given optional parts (e.g.
+// kustomizeBuild builds config/crd, config/default and config/rollout as
+// `make deploy` applies them (the first two are `make build-installer`'s
+// dist/crds.yaml and dist/install.yaml), after uncommenting the given optional parts (e.g.
 // "../prometheus") in a copy of config/, as the README tells users to.
 func kustomizeBuild(t *testing.T, optional ...string) []*unstructured.Unstructured {
 	t.Helper()
@@ -93,7 +93,7 @@ func kustomizeBuild(t *testing.T, optional ...string) []*unstructured.Unstructur
 			t.Fatal(err)
 		}
 	}
-	parts := []string{"crd", "default"}
+	parts := []string{"crd", "default", "rollout"}
 	objs := make([]*unstructured.Unstructured, 0, len(parts))
 	for _, part := range parts {
 		path, err := filepath.Abs(filepath.Join(dir, part))

@@ -104,6 +104,18 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 		))
 		Expect(created).To(HaveLen(countObjects(manifest)), "every object of the release exists")
 		Expect(created).NotTo(ContainElement(ContainSubstring("webhook")))
+		Expect(chartKube.mustRun("get", "nodeslorollout", configMapName, "-n", namespace,
+			"-o", "jsonpath={.spec.strategy.maxNodesPerStep} {.spec.strategy.healthGate.onUnhealthy}")).
+			To(Equal("10% pause"), "the post-install hook's NodeSLORollout, with the conservative strategy")
+	})
+
+	It("leaves the NodeSLORollout as the operator set it on helm upgrade", func() {
+		chartKube.mustRun("patch", "nodeslorollout", configMapName, "-n", namespace, "--type=merge",
+			"-p", `{"spec":{"paused":true,"strategy":{"stepIntervalSeconds":600}}}`)
+		chartHelm.mustRun("upgrade", helmRelease, "dist/chart", "-n", namespace,
+			"--set", chartImage, "--set", "webhook.enabled=false")
+		Expect(chartKube.mustRun("get", "nodeslorollout", configMapName, "-n", namespace,
+			"-o", "jsonpath={.spec.paused} {.spec.strategy.stepIntervalSeconds}")).To(Equal("true 600"))
 	})
 
 	It("converges the sample nodes with bin/manager run as the chart's ServiceAccount", func() {
@@ -144,6 +156,16 @@ var _ = Describe("helm install dist/chart", Ordered, func() {
 			"customresourcedefinition.apiextensions.k8s.io/"+rolloutCRDName), "helm.sh/resource-policy: keep")
 		Expect(strings.Fields(chartKube.mustRun("get", "nodeslo", "-o", "name"))).To(HaveLen(len(sampleNodes)))
 		chartKube.mustRun("get", "configmap", configMapName, "-n", namespace)
+		Expect(chartKube.mustRun("get", "nodeslorollout", configMapName, "-n", namespace,
+			"-o", "jsonpath={.spec.paused}")).To(Equal("true"), "the NodeSLORollout, the rollout's policy and state, stays")
+	})
+
+	It("installs again over the NodeSLORollout left behind, leaving it as it was", func() {
+		chartHelm.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
+			"--set", chartImage, "--set", "webhook.enabled=false")
+		Expect(chartKube.mustRun("get", "nodeslorollout", configMapName, "-n", namespace,
+			"-o", "jsonpath={.spec.paused} {.spec.strategy.stepIntervalSeconds}")).To(Equal("true 600"))
+		chartHelm.mustRun("uninstall", helmRelease, "-n", namespace, "--wait")
 	})
 })
 
