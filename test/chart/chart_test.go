@@ -762,7 +762,7 @@ func TestEverythingButTheConfigMapsRoleIsInTheReleaseNamespace(t *testing.T) {
 		}
 	}
 	for key := range configRole {
-		t.Errorf("%s: missing (the ConfigMap and its NodeSLORollout stay in koordinator-system, the Nodes' Events in default)",
+		t.Errorf("%s: missing (the ConfigMap and its rollout stay in koordinator-system, the Nodes' Events in default)",
 			key)
 	}
 	hook := byKey(t, "the chart", objs)[kindValidatingWebhook+"/nodeslo-controller-validating-webhook-configuration"]
