@@ -21,8 +21,10 @@ const RolloutPath = "/validate-nodeslo-koordinator-sh-v1alpha1-nodeslorollout"
 // only the manager knows (the hosts and credentials its flags allow a
 // metric check) is checked again by the controller, which holds every
 // rollout under a strategy it refuses (docs/rollout.md#the-strategy).
+// Scoped like the ConfigMap's: the controller reads one NodeSLORollout, of
+// the ConfigMap's namespace and name, and the webhook sees no other.
 //
-// +kubebuilder:webhook:path=/validate-nodeslo-koordinator-sh-v1alpha1-nodeslorollout,mutating=false,failurePolicy=ignore,sideEffects=None,groups=nodeslo.koordinator.sh,resources=nodeslorollouts,verbs=create;update,versions=v1alpha1,name=nodeslorollout.nodeslo.koordinator.sh,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-nodeslo-koordinator-sh-v1alpha1-nodeslorollout,mutating=false,failurePolicy=ignore,sideEffects=None,groups=nodeslo.koordinator.sh,resources=nodeslorollouts,verbs=create;update,versions=v1alpha1,name=nodeslorollout.nodeslo.koordinator.sh,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"koordinator-system"}},"matchConditions":[{"name":"is-slo-controller-config","expression":"object.metadata.name == 'slo-controller-config'"}]}`
 
 // RolloutValidator checks a NodeSLORollout's spec.strategy as the
 // controller compiles it: what the schema cannot say (label selectors,

@@ -384,8 +384,16 @@ func TestValuesReachTheManagerAndItsObjects(t *testing.T) {
 			configMapHook = w
 		}
 	}
-	if configMapHook == nil {
-		t.Fatalf("no webhook of the ConfigMap in %v", webhooks)
+	if configMapHook == nil || len(webhooks) != 2 {
+		t.Fatalf("want the webhooks of the ConfigMap and of its NodeSLORollout: %v", webhooks)
+	}
+	for _, w := range webhooks {
+		rendered, _ := json.Marshal(w)
+		for _, want := range []string{`"kubernetes.io/metadata.name":"slo-config"`, `== 'my-slo-config'`} {
+			if !strings.Contains(string(rendered), want) {
+				t.Errorf("webhook %v is not scoped by %s", w.(map[string]any)["name"], want)
+			}
+		}
 	}
 	selector, _, _ := unstructured.NestedStringMap(configMapHook, "namespaceSelector", "matchLabels")
 	if selector["kubernetes.io/metadata.name"] != "slo-config" {

@@ -48,7 +48,8 @@ func installWithoutWebhook() string {
 }
 
 var _ = Describe("dist/install.yaml's admission webhook", func() {
-	It("is scoped to the one ConfigMap, checks its writes and deletion, fails open, and its Service and "+
+	It("is scoped to the one ConfigMap and its NodeSLORollout, checks their writes and the ConfigMap's deletion, "+
+		"fails open, and its Service and "+
 		"certificate are namespaced", func() {
 		var hooks []admissionregistrationv1.ValidatingWebhookConfiguration
 		namespaced := map[string]string{}
@@ -65,19 +66,32 @@ var _ = Describe("dist/install.yaml's admission webhook", func() {
 		Expect(hooks).To(HaveLen(1))
 		Expect(hooks[0].Annotations).To(HaveKeyWithValue("cert-manager.io/inject-ca-from",
 			namespace+"/nodeslo-controller-serving-cert"))
-		Expect(hooks[0].Webhooks).To(HaveLen(1))
-		w := hooks[0].Webhooks[0]
-		Expect(w.FailurePolicy).To(HaveValue(Equal(admissionregistrationv1.Ignore)))
-		Expect(w.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)))
-		Expect(w.NamespaceSelector.MatchLabels).To(Equal(map[string]string{"kubernetes.io/metadata.name": namespace}))
-		Expect(w.MatchConditions).To(ConsistOf(HaveField("Expression", ContainSubstring(`'`+configMapName+`'`))))
+		// Two webhooks, of the ConfigMap and of its NodeSLORollout, each
+		// scoped to the one object of that namespace and name.
+		Expect(hooks[0].Webhooks).To(HaveLen(2))
+		resources := map[string][]admissionregistrationv1.OperationType{}
+		var w admissionregistrationv1.ValidatingWebhook
+		for _, hook := range hooks[0].Webhooks {
+			Expect(hook.FailurePolicy).To(HaveValue(Equal(admissionregistrationv1.Ignore)), hook.Name)
+			Expect(hook.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)), hook.Name)
+			Expect(hook.NamespaceSelector.MatchLabels).To(Equal(map[string]string{
+				"kubernetes.io/metadata.name": namespace}), hook.Name)
+			Expect(hook.MatchConditions).To(ConsistOf(HaveField("Expression",
+				ContainSubstring(`'`+configMapName+`'`))), hook.Name)
+			Expect(hook.Rules).To(HaveLen(1), hook.Name)
+			for _, r := range hook.Rules[0].Resources {
+				resources[r] = hook.Rules[0].Operations
+			}
+			Expect(hook.ClientConfig.Service).NotTo(BeNil())
+			Expect(hook.ClientConfig.Service.Namespace).To(Equal(namespace))
+			w = hook
+		}
 		// DELETE: the ConfigMap is not deleted without the allow-delete annotation.
-		Expect(w.Rules).To(ConsistOf(And(
-			HaveField("Resources", ConsistOf("configmaps")),
-			HaveField("Operations", ConsistOf(admissionregistrationv1.Create, admissionregistrationv1.Update,
-				admissionregistrationv1.Delete)))))
-		Expect(w.ClientConfig.Service).NotTo(BeNil())
-		Expect(w.ClientConfig.Service.Namespace).To(Equal(namespace))
+		Expect(resources).To(Equal(map[string][]admissionregistrationv1.OperationType{
+			"configmaps": {admissionregistrationv1.Create, admissionregistrationv1.Update,
+				admissionregistrationv1.Delete},
+			"nodeslorollouts": {admissionregistrationv1.Create, admissionregistrationv1.Update},
+		}))
 		Expect(namespaced).To(Equal(map[string]string{
 			"Service/" + w.ClientConfig.Service.Name:                        namespace,
 			"Service/nodeslo-controller-controller-manager-metrics-service": namespace,
