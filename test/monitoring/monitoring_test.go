@@ -319,12 +319,12 @@ var _ = Describe("The dashboard and the alerts", func() {
 		// and taken up by the controller (its status observed its
 		// generation) before the change: read in the other order, the
 		// change would reach the node at once, with no check to measure.
-		rolloutKey := types.NamespacedName{Namespace: ns.Name, Name: opts.Controllers.ConfigName}
-		testkit.SetStrategy(ctx, c, rolloutKey, fmt.Sprintf(`{"maxNodesPerStep": 1, "healthGate": {"metrics": [
+		rolloutName := types.NamespacedName{Namespace: ns.Name, Name: opts.Controllers.ConfigName}
+		testkit.SetStrategy(ctx, c, rolloutName, fmt.Sprintf(`{"maxNodesPerStep": 1, "healthGate": {"metrics": [
 			{"name": "dashboard", "address": %q, "query": "vector(0)", "max": 1, "intervalSeconds": 1}]}}`, prometheus.URL))
 		Eventually(func(g Gomega) {
 			obj := &nodeslov1alpha1.NodeSLORollout{}
-			g.Expect(c.Get(ctx, rolloutKey, obj)).To(Succeed())
+			g.Expect(c.Get(ctx, rolloutName, obj)).To(Succeed())
 			g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation))
 		}).Should(Succeed(), "the controller took up the strategy")
 		cm.Data["resource-threshold-config"] = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
