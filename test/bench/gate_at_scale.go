@@ -34,8 +34,8 @@ const (
 	gateNotReady = 3
 )
 
-// gateRolloutKey is the rollout key of the phase.
-var gateRolloutKey = fmt.Sprintf(`{"maxNodesPerStep": "10%%", "stepIntervalSeconds": %d,
+// gateStrategy is the phase's strategy, the NodeSLORollout's spec.strategy.
+var gateStrategy = fmt.Sprintf(`{"maxNodesPerStep": "10%%", "stepIntervalSeconds": %d,
   "canary": {"nodeSelector": {"matchLabels": {%q: "true"}}, "soakSeconds": %d},
   "healthGate": {"maxUnhealthyNodes": %d}}`, gateStepSeconds, canaryLabel, gateStepSeconds, gateNotReady-1)
 
@@ -101,7 +101,18 @@ func (b *bench) measureHealthGate(ctx context.Context, m *managerProcess, r regi
 	}
 
 	reached := b.observer.expect(want)
-	if err := b.setConfig(ctx, with(gateChange, sloconfig.KeyRollout, gateRolloutKey)); err != nil {
+	// The strategy, taken up by the manager, then the change: the manager
+	// reads them from two objects, and a change seen first would reach
+	// every node at once. Both are part of the phase, as when the rollout
+	// key and the change came in one write of the ConfigMap: the gate's
+	// Node watch starts with the strategy.
+	if err := b.setRollout(ctx, gateStrategy, false); err != nil {
+		return phaseResult{}, err
+	}
+	if err := b.waitRolloutTakenUp(ctx, b.timeout(r)); err != nil {
+		return phaseResult{}, fmt.Errorf("%s: %w", phaseHealthGate, err)
+	}
+	if err := b.setConfig(ctx, gateChange); err != nil {
 		return phaseResult{}, err
 	}
 	if err := b.observer.wait(ctx, reached, b.timeout(r), m.Process); err != nil {
@@ -176,11 +187,28 @@ func (b *bench) waitHalted(ctx context.Context, m *managerProcess, timeout time.
 }
 
 // undoHealthGate puts back what the phase changed: the configuration
-// without the rollout key (the canaries written back), kwok's chaos and
-// the canary label, and waits until the chaos nodes are Ready again.
+// without a strategy (the canaries written back at once), kwok's chaos
+// and the canary label, and waits until the chaos nodes are Ready again.
+// The halted rollout is paused first, and the configuration put back
+// while it holds every node: the strategy removed first would release
+// the halted change to every node at once, and the configuration put back
+// under the strategy would go out in steps. Once the manager took the
+// configuration up, the strategy and the pause go in one write.
 func (b *bench) undoHealthGate(ctx context.Context, m *managerProcess, r regime, canaries []int) error {
 	reached := b.observer.expect(b.specs10pct)
+	if err := b.setRollout(ctx, gateStrategy, true); err != nil {
+		return err
+	}
+	if err := b.waitRolloutTakenUp(ctx, b.timeout(r)); err != nil {
+		return fmt.Errorf("%s: pausing: %w", phaseHealthGate, err)
+	}
 	if err := b.setConfig(ctx, configChange10pct); err != nil {
+		return err
+	}
+	if err := b.waitRolloutTakenUp(ctx, b.timeout(r)); err != nil {
+		return fmt.Errorf("%s: putting the configuration back: %w", phaseHealthGate, err)
+	}
+	if err := b.setRollout(ctx, "", false); err != nil {
 		return err
 	}
 	if err := b.observer.wait(ctx, reached, b.timeout(r), m.Process); err != nil {

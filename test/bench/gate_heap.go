@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Memory figures of the health gate (docs/rollout.md#health-gates), as
@@ -17,25 +16,28 @@ const (
 )
 
 // measureHealthGateHeap weighs the health gate's watches: the manager's
-// heap under a rollout key without a gate, then with one while it judges
-// (its watches listed every Node), then back to the configuration data
-// of before. None of it changes a spec: any NodeSLO write is an error.
-func (b *bench) measureHealthGateHeap(ctx context.Context, m *managerProcess, r regime, rep int,
-	data map[string]string) error {
+// heap under a paused strategy (the NodeSLORollout's) without a gate, then
+// with one while it judges (its watches listed every Node), then without a
+// strategy, as before. Only the NodeSLORollout changes, never the
+// ConfigMap: any NodeSLO write is an error.
+func (b *bench) measureHealthGateHeap(ctx context.Context, m *managerProcess, r regime, rep int) error {
 	before, err := m.scrape(ctx)
 	if err != nil {
 		return err
 	}
 	steps := []struct {
-		after, key string
+		after, strategy string
 	}{
-		{afterGateOff, `{"paused": true}`},
-		{afterGateOn, `{"paused": true, "healthGate": {}}`},
+		{afterGateOff, `{}`},
+		{afterGateOn, `{"healthGate": {}}`},
 	}
 	heap := map[string]float64{}
 	for _, s := range steps {
-		if err := b.setConfig(ctx, with(data, sloconfig.KeyRollout, s.key)); err != nil {
+		if err := b.setRollout(ctx, s.strategy, true); err != nil {
 			return err
+		}
+		if err := b.waitRolloutTakenUp(ctx, b.timeout(r)); err != nil {
+			return fmt.Errorf("health gate %s: %w", s.after, err)
 		}
 		if _, _, err := b.waitSettled(ctx, m, b.nodes, b.timeout(r)); err != nil {
 			return fmt.Errorf("health gate %s: %w", s.after, err)
@@ -52,15 +54,18 @@ func (b *bench) measureHealthGateHeap(ctx context.Context, m *managerProcess, r 
 		b.results.memory(r.name, rep, s.after, mem)
 		heap[s.after] = mem.HeapInuse
 	}
-	if err := b.setConfig(ctx, data); err != nil {
+	if err := b.setRollout(ctx, "", false); err != nil {
 		return err
+	}
+	if err := b.waitRolloutTakenUp(ctx, b.timeout(r)); err != nil {
+		return fmt.Errorf("health gate: removing the strategy: %w", err)
 	}
 	after, _, err := b.waitSettled(ctx, m, b.nodes, b.timeout(r))
 	if err != nil {
 		return err
 	}
 	if n := writes(after) - writes(before); n != 0 {
-		return fmt.Errorf("health gate: %.0f NodeSLO writes while only the rollout key changed", n)
+		return fmt.Errorf("health gate: %.0f NodeSLO writes while only the NodeSLORollout's strategy changed", n)
 	}
 	logf("  manager health gate: heap in use %.1f MiB without, %.1f MiB with the gate's watches "+
 		"(%+.0f bytes a node), 0 writes", heap[afterGateOff]/(1<<20), heap[afterGateOn]/(1<<20),

@@ -42,6 +42,12 @@ func (b *bench) runRegime(ctx context.Context, r regime, rep int) error {
 		if err := b.deleteNodeSLOs(ctx); err != nil {
 			return err
 		}
+		// No strategy, and no record of the last side's rollouts (its
+		// health gate's halts): every side's changes reach every node at
+		// once, and a phase that stages a rollout sets its own strategy.
+		if err := b.deleteRollout(ctx); err != nil {
+			return err
+		}
 		var err error
 		switch side {
 		case sideFloor:
@@ -321,7 +327,7 @@ func (b *bench) runManager(ctx context.Context, r regime, rep int) ([]phaseResul
 			add(p)
 		}
 	}
-	return out, b.measureHealthGateHeap(ctx, m, r, rep, configChange10pct)
+	return out, b.measureHealthGateHeap(ctx, m, r, rep)
 }
 
 // withRequests runs a phase and puts into its result what kube-apiserver

@@ -15,10 +15,11 @@ import (
 // that the gated rollout keeps pending while the real node is its canary.
 const pendingNode = "nodeslo-pending"
 
-// The rollout key: the real node (labelled node-pool=canary) is reached
-// first, then a soak far longer than the spec; the gate tolerates no
-// unhealthy reached node and watches Ready.
-const rolloutKey = `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
+// The strategy (the NodeSLORollout's spec.strategy): the real node
+// (labelled node-pool=canary) is reached first, then a soak far longer
+// than the spec; the gate tolerates no unhealthy reached node and watches
+// Ready.
+const gatedStrategy = `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
  "canary": {"nodeSelector": {"matchLabels": {"node-pool": "canary"}}, "soakSeconds": 3600},
  "healthGate": {"maxUnhealthyNodes": 0, "nodeConditions": ["Ready"]}}`
 
@@ -27,7 +28,9 @@ const rolloutKey = `{"maxNodesPerStep": 1, "stepIntervalSeconds": 3600,
 // NotReady (Ready Unknown) once NodeMonitorGracePeriod passes without a
 // heartbeat, and the health gate halts the rollout with a Warning
 // RolloutHalted that names the node; the pending node is not written. The
-// kubelet then starts again, and the rollout key is removed.
+// kubelet then starts again, and the strategy there was before is put
+// back (none, or the one make deploy or the chart created), which resumes
+// the halted rollout.
 func checkHealthGate() {
 	GinkgoHelper()
 	kube.mustRun("label", "node", node.NodeName(), "node-pool=canary", "--overwrite")
@@ -45,12 +48,8 @@ func checkHealthGate() {
 	converges(threshold(pendingNode)).Should(Equal("65"))
 	converges(threshold(node.NodeName())).Should(Equal("65"))
 
-	By("setting the rollout key, then changing the cluster's CPU suppression threshold")
-	patchData("nodeslo-rollout-config", rolloutKey)
-	DeferCleanup(func() {
-		kube.mustRun("patch", "configmap", configMapName, "-n", namespace, "--type=json",
-			"-p", `[{"op":"remove","path":"/data/nodeslo-rollout-config"}]`)
-	})
+	By("setting the NodeSLORollout's strategy, then changing the cluster's CPU suppression threshold")
+	DeferCleanup(setStrategy(gatedStrategy))
 	thresholds := configData("resource-threshold-config")
 	changed := strings.Replace(thresholds, `"cpuSuppressThresholdPercent": 65`, `"cpuSuppressThresholdPercent": 60`, 1)
 	Expect(changed).NotTo(Equal(thresholds))

@@ -9,10 +9,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/plugin"
@@ -118,8 +120,22 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 		staged := map[string]string{
 			string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS": ` +
 				`{"enable": true, "pageCacheLimitPercent": 50, "minLimitPercent": 10}}}}`,
-			string(sloconfig.KeyRollout): `{"maxNodesPerStep": 2, "stepIntervalSeconds": 1}`,
 		}
+		// The strategy goes on the NodeSLORollout of the ConfigMap's name,
+		// taken up by the controller before the change: read after it, it
+		// would find the change gone out at once.
+		if testkit.SetStrategy(ctx, k8sClient, configKey, `{"maxNodesPerStep": 2, "stepIntervalSeconds": 1}`) {
+			DeferCleanup(func(ctx SpecContext) {
+				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &nodeslov1alpha1.NodeSLORollout{
+					ObjectMeta: metav1.ObjectMeta{Namespace: configKey.Namespace, Name: configKey.Name},
+				}))).To(Succeed())
+			})
+		}
+		Eventually(func(g Gomega) {
+			obj := &nodeslov1alpha1.NodeSLORollout{}
+			g.Expect(k8sClient.Get(ctx, configKey, obj)).To(Succeed())
+			g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation))
+		}).Should(Succeed(), "the controller took up the strategy")
 		putConfig(ctx, k8sClient, staged)
 		code, stdout, stderr := runPlugin("rollout", "status", "--timeout", "2m")
 		Expect(code).To(Equal(plugin.ExitOK), stderr)
@@ -131,8 +147,10 @@ var _ = Describe("Against Koordinator v1.8.0's NodeSLO CRD, which lacks memoryQO
 			Expect(pageCacheLimit(spec)).To(BeNil(), "the apiserver pruned the field of %s", n)
 			Expect(*spec.ResourceQOSStrategy.LSClass.MemoryQOS.MinLimitPercent).To(BeEquivalentTo(10))
 		}
-		// Back to the configuration the specs below start from, at once; the
-		// restart below starts the rechecks of the dropped field afresh.
+		// Back to the configuration the specs below start from, at once (the
+		// strategy removed first: the rollout is complete); the restart below
+		// starts the rechecks of the dropped field afresh.
+		testkit.SetStrategy(ctx, k8sClient, configKey, "")
 		putConfig(ctx, k8sClient, data)
 		testkit.Settle(controller.Controllers...)
 	})

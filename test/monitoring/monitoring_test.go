@@ -33,11 +33,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	sloapi "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/test/alertrules"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
+	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
 func TestMonitoring(t *testing.T) {
@@ -313,10 +315,20 @@ var _ = Describe("The dashboard and the alerts", func() {
 		invalid := cm.DeepCopy()
 		invalid.Data["cpu-burst-config"] = `{"clusterStrategy": {"cpuBurstPercent": 0}}`
 		Expect(c.Update(ctx, invalid)).To(MatchError(ContainSubstring("cpu-burst-config")), "the webhook denies it")
+		// The strategy first, on the NodeSLORollout of the ConfigMap's name,
+		// and taken up by the controller (its status observed its
+		// generation) before the change: read in the other order, the
+		// change would reach the node at once, with no check to measure.
+		rolloutName := types.NamespacedName{Namespace: ns.Name, Name: opts.Controllers.ConfigName}
+		testkit.SetStrategy(ctx, c, rolloutName, fmt.Sprintf(`{"maxNodesPerStep": 1, "healthGate": {"metrics": [
+			{"name": "dashboard", "address": %q, "query": "vector(0)", "max": 1, "intervalSeconds": 1}]}}`, prometheus.URL))
+		Eventually(func(g Gomega) {
+			obj := &nodeslov1alpha1.NodeSLORollout{}
+			g.Expect(c.Get(ctx, rolloutName, obj)).To(Succeed())
+			g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation))
+		}).Should(Succeed(), "the controller took up the strategy")
 		cm.Data["resource-threshold-config"] = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},
 			"nodeStrategies": [{"name": "monitoring", "nodeSelector": {"matchLabels": {"pool": "monitoring"}}}]}`
-		cm.Data["nodeslo-rollout-config"] = fmt.Sprintf(`{"maxNodesPerStep": 1, "healthGate": {"metrics": [
-			{"name": "dashboard", "address": %q, "query": "vector(0)", "max": 1, "intervalSeconds": 1}]}}`, prometheus.URL)
 		Expect(c.Update(ctx, cm)).To(Succeed())
 
 		// A reconcile's duration is observed after it returns, so the
