@@ -1,22 +1,24 @@
 // Package rollout decides, as pure code, which nodes a configuration change
-// reaches now when the nodeslo-rollout-config key asks for a staged rollout
-// (docs/rollout.md). It reads no clock and holds no client: the controller
+// reaches now when the NodeSLORollout's spec.strategy asks for a staged
+// rollout (docs/rollout.md#the-strategy). It reads no clock and holds no client: the controller
 // gives it the cluster as it is (which nodes' stored NodeSLO differs from
 // the target, which are canaries), the persisted Record and the time, and
 // gets back the nodes to write, the Record to persist and when to decide
 // again.
 //
-// key.go and key_healthgate.go parse and validate the key itself
-// (LoadKey: a Key holding the compiled Policy and its HealthGate, or the
-// errors), with sloconfig's parser, so that its messages read like those of
-// the other keys;
+// strategy.go, key.go and key_healthgate.go compile and validate the
+// strategy (LoadStrategy: a Key holding the compiled Policy and its
+// HealthGate, or the errors with their paths under spec.strategy), with
+// sloconfig's parser; strategy.go also words the refusal of the retired
+// ConfigMap key (RetiredKeyLines);
 // decide.go, schedule.go and order.go take the decision; plan.go wraps it
 // for the config-cache controller, one Plan per reconcile (the record
 // change to persist, the Gate of held nodes to publish, the nodes to
 // release, the Events and the metric Figures); memory.go is what the
 // controller keeps between two plans (the gate, the echo of its own record
-// write); status.go is the Status a plan leaves, which the controller sets
-// on the revision in force for `kubectl nodeslo rollout status` to print.
+// write); status.go is the Status a plan leaves, which the controller
+// writes as the NodeSLORollout's status for `kubectl nodeslo rollout
+// status` to print.
 // The controller persists and publishes the Plan; nothing here reads or
 // writes the cluster.
 //
@@ -27,8 +29,8 @@
 //     there);
 //   - the Record (target fingerprint, start time, counts at start, steps
 //     taken and when the last one was taken) is persisted by the controller
-//     as the JSON value of RecordAnnotation on the slo-controller-config
-//     ConfigMap, before it writes the nodes of a step.
+//     as JSON in the NodeSLORollout's status.record, before it writes the
+//     nodes of a step.
 //
 // So a restarted manager, or a new leader, reads both and goes on where the
 // rollout stood. It never bursts: a step is taken only when the previous

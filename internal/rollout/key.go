@@ -15,10 +15,10 @@ import (
 
 // The nodeslo-rollout-config key (sloconfig.KeyRollout) of the
 // slo-controller-config ConfigMap: its types, parsing and validation
-// (docs/rollout.md#the-key). It goes through sloconfig's parser, so its
+// (docs/rollout.md#the-strategy). It goes through sloconfig's parser, so its
 // messages read like those of the spec's keys.
 
-// Bounds and defaults of the rollout key (docs/rollout.md#the-key).
+// Bounds and defaults of the rollout key (docs/rollout.md#the-strategy).
 const (
 	maxRolloutSeconds          = 86400
 	defaultStepIntervalSeconds = 60

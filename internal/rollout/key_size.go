@@ -7,7 +7,7 @@ import (
 )
 
 // MaxKeyBytes bounds the rollout key's value as written, whitespace
-// included (docs/rollout.md#the-key). Every revision of the history keeps
+// included (docs/rollout.md#the-strategy). Every revision of the history keeps
 // the key it rolled out under in an annotation, and a ControllerRevision's
 // annotations may hold 256 KiB in all: a larger key would fail every
 // revision's create, and with it the history, undo, and a revert after a

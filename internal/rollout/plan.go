@@ -29,27 +29,29 @@ type Observed struct {
 	Under int64
 }
 
-// PlanInput is everything a plan depends on: the ConfigMap as read past the
-// cache, the configuration in force and every node.
+// PlanInput is everything a plan depends on: the NodeSLORollout's strategy
+// and record, the configuration in force and every node.
 type PlanInput struct {
-	// Rollout is the ConfigMap's rollout key, parsed once per reconcile.
+	// Rollout is the NodeSLORollout's spec.strategy with its spec.paused,
+	// compiled once per reconcile (LoadStrategy).
 	Rollout Key
-	// Record is the value of the ConfigMap's RecordAnnotation; HasRecord
-	// says whether the annotation is there at all.
+	// Record is the NodeSLORollout's status.record; HasRecord says whether
+	// it is set at all.
 	Record    string
 	HasRecord bool
 	Config    *sloconfig.Config
-	// Nodes are needed only when the key is present (NeedsNodes).
+	// Nodes are needed only when there is a strategy (NeedsNodes).
 	Nodes []Observed
 	Now   time.Time
 	// Dropped are the spec fields the installed NodeSLO CRD drops: a node
 	// whose NodeSLO lacks only those has the configuration in force
 	// (docs/behaviour.md#crd-version-skew).
 	Dropped []string
-	// RolloutKey is a fingerprint of the rollout key's value (KeyFingerprint).
+	// RolloutKey is a fingerprint of the strategy (KeyFingerprint of
+	// StrategyJSON).
 	RolloutKey string
 	// Health has, by node name, the watched conditions and the Pod evictions
-	// of the nodes, when the rollout key has a health gate (HealthWatched).
+	// of the nodes, when the strategy has a health gate (HealthWatched).
 	Health map[string]NodeHealth
 	// Data is the fingerprint of the configuration of the ConfigMap's data
 	// ("": Config's). It differs from Config's while the health gate
@@ -78,14 +80,14 @@ type PlanInput struct {
 	Numbers map[string]int64
 }
 
-// NeedsNodes reports whether a plan under this key looks at the nodes:
-// without the key there is nothing to decide for each of them.
+// NeedsNodes reports whether a plan under this strategy looks at the nodes:
+// without a strategy there is nothing to decide for each of them.
 func NeedsNodes(load Key) bool { return load.Present }
 
-// RecordChange is a change of the record annotation, persisted before
-// anything of the plan is published.
+// RecordChange is a change of the NodeSLORollout's status.record, persisted
+// before anything of the plan is published.
 type RecordChange struct {
-	// Remove drops the annotation; otherwise it is set to Value.
+	// Remove drops the record; otherwise it is set to Value.
 	Remove bool
 	Value  string
 }
@@ -93,8 +95,9 @@ type RecordChange struct {
 // Plan is what the config-cache controller does about the rollout in one
 // reconcile: persist RecordChange (when not nil), then publish Gate with the
 // configuration, enqueue Release, report Figures (when not nil) and Events,
-// set Status (when not nil) on the revision in force, and decide again at
-// NextAt (zero: only on a ConfigMap change). When the record cannot be
+// set Status (when not nil) as the NodeSLORollout's status, and decide again
+// at NextAt (zero: only on a change of the ConfigMap or the NodeSLORollout's
+// spec). When the record cannot be
 // persisted, Unpersisted is what to do instead.
 type Plan struct {
 	RecordChange *RecordChange
@@ -105,8 +108,8 @@ type Plan struct {
 	NextAt  time.Time
 	Figures *Figures
 	Events  []Event
-	// Status is where the rollout stands, for the StatusAnnotation of the
-	// revision in force; nil when this plan decided nothing.
+	// Status is where the rollout stands, for the NodeSLORollout's status;
+	// nil when this plan decided nothing.
 	Status *Status
 	// RecordProblem is why the record could not be read; the rollout then
 	// starts again, which is safe: it holds every pending node.
@@ -141,7 +144,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		}
 		return Plan{Release: m.gate.names(), Figures: &Figures{}, Status: allAtOnceStatus(in.Config, in.Now)}
 	case !in.Rollout.Present:
-		// The key is gone: every change reaches every node at once, and the
+		// The strategy is gone: every change reaches every node at once, and the
 		// record of a rollout that no longer exists is removed.
 		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{},
 			Status: allAtOnceStatus(in.Config, in.Now)}
@@ -194,7 +197,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
 	}
 	p.Status.Withheld = withheld
-	// A record to persist is written unless the annotation holds it already.
+	// A record to persist is written unless the status holds it already.
 	value := d.Record.Encode()
 	stored := in.HasRecord && in.Record == value
 	if (d.RecordChanged || recordProblem != nil) && !stored {

@@ -20,7 +20,7 @@ const (
 	// stuck: progressing, or paused by an operator.
 	ConditionReconciling = "Reconciling"
 	// ConditionStalled is True when the rollout waits for an operator: the
-	// health gate halted it, or the rollout key is invalid.
+	// health gate halted it, or the controller refuses spec.strategy.
 	ConditionStalled = "Stalled"
 )
 
@@ -89,8 +89,8 @@ type NodeSLORolloutStatus struct {
 	// Configuration is the fingerprint of the configuration in force.
 	// +optional
 	Configuration string `json:"configuration,omitempty"`
-	// RolloutKey is a fingerprint of the rollout key the decision was
-	// taken under; empty without a key.
+	// RolloutKey is a fingerprint of the spec.strategy the decision was
+	// taken under; empty without a strategy.
 	// +optional
 	RolloutKey string `json:"rolloutKey,omitempty"`
 	// +optional
@@ -121,10 +121,11 @@ type NodeSLORolloutStatus struct {
 	Pending int32 `json:"pending,omitempty"`
 	// +optional
 	CanariesPending int32 `json:"canariesPending,omitempty"`
-	// Paused: the rollout key or spec.paused pauses the rollout.
+	// Paused: spec.paused pauses the rollout.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
-	// KeyInvalid: the rollout key is invalid, which holds every rollout.
+	// KeyInvalid: the controller refuses spec.strategy, which holds every
+	// rollout.
 	// +optional
 	KeyInvalid bool `json:"keyInvalid,omitempty"`
 	// NextStep is when the next step is due (none: paused, halted,
@@ -154,7 +155,7 @@ type NodeSLORolloutStatus struct {
 	Record string `json:"record,omitempty"`
 }
 
-// RolloutHealth is what the rollout key's health gate judged.
+// RolloutHealth is what the health gate of spec.strategy judged.
 type RolloutHealth struct {
 	// Gate is the gate's settings on one line.
 	// +optional
@@ -181,7 +182,8 @@ type RolloutHealth struct {
 	// +optional
 	Omitted int32 `json:"omitted,omitempty"`
 	// HaltedAt is when the gate halted the rollout; HaltedKey a fingerprint
-	// of the rollout key then; Revert: onUnhealthy is revert.
+	// of spec.strategy then (a change of it that leaves the rollout
+	// unpaused resumes the halt); Revert: onUnhealthy is revert.
 	// +optional
 	HaltedAt *metav1.Time `json:"haltedAt,omitempty"`
 	// +optional
@@ -246,9 +248,11 @@ type WithheldConfiguration struct {
 }
 
 // NodeSLORollout is the rollout of the configuration ConfigMap of the same
-// namespace and name: its spec holds the operator's controls, its status
-// where the rollout stands. The controller creates it; the configuration
-// stays in the ConfigMap, its history in ControllerRevisions.
+// namespace and name: its spec holds the strategy and the operator's
+// controls, its status where the rollout stands. Its operator creates it
+// (the controller never does); without it every change reaches every node
+// at once. The configuration stays in the ConfigMap, its history in
+// ControllerRevisions.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=nslor

@@ -9,9 +9,11 @@ import (
 // nodes (docs/rollout.md#the-strategy): the canaries first, then batches
 // at an interval, judged by a health gate. The apiserver checks what a
 // schema can (bounds, enums, names, https with credentials); the
-// controller checks the rest against its own flags (the hosts and
-// credentials a metric check may use) and reports it as the condition
-// StrategyValid. Unset fields take the defaults the field docs give.
+// NodeSLORollout's webhook and the controller check the rest against the
+// manager's flags (the hosts and credentials a metric check may use). A
+// strategy the controller refuses pauses every rollout and is reported in
+// an InvalidStrategy Event on the NodeSLORollout. Unset fields take the
+// defaults the field docs give.
 type RolloutStrategy struct {
 	// MaxNodesPerStep is how many pending nodes a step reaches: a count of
 	// at least 1, or a percent ("1%" to "100%") of the nodes pending when
