@@ -242,6 +242,12 @@ var _ = Describe("The ConfigMap webhook", func() {
 // validates whatever it loads.
 var _ = Describe("With the webhook down", Ordered, func() {
 	It("a bad ConfigMap is admitted and the controller rejects it, keeping the last good value", func(ctx SpecContext) {
+		// The NodeSLORollout, whose status says which ConfigMap the
+		// controller decided on, is its operator's to create.
+		rollout := &nodeslov1alpha1.NodeSLORollout{
+			ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configName}}
+		Expect(k8sClient.Create(ctx, rollout)).To(Succeed())
+		DeferCleanup(k8sClient.Delete, rollout)
 		Expect(putConfig(ctx, good)).To(Succeed())
 		// The controller has decided on this ConfigMap, not only on the one
 		// a spec before deleted (which may have held the same data).
