@@ -226,7 +226,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 				`Invalid value: %q: check aimed may not send credentials pinned there: it is not among the addresses of %s (%s); `+
 				`add it there (the key addresses of the entry's Secret) or name other credentials`,
 				second.server.URL, addresses, first.server.URL))))
-		Eventually(func() bool { return rolloutObject(ctx).Status.KeyInvalid }).Should(BeTrue())
+		Eventually(func() bool { return rolloutObject(ctx).Status.StrategyInvalid }).Should(BeTrue())
 
 		By("the same credential at the address listed: measured, the token sent there")
 		_, _ = startMetricRollout(ctx, metricGatePolicy(
@@ -251,7 +251,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 				`Invalid value: %q: check open names no credentials, and the manager runs without --metric-gate-allowed-hosts, `+
 				`so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts)`,
 				openAddress))))
-		Eventually(func() bool { return rolloutObject(ctx).Status.KeyInvalid }).Should(BeTrue())
+		Eventually(func() bool { return rolloutObject(ctx).Status.StrategyInvalid }).Should(BeTrue())
 		Expect(first.authorizations("/open/api/v1/query")).To(BeEmpty(), "the refused check was measured")
 		Expect(second.all()).To(BeEmpty())
 	})

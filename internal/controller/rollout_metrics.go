@@ -29,7 +29,7 @@ const (
 	// RolloutPhaseProgressing: nodes are pending and steps are taken.
 	RolloutPhaseProgressing = "progressing"
 	// RolloutPhasePaused: nodes are pending and held by "paused": true,
-	// the NodeSLORollout's spec.paused or an invalid rollout key.
+	// the NodeSLORollout's spec.paused or an invalid spec.strategy.
 	RolloutPhasePaused = "paused"
 	// RolloutPhaseHalted: the health gate holds the rollout halted, or the
 	// ConfigMap's data is a configuration it halted (resume, retry or undo).
@@ -96,7 +96,7 @@ type phaseGauge struct {
 func newPhaseGauge() *phaseGauge {
 	g := &phaseGauge{desc: prometheus.NewDesc(MetricRolloutPhase,
 		"1 for the phase the staged rollout is in, 0 for the others: idle (no node held), "+
-			"progressing, paused (\"paused\": true, spec.paused or an invalid rollout key) or "+
+			"progressing, paused (spec.paused, or an invalid spec.strategy) or "+
 			"halted (by the health gate, or the ConfigMap's data is a configuration it halted).",
 		[]string{"phase"}, nil)}
 	g.set(RolloutPhaseIdle)

@@ -193,7 +193,7 @@ func (s RolloutStatus) Write(w io.Writer) {
 	case st.Phase == rollout.PhaseAllAtOnce:
 		printLine(w, "no spec.strategy: every change reaches every node at once")
 		printLine(w, fmt.Sprintf("configuration %s: put in force for every node at once", target))
-	case st.KeyInvalid:
+	case st.StrategyInvalid:
 		printLine(w, fmt.Sprintf("configuration %s: %d steps taken, started %s; held until spec.strategy is valid",
 			target, st.Step, started))
 	default:
@@ -249,7 +249,7 @@ func (s RolloutStatus) pausedBy() string {
 	if st.Halted() {
 		why = append(why, "halted by the health gate")
 	}
-	if st.KeyInvalid {
+	if st.StrategyInvalid {
 		why = append(why, "spec.strategy is invalid")
 	}
 	if st.Paused {

@@ -37,7 +37,7 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 			h.HaltedAt.UTC().Format(time.RFC3339), reachedNodes(counted), beyond, allowed(h.Allowed, h.AllowedOf,
 				h.MaxUnhealthyNodes)))
 	case h.Gate == "":
-		printLine(w, fmt.Sprintf("unhealthy: %s, judged by a health gate the rollout key no longer has",
+		printLine(w, fmt.Sprintf("unhealthy: %s, judged by a health gate spec.strategy no longer has",
 			reachedNodes(h.Unhealthy)))
 	case h.Tolerated > 0:
 		printLine(w, fmt.Sprintf("unhealthy: %s, %d of them tolerated by a resume; "+

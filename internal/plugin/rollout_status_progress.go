@@ -24,8 +24,8 @@ func (s RolloutStatus) ProgressLine() string {
 	}
 	line := fmt.Sprintf("Waiting for rollout of configuration %s: %d of %d nodes reached",
 		rollout.ShortTarget(st.Fingerprint), st.Reached, st.PendingAtStart)
-	if st.KeyInvalid {
-		return line + ", held until the rollout key is valid..."
+	if st.StrategyInvalid {
+		return line + ", held until spec.strategy is valid..."
 	}
 	line += fmt.Sprintf(", step %d of %d", st.Step, st.Steps)
 	if st.Paused {

@@ -404,12 +404,12 @@ func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
 	data := statusData(40, false)
 	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
 	s := midRollout(data)
-	s.Phase, s.KeyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
+	s.Phase, s.StrategyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
 	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectPrintedOnce(t, err)
 	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep",
-		"2 steps taken, started 2026-11-30T16:00:00Z; held until the rollout key is valid",
-		"pending: 2 nodes", "paused: yes (the rollout key is invalid)")
+		"2 steps taken, started 2026-11-30T16:00:00Z; held until spec.strategy is valid",
+		"pending: 2 nodes", "paused: yes (spec.strategy is invalid)")
 	if strings.Contains(out, "next step") || strings.Contains(out, "of 0") {
 		t.Errorf("an invalid key has no schedule:\n%s", out)
 	}
@@ -706,7 +706,7 @@ func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 	s := halted(data, "", twoUnhealthy)
 	s.Phase, s.Health.HaltedAt, s.Health.Unhealthy, s.Health.Omitted = rollout.PhaseProgressing, time.Time{}, 52, 50
 	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
-	expectLines(t, out, "unhealthy: 52 reached nodes, judged by a health gate the rollout key no longer has",
+	expectLines(t, out, "unhealthy: 52 reached nodes, judged by a health gate spec.strategy no longer has",
 		"unhealthy node worker-0", "unhealthy nodes not listed: 50 more (the status lists the first 2 by name)\n",
 		"paused: no")
 	if strings.Contains(out, "health gate:") {

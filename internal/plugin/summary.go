@@ -46,7 +46,7 @@ type RolloutSummary struct {
 	// controller decided on it (12 characters; "" while not taken up).
 	Configuration string `json:"configuration"`
 	// State is "complete", "progressing", "held" (paused, halted by the
-	// health gate or an invalid rollout key: Reason says which), or
+	// health gate or an invalid spec.strategy: Reason says which), or
 	// "not-taken-up" (the controller has not decided on the data yet).
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
@@ -147,7 +147,7 @@ const (
 	rolloutHeld        = "held"
 	rolloutNotTakenUp  = "not-taken-up"
 	heldByTheGate      = "halted by the health gate"
-	heldByInvalidKey   = "the rollout key is invalid"
+	heldByInvalidKey   = "spec.strategy is invalid"
 	heldByPause        = "paused"
 )
 
@@ -167,7 +167,7 @@ func rolloutSummary(s RolloutStatus) RolloutSummary {
 		switch {
 		case s.HaltedByTheGate():
 			r.State, r.Reason = rolloutHeld, heldByTheGate
-		case st.KeyInvalid:
+		case st.StrategyInvalid:
 			r.State, r.Reason = rolloutHeld, heldByInvalidKey
 		case st.Paused:
 			r.State, r.Reason = rolloutHeld, heldByPause

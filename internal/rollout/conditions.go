@@ -16,8 +16,8 @@ const (
 	// ReasonWithheldData: the ConfigMap's data was halted by the health gate
 	// and is not in force.
 	ReasonWithheldData = "Withheld"
-	// ReasonKeyInvalid: the rollout key is invalid, which holds every rollout.
-	ReasonKeyInvalid = "KeyInvalid"
+	// ReasonStrategyInvalid: spec.strategy is invalid, which holds every rollout.
+	ReasonStrategyInvalid = "StrategyInvalid"
 	// ReasonAwaitingWrites: the step taken last waits for its nodes' writes.
 	ReasonAwaitingWrites = "AwaitingWrites"
 	// ReasonNotHalted: no halt holds the rollout.
@@ -53,9 +53,9 @@ func standingOf(s Status) standing {
 		return standing{reason: string(PhaseHalted), stuck: true, halted: true, message: fmt.Sprintf(
 			"the health gate halted the rollout of configuration %s: %s (kubectl nodeslo rollout resume or undo)",
 			ShortTarget(s.Fingerprint), s.unhealthyText())}
-	case s.Phase == PhasePaused && s.KeyInvalid:
-		return standing{reason: ReasonKeyInvalid, stuck: true, message: fmt.Sprintf(
-			"the rollout key is invalid, which holds the rollout of configuration %s: %s (kubectl nodeslo validate)",
+	case s.Phase == PhasePaused && s.StrategyInvalid:
+		return standing{reason: ReasonStrategyInvalid, stuck: true, message: fmt.Sprintf(
+			"spec.strategy is invalid, which holds the rollout of configuration %s: %s (its InvalidStrategy Events say why)",
 			ShortTarget(s.Fingerprint), s.progressText())}
 	case s.Phase == PhasePaused:
 		return standing{reason: string(PhasePaused), message: fmt.Sprintf(
@@ -69,7 +69,7 @@ func standingOf(s Status) standing {
 			"rolling out configuration %s: %s", ShortTarget(s.Fingerprint), s.progressText())}
 	case s.Phase == PhaseAllAtOnce:
 		return standing{reason: string(PhaseAllAtOnce), done: true, message: fmt.Sprintf(
-			"configuration %s is in force on every node (no rollout key: every change goes at once)",
+			"configuration %s is in force on every node (no spec.strategy: every change goes at once)",
 			ShortTarget(s.Fingerprint))}
 	}
 	return standing{reason: string(PhaseCompleted), done: true, message: fmt.Sprintf(
@@ -81,7 +81,7 @@ func standingOf(s Status) standing {
 // the steps taken, as kubectl nodeslo rollout status says them.
 func (s Status) progressText() string {
 	steps := fmt.Sprintf("step %d of %d", s.Step, s.Steps)
-	if s.KeyInvalid {
+	if s.StrategyInvalid {
 		steps = fmt.Sprintf("%d steps taken", s.Step)
 	}
 	return fmt.Sprintf("%s, %d of %d nodes reached, %d pending", steps, s.Reached, s.PendingAtStart, s.Pending)

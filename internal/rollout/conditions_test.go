@@ -28,7 +28,7 @@ const (
 	kindProgressing = "progressing"
 	kindAwaiting    = "awaiting writes"
 	kindPaused      = "paused"
-	kindKeyInvalid  = "key invalid"
+	kindStrategyInvalid  = "key invalid"
 	kindHalted      = "halted"
 	kindCompleted   = "completed"
 	kindAllAtOnce   = "all at once"
@@ -49,7 +49,7 @@ func conditionStatuses() map[string]Status {
 	paused := progressing
 	paused.Phase, paused.Paused, paused.NextStep = PhasePaused, true, time.Time{}
 	invalid := progressing
-	invalid.Phase, invalid.KeyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
+	invalid.Phase, invalid.StrategyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
 		PhasePaused, true, 0, 0, time.Time{}
 	halted := progressing
 	halted.Phase, halted.NextStep = PhaseHalted, time.Time{}
@@ -67,7 +67,7 @@ func conditionStatuses() map[string]Status {
 	reverted.Withheld = &Withheld{Fingerprint: condWithheld, Revision: 2, HaltedAt: condStart.Add(-time.Hour),
 		Summary: condSummary, Reverted: true}
 	return map[string]Status{
-		kindProgressing: progressing, kindAwaiting: awaiting, kindPaused: paused, kindKeyInvalid: invalid,
+		kindProgressing: progressing, kindAwaiting: awaiting, kindPaused: paused, kindStrategyInvalid: invalid,
 		kindHalted: halted, kindCompleted: completed,
 		kindAllAtOnce: {Fingerprint: condTarget, Phase: PhaseAllAtOnce, Updated: condStart},
 		kindWithheld:  withheld, kindReverted: reverted,
@@ -88,7 +88,7 @@ func TestSetConditions(t *testing.T) {
 	notHalted := cond{F, ReasonNotHalted}
 	// The reasons: the phase's name, or one of the Reason constants.
 	moving, awaiting, paused, invalid := string(PhaseProgressing), ReasonAwaitingWrites, string(PhasePaused),
-		ReasonKeyInvalid
+		ReasonStrategyInvalid
 	halted, completed, allAtOnce, withheld := string(PhaseHalted), string(PhaseCompleted), string(PhaseAllAtOnce),
 		ReasonWithheldData
 	tests := []struct {
@@ -112,10 +112,10 @@ func TestSetConditions(t *testing.T) {
 		want:    [5]cond{{F, paused}, {F, paused}, notHalted, {T, paused}, {F, paused}},
 		message: []string{"configuration 53c4325a5468 is paused: step 2 of 5"},
 	}, {
-		status: kindKeyInvalid,
+		status: kindStrategyInvalid,
 		want:   [5]cond{{F, invalid}, {F, invalid}, notHalted, {F, invalid}, {T, invalid}},
 		// No plan without a valid key: the steps taken, never "of 0".
-		message: []string{"the rollout key is invalid", "configuration 53c4325a5468: 2 steps taken, 13 of 40 nodes",
+		message: []string{"spec.strategy is invalid", "configuration 53c4325a5468: 2 steps taken, 13 of 40 nodes",
 			"kubectl nodeslo validate"},
 	}, {
 		status:  kindHalted,
@@ -214,7 +214,7 @@ func TestSetConditionsTransitions(t *testing.T) {
 			nodeslov1alpha1.ConditionStalled}},
 		{kindProgressing, 4, []string{nodeslov1alpha1.ConditionReady, nodeslov1alpha1.ConditionProgressing,
 			nodeslov1alpha1.ConditionReconciling}},
-		{kindKeyInvalid, 5, []string{nodeslov1alpha1.ConditionProgressing, nodeslov1alpha1.ConditionReconciling,
+		{kindStrategyInvalid, 5, []string{nodeslov1alpha1.ConditionProgressing, nodeslov1alpha1.ConditionReconciling,
 			nodeslov1alpha1.ConditionStalled}},
 		{kindAllAtOnce, 6, []string{nodeslov1alpha1.ConditionReady, nodeslov1alpha1.ConditionStalled}},
 	}

@@ -45,7 +45,7 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 	if d.Started {
 		steps := fmt.Sprintf("step size %d, %d steps", d.StepSize, d.Steps)
 		if load.Policy == nil {
-			steps = "steps counted once the rollout key is valid"
+			steps = "steps counted once spec.strategy is valid"
 		}
 		out = append(out, Event{corev1.EventTypeNormal, ReasonStarted, "Roll out " + target,
 			fmt.Sprintf("rollout of configuration %s started: %d nodes pending (%d canaries), %s",

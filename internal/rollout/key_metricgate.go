@@ -105,7 +105,7 @@ func compileMetricChecks(
 		}
 		seen[c.Name] = true
 		if c.query != nil && !hasCanary && usesCanaries(c.query) {
-			found.Warnf("%s: uses {{.CanariesRegex}} but the key selects no canary: "+
+			found.Warnf("%s: uses {{.CanariesRegex}} but the strategy selects no canary: "+
 				"it matches no node, so the query finds no data", p.Child("query"))
 		}
 		checks = append(checks, c)

@@ -103,7 +103,7 @@ func TestMetricCheckWarnings(t *testing.T) {
 	noCanary := LoadKey(map[string]string{string(sloconfig.KeyRollout): `{"healthGate": {"metrics": [{"name": "a",
 		"address": "http://p:9090", "query": "max(x{node=~\"{{.CanariesRegex}}\"})", "max": 1}]}}`})
 	if w := strings.Join(noCanary.WarningMessages(), "\n"); !noCanary.Valid() ||
-		!strings.Contains(w, "healthGate.metrics[0].query: uses {{.CanariesRegex}} but the key selects no canary") {
+		!strings.Contains(w, "healthGate.metrics[0].query: uses {{.CanariesRegex}} but the strategy selects no canary") {
 		t.Errorf("a canaries' query without canaries: %q %v", w, noCanary.Messages())
 	}
 }

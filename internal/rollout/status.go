@@ -18,7 +18,7 @@ const (
 	// PhaseProgressing: pending nodes are reached step by step.
 	PhaseProgressing Phase = "Progressing"
 	// PhasePaused: the pending nodes wait, for "paused": true or for an
-	// invalid rollout key (KeyInvalid).
+	// invalid rollout key (StrategyInvalid).
 	PhasePaused Phase = "Paused"
 	// PhaseHalted: the health gate halted the rollout; it waits for a
 	// resume or an undo, or is being reverted.
@@ -58,7 +58,7 @@ type Status struct {
 	Completed time.Time `json:"completed,omitzero"`
 	// Step is the number of steps taken (the canary step included), of
 	// Steps, each reaching StepSize nodes (the canary step: every canary).
-	// Steps and StepSize are zero while the rollout key is invalid.
+	// Steps and StepSize are zero while spec.strategy is invalid.
 	Step     int `json:"step"`
 	Steps    int `json:"steps"`
 	StepSize int `json:"stepSize"`
@@ -70,10 +70,10 @@ type Status struct {
 	// CanariesPending the canaries among them.
 	Pending         int `json:"pending"`
 	CanariesPending int `json:"canariesPending"`
-	// Paused: the key says "paused": true. KeyInvalid: the key is invalid,
+	// Paused: the key says "paused": true. StrategyInvalid: the key is invalid,
 	// which holds every rollout too.
 	Paused     bool `json:"paused"`
-	KeyInvalid bool `json:"keyInvalid,omitempty"`
+	StrategyInvalid bool `json:"strategyInvalid,omitempty"`
 	// NextStep is when the next step is due (zero: none is scheduled:
 	// paused, halted, complete, the last step taken, or AwaitingWrites).
 	NextStep time.Time `json:"nextStep,omitzero"`
@@ -171,7 +171,7 @@ func statusOf(load Key, d Decision, rolloutKey string, now time.Time) *Status {
 		Started: rec.Started.UTC(), Completed: rec.DoneAt.UTC(),
 		Step: d.Step, Steps: d.Steps, StepSize: d.StepSize,
 		Reached: d.Reached, PendingAtStart: rec.Pending, Pending: len(d.Held), CanariesPending: d.HeldCanaries,
-		Paused: load.Policy != nil && load.Policy.Paused, KeyInvalid: load.Policy == nil,
+		Paused: load.Policy != nil && load.Policy.Paused, StrategyInvalid: load.Policy == nil,
 		Health:  healthStatus(load.Policy, rec.Health, d.Reached),
 		Updated: now.UTC(),
 	}

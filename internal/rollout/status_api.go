@@ -22,7 +22,7 @@ func (s Status) ToAPI() nodeslov1alpha1.NodeSLORolloutStatus {
 		Step: int32(s.Step), Steps: int32(s.Steps), StepSize: int32(s.StepSize),
 		Reached: int32(s.Reached), PendingAtStart: int32(s.PendingAtStart),
 		Pending: int32(s.Pending), CanariesPending: int32(s.CanariesPending),
-		Paused: s.Paused, KeyInvalid: s.KeyInvalid, NextStep: apiTime(s.NextStep), AwaitingWrites: s.AwaitingWrites,
+		Paused: s.Paused, StrategyInvalid: s.StrategyInvalid, NextStep: apiTime(s.NextStep), AwaitingWrites: s.AwaitingWrites,
 		Health: s.Health.toAPI(), Withheld: s.Withheld.toAPI(), Updated: apiTime(s.Updated),
 	}
 }
@@ -35,7 +35,7 @@ func StatusFromAPI(a *nodeslov1alpha1.NodeSLORolloutStatus) Status {
 		Step: int(a.Step), Steps: int(a.Steps), StepSize: int(a.StepSize),
 		Reached: int(a.Reached), PendingAtStart: int(a.PendingAtStart),
 		Pending: int(a.Pending), CanariesPending: int(a.CanariesPending),
-		Paused: a.Paused, KeyInvalid: a.KeyInvalid, NextStep: goTime(a.NextStep), AwaitingWrites: a.AwaitingWrites,
+		Paused: a.Paused, StrategyInvalid: a.StrategyInvalid, NextStep: goTime(a.NextStep), AwaitingWrites: a.AwaitingWrites,
 		Health: healthFromAPI(a.Health), Withheld: withheldFromAPI(a.Withheld), Updated: goTime(a.Updated),
 	}
 }

@@ -18,7 +18,7 @@ func fullStatus() Status {
 		Fingerprint: condTarget, RolloutKey: "k1-fingerprint", Phase: PhaseHalted,
 		Started: at(0), Completed: at(30),
 		Step: 3, Steps: 5, StepSize: 10, Reached: 23, PendingAtStart: 40, Pending: 17, CanariesPending: 1,
-		Paused: true, KeyInvalid: true, NextStep: at(31), AwaitingWrites: true,
+		Paused: true, StrategyInvalid: true, NextStep: at(31), AwaitingWrites: true,
 		Health: &StatusHealth{
 			Gate: "maxUnhealthyNodes 25%; nodeConditions Ready", MaxUnhealthyNodes: "25%",
 			Allowed: -1, AllowedOf: 23, Unhealthy: 52, Tolerated: 2,

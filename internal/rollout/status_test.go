@@ -64,7 +64,7 @@ func TestStatusOf(t *testing.T) {
 		name: "an invalid key holds the rollout, with no schedule", key: invalidKey,
 		decisions: []statusDecision{{0, toB}},
 		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhasePaused, Started: at(0),
-			PendingAtStart: 40, Pending: 40, CanariesPending: 3, KeyInvalid: true},
+			PendingAtStart: 40, Pending: 40, CanariesPending: 3, StrategyInvalid: true},
 	}, {
 		name: "a step cut short by a restart: the next step waits for its writes", key: acceptanceKey,
 		decisions: []statusDecision{{0, toB}, {4, crashMidStep(at(3), 4)}},

@@ -70,7 +70,7 @@ var _ = Describe("kubectl get nodeslorollout", func() {
 		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, obj)).To(Succeed()) })
 		obj.Status = nodeslov1alpha1.NodeSLORolloutStatus{Phase: halted, Revision: 3, Step: 2, Steps: 5,
 			Reached: 13, Pending: 27, Health: &nodeslov1alpha1.RolloutHealth{Allowed: 1, Unhealthy: 2},
-			Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: halted,
+			Conditions: []metav1.Condition{{Type: nodeslov1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: halted,
 				LastTransitionTime: metav1.Now()}}}
 		Expect(k8sClient.Status().Update(ctx, obj)).To(Succeed())
 

@@ -61,7 +61,7 @@ func recordings() []recorded {
 	paused := progressingStatus
 	paused.Phase, paused.Paused, paused.NextStep = rollout.PhasePaused, true, time.Time{}
 	invalid := progressingStatus
-	invalid.Phase, invalid.KeyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
+	invalid.Phase, invalid.StrategyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
 		rollout.PhasePaused, true, 0, 0, time.Time{}
 	halted := progressingStatus
 	halted.Phase, halted.NextStep = rollout.PhaseHalted, time.Time{}

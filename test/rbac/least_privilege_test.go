@@ -44,9 +44,8 @@ var codesUse = slices.Concat(
 	uses("create patch", eventsGroup, events, configNamespace, ""),
 	// The one ConfigMap, by name: read, never written.
 	uses("get list watch", "", configMaps, configNamespace, configName),
-	// Its NodeSLORollout: watched by name, created, its status patched.
+	// Its NodeSLORollout: watched by name, its status patched (its operator creates it).
 	uses("list watch", nodesloGroup, "nodeslorollouts", configNamespace, configName),
-	uses("create", nodesloGroup, "nodeslorollouts", configNamespace, ""),
 	uses("patch", nodesloGroup, "nodeslorollouts/status", configNamespace, configName),
 	// The revision history (narrowed further by the admission policy).
 	uses("list create patch delete", appsGroup, revisions, configNamespace, ""),
@@ -95,6 +94,8 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 			permission{"get", "", configMaps, configNamespace, koordletConfig}),
 		Entry("NodeSLOs patched (only updated)", permission{patch, sloGroup, "nodeslos", "", ""}),
 		Entry("the ConfigMap written", permission{patch, "", configMaps, configNamespace, configName}),
+		Entry("a NodeSLORollout created (the operator's: its strategy decides how changes roll out)",
+			permission{"create", nodesloGroup, "nodeslorollouts", configNamespace, ""}),
 		Entry("the NodeSLORollout's spec written (the operator's)",
 			permission{patch, nodesloGroup, "nodeslorollouts", configNamespace, configName}),
 		Entry("Leases deleted", permission{"delete", leasesGroup, "leases", systemNamespace, ""}),

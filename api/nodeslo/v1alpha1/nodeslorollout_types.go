@@ -124,10 +124,10 @@ type NodeSLORolloutStatus struct {
 	// Paused: spec.paused pauses the rollout.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
-	// KeyInvalid: the controller refuses spec.strategy, which holds every
+	// StrategyInvalid: the controller refuses spec.strategy, which holds every
 	// rollout.
 	// +optional
-	KeyInvalid bool `json:"keyInvalid,omitempty"`
+	StrategyInvalid bool `json:"strategyInvalid,omitempty"`
 	// NextStep is when the next step is due (none: paused, halted,
 	// complete, the last step taken, or awaiting writes).
 	// +optional
