@@ -25,15 +25,15 @@ var condStart = time.Date(2026, 12, 2, 18, 30, 0, 0, time.UTC)
 
 // The kinds of status SetConditions reads (conditionStatuses).
 const (
-	kindProgressing = "progressing"
-	kindAwaiting    = "awaiting writes"
-	kindPaused      = "paused"
-	kindStrategyInvalid  = "key invalid"
-	kindHalted      = "halted"
-	kindCompleted   = "completed"
-	kindAllAtOnce   = "all at once"
-	kindWithheld    = "withheld"
-	kindReverted    = "withheld reverted"
+	kindProgressing     = "progressing"
+	kindAwaiting        = "awaiting writes"
+	kindPaused          = "paused"
+	kindStrategyInvalid = "key invalid"
+	kindHalted          = "halted"
+	kindCompleted       = "completed"
+	kindAllAtOnce       = "all at once"
+	kindWithheld        = "withheld"
+	kindReverted        = "withheld reverted"
 )
 
 // condSummary is the unhealthy nodes at the halt of the data withheld.

@@ -72,7 +72,7 @@ type Status struct {
 	CanariesPending int `json:"canariesPending"`
 	// Paused: the key says "paused": true. StrategyInvalid: the key is invalid,
 	// which holds every rollout too.
-	Paused     bool `json:"paused"`
+	Paused          bool `json:"paused"`
 	StrategyInvalid bool `json:"strategyInvalid,omitempty"`
 	// NextStep is when the next step is due (zero: none is scheduled:
 	// paused, halted, complete, the last step taken, or AwaitingWrites).

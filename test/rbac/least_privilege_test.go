@@ -30,6 +30,7 @@ const (
 	configMaps             = "configmaps"
 	otherNamespace         = "kube-system"
 	patch                  = "patch"
+	create                 = "create"
 )
 
 // codesUse is every permission the manager's code needs, written out from
@@ -83,9 +84,9 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		func(p permission) {
 			Expect(allowed(ctx, p)).To(BeFalse(), "%s is allowed", p)
 		},
-		Entry("Events created in another namespace", permission{"create", eventsGroup, events, otherNamespace, ""}),
+		Entry("Events created in another namespace", permission{create, eventsGroup, events, otherNamespace, ""}),
 		Entry("Events patched in another namespace", permission{patch, eventsGroup, events, otherNamespace, ""}),
-		Entry("core Events created in Koordinator's namespace", permission{"create", "", events, configNamespace, ""}),
+		Entry("core Events created in Koordinator's namespace", permission{create, "", events, configNamespace, ""}),
 		Entry("core Events listed (a health gate counts no Event)", permission{"list", "", events, "", ""}),
 		Entry("ControllerRevisions deleted in another namespace",
 			permission{"delete", appsGroup, revisions, otherNamespace, ""}),
@@ -95,7 +96,7 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		Entry("NodeSLOs patched (only updated)", permission{patch, sloGroup, "nodeslos", "", ""}),
 		Entry("the ConfigMap written", permission{patch, "", configMaps, configNamespace, configName}),
 		Entry("a NodeSLORollout created (the operator's: its strategy decides how changes roll out)",
-			permission{"create", nodesloGroup, "nodeslorollouts", configNamespace, ""}),
+			permission{create, nodesloGroup, "nodeslorollouts", configNamespace, ""}),
 		Entry("the NodeSLORollout's spec written (the operator's)",
 			permission{patch, nodesloGroup, "nodeslorollouts", configNamespace, configName}),
 		Entry("Leases deleted", permission{"delete", leasesGroup, "leases", systemNamespace, ""}),
