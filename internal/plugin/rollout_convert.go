@@ -23,8 +23,8 @@ import (
 // caFile, evictions.reasons, a typo) is an error that names it, as the
 // apiserver would refuse it; so is a canary without a nodeSelector, which
 // the key refused and the strategy would read as {} (every node a canary).
-// The strategy is then checked as the
-// controller checks it, without the manager's flags.
+// The strategy is then checked as the controller checks it, without the
+// manager's flags.
 func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) error {
 	raw, ok := cm.Data[string(sloconfig.KeyRollout)]
 	if !ok {
