@@ -64,12 +64,12 @@ func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) erro
 func canaryWithoutSelector(raw string) error {
 	var doc struct {
 		Canary *struct {
-			NodeSelector json.RawMessage `json:"nodeSelector"`
+			NodeSelector *metav1.LabelSelector `json:"nodeSelector"`
 		} `json:"canary"`
 	}
 	// raw decoded strictly already.
 	_ = json.Unmarshal([]byte(raw), &doc)
-	if doc.Canary == nil || (len(doc.Canary.NodeSelector) > 0 && string(doc.Canary.NodeSelector) != "null") {
+	if doc.Canary == nil || doc.Canary.NodeSelector != nil {
 		return nil
 	}
 	return field.Required(field.NewPath("spec", "strategy", "canary", "nodeSelector"),
