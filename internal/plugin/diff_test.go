@@ -150,7 +150,7 @@ func TestDiffOfAnInvalidKeyKeepsTheStoredValue(t *testing.T) {
 // The rollout key is retired: diff reports it, valid or not, with where its
 // policy went, and the file is not valid; the changes are still computed.
 func TestDiffReportsTheRetiredRolloutKey(t *testing.T) {
-	for _, key := range []string{`{"maxNodesPerStep": 2}`, invalidRolloutKey} {
+	for _, key := range []string{twoNodesPerStep, invalidRolloutKey} {
 		data := newData(t)
 		data[string(sloconfig.KeyRollout)] = key
 		result := Diff(DiffInputs{Nodes: diffNodes, Stored: storedSpecs(t, liveData(t)), Data: data})

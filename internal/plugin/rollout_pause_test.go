@@ -274,7 +274,7 @@ func (c *deletedMeanwhile) Patch(ctx context.Context, obj client.Object, patch c
 	opts ...client.PatchOption) error {
 	if _, ok := obj.(*nodeslov1alpha1.NodeSLORollout); ok && !c.deleted {
 		c.deleted = true
-		if err := c.Client.Delete(ctx, obj.DeepCopyObject().(client.Object)); err != nil {
+		if err := c.Delete(ctx, obj.DeepCopyObject().(client.Object)); err != nil {
 			return err
 		}
 	}

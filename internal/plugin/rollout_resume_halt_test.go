@@ -17,6 +17,9 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// twoNodesPerStep is a strategy's policy: 2 nodes a step, no canary, no gate.
+const twoNodesPerStep = `{"maxNodesPerStep": 2}`
+
 // haltedAt is when the health gate halted the rollouts of these tests.
 var haltedAt = time.Date(2026, 12, 2, 18, 36, 18, 250e6, time.UTC)
 
@@ -80,7 +83,8 @@ func TestResumeAfterAHaltNamesTheHalt(t *testing.T) {
 			}
 			spec := readRollout(t, c, ref).Spec
 			if spec.Paused || spec.Strategy == nil || !reflect.DeepEqual(spec.Strategy, strategy) ||
-				spec.Resume == nil || spec.Resume.Configuration != "" || !spec.Resume.HaltedAt.Equal(&metav1.Time{Time: haltedAt.Truncate(time.Second)}) {
+				spec.Resume == nil || spec.Resume.Configuration != "" ||
+				!spec.Resume.HaltedAt.Equal(&metav1.Time{Time: haltedAt.Truncate(time.Second)}) {
 				t.Errorf("spec after the resume: %+v", spec)
 			}
 			if after := readConfigMap(t, c, ref); after.ResourceVersion != before.ResourceVersion {
@@ -100,7 +104,7 @@ func TestResumeAfterAHaltNamesTheHalt(t *testing.T) {
 
 // The halt's time comes from the record when the status does not say it.
 func TestResumeAfterAHaltTakesItsTimeFromTheRecord(t *testing.T) {
-	key := `{"maxNodesPerStep": 2}`
+	key := twoNodesPerStep
 	c, ref := haltFixture(t, key, nodeslov1alpha1.NodeSLORolloutSpec{})
 	obj := readRollout(t, c, ref)
 	obj.Status.Health = nil
@@ -119,7 +123,7 @@ func TestResumeAfterAHaltTakesItsTimeFromTheRecord(t *testing.T) {
 // configuration than the one in force is no halt to resume: resume behaves
 // as without a gate.
 func TestResumeWritesNothingWithoutAHaltToLift(t *testing.T) {
-	key := `{"maxNodesPerStep": 2}`
+	key := twoNodesPerStep
 	c, ref := haltFixture(t, key, nodeslov1alpha1.NodeSLORolloutSpec{Resume: haltReference("", haltedAt)})
 	rv := readRollout(t, c, ref).ResourceVersion
 	var out bytes.Buffer
@@ -166,7 +170,7 @@ func TestResumeAfterAHaltHeldByAnInvalidStrategyAndPause(t *testing.T) {
 		}
 	}
 
-	c, ref := haltFixture(t, `{"maxNodesPerStep": 2}`, nodeslov1alpha1.NodeSLORolloutSpec{})
+	c, ref := haltFixture(t, twoNodesPerStep, nodeslov1alpha1.NodeSLORolloutSpec{})
 	if err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
