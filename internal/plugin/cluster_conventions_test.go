@@ -20,17 +20,26 @@ var _ = Describe("-n/--namespace", func() {
 	It("names the ConfigMap's namespace: rollout pause -n team-a writes there and nowhere else", func(ctx SpecContext) {
 		others := storedRollout(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion
 		cm := storedConfigMap(ctx, teamNamespace)
-		code, stdout, stderr := runAgainst(rolloutCmd, pauseCmd, "-n", teamNamespace)
+		before := storedRollout(ctx, teamNamespace)
+		Expect(before.Spec.Strategy).NotTo(BeNil())
+		Expect(before.Spec.Paused).To(BeTrue(), "the fixture's rollout is paused")
+
+		// Paused already: resume lifts spec.paused first, so that pause writes.
+		code, stdout, stderr := runAgainst(rolloutCmd, resumeCmd, "--namespace", teamNamespace)
+		Expect(code).To(Equal(ExitOK), stderr)
+		Expect(stdout).To(ContainSubstring("rollout resumed: spec.paused set to false on NodeSLORollout " +
+			teamNamespace + "/slo-controller-config"))
+		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeFalse())
+		Expect(storedRollout(ctx, teamNamespace).Generation).To(Equal(before.Generation+1),
+			"the spec's write is a new generation")
+
+		code, stdout, stderr = runAgainst(rolloutCmd, pauseCmd, "-n", teamNamespace)
 		Expect(code).To(Equal(ExitOK), stderr)
 		Expect(stdout).To(ContainSubstring("spec.paused set on NodeSLORollout " + teamNamespace + "/slo-controller-config"))
-		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeTrue())
-		Expect(storedRollout(ctx, teamNamespace).Generation).To(Equal(int64(2)), "the spec's write is a new generation")
-
-		// The key pauses too: resume lifts spec.paused and says what holds.
-		code, stdout, stderr = runAgainst(rolloutCmd, "resume", "--namespace", teamNamespace)
-		Expect(code).To(Equal(ExitOK), stderr)
-		Expect(stdout).To(ContainSubstring(`the rollout stays held: "paused": true in nodeslo-rollout-config`))
-		Expect(storedRollout(ctx, teamNamespace).Spec.Paused).To(BeFalse())
+		after := storedRollout(ctx, teamNamespace)
+		Expect(after.Spec.Paused).To(BeTrue())
+		Expect(after.Generation).To(Equal(before.Generation+2), "the spec's write is a new generation")
+		Expect(after.Spec.Strategy).To(Equal(before.Spec.Strategy), "spec.strategy is not written")
 
 		Expect(storedConfigMap(ctx, teamNamespace)).To(Equal(cm), "the ConfigMap is not written")
 		Expect(storedRollout(ctx, sloconfig.DefaultConfigMapNamespace).ResourceVersion).To(Equal(others))

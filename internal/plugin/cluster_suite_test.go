@@ -67,15 +67,18 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	putHistory(ctx, teamNamespace, 70, 65, 62)
 })
 
-// clusterData is a configuration with a threshold and a paused rollout key.
+// clusterData is a configuration with a threshold and a paused rollout
+// key: putHistory moves the key's policy to the NodeSLORollout.
 func clusterData(threshold int) map[string]string {
 	return statusData(threshold, true)
 }
 
 // putHistory creates the ConfigMap of namespace with the last of
 // thresholds, one revision per threshold, the last in force, and the
-// NodeSLORollout with the status the controller would have decided on the
-// ConfigMap: the rollout of the last, paused.
+// NodeSLORollout that holds the rollout key's policy (spec.strategy, and
+// spec.paused: true), the ConfigMap without the retired key, with the
+// status the controller would have decided on them: the rollout of the
+// last, paused.
 func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 	GinkgoHelper()
 	key := types.NamespacedName{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}
@@ -89,11 +92,14 @@ func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 		}
 		Expect(cluster.Client.Create(ctx, r.Object(key))).To(Succeed())
 	}
+	spec, err := decodeStrategy(data[string(sloconfig.KeyRollout)])
+	Expect(err).NotTo(HaveOccurred())
+	Expect(spec.Paused).To(BeTrue())
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sloconfig.DefaultConfigMapName},
-		Data: data}
+		Data: withoutRolloutKey(data)}
 	Expect(cluster.Client.Create(ctx, cm)).To(Succeed())
 	obj := &nodeslov1alpha1.NodeSLORollout{ObjectMeta: metav1.ObjectMeta{Namespace: namespace,
-		Name: sloconfig.DefaultConfigMapName}}
+		Name: sloconfig.DefaultConfigMapName}, Spec: spec}
 	Expect(cluster.Client.Create(ctx, obj)).To(Succeed())
 	status := midRollout(data)
 	status.Paused = true

@@ -38,6 +38,7 @@ const (
 	undoCmd            = "undo"
 	resumeCmd          = "resume"
 	retryCmd           = "retry"
+	convertCmd         = "convert"
 	contextFlag        = "--context"
 	unknownFormat      = "xml"
 )
@@ -326,7 +327,7 @@ func TestCompletionOfCommandsAndFlags(t *testing.T) {
 		t.Errorf("the script-generating completion command is offered: %v", got)
 	}
 	got, _ = complete(t, rolloutCmd, "")
-	want := []string{historyCmd, pauseCmd, resumeCmd, retryCmd, statusCmd, undoCmd}
+	want := []string{convertCmd, historyCmd, pauseCmd, resumeCmd, retryCmd, statusCmd, undoCmd}
 	if !reflect.DeepEqual(names(got), want) {
 		t.Errorf("rollout: %v, want %v", names(got), want)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,18 +147,30 @@ func TestDiffOfAnInvalidKeyKeepsTheStoredValue(t *testing.T) {
 	}
 }
 
-func TestDiffReportsTheRolloutKey(t *testing.T) {
-	data := newData(t)
-	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
-	result := Diff(DiffInputs{Nodes: diffNodes, Stored: storedSpecs(t, liveData(t)), Data: data})
-	var out, errOut bytes.Buffer
-	if err := result.Write(&out, &errOut); err != nil {
-		t.Fatal(err)
+// The rollout key is retired: diff reports it, valid or not, with where its
+// policy went, and the file is not valid; the changes are still computed.
+func TestDiffReportsTheRetiredRolloutKey(t *testing.T) {
+	for _, key := range []string{twoNodesPerStep, invalidRolloutKey} {
+		data := newData(t)
+		data[string(sloconfig.KeyRollout)] = key
+		result := Diff(DiffInputs{Nodes: diffNodes, Stored: storedSpecs(t, liveData(t)), Data: data})
+		var out, errOut bytes.Buffer
+		if err := result.Write(&out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		if result.Valid() {
+			t.Errorf("the retired rollout key %s counts as valid", key)
+		}
+		// The retired line, and no other about the key's value.
+		rolloutKey := string(sloconfig.KeyRollout)
+		if !slices.Contains(strings.Split(errOut.String(), "\n"), retiredKeyLine) ||
+			strings.Count(errOut.String(), rolloutKey) != strings.Count(retiredKeyLine, rolloutKey) {
+			t.Errorf("key %s: errors\n%s\nwant the line\n%s", key, errOut.String(), retiredKeyLine)
+		}
+		if len(result.Changed) != 3 {
+			t.Errorf("key %s: %d nodes changed, want 3", key, len(result.Changed))
+		}
 	}
-	if result.Valid() {
-		t.Error("an invalid rollout key counts as valid")
-	}
-	expectLines(t, errOut.String(), "nodeslo-rollout-config: maxNodesPerStep: Invalid value: 0")
 }
 
 func TestFetchDiffInputs(t *testing.T) {

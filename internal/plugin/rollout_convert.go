@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
@@ -20,8 +21,10 @@ import (
 // become spec.strategy, its "paused" spec.paused. The key's document is
 // read strictly: a field the strategy does not have (bearerTokenFile,
 // caFile, evictions.reasons, a typo) is an error that names it, as the
-// apiserver would refuse it. The strategy is then checked as the
-// controller checks it, without the manager's flags.
+// apiserver would refuse it; so is a canary without a nodeSelector, which
+// the key refused and the strategy would read as {} (every node a canary).
+// The strategy is then checked as the controller checks it, without the
+// manager's flags.
 func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) error {
 	raw, ok := cm.Data[string(sloconfig.KeyRollout)]
 	if !ok {
@@ -34,6 +37,9 @@ func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) erro
 	decoder := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	decoder.DisallowUnknownFields()
 	if err := decoder.Decode(&policy); err != nil {
+		return fmt.Errorf("ConfigMap %s, key %s: %w", ref, sloconfig.KeyRollout, err)
+	}
+	if err := canaryWithoutSelector(raw); err != nil {
 		return fmt.Errorf("ConfigMap %s, key %s: %w", ref, sloconfig.KeyRollout, err)
 	}
 	spec := nodeslov1alpha1.NodeSLORolloutSpec{Strategy: &policy.RolloutStrategy, Paused: policy.Paused}
@@ -50,6 +56,24 @@ func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) erro
 	}
 	_, err = out.Write(manifest)
 	return err
+}
+
+// canaryWithoutSelector is the error of a key whose canary has no
+// nodeSelector, which the key refused: the strategy's nodeSelector is not
+// a pointer, so it would decode as {}, which makes every node a canary.
+func canaryWithoutSelector(raw string) error {
+	var doc struct {
+		Canary *struct {
+			NodeSelector *metav1.LabelSelector `json:"nodeSelector"`
+		} `json:"canary"`
+	}
+	// raw decoded strictly already.
+	_ = json.Unmarshal([]byte(raw), &doc)
+	if doc.Canary == nil || doc.Canary.NodeSelector != nil {
+		return nil
+	}
+	return field.Required(field.NewPath("spec", "strategy", "canary", "nodeSelector"),
+		"a canary needs a nodeSelector naming the nodes reached first; remove canary to roll out without one")
 }
 
 // convertedRollout is the NodeSLORollout convert prints: no status, and

@@ -98,10 +98,10 @@ func patchOwner(opts []client.PatchOption) string {
 // pause, resume (of a halt) and retry write the NodeSLORollout's spec and
 // nothing else: no field of the ConfigMap, none of the status.
 func TestRolloutCommandsWriteOnlyTheNodeSLORolloutsSpec(t *testing.T) {
-	data := map[string]string{string(sloconfig.KeyRollout): retryKey, threshold: validThreshold}
+	data := map[string]string{threshold: validThreshold}
 	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(),
 		Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: haltedAt}}
-	fixture, ref := pauseFixture(data, rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, recordStatus(rec)))
+	fixture, ref := pauseFixture(data, rolloutObject(pauseRef, strategySpec(t, retryKey), recordStatus(rec)))
 	cmBefore, objBefore := readConfigMap(t, fixture, ref), readRollout(t, fixture, ref)
 	log := &writeLog{t: t}
 	c := interceptor.NewClient(fixture.(client.WithWatch), log.funcs())
@@ -125,23 +125,23 @@ func TestRolloutCommandsWriteOnlyTheNodeSLORolloutsSpec(t *testing.T) {
 	if !reflect.DeepEqual(objAfter.Status, objBefore.Status) {
 		t.Errorf("the status changed:\n%+v\n%+v", objBefore.Status, objAfter.Status)
 	}
-	if s := objAfter.Spec; s.Paused || !sameSecond(s.Resume, haltedAt) || s.Retry == nil {
+	if s := objAfter.Spec; s.Paused || !sameSecond(s.Resume, haltedAt) || s.Retry == nil ||
+		!reflect.DeepEqual(s.Strategy, objBefore.Spec.Strategy) {
 		t.Errorf("spec %+v", s)
 	}
 
-	// Without a NodeSLORollout, pause creates one with that spec, and no more.
+	// Without a NodeSLORollout there is no spec.strategy: pause writes
+	// nothing, and creates no NodeSLORollout.
 	fixture, ref = pauseFixture(data)
 	log = &writeLog{t: t}
 	c = interceptor.NewClient(fixture.(client.WithWatch), log.funcs())
-	if err := SetPaused(ctx, c, ref, true, &bytes.Buffer{}); err != nil {
-		t.Fatal(err)
+	if err := SetPaused(ctx, c, ref, true, &bytes.Buffer{}); err == nil || err.Error() != noStrategy {
+		t.Errorf("pause without a NodeSLORollout: %v", err)
 	}
-	if !slices.Equal(log.writes, []string{"create koordinator-system/slo-controller-config"}) {
+	if len(log.writes) != 0 {
 		t.Errorf("writes %q", log.writes)
 	}
-	obj := readRollout(t, fixture, ref)
-	if !reflect.DeepEqual(obj.Spec, nodeslov1alpha1.NodeSLORolloutSpec{Paused: true}) ||
-		!reflect.DeepEqual(obj.Status, nodeslov1alpha1.NodeSLORolloutStatus{}) {
+	if obj := readRollout(t, fixture, ref); obj != nil {
 		t.Errorf("created %+v", obj)
 	}
 }

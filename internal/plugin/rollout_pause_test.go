@@ -3,10 +3,15 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -31,6 +36,54 @@ func pauseFixture(data map[string]string, objs ...client.Object) (client.Client,
 		WithStatusSubresource(&nodeslov1alpha1.NodeSLORollout{}).Build(), pauseRef
 }
 
+// strategySpec is the spec of the NodeSLORollout that holds the policy of
+// key, a value of the retired rollout key, as kubectl nodeslo rollout
+// convert prints it: its fields spec.strategy, its "paused" spec.paused.
+// Unlike convert, it does not check the strategy, so that a test may hold
+// one the controller refuses; a field the strategy has not fails the test.
+func strategySpec(t testing.TB, key string) nodeslov1alpha1.NodeSLORolloutSpec {
+	t.Helper()
+	spec, err := decodeStrategy(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func decodeStrategy(key string) (nodeslov1alpha1.NodeSLORolloutSpec, error) {
+	var policy struct {
+		nodeslov1alpha1.RolloutStrategy
+		Paused bool `json:"paused"`
+	}
+	decoder := json.NewDecoder(strings.NewReader(key))
+	decoder.DisallowUnknownFields()
+	if err := decoder.Decode(&policy); err != nil {
+		return nodeslov1alpha1.NodeSLORolloutSpec{}, fmt.Errorf("the strategy of %s: %w", key, err)
+	}
+	return nodeslov1alpha1.NodeSLORolloutSpec{Strategy: &policy.RolloutStrategy, Paused: policy.Paused}, nil
+}
+
+// underStrategy moves the rollout key of data (the policy as the fixtures
+// write it) to obj's spec (strategySpec) and returns the ConfigMap's data
+// without the retired key.
+func underStrategy(t testing.TB, data map[string]string, obj *nodeslov1alpha1.NodeSLORollout) map[string]string {
+	t.Helper()
+	key, ok := data[string(sloconfig.KeyRollout)]
+	if !ok {
+		t.Fatal("the data has no rollout key to move to spec.strategy")
+	}
+	moved := strategySpec(t, key)
+	obj.Spec.Strategy, obj.Spec.Paused = moved.Strategy, obj.Spec.Paused || moved.Paused
+	return withoutRolloutKey(data)
+}
+
+// withoutRolloutKey is data without the retired rollout key.
+func withoutRolloutKey(data map[string]string) map[string]string {
+	out := maps.Clone(data)
+	delete(out, string(sloconfig.KeyRollout))
+	return out
+}
+
 // rolloutObject is the NodeSLORollout of ref with spec and status.
 func rolloutObject(ref ConfigMapRef, spec nodeslov1alpha1.NodeSLORolloutSpec,
 	status nodeslov1alpha1.NodeSLORolloutStatus) *nodeslov1alpha1.NodeSLORollout {
@@ -48,23 +101,31 @@ func readRollout(t *testing.T, c client.Client, ref ConfigMapRef) *nodeslov1alph
 	return obj
 }
 
-// A pause sets spec.paused on the NodeSLORollout, creating it when the
-// controller has not yet; a second pause says so and writes nothing; a
-// resume lifts it.
+// noStrategy is the refusal of pause and resume without spec.strategy.
+const noStrategy = "NodeSLORollout koordinator-system/slo-controller-config has no spec.strategy: " +
+	"every change reaches every node at once, so there is no rollout to pause or resume"
+
+// A pause sets spec.paused on the NodeSLORollout that holds the strategy,
+// keeping the strategy; a second pause says so and writes nothing; a
+// resume lifts it. The ConfigMap is not written.
 func TestSetPausedWritesTheNodeSLORolloutsSpec(t *testing.T) {
 	key := `{"maxNodesPerStep": "10%", "canary": {"nodeSelector": {"matchLabels": {"pool": "c"}}}}`
-	c, ref := pauseFixture(map[string]string{string(sloconfig.KeyRollout): key, threshold: "unchanged"})
+	spec := strategySpec(t, key)
+	c, ref := pauseFixture(map[string]string{threshold: "unchanged"},
+		rolloutObject(pauseRef, spec, nodeslov1alpha1.NodeSLORolloutStatus{}))
+	before := readConfigMap(t, c, ref)
 	var out bytes.Buffer
 	if err := SetPaused(context.Background(), c, ref, true, &out); err != nil {
 		t.Fatal(err)
 	}
-	if obj := readRollout(t, c, ref); obj == nil || !obj.Spec.Paused || obj.Spec.Resume != nil || obj.Spec.Retry != nil {
+	if obj := readRollout(t, c, ref); obj == nil || !obj.Spec.Paused || obj.Spec.Resume != nil || obj.Spec.Retry != nil ||
+		!reflect.DeepEqual(obj.Spec.Strategy, spec.Strategy) {
 		t.Fatalf("after pause: %+v", obj)
 	}
 	expectLines(t, out.String(), "rollout paused: spec.paused set on NodeSLORollout "+
-		"koordinator-system/slo-controller-config (the ConfigMap is not written)")
-	cm := readConfigMap(t, c, ref)
-	if cm.Data[string(sloconfig.KeyRollout)] != key || cm.Data[threshold] != "unchanged" || len(cm.Annotations) != 0 {
+		"koordinator-system/slo-controller-config: no further node is reached until kubectl nodeslo rollout resume")
+	if cm := readConfigMap(t, c, ref); cm.ResourceVersion != before.ResourceVersion ||
+		!maps.Equal(cm.Data, map[string]string{threshold: "unchanged"}) || len(cm.Annotations) != 0 {
 		t.Errorf("the ConfigMap changed: %+v", cm)
 	}
 
@@ -82,120 +143,144 @@ func TestSetPausedWritesTheNodeSLORolloutsSpec(t *testing.T) {
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	if readRollout(t, c, ref).Spec.Paused {
-		t.Error("resume left spec.paused set")
+	if obj := readRollout(t, c, ref); obj.Spec.Paused || !reflect.DeepEqual(obj.Spec.Strategy, spec.Strategy) {
+		t.Errorf("after resume: %+v", obj.Spec)
 	}
 	expectLines(t, out.String(), "rollout resumed: spec.paused set to false on NodeSLORollout "+
-		"koordinator-system/slo-controller-config (the ConfigMap is not written)")
+		"koordinator-system/slo-controller-config: the rollout goes on where it stopped")
 	out.Reset()
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil ||
 		!strings.Contains(out.String(), "resumed already (spec.paused is not set); nothing written") {
 		t.Errorf("resuming twice: %v, %q", err, out.String())
 	}
+	if cm := readConfigMap(t, c, ref); cm.ResourceVersion != before.ResourceVersion {
+		t.Errorf("the ConfigMap changed: %+v", cm)
+	}
 }
 
-// The pause goes into the NodeSLORollout the controller created, keeping
-// its status and the rest of its spec.
+// The pause goes into the NodeSLORollout the controller writes the status
+// of, keeping its status and the rest of its spec.
 func TestSetPausedKeepsTheControllersStatus(t *testing.T) {
 	status := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Revision: 4, Record: `{"target":"x"}`}
-	c, ref := pauseFixture(map[string]string{string(sloconfig.KeyRollout): `{}`},
-		rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, status))
+	c, ref := pauseFixture(map[string]string{},
+		rolloutObject(pauseRef, strategySpec(t, `{}`), status))
 	if err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	obj := readRollout(t, c, ref)
-	if !obj.Spec.Paused || obj.Status.Revision != 4 || obj.Status.Record != status.Record {
+	if !obj.Spec.Paused || obj.Spec.Strategy == nil || obj.Status.Revision != 4 || obj.Status.Record != status.Record {
 		t.Errorf("after pause: spec %+v, status %+v", obj.Spec, obj.Status)
 	}
 }
 
-// Without the rollout key there is nothing to pause. A pause the key holds
-// is not lifted by resume, which writes only the spec: it says where to
-// lift it. An invalid key does not stop a pause.
+// Without spec.strategy there is nothing to pause or resume, whether there
+// is no NodeSLORollout or one without a strategy: nothing is written, no
+// NodeSLORollout created. An invalid strategy is not lifted by resume,
+// which writes only spec.paused: it says what holds the rollout, and with
+// spec.paused not set that is an error. An invalid strategy does not stop
+// a pause.
 func TestSetPausedRefusals(t *testing.T) {
-	c, ref := pauseFixture(map[string]string{threshold: "{}"})
-	err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "has no nodeslo-rollout-config key") {
-		t.Errorf("no key: %v", err)
-	}
-	if readRollout(t, c, ref) != nil {
-		t.Error("a NodeSLORollout was created")
+	for _, paused := range []bool{true, false} {
+		c, ref := pauseFixture(map[string]string{threshold: "{}"})
+		err := SetPaused(context.Background(), c, ref, paused, &bytes.Buffer{})
+		if err == nil || err.Error() != noStrategy {
+			t.Errorf("no NodeSLORollout, paused %t: %v", paused, err)
+		}
+		if readRollout(t, c, ref) != nil {
+			t.Error("a NodeSLORollout was created")
+		}
+
+		c, ref = pauseFixture(map[string]string{threshold: "{}"},
+			rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, nodeslov1alpha1.NodeSLORolloutStatus{}))
+		rv := readRollout(t, c, ref).ResourceVersion
+		err = SetPaused(context.Background(), c, ref, paused, &bytes.Buffer{})
+		if err == nil || err.Error() != noStrategy {
+			t.Errorf("no spec.strategy, paused %t: %v", paused, err)
+		}
+		if readRollout(t, c, ref).ResourceVersion != rv {
+			t.Error("the NodeSLORollout was written")
+		}
 	}
 
-	c, ref = pauseFixture(map[string]string{string(sloconfig.KeyRollout): `{"paused": true}`})
-	err = SetPaused(context.Background(), c, ref, false, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), `"paused": true in nodeslo-rollout-config pauses the rollout too: `+
-		"set it to false in the ConfigMap (in Git, when a GitOps tool syncs it)") ||
-		!strings.Contains(err.Error(), "nothing written") {
-		t.Errorf("resume of a pause by the key: %v", err)
+	const invalidHolds = "spec.strategy is invalid, which holds every rollout until it is fixed " +
+		"(kubectl describe nodeslorollout shows the InvalidStrategy Event)"
+	c, ref := pauseFixture(map[string]string{threshold: "{}"},
+		rolloutObject(pauseRef, strategySpec(t, invalidRolloutKey), nodeslov1alpha1.NodeSLORolloutStatus{}))
+	rv := readRollout(t, c, ref).ResourceVersion
+	err := SetPaused(context.Background(), c, ref, false, &bytes.Buffer{})
+	if err == nil || err.Error() != "NodeSLORollout koordinator-system/slo-controller-config: "+invalidHolds+
+		"; spec.paused is not set; nothing written" {
+		t.Errorf("resume of a rollout an invalid strategy holds: %v", err)
 	}
-	if readRollout(t, c, ref) != nil {
-		t.Error("a NodeSLORollout was created")
+	if readRollout(t, c, ref).ResourceVersion != rv {
+		t.Error("the NodeSLORollout was written")
 	}
 	var out bytes.Buffer
-	if err := SetPaused(context.Background(), c, ref, true, &out); err != nil {
-		t.Fatal(err)
+	if err := SetPaused(context.Background(), c, ref, true, &out); err != nil || !readRollout(t, c, ref).Spec.Paused {
+		t.Fatalf("pause with an invalid strategy: %v", err)
 	}
 	out.Reset()
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	expectLines(t, out.String(), "spec.paused set to false on NodeSLORollout koordinator-system/slo-controller-config "+
-		`(the ConfigMap is not written); the rollout stays held: "paused": true in nodeslo-rollout-config`)
-
-	c, ref = pauseFixture(map[string]string{string(sloconfig.KeyRollout): `[1]`})
-	err = SetPaused(context.Background(), c, ref, true, &bytes.Buffer{})
-	if err != nil || !readRollout(t, c, ref).Spec.Paused {
-		t.Errorf("pause with an invalid key: %v", err)
+	if readRollout(t, c, ref).Spec.Paused {
+		t.Error("resume left spec.paused set")
 	}
+	expectLines(t, out.String(), "spec.paused set to false on NodeSLORollout koordinator-system/slo-controller-config; "+
+		"the rollout stays held: "+invalidHolds+"\n")
 }
 
-// A pause left from before the key was removed is lifted by resume: it
-// would otherwise hold the next rollout.
-func TestResumeLiftsAPauseLeftWithoutAKey(t *testing.T) {
+// A pause left from before spec.strategy was removed is lifted by resume:
+// it would otherwise hold the next rollout once a strategy comes back.
+func TestResumeLiftsAPauseLeftWithoutAStrategy(t *testing.T) {
 	c, ref := pauseFixture(map[string]string{threshold: "{}"},
 		rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{Paused: true}, nodeslov1alpha1.NodeSLORolloutStatus{}))
 	var out bytes.Buffer
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	if readRollout(t, c, ref).Spec.Paused {
-		t.Error("spec.paused is still set")
+	if spec := readRollout(t, c, ref).Spec; spec.Paused || spec.Strategy != nil {
+		t.Errorf("spec after the resume: %+v", spec)
 	}
-	expectLines(t, out.String(),
-		"has no nodeslo-rollout-config key, so it held no rollout, but it would have paused the next one")
+	expectLines(t, out.String(), "spec.paused set to false on NodeSLORollout koordinator-system/slo-controller-config: "+
+		"it has no spec.strategy, so it held no rollout, but it would have paused the next one\n")
 }
 
-// A create that loses the race to the controller's is sent again as a
-// patch of the spec: the controller's status stays.
-func TestSetPausedAfterTheControllerCreatedItMeanwhile(t *testing.T) {
-	c, ref := pauseFixture(map[string]string{string(sloconfig.KeyRollout): `{}`})
-	racing := &createdMeanwhile{Client: c, obj: rolloutObject(ref, nodeslov1alpha1.NodeSLORolloutSpec{},
-		nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Revision: 2})}
-	var out bytes.Buffer
-	if err := SetPaused(context.Background(), racing, ref, true, &out); err != nil {
-		t.Fatal(err)
+// A NodeSLORollout deleted between the read of pause and its write (its
+// strategy with it) is not created again, which would leave a pause
+// without a strategy: the write is a patch, and fails.
+func TestSetPausedAfterTheNodeSLORolloutWasDeletedMeanwhile(t *testing.T) {
+	c, ref := pauseFixture(map[string]string{}, rolloutObject(pauseRef, strategySpec(t, `{}`),
+		nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Revision: 2}))
+	racing := &deletedMeanwhile{Client: c}
+	err := SetPaused(context.Background(), racing, ref, true, &bytes.Buffer{})
+	if !racing.deleted || err == nil || !apierrors.IsNotFound(err) ||
+		!strings.HasPrefix(err.Error(), "writing the spec of NodeSLORollout koordinator-system/slo-controller-config: ") {
+		t.Errorf("deleted %t, error %v", racing.deleted, err)
 	}
-	obj := readRollout(t, c, ref)
-	if !racing.created || !obj.Spec.Paused || obj.Status.Revision != 2 {
-		t.Errorf("after the race: spec %+v, status %+v", obj.Spec, obj.Status)
+	if obj := readRollout(t, c, ref); obj != nil {
+		t.Errorf("the NodeSLORollout was created again: %+v", obj)
 	}
 }
 
-// createdMeanwhile stands for the controller creating the NodeSLORollout
-// between the plugin's read and its create.
-type createdMeanwhile struct {
+// deletedMeanwhile stands for whoever deletes the NodeSLORollout between
+// the plugin's read and its write; a create fails the test.
+type deletedMeanwhile struct {
 	client.Client
-	obj     *nodeslov1alpha1.NodeSLORollout
-	created bool
+	deleted bool
 }
 
-func (c *createdMeanwhile) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if _, ok := obj.(*nodeslov1alpha1.NodeSLORollout); ok && !c.created {
-		c.created = true
-		if err := c.Client.Create(ctx, c.obj); err != nil {
+func (c *deletedMeanwhile) Patch(ctx context.Context, obj client.Object, patch client.Patch,
+	opts ...client.PatchOption) error {
+	if _, ok := obj.(*nodeslov1alpha1.NodeSLORollout); ok && !c.deleted {
+		c.deleted = true
+		if err := c.Delete(ctx, obj.DeepCopyObject().(client.Object)); err != nil {
 			return err
 		}
 	}
-	return c.Client.Create(ctx, obj, opts...)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c *deletedMeanwhile) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	return fmt.Errorf("a create of %T", obj)
 }

@@ -10,7 +10,6 @@ import (
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
-	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // haltInForce is the health gate's record when the controller's rollout
@@ -44,15 +43,16 @@ func withheldByHalt(rec rollout.Record, data string, ref ConfigMapRef) error {
 // to the halt's time (status.health.haltedAt, else the record's), which the
 // controller compares to the second with the halt it recorded, so that it
 // resumes this halt and never a later one, and lifts spec.paused. The
-// unhealthy nodes known are tolerated from then on. A rollout key that
-// pauses the rollout, or is invalid, still holds it: resume says so.
+// unhealthy nodes known are tolerated from then on. An invalid
+// spec.strategy holds every rollout: the halt is not resumed under it.
 func resumeHalt(ctx context.Context, c client.Client, ref ConfigMapRef, obj *nodeslov1alpha1.NodeSLORollout,
 	load rollout.Key, halt *rollout.HealthRecord, out io.Writer) error {
-	if load.Policy == nil {
-		return fmt.Errorf("ConfigMap %s: %s is invalid, which holds every rollout; fix it first (kubectl nodeslo validate): "+
-			"the halt is resumed under a valid key; nothing written", ref, sloconfig.KeyRollout)
-	}
 	where := nodeSLORolloutName(ref)
+	if load.Policy == nil {
+		return fmt.Errorf("%s: spec.strategy is invalid, which holds every rollout; fix it first "+
+			"(kubectl describe nodeslorollout shows the InvalidStrategy Event): "+
+			"the halt is resumed under a valid strategy; nothing written", where)
+	}
 	haltedAt := halt.HaltedAt
 	if h := obj.Status.Health; h != nil && h.HaltedAt != nil {
 		haltedAt = h.HaltedAt.Time

@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,20 +17,27 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
+// twoNodesPerStep is a strategy's policy: 2 nodes a step, no canary, no gate.
+const twoNodesPerStep = `{"maxNodesPerStep": 2}`
+
 // haltedAt is when the health gate halted the rollouts of these tests.
 var haltedAt = time.Date(2026, 12, 2, 18, 36, 18, 250e6, time.UTC)
 
-// haltFixture is a ConfigMap with the rollout key as given and the
-// NodeSLORollout the controller left when the health gate halted the
-// rollout of its configuration at haltedAt, with two unhealthy nodes: the
-// record in status.record, the halt's time in status.health.haltedAt.
+// haltFixture is a ConfigMap and the NodeSLORollout with spec, its
+// strategy the policy of key (strategySpec), as the controller left it when
+// the health gate halted the rollout of the ConfigMap's configuration at
+// haltedAt, with two unhealthy nodes: the record in status.record, the
+// halt's time in status.health.haltedAt.
 func haltFixture(t *testing.T, key string, spec nodeslov1alpha1.NodeSLORolloutSpec) (client.Client, ConfigMapRef) {
 	t.Helper()
-	data := map[string]string{string(sloconfig.KeyRollout): key, threshold: `{"clusterStrategy": {"enable": true}}`}
+	obj := rolloutObject(pauseRef, spec, nodeslov1alpha1.NodeSLORolloutStatus{})
+	data := underStrategy(t, map[string]string{string(sloconfig.KeyRollout): key,
+		threshold: `{"clusterStrategy": {"enable": true}}`}, obj)
 	rec := rollout.Record{Target: sloconfig.Load(data, nil).Fingerprint(), Started: haltedAt.Add(-time.Hour),
 		Pending: 5, Steps: 1, Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: haltedAt,
-			HaltedKey: rollout.KeyFingerprint(key)}}
-	return pauseFixture(data, rolloutObject(pauseRef, spec, recordStatus(rec)))
+			HaltedKey: keyOf(map[string]string{string(sloconfig.KeyRollout): key})}}
+	obj.Status = recordStatus(rec)
+	return pauseFixture(data, obj)
 }
 
 // recordStatus is the status the controller writes with rec: the record,
@@ -54,7 +62,7 @@ func readConfigMap(t *testing.T, c client.Client, ref ConfigMapRef) *corev1.Conf
 }
 
 // A resume after a halt names the halt in spec.resume, to the second, and
-// lifts spec.paused, whatever the key says; the key is not written.
+// lifts spec.paused; neither spec.strategy nor the ConfigMap is written.
 func TestResumeAfterAHaltNamesTheHalt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -68,12 +76,14 @@ func TestResumeAfterAHaltNamesTheHalt(t *testing.T) {
 			key := `{"maxNodesPerStep": 2, "healthGate": {"maxUnhealthyNodes": 1}}`
 			c, ref := haltFixture(t, key, tc.spec)
 			before := readConfigMap(t, c, ref)
+			strategy := readRollout(t, c, ref).Spec.Strategy
 			var out bytes.Buffer
 			if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 				t.Fatal(err)
 			}
 			spec := readRollout(t, c, ref).Spec
-			if spec.Paused || spec.Resume == nil || spec.Resume.Configuration != "" ||
+			if spec.Paused || spec.Strategy == nil || !reflect.DeepEqual(spec.Strategy, strategy) ||
+				spec.Resume == nil || spec.Resume.Configuration != "" ||
 				!spec.Resume.HaltedAt.Equal(&metav1.Time{Time: haltedAt.Truncate(time.Second)}) {
 				t.Errorf("spec after the resume: %+v", spec)
 			}
@@ -94,7 +104,7 @@ func TestResumeAfterAHaltNamesTheHalt(t *testing.T) {
 
 // The halt's time comes from the record when the status does not say it.
 func TestResumeAfterAHaltTakesItsTimeFromTheRecord(t *testing.T) {
-	key := `{"maxNodesPerStep": 2}`
+	key := twoNodesPerStep
 	c, ref := haltFixture(t, key, nodeslov1alpha1.NodeSLORolloutSpec{})
 	obj := readRollout(t, c, ref)
 	obj.Status.Health = nil
@@ -113,7 +123,7 @@ func TestResumeAfterAHaltTakesItsTimeFromTheRecord(t *testing.T) {
 // configuration than the one in force is no halt to resume: resume behaves
 // as without a gate.
 func TestResumeWritesNothingWithoutAHaltToLift(t *testing.T) {
-	key := `{"maxNodesPerStep": 2}`
+	key := twoNodesPerStep
 	c, ref := haltFixture(t, key, nodeslov1alpha1.NodeSLORolloutSpec{Resume: haltReference("", haltedAt)})
 	rv := readRollout(t, c, ref).ResourceVersion
 	var out bytes.Buffer
@@ -128,8 +138,7 @@ func TestResumeWritesNothingWithoutAHaltToLift(t *testing.T) {
 
 	rec := rollout.Record{Target: "another configuration",
 		Health: &rollout.HealthRecord{Unhealthy: twoUnhealthy, HaltedAt: haltedAt, HaltedKey: rollout.KeyFingerprint(key)}}
-	c, ref = pauseFixture(map[string]string{string(sloconfig.KeyRollout): key},
-		rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, recordStatus(rec)))
+	c, ref = pauseFixture(map[string]string{}, rolloutObject(pauseRef, strategySpec(t, key), recordStatus(rec)))
 	out.Reset()
 	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
 		t.Fatal(err)
@@ -140,33 +149,28 @@ func TestResumeWritesNothingWithoutAHaltToLift(t *testing.T) {
 	expectLines(t, out.String(), "resumed already (spec.paused is not set)")
 }
 
-// An invalid key holds the rollout whatever the spec says: resume names
-// the key and what to do, and writes nothing. A key that pauses still
-// holds the resumed rollout: resume writes the spec and says so. Pause
-// after a halt sets spec.paused as without a gate.
-func TestResumeAfterAHaltHeldByTheKeyAndPause(t *testing.T) {
-	c, ref := haltFixture(t, invalidRolloutKey, nodeslov1alpha1.NodeSLORolloutSpec{})
-	err := SetPaused(context.Background(), c, ref, false, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "nodeslo-rollout-config is invalid") ||
-		!strings.Contains(err.Error(), "kubectl nodeslo validate") {
-		t.Errorf("resume with an invalid key: %v", err)
-	}
-	if readRollout(t, c, ref).Spec.Resume != nil {
-		t.Error("spec.resume was written")
+// An invalid strategy holds the rollout whatever spec.paused says: resume
+// names spec.strategy and where its problem is told, and writes nothing,
+// spec.paused set or not. Pause after a halt sets spec.paused as without a
+// gate.
+func TestResumeAfterAHaltHeldByAnInvalidStrategyAndPause(t *testing.T) {
+	for _, spec := range []nodeslov1alpha1.NodeSLORolloutSpec{{}, {Paused: true}} {
+		c, ref := haltFixture(t, invalidRolloutKey, spec)
+		rv := readRollout(t, c, ref).ResourceVersion
+		err := SetPaused(context.Background(), c, ref, false, &bytes.Buffer{})
+		if err == nil || !strings.HasPrefix(err.Error(), "NodeSLORollout koordinator-system/slo-controller-config: "+
+			"spec.strategy is invalid, which holds every rollout; ") ||
+			!strings.Contains(err.Error(), "kubectl describe nodeslorollout") ||
+			!strings.HasSuffix(err.Error(), "; nothing written") {
+			t.Errorf("resume with an invalid strategy, paused %t: %v", spec.Paused, err)
+		}
+		if obj := readRollout(t, c, ref); obj.ResourceVersion != rv || obj.Spec.Resume != nil ||
+			obj.Spec.Paused != spec.Paused {
+			t.Errorf("the NodeSLORollout was written: %+v", obj.Spec)
+		}
 	}
 
-	c, ref = haltFixture(t, `{"maxNodesPerStep": 2, "paused": true}`, nodeslov1alpha1.NodeSLORolloutSpec{})
-	var out bytes.Buffer
-	if err := SetPaused(context.Background(), c, ref, false, &out); err != nil {
-		t.Fatal(err)
-	}
-	if !sameSecond(readRollout(t, c, ref).Spec.Resume, haltedAt) {
-		t.Error("spec.resume was not written")
-	}
-	expectLines(t, out.String(),
-		`; the rollout stays held: "paused": true in nodeslo-rollout-config pauses the rollout too`)
-
-	c, ref = haltFixture(t, `{"maxNodesPerStep": 2}`, nodeslov1alpha1.NodeSLORolloutSpec{})
+	c, ref := haltFixture(t, twoNodesPerStep, nodeslov1alpha1.NodeSLORolloutSpec{})
 	if err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}

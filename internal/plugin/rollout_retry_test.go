@@ -50,11 +50,12 @@ func TestRetryNamesTheHaltOfTheData(t *testing.T) {
 // data was applied again) is retried the same way; resume refuses it. A
 // retry of an earlier halt of the same data is replaced.
 func TestRetryOfDataNotInForce(t *testing.T) {
-	data := map[string]string{string(sloconfig.KeyRollout): retryKey, threshold: validThreshold}
+	data := map[string]string{threshold: validThreshold}
 	halted := sloconfig.Load(data, nil).Fingerprint()
 	rec := rollout.Record{Target: "reverted-to", RevertOf: halted,
 		Halts: []rollout.Halt{{Target: halted, Revision: 2, HaltedAt: haltedAt, Revert: true}}}
-	earlier := nodeslov1alpha1.NodeSLORolloutSpec{Retry: haltReference(halted, haltedAt.Add(-time.Hour))}
+	earlier := strategySpec(t, retryKey)
+	earlier.Retry = haltReference(halted, haltedAt.Add(-time.Hour))
 	c, ref := pauseFixture(data, rolloutObject(pauseRef, earlier, recordStatus(rec)))
 	var out bytes.Buffer
 	err := SetPaused(context.Background(), c, ref, false, &out)

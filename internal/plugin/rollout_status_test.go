@@ -103,11 +103,19 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 	return s
 }
 
+// keyOf is the fingerprint the controller takes of the strategy that
+// holds the policy of data's rollout key (strategySpec): that of its JSON
+// (rollout.StrategyJSON); "" without one.
 func keyOf(data map[string]string) string {
-	if raw, ok := data[string(sloconfig.KeyRollout)]; ok {
-		return rollout.KeyFingerprint(raw)
+	raw, ok := data[string(sloconfig.KeyRollout)]
+	if !ok {
+		return ""
 	}
-	return ""
+	spec, err := decodeStrategy(raw)
+	if err != nil {
+		panic(err)
+	}
+	return rollout.KeyFingerprint(rollout.StrategyJSON(spec.Strategy))
 }
 
 // fakeConfigMapVersion is the resourceVersion the fake client gives the
@@ -242,29 +250,31 @@ func TestRolloutStatusMidRollout(t *testing.T) {
 	golden(t, "rollout-status-progressing.txt", out)
 }
 
-// A pause says where it comes from: the rollout key, spec.paused, or both.
+// A pause says where it comes from: spec.paused; a pause of the status that
+// spec.paused does not name is said to be one, and no more.
 func TestRolloutStatusPausedCanaryPending(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		key, spec bool
-		want      string
+		name string
+		spec bool
+		want string
 	}{
-		{"by the key", true, false, `paused: yes ("paused": true in nodeslo-rollout-config)`},
-		{"by spec.paused", false, true, "paused: yes (spec.paused: true)"},
-		{"by both", true, true, `paused: yes (spec.paused: true; "paused": true in nodeslo-rollout-config)`},
+		{"by spec.paused", true, "paused: yes (spec.paused: true)"},
+		{"not by spec.paused", false, "paused: yes (paused)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := statusData(40, tc.key)
-			s := midRollout(data)
+			s := midRollout(statusData(40, tc.spec))
 			s.Phase, s.Paused, s.Step, s.Reached, s.Pending, s.CanariesPending, s.NextStep =
 				rollout.PhasePaused, true, 0, 0, 5, 1, time.Time{}
 			obj := decided(1, &s)
-			obj.Spec.Paused = tc.spec
+			data := underStrategy(t, statusData(40, tc.spec), obj)
+			if obj.Spec.Paused != tc.spec || obj.Spec.Strategy == nil {
+				t.Fatalf("the fixture's spec: %+v", obj.Spec)
+			}
 			out, err := followStatus(t, statusCluster(t, data, obj), false)
 			expectPrintedOnce(t, err)
 			expectLines(t, out, "step 0 of 3", "reached: 0 of 5 nodes", "pending: 5 nodes (1 canaries)", tc.want+"\n")
-			if strings.Contains(out, "next step") {
-				t.Errorf("a paused rollout has no next step:\n%s", out)
+			if strings.Contains(out, "next step") || strings.Contains(out, "error:") {
+				t.Errorf("a paused rollout has no next step, a valid strategy no error:\n%s", out)
 			}
 		})
 	}
@@ -400,31 +410,38 @@ func (r *takeUpAfterReads) decide(ctx context.Context, key client.ObjectKey) {
 	}
 }
 
-func TestRolloutStatusInvalidKeyHolds(t *testing.T) {
+func TestRolloutStatusInvalidStrategyHolds(t *testing.T) {
 	data := statusData(40, false)
 	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
 	s := midRollout(data)
 	s.Phase, s.StrategyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
-	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
+	obj := decided(1, &s)
+	data = underStrategy(t, data, obj)
+	out, err := followStatus(t, statusCluster(t, data, obj), false)
 	expectPrintedOnce(t, err)
-	expectLines(t, out, "error: nodeslo-rollout-config: maxNodesPerStep",
+	expectLines(t, out, "error: spec.strategy.maxNodesPerStep: Invalid value: 0",
 		"2 steps taken, started 2026-11-30T16:00:00Z; held until spec.strategy is valid",
 		"pending: 2 nodes", "paused: yes (spec.strategy is invalid)")
 	if strings.Contains(out, "next step") || strings.Contains(out, "of 0") {
-		t.Errorf("an invalid key has no schedule:\n%s", out)
+		t.Errorf("an invalid strategy has no schedule:\n%s", out)
 	}
 }
 
-func TestRolloutStatusWithoutARolloutKey(t *testing.T) {
-	data := statusData(40, false)
-	delete(data, string(sloconfig.KeyRollout))
+// A NodeSLORollout without spec.strategy: every change goes to every node
+// at once, which is all the status says (no error, nothing pending).
+func TestRolloutStatusWithoutAStrategy(t *testing.T) {
+	data := withoutRolloutKey(statusData(40, false))
 	s := rollout.Status{Fingerprint: sloconfig.Load(data, nil).Fingerprint(), Phase: rollout.PhaseAllAtOnce,
 		Updated: stepAt}
-	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
+	obj := decided(1, &s)
+	if obj.Spec.Strategy != nil {
+		t.Fatalf("the fixture has a strategy: %+v", obj.Spec)
+	}
+	out, err := followStatus(t, statusCluster(t, data, obj), false)
 	if err != nil {
 		t.Errorf("nothing to wait for: %v", err)
 	}
-	want := "no rollout key (nodeslo-rollout-config): every change reaches every node at once\n" +
+	want := "no spec.strategy: every change reaches every node at once\n" +
 		"configuration " + rollout.ShortTarget(s.Fingerprint) + ": put in force for every node at once\n" +
 		"updated: 2026-11-30T17:00:00Z (the controller's status on NodeSLORollout " +
 		"koordinator-system/slo-controller-config; revision 1 in force)\n"
@@ -501,9 +518,13 @@ func TestRolloutStatusHaltedAndPausedSaysBoth(t *testing.T) {
 	data := gateData(true, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	s.Paused = true
-	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
-	expectLines(t, out,
-		`paused: yes (halted by the health gate; "paused": true in nodeslo-rollout-config)`+"\n", "halted: yes")
+	obj := decided(1, &s)
+	data = underStrategy(t, data, obj)
+	if !obj.Spec.Paused {
+		t.Fatalf("the fixture is not paused: %+v", obj.Spec)
+	}
+	out, _ := followStatus(t, statusCluster(t, data, obj), false)
+	expectLines(t, out, "paused: yes (halted by the health gate; spec.paused: true)\n", "halted: yes")
 }
 
 // A percent says what it is a percent of: the nodes the gate judged at the

@@ -5,56 +5,62 @@ import (
 	"testing"
 )
 
-func TestValidateRolloutKey(t *testing.T) {
+// retiredKeyLine is what validate and diff say of a ConfigMap that holds
+// the retired rollout key, whatever its value.
+const retiredKeyLine = "nodeslo-rollout-config: the staged rollout's policy is the NodeSLORollout's spec.strategy; " +
+	"kubectl nodeslo rollout convert -f prints the NodeSLORollout that holds this key's policy " +
+	"(docs/rollout.md#the-strategy)"
+
+// The rollout key is retired: validate reports it, whatever its value, and
+// judges nothing of the value (no error, no warning of its fields); the
+// policy's problems are told by kubectl nodeslo rollout convert -f, which
+// checks it as the controller checks spec.strategy.
+func TestValidateReportsTheRetiredRolloutKey(t *testing.T) {
 	tests := []struct {
-		name   string
-		value  string
-		code   int
-		stdout string
-		stderr string
+		name  string
+		value string
+		// convert is what the error of convert says ("": it converts).
+		convert string
 	}{{
 		name: "valid", value: `{"maxNodesPerStep": "5%", "canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}}`,
-		code: ExitOK,
 	}, {
 		name: "out of bounds", value: `{"stepIntervalSeconds": -5}`,
-		code:   ExitInvalid,
-		stdout: "nodeslo-rollout-config: stepIntervalSeconds: Invalid value: -5: must be between 0 and 86400, inclusive\n",
+		convert: "spec.strategy.stepIntervalSeconds: Invalid value: -5: must be between 0 and 86400, inclusive",
 	}, {
 		name: "canary without a selector", value: `{"canary": {}}`,
-		code:   ExitInvalid,
-		stdout: "nodeslo-rollout-config: canary.nodeSelector: Required value: a canary needs a nodeSelector",
+		convert: "spec.strategy.canary.nodeSelector: Required value: a canary needs a nodeSelector",
 	}, {
 		name: "a token file",
 		value: `{"healthGate": {"metrics": [{"name": "a", "address": "http://p:9090", "query": "up", "max": 1,
 			"bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token"}]}}`,
-		code: ExitInvalid,
-		stdout: "nodeslo-rollout-config: healthGate.metrics[0].bearerTokenFile: Forbidden: a ConfigMap names no file: " +
-			`put the token, as the file "token", in an entry of the manager's --metric-gate-credentials-dir`,
+		convert: `unknown field "bearerTokenFile"`,
 	}, {
 		name: "a credential over http",
 		value: `{"healthGate": {"metrics": [{"name": "a", "address": "http://p:9090", "query": "up", "max": 1,
 			"credentials": "prometheus"}]}}`,
-		code: ExitInvalid,
-		stdout: `nodeslo-rollout-config: healthGate.metrics[0].address: Invalid value: "http://p:9090": ` +
+		convert: `spec.strategy.healthGate.metrics[0].address: Invalid value: "http://p:9090": ` +
 			"must be https when credentials is set",
 	}, {
 		name: "unknown field", value: `{"pausd": true}`,
-		code:   ExitOK,
-		stderr: `warning: nodeslo-rollout-config: pausd: unknown field, ignored; did you mean "paused"? (line 1, column 2)`,
+		convert: `unknown field "pausd"`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stdin := "kind: ConfigMap\nmetadata: {name: slo-controller-config}\ndata:\n" +
 				"  nodeslo-rollout-config: '" + tt.value + "'\n"
 			code, stdout, stderr := run(t, stdin, validateCmd, "-f", "-")
-			if code != tt.code {
-				t.Errorf("exit code %d, want %d; stdout:\n%s", code, tt.code, stdout)
+			if code != ExitInvalid || stdout != retiredKeyLine+"\n" || stderr != "" {
+				t.Errorf("validate: exit code %d, want %d; stdout:\n%s\nwant:\n%s\nstderr:\n%s",
+					code, ExitInvalid, stdout, retiredKeyLine, stderr)
 			}
-			if !strings.HasPrefix(stdout, tt.stdout) || (tt.stdout == "" && stdout != "") {
-				t.Errorf("stdout\n got %q\nwant %q", stdout, tt.stdout)
-			}
-			if !strings.Contains(stderr, tt.stderr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+
+			code, stdout, stderr = run(t, stdin, rolloutCmd, convertCmd, "-f", "-")
+			switch {
+			case tt.convert == "" && (code != ExitOK || !strings.Contains(stdout, "kind: NodeSLORollout\n")):
+				t.Errorf("convert: exit code %d; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			case tt.convert != "" && (code != ExitError || stdout != "" || !strings.Contains(stderr, tt.convert)):
+				t.Errorf("convert: exit code %d, want %d; stdout:\n%s\nstderr lacks %q:\n%s",
+					code, ExitError, stdout, tt.convert, stderr)
 			}
 		})
 	}
