@@ -183,7 +183,7 @@ func Decide(in Input) Decision {
 		d.revert(in, canaries, pending)
 		return d
 	}
-	d.Inconclusive = !d.Halted && rec.Health.MetricInconclusive()
+	d.Inconclusive = !d.Halted && policy != nil && rec.Health.inconclusiveUnder(policy.HealthGate)
 	d.Paused = Paused(in.Rollout) || d.Halted || d.Inconclusive
 	rejected = order(rejected, in.Target)
 	if policy == nil {

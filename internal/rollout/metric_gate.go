@@ -264,12 +264,32 @@ func judgeMetric(c *MetricCheck, r MetricRecord, s MetricSample, now time.Time) 
 // MetricInconclusive reports whether a metric check is inconclusive: the
 // rollout waits for Prometheus to answer, neither halted nor going on.
 func (h *HealthRecord) MetricInconclusive() bool {
+	return h.inconclusiveUnder(nil)
+}
+
+// inconclusiveUnder reports whether a check of gate (nil: any check) that
+// gates is inconclusive: a check removed from the strategy, or turned into
+// a dry run, holds nothing any more.
+func (h *HealthRecord) inconclusiveUnder(gate *HealthGate) bool {
 	if h == nil {
 		return false
 	}
-	for _, r := range h.Metrics {
-		if r.Inconclusive {
+	for name, r := range h.Metrics {
+		if r.Inconclusive && (gate == nil || gate.gates(name)) {
 			return true
+		}
+	}
+	return false
+}
+
+// gates reports whether g has a check of that name that is no dry run.
+func (g *HealthGate) gates(name string) bool {
+	if g == nil {
+		return false
+	}
+	for i := range g.Metrics {
+		if g.Metrics[i].Name == name {
+			return !g.Metrics[i].DryRun
 		}
 	}
 	return false
