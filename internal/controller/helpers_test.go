@@ -152,6 +152,8 @@ func haveField(want any, path ...string) OmegaMatcher {
 // deleted again when the test ends (back to defaults). It returns the
 // ConfigMap.
 func setConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
+	_, policy := testkit.SplitPolicy(data)
+	setStrategy(ctx, policy)
 	cm := writeConfig(ctx, data)
 	Eventually(func(g Gomega) {
 		obj := rolloutObject0()
@@ -159,6 +161,28 @@ func setConfig(ctx context.Context, data map[string]string) *corev1.ConfigMap {
 		g.Expect(obj.Status.ObservedConfigMapVersion).To(Equal(cm.ResourceVersion))
 	}).Should(Succeed(), "the controller did not take up the ConfigMap")
 	return cm
+}
+
+// setStrategy sets the NodeSLORollout's strategy as testkit.SetStrategy
+// does and, when that changed an existing one, waits until the controller
+// has read it (status.observedGeneration): the ConfigMap a spec writes
+// next must meet the strategy meant for it. The controller sees the two
+// objects apart, so whoever changes both at once (docs/rollout.md#gitops-argo-cd-flux)
+// must apply the strategy first.
+func setStrategy(ctx context.Context, policy string) {
+	key := types.NamespacedName{Namespace: configNamespace, Name: configName}
+	before := &nodeslov1alpha1.NodeSLORollout{}
+	if err := k8sClient.Get(ctx, key, before); err != nil {
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "reading NodeSLORollout %s: %v", key, err)
+	}
+	testkit.SetStrategy(ctx, k8sClient, key, policy)
+	Eventually(func(g Gomega) {
+		obj := &nodeslov1alpha1.NodeSLORollout{}
+		g.Expect(k8sClient.Get(ctx, key, obj)).To(Succeed())
+		if obj.Generation != before.Generation {
+			g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation), "the controller read the strategy")
+		}
+	}).Should(Succeed())
 }
 
 // writeConfig is setConfig without the wait, for a manager that is stopped.
