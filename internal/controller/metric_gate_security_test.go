@@ -23,6 +23,7 @@ import (
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
 // What the ConfigMap may make the metric gate do (docs/rollout.md#metric-gate-credentials),
@@ -256,7 +257,8 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 		Expect(second.all()).To(BeEmpty())
 	})
 
-	It("changes the configuration while a query hangs, and halts once the query's deadline passes", func(ctx SpecContext) {
+	It("changes the configuration while a query hangs, and holds the rollout as inconclusive once the query's "+
+		"deadline passes", func(ctx SpecContext) {
 		// A listener that accepts and never answers.
 		stalled, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
@@ -298,15 +300,18 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 			Should(Equal(metricCanaries), "the change waited for the hanging query")
 		Expect(time.Since(changedAt)).To(BeNumerically("<", 5*time.Second))
 
-		// The new rollout's query hangs too: its deadline fails it, and the
-		// failure limit (0) halts.
-		Eventually(func() bool { return record(ctx).Health.Halted() }).WithTimeout(time.Minute).Should(BeTrue())
+		// The new rollout's query hangs too: its deadline ends it without an
+		// answer, and beyond the failure limit (0) the check is inconclusive:
+		// the rollout waits, not halted.
+		Eventually(func() bool { return record(ctx).Health.MetricInconclusive() }).WithTimeout(time.Minute).
+			Should(BeTrue())
+		Expect(record(ctx).Health.Halted()).To(BeFalse())
 		Expect(record(ctx).Health.Metrics).To(HaveKeyWithValue(name, And(
-			HaveField("Failed", BeTrue()), HaveField("Failures", 1),
+			HaveField("Inconclusive", BeTrue()), HaveField("Failed", BeFalse()), HaveField("Errors", 1),
 			HaveField("Seen", ContainSubstring("Prometheus unreachable at http://"+stalled.Addr().String()+
 				": context deadline exceeded")))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, "RolloutHalted")).Should(ContainElement(
-			ContainSubstring("metric check stalled failed: Prometheus unreachable")))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonInconclusive)).Should(ContainElement(
+			ContainSubstring("metric check stalled inconclusive: Prometheus unreachable")))
 		canaries, others := f.split(f.at(ctx, 30))
 		Expect(others).To(BeZero(), "a node beyond the canaries was reached")
 		Expect(canaries).To(Equal(metricCanaries))

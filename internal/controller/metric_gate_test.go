@@ -15,6 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
@@ -191,23 +194,63 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 			exporter.evictions.Reset()
 		})
 
-	It("halts when Prometheus is unreachable beyond the failure limit, and says so", func(ctx SpecContext) {
+	It("measures a dry run and shows what it sees, and never halts on it", func(ctx SpecContext) {
+		const check = "trial"
+		_, f := start(ctx, metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": %q, "max": 0,
+			"query": "count(node_latency_seconds)", "intervalSeconds": 1, "dryRun": true}`, check, promURL)), true)
+		Eventually(measurements(check, controller.MeasurementOutOfBounds)).Should(BeNumerically(">=", 3),
+			"measured out of bounds again and again")
+		Eventually(func(g Gomega) {
+			h := rolloutObject(ctx).Status.Health
+			g.Expect(h).NotTo(BeNil())
+			g.Expect(h.Metrics).To(ContainElement(And(HaveField("Name", check), HaveField("DryRun", BeTrue()),
+				HaveField("Failed", BeFalse()), HaveField("Failures", BeNumerically(">=", 2)),
+				HaveField("Seen", HavePrefix("value ")))))
+		}).Should(Succeed())
+		Expect(record(ctx).Health.Halted()).To(BeFalse())
+		Expect(rolloutPhase()).NotTo(Equal(controller.RolloutPhaseHalted))
+		onlyMetricCanariesReached(ctx, f)
+	})
+
+	It("holds the rollout as inconclusive while Prometheus cannot answer beyond the failure limit, never halts, "+
+		"and goes on once it answers", func(ctx SpecContext) {
 		const check = "reachable"
 		down := "http://" + envtestharness.FreeAddress("127.0.0.1")
-		cm, f := start(ctx, metricGatePolicy(fmt.Sprintf(`{"name": %q, "address": %q, "min": 0,
-			"query": "max(up{instance=~\"{{.CanariesRegex}}\"})", "intervalSeconds": 1, "failureLimit": 2}`,
-			check, down)), false)
-		Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
-		Expect(measurements(check, controller.MeasurementError)()).To(Equal(3.0),
-			"halted at the third consecutive failure, not before, and measured no more")
-		Expect(measurements(check, "")()).To(Equal(3.0))
+		policy := func(address string) string {
+			return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 1,
+				"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": 5},
+				"healthGate": {"maxUnhealthyNodes": 1, "metrics": [{"name": %q, "address": %q, "max": 0.5,
+				"query": "max(node_latency_seconds{node=~\"{{.NodesRegex}}\"})", "intervalSeconds": 1,
+				"failureLimit": 2}]}}`, rolloutStep, canaryLabel, check, address)
+		}
+		cm, f := start(ctx, policy(down), true)
+		Eventually(func() bool { return record(ctx).Health.MetricInconclusive() }).Should(BeTrue())
 		Expect(record(ctx).Health.Metrics).To(HaveKeyWithValue(check, And(
-			HaveField("Failed", BeTrue()), HaveField("Failures", 3),
+			HaveField("Inconclusive", BeTrue()), HaveField("Failed", BeFalse()), HaveField("Failures", 0),
+			HaveField("Errors", BeNumerically(">=", 3)),
 			HaveField("Seen", ContainSubstring("Prometheus unreachable at "+down)))))
-		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
-			ContainSubstring("metric check reachable failed: Prometheus unreachable at "+down),
-			ContainSubstring("(3 consecutive failures)"))))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonInconclusive)).Should(ContainElement(And(
+			ContainSubstring("metric check reachable inconclusive: Prometheus unreachable at "+down),
+			ContainSubstring("consecutive errors"))))
+		Eventually(rolloutPhase).Should(Equal(controller.RolloutPhasePaused))
+		Eventually(func(g Gomega) {
+			ready := meta.FindStatusCondition(rolloutObject(ctx).Status.Conditions, nodeslov1alpha1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Reason).To(Equal(rollout.ReasonMetricsInconclusive))
+		}).Should(Succeed())
+
+		// It goes on measuring, past the canaries' soak, and takes no step.
+		errs := measurements(check, controller.MeasurementError)()
+		Eventually(measurements(check, controller.MeasurementError)).Should(BeNumerically(">=", errs+6))
+		Expect(record(ctx).Health.Halted()).To(BeFalse(), "nothing says the change hurt")
 		onlyMetricCanariesReached(ctx, f)
+
+		// Prometheus answers, and the rollout goes on to every node.
+		setStrategy(ctx, policy(promURL))
+		Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+		Expect(f.at(ctx, 40)).To(HaveLen(len(f.names)))
+		Expect(record(ctx).Health.Halted()).To(BeFalse())
+		Expect(measurements(check, controller.MeasurementPass)()).To(BeNumerically(">=", 1))
 	})
 })
 

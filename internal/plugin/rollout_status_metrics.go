@@ -26,10 +26,15 @@ func haltedByMetrics(h *rollout.StatusHealth, counted int) bool {
 func writeMetricChecks(w io.Writer, h *rollout.StatusHealth) {
 	for _, m := range h.Metrics {
 		state := "not passing"
-		if m.Failed {
+		switch {
+		case m.Failed:
 			state = "failed"
+		case m.Inconclusive:
+			state = "inconclusive, the rollout waits for Prometheus to answer"
+		case m.DryRun:
+			state = "not passing, dry run: never judged"
 		}
-		printLine(w, fmt.Sprintf("metric check %s: %s at %s: %s (%d consecutive failures, %d without data)",
-			m.Name, state, m.At.UTC().Format(time.RFC3339), m.Seen, m.Failures, m.NoData))
+		printLine(w, fmt.Sprintf("metric check %s: %s at %s: %s (%d consecutive failures, %d without data, "+
+			"%d errors)", m.Name, state, m.At.UTC().Format(time.RFC3339), m.Seen, m.Failures, m.NoData, m.Errors))
 	}
 }

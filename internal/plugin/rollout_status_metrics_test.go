@@ -20,7 +20,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 	for _, want := range []string{
 		"halted: yes, by the health gate's metric checks at 2026",
 		"metric check latency: failed at 2026",
-		": value 2 outside <= 0.5 (1 consecutive failures, 0 without data)",
+		": value 2 outside <= 0.5 (1 consecutive failures, 0 without data, 0 errors)",
 		"resume: kubectl nodeslo rollout resume",
 	} {
 		if !strings.Contains(out, want) {
@@ -38,5 +38,20 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 	expectPrintedOnce(t, err)
 	if !strings.Contains(out, "metric check latency: not passing at ") || strings.Contains(out, "unhealthy:") {
 		t.Errorf("a check not passing, no node unhealthy:\n%s", out)
+	}
+
+	going.Health.Metrics = []rollout.StatusMetric{
+		{Name: "latency", Errors: 3, Inconclusive: true, Seen: "Prometheus unreachable", At: going.Updated},
+		{Name: "trial", Failures: 4, DryRun: true, Seen: "value 9 outside <= 1", At: going.Updated}}
+	out, err = followStatus(t, statusCluster(t, data, decided(7, &going)), false)
+	expectPrintedOnce(t, err)
+	for _, want := range []string{
+		"metric check latency: inconclusive, the rollout waits for Prometheus to answer at ",
+		": Prometheus unreachable (0 consecutive failures, 0 without data, 3 errors)",
+		"metric check trial: not passing, dry run: never judged at ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

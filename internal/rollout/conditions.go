@@ -20,6 +20,9 @@ const (
 	ReasonStrategyInvalid = "StrategyInvalid"
 	// ReasonAwaitingWrites: the step taken last waits for its nodes' writes.
 	ReasonAwaitingWrites = "AwaitingWrites"
+	// ReasonMetricsInconclusive: a metric check Prometheus cannot answer
+	// holds the rollout until it answers; nothing is halted.
+	ReasonMetricsInconclusive = "Inconclusive"
 	// ReasonNotHalted: no halt holds the rollout.
 	ReasonNotHalted = "NotHalted"
 )
@@ -53,6 +56,10 @@ func standingOf(s Status) standing {
 		return standing{reason: string(PhaseHalted), stuck: true, halted: true, message: fmt.Sprintf(
 			"the health gate halted the rollout of configuration %s: %s (kubectl nodeslo rollout resume or undo)",
 			ShortTarget(s.Fingerprint), s.unhealthyText())}
+	case s.Phase == PhasePaused && !s.Paused && !s.StrategyInvalid && s.Health.Inconclusive():
+		return standing{reason: ReasonMetricsInconclusive, message: fmt.Sprintf(
+			"the rollout of configuration %s waits for Prometheus, neither halted nor going on: %s; %s",
+			ShortTarget(s.Fingerprint), s.Health.inconclusiveText(), s.progressText())}
 	case s.Phase == PhasePaused && s.StrategyInvalid:
 		return standing{reason: ReasonStrategyInvalid, stuck: true, message: fmt.Sprintf(
 			"spec.strategy is invalid, which holds the rollout of configuration %s: %s (its InvalidStrategy Events say why)",

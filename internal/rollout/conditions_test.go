@@ -28,7 +28,8 @@ const (
 	kindProgressing     = "progressing"
 	kindAwaiting        = "awaiting writes"
 	kindPaused          = "paused"
-	kindStrategyInvalid = "key invalid"
+	kindStrategyInvalid = "strategy invalid"
+	kindInconclusive    = "inconclusive"
 	kindHalted          = "halted"
 	kindCompleted       = "completed"
 	kindAllAtOnce       = "all at once"
@@ -51,6 +52,10 @@ func conditionStatuses() map[string]Status {
 	invalid := progressing
 	invalid.Phase, invalid.StrategyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
 		PhasePaused, true, 0, 0, time.Time{}
+	inconclusive := progressing
+	inconclusive.Phase, inconclusive.NextStep = PhasePaused, time.Time{}
+	inconclusive.Health = &StatusHealth{Allowed: 1, AllowedOf: 13, Metrics: []StatusMetric{{Name: "latency",
+		Errors: 2, Inconclusive: true, Seen: "Prometheus unreachable at http://p:9090", At: condStart}}}
 	halted := progressing
 	halted.Phase, halted.NextStep = PhaseHalted, time.Time{}
 	halted.Health = &StatusHealth{Gate: "maxUnhealthyNodes 1", MaxUnhealthyNodes: "1", Allowed: 1, AllowedOf: 3,
@@ -68,7 +73,7 @@ func conditionStatuses() map[string]Status {
 		Summary: condSummary, Reverted: true}
 	return map[string]Status{
 		kindProgressing: progressing, kindAwaiting: awaiting, kindPaused: paused, kindStrategyInvalid: invalid,
-		kindHalted: halted, kindCompleted: completed,
+		kindInconclusive: inconclusive, kindHalted: halted, kindCompleted: completed,
 		kindAllAtOnce: {Fingerprint: condTarget, Phase: PhaseAllAtOnce, Updated: condStart},
 		kindWithheld:  withheld, kindReverted: reverted,
 	}
@@ -116,7 +121,14 @@ func TestSetConditions(t *testing.T) {
 		want:   [5]cond{{F, invalid}, {F, invalid}, notHalted, {F, invalid}, {T, invalid}},
 		// No plan without a valid key: the steps taken, never "of 0".
 		message: []string{"spec.strategy is invalid", "configuration 53c4325a5468: 2 steps taken, 13 of 40 nodes",
-			"kubectl nodeslo validate"},
+			"its InvalidStrategy Events say why"},
+	}, {
+		// Not stuck: it goes on once Prometheus answers.
+		status: kindInconclusive,
+		want: [5]cond{{F, ReasonMetricsInconclusive}, {F, ReasonMetricsInconclusive}, notHalted,
+			{T, ReasonMetricsInconclusive}, {F, ReasonMetricsInconclusive}},
+		message: []string{"configuration 53c4325a5468 waits for Prometheus, neither halted nor going on: " +
+			"metric check latency: Prometheus unreachable at http://p:9090 (2 consecutive errors); step 2 of 5"},
 	}, {
 		status:  kindHalted,
 		want:    [5]cond{{F, halted}, {F, halted}, {T, halted}, {F, halted}, {T, halted}},
@@ -128,7 +140,7 @@ func TestSetConditions(t *testing.T) {
 	}, {
 		status:  kindAllAtOnce,
 		want:    [5]cond{{T, allAtOnce}, {F, allAtOnce}, notHalted, {F, allAtOnce}, {F, allAtOnce}},
-		message: []string{"configuration 53c4325a5468 is in force on every node (no rollout key"},
+		message: []string{"configuration 53c4325a5468 is in force on every node (no spec.strategy"},
 	}, {
 		// Completed, but not what the ConfigMap says: not Ready.
 		status: kindWithheld,

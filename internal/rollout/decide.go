@@ -105,6 +105,10 @@ type Decision struct {
 	// Halted reports that the health gate holds the rollout (Paused is set
 	// too), HaltedNow that it halted in this decision (RolloutHalted).
 	Halted, HaltedNow bool
+	// Inconclusive reports that a metric check Prometheus cannot answer
+	// holds the rollout (Paused is set too), not halted: it goes on once
+	// Prometheus answers (RolloutInconclusive).
+	Inconclusive bool
 	// MaxUnhealthy is how many unhealthy nodes the gate allowed at the halt.
 	MaxUnhealthy int
 	// SeenBefore lists the nodes this decision recorded unhealthy before
@@ -179,7 +183,8 @@ func Decide(in Input) Decision {
 		d.revert(in, canaries, pending)
 		return d
 	}
-	d.Paused = Paused(in.Rollout) || d.Halted
+	d.Inconclusive = !d.Halted && policy != nil && rec.Health.inconclusiveUnder(policy.HealthGate)
+	d.Paused = Paused(in.Rollout) || d.Halted || d.Inconclusive
 	rejected = order(rejected, in.Target)
 	if policy == nil {
 		d.Step = rec.Steps

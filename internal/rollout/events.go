@@ -23,6 +23,9 @@ const (
 	// ReasonWithheld: the ConfigMap's data is a configuration the health
 	// gate halted, not in force until a retry (docs/rollout.md#gitops-argo-cd-flux).
 	ReasonWithheld = "RolloutWithheld"
+	// ReasonInconclusive: Prometheus could not answer a metric check
+	// beyond its failureLimit; the rollout waits for an answer, not halted.
+	ReasonInconclusive = "RolloutInconclusive"
 	// ReasonUnhealthyBeforeWrite: nodes were unhealthy before the rollout
 	// wrote them; the gate does not count it, and they are no canaries.
 	ReasonUnhealthyBeforeWrite = "RolloutUnhealthyBeforeWrite"
@@ -86,6 +89,10 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 		// A halt said so itself, once.
 		return out, ""
 	}
+	if d.Inconclusive && !Paused(load) {
+		events, id := inconclusiveEvent(target, d, pausedReported)
+		return append(out, events...), id
+	}
 	eventType, why := corev1.EventTypeNormal, "\"paused\": true"
 	if load.Policy == nil {
 		eventType = corev1.EventTypeWarning
@@ -98,4 +105,25 @@ func decisionEvents(load Key, d Decision, pausedReported string) ([]Event, strin
 	return append(out, Event{eventType, ReasonPaused, "Pause " + target,
 		sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s paused: %d nodes pending keep their NodeSLO (%s)",
 			target, len(d.Held), why), sloconfig.MaxEventNote)}), id
+}
+
+// inconclusiveEvent says once, for each set of inconclusive checks, that
+// the rollout waits for Prometheus to answer them.
+func inconclusiveEvent(target string, d Decision, reported string) ([]Event, string) {
+	h := d.Record.Health
+	var names []string
+	for name, r := range h.metrics() {
+		if r.Inconclusive {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	id := fmt.Sprintf("%s\x00%s\x00%v", target, ReasonInconclusive, names)
+	if id == reported {
+		return nil, reported
+	}
+	return []Event{{corev1.EventTypeWarning, ReasonInconclusive, "Wait " + target,
+		sloconfig.Shorten(fmt.Sprintf("rollout of configuration %s waits, neither halted nor going on: %s; "+
+			"%d nodes pending keep their NodeSLO until Prometheus answers",
+			target, h.inconclusiveSummary(), len(d.Held)), sloconfig.MaxEventNote)}}, id
 }

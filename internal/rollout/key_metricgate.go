@@ -45,9 +45,12 @@ type MetricCheck struct {
 	// Interval is how often the check is measured.
 	Interval time.Duration
 	// FailureLimit is how many consecutive failed measurements the check
-	// tolerates, NoDataLimit how many consecutive ones without data before
-	// each further one counts as a failure.
+	// tolerates (and consecutive errors before it is inconclusive),
+	// NoDataLimit how many consecutive ones without data before each
+	// further one counts as a failure.
 	FailureLimit, NoDataLimit int
+	// DryRun: measured and shown, never judged (docs/rollout.md#metric-gates).
+	DryRun bool
 }
 
 // MetricQueryData is what a check's query template sees
@@ -78,6 +81,7 @@ type metricCheckDocument struct {
 	IntervalSeconds    *int64   `json:"intervalSeconds,omitempty"`
 	FailureLimit       *int64   `json:"failureLimit,omitempty"`
 	NoDataLimit        *int64   `json:"noDataLimit,omitempty"`
+	DryRun             *bool    `json:"dryRun,omitempty"`
 }
 
 // compileMetricChecks checks healthGate.metrics and fills in the defaults,
@@ -147,6 +151,7 @@ func compileMetricCheck(
 	errs = append(errs, sloconfig.InRange(path.Child("noDataLimit"), doc.NoDataLimit, 0, most)...)
 	c.Interval = time.Duration(valueOr(doc.IntervalSeconds, defaultMetricIntervalSeconds)) * time.Second
 	c.FailureLimit, c.NoDataLimit = int(valueOr(doc.FailureLimit, 0)), int(valueOr(doc.NoDataLimit, 0))
+	c.DryRun = doc.DryRun != nil && *doc.DryRun
 	return c, errs
 }
 

@@ -19,7 +19,7 @@ func TestAHugeRolloutKeyIsRefusedAndTheRevisionStillFits(t *testing.T) {
 	huge := `{"paused": false}` + strings.Repeat(" \n", 128<<10)
 	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): huge})
 	msgs := strings.Join(load.Messages(), "\n")
-	if load.Valid() || load.Policy != nil || !strings.Contains(msgs, "nodeslo-rollout-config: ") ||
+	if load.Valid() || load.Policy != nil || !strings.Contains(msgs, "spec.strategy: ") ||
 		!strings.Contains(msgs, "262161 bytes") || !strings.Contains(msgs, "131072 allowed") {
 		t.Fatalf("a 256 KiB key loads valid=%t with %q, want an error naming the key, its size and the limit",
 			load.Valid(), msgs)

@@ -117,7 +117,7 @@ func TestLoadKey(t *testing.T) {
 		errs: []string{`canary.nodeSelector.matchExpressions[0].operator: Invalid value: "Near"`},
 	}, {
 		name: "malformed JSON", raw: `{"paused": tru}`,
-		errs: []string{"nodeslo-rollout-config: Invalid value: invalid JSON at line 1, column 13"},
+		errs: []string{"spec.strategy: Invalid value: invalid JSON at line 1, column 13"},
 	}, {
 		name: "not an object", raw: `[]`,
 		errs: []string{"the document must be a JSON object"},
@@ -144,7 +144,7 @@ func TestLoadKey(t *testing.T) {
 				t.Fatalf("errors:\n%s\nwant %d", strings.Join(msgs, "\n"), len(tt.errs))
 			}
 			for i, want := range tt.errs {
-				if !strings.Contains(msgs[i], want) || !strings.HasPrefix(msgs[i], string(sloconfig.KeyRollout)+": ") {
+				if !strings.Contains(msgs[i], want) || !strings.HasPrefix(msgs[i], "spec.strategy") {
 					t.Errorf("error %d = %q, want it to contain %q", i, msgs[i], want)
 				}
 			}

@@ -40,10 +40,20 @@ type MetricSample struct {
 // it failed, so that a passing check writes nothing.
 type MetricRecord struct {
 	// Failures counts the consecutive failed measurements (out of bounds,
-	// Prometheus unreachable, or no data beyond noDataLimit), NoData the
-	// consecutive ones without data.
+	// or no data beyond noDataLimit), NoData the consecutive ones without
+	// data, Errors the consecutive ones Prometheus could not answer. An
+	// error says nothing of the change: it leaves Failures and NoData as
+	// they are.
 	Failures int `json:"failures,omitempty"`
 	NoData   int `json:"noData,omitempty"`
+	Errors   int `json:"errors,omitempty"`
+	// Inconclusive: more consecutive errors than failureLimit. The check
+	// holds the rollout, no step is taken, until Prometheus answers again;
+	// it never halts it (docs/rollout.md#metric-gates).
+	Inconclusive bool `json:"inconclusive,omitempty"`
+	// DryRun: the check is measured and shown, never Failed nor
+	// Inconclusive.
+	DryRun bool `json:"dryRun,omitempty"`
 	// Seen is what the last of them saw (a value, no data, or the error),
 	// At when.
 	Seen string    `json:"seen"`
@@ -224,26 +234,88 @@ func judgeMetric(c *MetricCheck, r MetricRecord, s MetricSample, now time.Time) 
 	if r.Failed {
 		return r, true // a verdict stands for the rest of the rollout
 	}
-	switch {
-	case s.Err != "":
-		r.Failures++
+	if s.Err != "" {
+		r.Errors++
 		r.Seen = s.Err
-	case s.NoData || math.IsNaN(s.Value):
-		r.NoData++
-		r.Seen = "no data"
-		if r.NoData > c.NoDataLimit {
+	} else {
+		r.Errors = 0
+		switch {
+		case s.NoData || math.IsNaN(s.Value):
+			r.NoData++
+			r.Seen = "no data"
+			if r.NoData > c.NoDataLimit {
+				r.Failures++
+			}
+		case !c.Pass(s.Value):
 			r.Failures++
+			r.NoData = 0
+			r.Seen = "value " + FormatMetricValue(s.Value) + " outside " + c.Bounds()
+		default:
+			return MetricRecord{}, false
 		}
-	case !c.Pass(s.Value):
-		r.Failures++
-		r.NoData = 0
-		r.Seen = "value " + FormatMetricValue(s.Value) + " outside " + c.Bounds()
-	default:
-		return MetricRecord{}, false
 	}
 	r.Seen, r.At = sloconfig.Shorten(r.Seen, maxMetricSeen), now
-	r.Failed = r.Failures > c.FailureLimit
+	r.DryRun = c.DryRun
+	r.Failed = !c.DryRun && r.Failures > c.FailureLimit
+	r.Inconclusive = !c.DryRun && !r.Failed && r.Errors > c.FailureLimit
 	return r, true
+}
+
+// MetricInconclusive reports whether a metric check is inconclusive: the
+// rollout waits for Prometheus to answer, neither halted nor going on.
+func (h *HealthRecord) MetricInconclusive() bool {
+	return h.inconclusiveUnder(nil)
+}
+
+// inconclusiveUnder reports whether a check of gate (nil: any check) that
+// gates is inconclusive: a check removed from the strategy, or turned into
+// a dry run, holds nothing any more.
+func (h *HealthRecord) inconclusiveUnder(gate *HealthGate) bool {
+	if h == nil {
+		return false
+	}
+	for name, r := range h.Metrics {
+		if r.Inconclusive && (gate == nil || gate.gates(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// gates reports whether g has a check of that name that is no dry run.
+func (g *HealthGate) gates(name string) bool {
+	if g == nil {
+		return false
+	}
+	for i := range g.Metrics {
+		if g.Metrics[i].Name == name {
+			return !g.Metrics[i].DryRun
+		}
+	}
+	return false
+}
+
+// inconclusiveSummary names the inconclusive checks and what each saw last.
+func (h *HealthRecord) inconclusiveSummary() string {
+	if h == nil {
+		return ""
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
+		if r := h.Metrics[name]; r.Inconclusive {
+			parts = append(parts, fmt.Sprintf("metric check %s inconclusive: %s (%s)", name, r.Seen,
+				consecutiveErrors(r.Errors)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// consecutiveErrors is "1 consecutive error" or "N consecutive errors".
+func consecutiveErrors(n int) string {
+	if n == 1 {
+		return "1 consecutive error"
+	}
+	return fmt.Sprintf("%d consecutive errors", n)
 }
 
 // FormatMetricValue renders a value as Prometheus does.

@@ -64,8 +64,15 @@ func TestJudgeMetric(t *testing.T) {
 		{"no data then a failure", []MetricSample{noData, noData, bad},
 			MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
 		{"NaN is no data", []MetricSample{{Value: nan()}}, MetricRecord{NoData: 1, Seen: noDataSeen}, true},
-		{"unreachable twice fails", []MetricSample{down, down},
-			MetricRecord{Failures: 2, Seen: "Prometheus unreachable", Failed: true}, true},
+		{"unreachable once, within the limit", []MetricSample{down},
+			MetricRecord{Errors: 1, Seen: "Prometheus unreachable"}, true},
+		{"unreachable twice is inconclusive, never failed", []MetricSample{down, down},
+			MetricRecord{Errors: 2, Seen: "Prometheus unreachable", Inconclusive: true}, true},
+		{"an error leaves the failures counted", []MetricSample{bad, down, down},
+			MetricRecord{Failures: 1, Errors: 2, Seen: "Prometheus unreachable", Inconclusive: true}, true},
+		{"an answer ends the errors", []MetricSample{down, down, bad},
+			MetricRecord{Failures: 1, Seen: value2}, true},
+		{"a pass after errors keeps nothing", []MetricSample{down, down, good}, MetricRecord{}, false},
 		{"a verdict stays", []MetricSample{bad, bad, good}, MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
 	} {
 		var r MetricRecord
@@ -74,9 +81,78 @@ func TestJudgeMetric(t *testing.T) {
 			r, kept = judgeMetric(c, r, s, time.Time{})
 		}
 		if kept != tc.kept || r.Failures != tc.want.Failures || r.NoData != tc.want.NoData || r.Failed != tc.want.Failed ||
-			!strings.HasPrefix(r.Seen, tc.want.Seen) {
+			r.Errors != tc.want.Errors || r.Inconclusive != tc.want.Inconclusive || !strings.HasPrefix(r.Seen, tc.want.Seen) {
 			t.Errorf("%s: %+v kept %t, want %+v kept %t", tc.name, r, kept, tc.want, tc.kept)
 		}
+	}
+
+	// A dry run counts as the check would, and is never failed nor inconclusive.
+	dry := *c
+	dry.DryRun = true
+	var r MetricRecord
+	for _, s := range []MetricSample{bad, bad, bad, down, down} {
+		r, _ = judgeMetric(&dry, r, s, time.Time{})
+	}
+	if want := (MetricRecord{Failures: 3, Errors: 2, Seen: "Prometheus unreachable: connection refused",
+		DryRun: true}); r != want {
+		t.Errorf("dry run: %+v, want %+v", r, want)
+	}
+}
+
+// Prometheus that cannot answer beyond the failure limit holds the rollout
+// as inconclusive: no step, no halt, a RolloutInconclusive Event and an
+// Inconclusive condition; its first answer lets the rollout go on. A dry
+// run failing never halts nor holds.
+func TestDecideMetricInconclusiveAndDryRun(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	check := func(name, extra string) string {
+		return `{"name": "` + name + `", "address": "http://p:9090", "query": "max(x{node=~\"{{.NodesRegex}}\"})",
+			"max": 0.5` + extra + `}`
+	}
+	key := strings.Replace(gatedKey, `"maxUnhealthyNodes": 0`, `"maxUnhealthyNodes": 0,
+		"metrics": [`+check("latency", `, "failureLimit": 1`)+`, `+check("trial", `, "dryRun": true`)+`]`, 1)
+	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): key})
+	if !load.Valid() {
+		t.Fatal(load.Messages())
+	}
+	nodes := []Node{{Name: "a", Stored: true, Canary: true}, {Name: "b", Stored: true, Differs: true},
+		{Name: "c", Stored: true, Differs: true}}
+	rec := Record{Target: "B", Started: t0, Pending: 3, Canaries: 1, Steps: 1, StepAt: t0}
+	in := Input{Rollout: load, Target: "B", Record: rec, Nodes: nodes, RolloutKey: "k1", Now: t0.Add(time.Hour)}
+	down := MetricSample{Err: "Prometheus unreachable: connection refused"}
+	measure := func(latency, trial MetricSample) Decision {
+		in.Health = HealthInput{Judged: 1, Metrics: map[string]MetricSample{"latency": latency, "trial": trial}}
+		d := Decide(in)
+		in.Record, in.Now = d.Record, in.Now.Add(time.Second)
+		return d
+	}
+	bad := MetricSample{Value: 9}
+	d := measure(down, bad)
+	if d.Halted || d.Inconclusive || !d.Stepped {
+		t.Fatalf("one error within the limit, a dry run failing: %+v", d)
+	}
+	in.Record.StepAt = t0 // the next step is due
+	d = measure(down, bad)
+	if d.Halted || !d.Inconclusive || !d.Paused || d.Stepped || len(d.Write) != 0 || !d.NextStep.IsZero() {
+		t.Fatalf("errors beyond the limit hold the rollout, no halt: %+v", d)
+	}
+	events, id := decisionEvents(load, d, "")
+	if len(events) != 1 || events[0].Reason != ReasonInconclusive || !strings.Contains(events[0].Note,
+		"metric check latency inconclusive: Prometheus unreachable: connection refused (2 consecutive errors)") {
+		t.Errorf("events %+v", events)
+	}
+	if again, _ := decisionEvents(load, measure(down, bad), id); len(again) != 0 {
+		t.Errorf("said again: %+v", again)
+	}
+	st := statusOf(load, d, "k1", in.Now)
+	if got := standingOf(*st); got.reason != ReasonMetricsInconclusive || got.stuck || got.halted {
+		t.Errorf("standing %+v", got)
+	}
+	if m := d.Record.Health.Metrics["trial"]; !m.DryRun || m.Failed || m.Failures != 2 {
+		t.Errorf("the dry run: %+v", m)
+	}
+	if d := measure(MetricSample{Value: 0.1}, bad); d.Inconclusive || d.Halted || d.Paused || len(d.Write) == 0 {
+		t.Errorf("an answer lets the rollout go on: %+v", d)
 	}
 }
 
@@ -108,7 +184,7 @@ func TestDecideMetricGate(t *testing.T) {
 	if d := measure(MetricSample{Value: 0.1}); d.RecordChanged || d.Record.Health != nil {
 		t.Fatalf("a pass wrote the record: %+v", d.Record.Health)
 	}
-	if d := measure(MetricSample{Err: "Prometheus unreachable: connection refused"}); d.Halted || !d.RecordChanged ||
+	if d := measure(MetricSample{Value: 3}); d.Halted || !d.RecordChanged ||
 		d.Record.Health.Metrics["latency"].Failures != 1 {
 		t.Fatalf("one failure of a limit of 1 halts: %+v", d.Record.Health)
 	}

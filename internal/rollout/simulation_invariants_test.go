@@ -157,6 +157,38 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		func(name string) bool { return reached[name] }))
 	invariantStatusTellsTheTruth(o, w, rec, plan, differing)
 	invariantJudged(o, w, in, rec)
+	invariantMetricVerdicts(o, in, rec)
+}
+
+// invariantMetricVerdicts: "a dry run is measured and shown, never
+// judged", and "a check Prometheus cannot answer beyond its failureLimit
+// is inconclusive: the rollout waits, no step is taken, and it is not
+// halted" (docs/rollout.md#metric-gates). A halt with no unhealthy node
+// counted is a gating check's failure.
+func invariantMetricVerdicts(o *simOracle, in PlanInput, rec Record) {
+	previous, _ := ParseRecord(in.Record)
+	h := rec.Health
+	for name, r := range h.metrics() {
+		if r.DryRun && (r.Failed || r.Inconclusive) {
+			o.fail("dry run", "metric check %s, a dry run, is judged: %+v", name, r)
+		}
+		if r.Inconclusive && r.Failed {
+			o.fail("inconclusive", "metric check %s is both failed and inconclusive: %+v", name, r)
+		}
+	}
+	sameRollout := previous.Target == rec.Target && previous.Started.Equal(rec.Started)
+	var gate *HealthGate
+	if in.Rollout.Policy != nil {
+		gate = in.Rollout.Policy.HealthGate
+	}
+	if sameRollout && h.inconclusiveUnder(gate) && !h.Halted() && rec.Steps != previous.Steps {
+		o.fail("inconclusive", "step %d taken while a metric check is inconclusive (step %d before)",
+			rec.Steps, previous.Steps)
+	}
+	if h.Halted() && !(sameRollout && previous.Health.Halted()) &&
+		len(h.Unhealthy)-h.Tolerated <= h.Allowed && !h.MetricFailed() {
+		o.fail("dry run", "halted with no unhealthy node beyond those allowed and no gating check failed: %+v", h)
+	}
 }
 
 // invariantJudged: "A bad watched condition counts against the change

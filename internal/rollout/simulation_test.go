@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"hash/fnv"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -153,7 +154,8 @@ func thresholdData(cluster, batch int, spaced bool) string {
 }
 
 // policyData is a rollout key drawn from a: step size, interval, soak,
-// canaries, a health gate pausing or reverting, paused or not; some
+// canaries, a health gate pausing or reverting, with no metric check, one,
+// or one and a dry run (simMetricSample answers them); paused or not; some
 // values are invalid or remove the key.
 func policyData(a int, paused bool) string {
 	steps := []string{"1", "2", "3", `"25%"`, `"50%"`}[a%5]
@@ -161,10 +163,42 @@ func policyData(a int, paused bool) string {
 	soak := []int{0, 3, 10}[a/15%3]
 	onUnhealthy := []string{"pause", "revert"}[a/45%2]
 	maxUnhealthy := a / 90 % 2
+	check := func(name, extra string) string {
+		return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "query": "x", "max": 1, `+
+			`"intervalSeconds": 3%s}`, name, extra)
+	}
+	gating := check(simGatingCheck, fmt.Sprintf(`, "failureLimit": %d`, a/540%2))
+	metrics := []string{"", `, "metrics": [` + gating + `]`,
+		`, "metrics": [` + gating + `, ` + check(simDryRunCheck, `, "dryRun": true`) + `]`}[a/180%3]
 	return fmt.Sprintf(`{"maxNodesPerStep": %s, "stepIntervalSeconds": %d, "paused": %t, `+
 		`"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}, "soakSeconds": %d}, `+
 		`"healthGate": {"maxUnhealthyNodes": %d, "nodeConditions": ["Ready"], "evictions": {"maxPerNode": 1}, `+
-		`"onUnhealthy": %q}}`, steps, interval, paused, soak, maxUnhealthy, onUnhealthy)
+		`"onUnhealthy": %q%s}}`, steps, interval, paused, soak, maxUnhealthy, onUnhealthy, metrics)
+}
+
+// The simulated metric checks: one that gates, one in dry run.
+const (
+	simGatingCheck = "latency"
+	simDryRunCheck = "trial"
+)
+
+// simMetricSample is what the simulated Prometheus answers for check at
+// now: the same for four seconds at a time, so that answers repeat over
+// consecutive measurements; mostly a pass, sometimes out of bounds or no
+// data, and a fifth of the time no answer at all.
+func simMetricSample(check string, now time.Time) MetricSample {
+	h := fnv.New32a()
+	_, _ = fmt.Fprintf(h, "%s/%d", check, now.Unix()/4)
+	switch v := h.Sum32() % 20; {
+	case v < 12:
+		return MetricSample{Value: 0.5}
+	case v < 14:
+		return MetricSample{Value: 2}
+	case v < 16:
+		return MetricSample{NoData: true}
+	default:
+		return MetricSample{Err: "Prometheus unreachable at http://prometheus:9090"}
+	}
 }
 
 // simCanary is the value of the canary label the simulated key selects.

@@ -381,6 +381,15 @@ func (w *simWorld) decide() {
 	if GateWatches(key, in.Record, cfg.Fingerprint(), revertOf, w.now) {
 		in.Health = w.health()
 	}
+	// The metric checks due are answered at once; the controller's
+	// answers come with a later decision (metric_measurer.go), which the
+	// pure core treats the same.
+	if queries, err := m.memory.MetricQueries(in); err == nil && len(queries) > 0 {
+		in.MetricSamples = make(map[string]MetricSample, len(queries))
+		for _, q := range queries {
+			in.MetricSamples[q.Check.Name] = simMetricSample(q.Check.Name, w.now)
+		}
+	}
 	w.decisions++
 	plan := m.memory.Plan(in)
 	w.keepHistory(key, cfg, revertOf, plan.Gate.Bases())

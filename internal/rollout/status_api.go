@@ -52,7 +52,8 @@ func (h *StatusHealth) toAPI() *nodeslov1alpha1.RolloutHealth {
 	}
 	for _, m := range h.Metrics {
 		out.Metrics = append(out.Metrics, nodeslov1alpha1.MetricVerdict{Name: m.Name, Failures: int32(m.Failures),
-			NoData: int32(m.NoData), Seen: m.Seen, At: apiTime(m.At), Failed: m.Failed})
+			NoData: int32(m.NoData), Seen: m.Seen, At: apiTime(m.At), Failed: m.Failed, Errors: int32(m.Errors),
+			Inconclusive: m.Inconclusive, DryRun: m.DryRun})
 	}
 	return out
 }
@@ -69,7 +70,8 @@ func healthFromAPI(a *nodeslov1alpha1.RolloutHealth) *StatusHealth {
 	}
 	for _, m := range a.Metrics {
 		out.Metrics = append(out.Metrics, StatusMetric{Name: m.Name, Failures: int(m.Failures), NoData: int(m.NoData),
-			Seen: m.Seen, At: goTime(m.At), Failed: m.Failed})
+			Seen: m.Seen, At: goTime(m.At), Failed: m.Failed, Errors: int(m.Errors), Inconclusive: m.Inconclusive,
+			DryRun: m.DryRun})
 	}
 	return out
 }

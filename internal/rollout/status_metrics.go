@@ -18,6 +18,35 @@ type StatusMetric struct {
 	Seen     string    `json:"seen"`
 	At       time.Time `json:"at"`
 	Failed   bool      `json:"failed,omitempty"`
+	// Errors, Inconclusive and DryRun are the record's (MetricRecord).
+	Errors       int  `json:"errors,omitempty"`
+	Inconclusive bool `json:"inconclusive,omitempty"`
+	DryRun       bool `json:"dryRun,omitempty"`
+}
+
+// Inconclusive reports whether a metric check Prometheus cannot answer
+// holds the rollout.
+func (h *StatusHealth) Inconclusive() bool {
+	if h == nil {
+		return false
+	}
+	for _, m := range h.Metrics {
+		if m.Inconclusive {
+			return true
+		}
+	}
+	return false
+}
+
+// inconclusiveText names the inconclusive checks and what each saw last.
+func (h *StatusHealth) inconclusiveText() string {
+	var parts []string
+	for _, m := range h.Metrics {
+		if m.Inconclusive {
+			parts = append(parts, fmt.Sprintf("metric check %s: %s (%s)", m.Name, m.Seen, consecutiveErrors(m.Errors)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // metricStatus lists the metric records of h by name; the record holds at
@@ -30,7 +59,7 @@ func metricStatus(h *HealthRecord) []StatusMetric {
 	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
 		r := h.Metrics[name]
 		out = append(out, StatusMetric{Name: name, Failures: r.Failures, NoData: r.NoData, Seen: r.Seen,
-			At: r.At.UTC(), Failed: r.Failed})
+			At: r.At.UTC(), Failed: r.Failed, Errors: r.Errors, Inconclusive: r.Inconclusive, DryRun: r.DryRun})
 	}
 	return out
 }

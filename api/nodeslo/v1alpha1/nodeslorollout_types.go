@@ -226,6 +226,17 @@ type MetricVerdict struct {
 	At *metav1.Time `json:"at,omitempty"`
 	// +optional
 	Failed bool `json:"failed,omitempty"`
+	// Errors counts the consecutive measurements Prometheus could not
+	// answer; beyond the check's failureLimit it is Inconclusive, which
+	// holds the rollout (no step is taken) until Prometheus answers again,
+	// and never halts it: nothing says the change hurt.
+	// +optional
+	Errors int32 `json:"errors,omitempty"`
+	// +optional
+	Inconclusive bool `json:"inconclusive,omitempty"`
+	// DryRun: the check is measured and shown, never judged.
+	// +optional
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // WithheldConfiguration is the ConfigMap's data the health gate halted and

@@ -152,8 +152,11 @@ type MetricCheck struct {
 	// +kubebuilder:validation:Maximum=3600
 	IntervalSeconds *int32 `json:"intervalSeconds,omitempty"`
 	// FailureLimit is how many consecutive failed measurements are
-	// tolerated; NoDataLimit how many without data before each further
-	// one counts as failed. Default 0.
+	// tolerated, and how many consecutive ones Prometheus could not answer
+	// (unreachable, refused, an answer too large) before the check is
+	// inconclusive, which holds the rollout without halting it;
+	// NoDataLimit how many without data before each further one counts as
+	// failed. Default 0.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
@@ -162,4 +165,9 @@ type MetricCheck struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	NoDataLimit *int32 `json:"noDataLimit,omitempty"`
+	// DryRun measures the check and shows what it sees in
+	// status.health.metrics, and never halts nor holds the rollout: a
+	// check being tried out before it is trusted.
+	// +optional
+	DryRun bool `json:"dryRun,omitempty"`
 }
