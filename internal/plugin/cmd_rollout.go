@@ -256,9 +256,9 @@ func newRolloutStatusCommand(streams IOStreams, kube *kubeFlags) *cobra.Command 
 		Long: `Prints the status the controller publishes on the NodeSLORollout of the
 ConfigMap (nodeslo.koordinator.sh/v1alpha1, same namespace and name), as it
 is: the step, the nodes the rollout reached, the nodes pending and the
-canaries among them, whether it is paused (by spec.paused, by the rollout
-key, or both) and the time of the next step. With a health gate in the
-rollout key: its settings, the nodes it judged unhealthy with the signal
+canaries among them, whether it is paused (by spec.paused, by an invalid
+spec.strategy, or while a metric check is inconclusive) and the time of the
+next step. With a health gate in spec.strategy: its settings, the nodes it judged unhealthy with the signal
 for each, the nodes unhealthy before their write, and a halt, why, and how
 to resume or undo it. When the status was not decided on the ConfigMap as
 it stands (its resourceVersion is not the status's observedConfigMapVersion)
@@ -277,7 +277,7 @@ at the end, the status as a structure instead, and the progress lines on
 stderr; every other -o of kubectl reads that structure, -o name names the
 NodeSLORollout (docs/kubectl-nodeslo.md#machine-readable-output).
 Exit status, as kubectl rollout status: 0 when the rollout completed (or
-there is no rollout key), or with --watch=false when it is not halted; 1
+there is no spec.strategy), or with --watch=false when it is not halted; 1
 when the health gate halted it, the wait timed out ("timed out waiting for
 the condition"), or on any error.`,
 		Example: `  kubectl nodeslo rollout status

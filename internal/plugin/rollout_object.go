@@ -19,8 +19,8 @@ import (
 // The rollout's state and the operator's controls live on the
 // NodeSLORollout of the same namespace and name as the ConfigMap, not on the
 // ConfigMap, which a GitOps tool may own and sync back (issue 41): the
-// controller creates it and writes its status; `rollout pause`, `resume`
-// and `retry` write its spec, and nothing else.
+// operator creates it, the controller writes its status; `rollout pause`,
+// `resume` and `retry` write its spec's controls, and nothing else.
 
 // pluginFieldManager is the field manager of every write of the plugin: an
 // undo's (which the revision it makes names as who changed the ConfigMap)

@@ -25,7 +25,7 @@ type RolloutStatus struct {
 	ConfigMap ConfigMapRef
 	// Exists says whether the ConfigMap exists, ResourceVersion is its
 	// resourceVersion and Data its data (both empty when it does not);
-	// Key is its rollout key as written now.
+	// Key is its spec.strategy as loaded now.
 	Exists          bool
 	ResourceVersion string
 	Data            map[string]string `json:"-"`
@@ -176,8 +176,8 @@ func (s RolloutStatus) Write(w io.Writer) {
 	st := s.Status
 	switch {
 	case s.Object == nil:
-		printLine(w, fmt.Sprintf("%s does not exist yet: the controller creates it when it decides on ConfigMap %s "+
-			"(is it running, and of a version that publishes the rollout's status there?)",
+		printLine(w, fmt.Sprintf("%s does not exist: every change of ConfigMap %s reaches every node at once "+
+			"(its operator creates it, with the spec.strategy of a staged rollout: docs/rollout.md#the-strategy)",
 			nodeSLORolloutName(s.ConfigMap), s.ConfigMap))
 		return
 	case st == nil:

@@ -10,10 +10,13 @@ import (
 // A halt by a metric check says so, not that nodes were unhealthy, and
 // lists the check with what it saw; a check not passing yet is listed
 // while the rollout goes on.
+// latencyCheck is the metric check the status shows.
+const latencyCheck = "latency"
+
 func TestRolloutStatusMetricChecks(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", nil)
-	s.Health.Metrics = []rollout.StatusMetric{{Name: "latency", Failures: 1, Seen: "value 2 outside <= 0.5",
+	s.Health.Metrics = []rollout.StatusMetric{{Name: latencyCheck, Failures: 1, Seen: "value 2 outside <= 0.5",
 		At: s.Updated, Failed: true}}
 	out, err := followStatus(t, statusCluster(t, data, decided(7, &s)), false)
 	expectHalted(t, err)
@@ -33,7 +36,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 
 	going := midRollout(data)
 	going.Health = &rollout.StatusHealth{Allowed: 1, AllowedOf: 3, Metrics: []rollout.StatusMetric{
-		{Name: "latency", NoData: 1, Seen: "no data", At: going.Updated}}}
+		{Name: latencyCheck, NoData: 1, Seen: "no data", At: going.Updated}}}
 	out, err = followStatus(t, statusCluster(t, data, decided(7, &going)), false)
 	expectPrintedOnce(t, err)
 	if !strings.Contains(out, "metric check latency: not passing at ") || strings.Contains(out, "unhealthy:") {
@@ -41,7 +44,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 	}
 
 	going.Health.Metrics = []rollout.StatusMetric{
-		{Name: "latency", Errors: 3, Inconclusive: true, Seen: "Prometheus unreachable", At: going.Updated},
+		{Name: latencyCheck, Errors: 3, Inconclusive: true, Seen: "Prometheus unreachable", At: going.Updated},
 		{Name: "trial", Failures: 4, DryRun: true, Seen: "value 9 outside <= 1", At: going.Updated}}
 	out, err = followStatus(t, statusCluster(t, data, decided(7, &going)), false)
 	expectPrintedOnce(t, err)

@@ -476,9 +476,9 @@ func TestRolloutStatusWithoutAStatus(t *testing.T) {
 		obj  *nodeslov1alpha1.NodeSLORollout
 		want string
 	}{
-		"no NodeSLORollout": {nil, "NodeSLORollout koordinator-system/slo-controller-config does not exist yet: " +
-			"the controller creates it when it decides on ConfigMap koordinator-system/slo-controller-config " +
-			"(is it running, and of a version that publishes the rollout's status there?)\n"},
+		"no NodeSLORollout": {nil, "NodeSLORollout koordinator-system/slo-controller-config does not exist: " +
+			"every change of ConfigMap koordinator-system/slo-controller-config reaches every node at once " +
+			"(its operator creates it, with the spec.strategy of a staged rollout: docs/rollout.md#the-strategy)\n"},
 		"a NodeSLORollout without a status": {decided(0, nil), "NodeSLORollout koordinator-system/slo-controller-config " +
 			"has no status yet: the controller has not decided on ConfigMap koordinator-system/slo-controller-config " +
 			"(is it running?)\n"},

@@ -54,7 +54,7 @@ func conditionStatuses() map[string]Status {
 		PhasePaused, true, 0, 0, time.Time{}
 	inconclusive := progressing
 	inconclusive.Phase, inconclusive.NextStep = PhasePaused, time.Time{}
-	inconclusive.Health = &StatusHealth{Allowed: 1, AllowedOf: 13, Metrics: []StatusMetric{{Name: "latency",
+	inconclusive.Health = &StatusHealth{Allowed: 1, AllowedOf: 13, Metrics: []StatusMetric{{Name: checkLatency,
 		Errors: 2, Inconclusive: true, Seen: "Prometheus unreachable at http://p:9090", At: condStart}}}
 	halted := progressing
 	halted.Phase, halted.NextStep = PhaseHalted, time.Time{}

@@ -183,8 +183,7 @@ func Decide(in Input) Decision {
 		d.revert(in, canaries, pending)
 		return d
 	}
-	d.Inconclusive = !d.Halted && policy != nil && rec.Health.inconclusiveUnder(policy.HealthGate)
-	d.Paused = Paused(in.Rollout) || d.Halted || d.Inconclusive
+	d.hold(in.Rollout, rec.Health)
 	rejected = order(rejected, in.Target)
 	if policy == nil {
 		d.Step = rec.Steps
@@ -228,6 +227,17 @@ func Decide(in Input) Decision {
 	d.reachRejected(rejected, in.Now)
 	d.RecordChanged = !d.Record.Equal(in.Record)
 	return d
+}
+
+// hold sets what holds the pending nodes where they are: a pause, an
+// invalid strategy, a halt, or one of the strategy's gating metric checks
+// inconclusive (Prometheus cannot answer it, so nothing says whether the
+// change hurts).
+func (d *Decision) hold(load Key, h *HealthRecord) {
+	if load.Policy != nil && !d.Halted {
+		d.Inconclusive = h.inconclusiveUnder(load.Policy.HealthGate)
+	}
+	d.Paused = Paused(load) || d.Halted || d.Inconclusive
 }
 
 // allAtOnce is the behaviour without the rollout key: write every node that

@@ -40,12 +40,18 @@ func TestNodesRegex(t *testing.T) {
 // resets them, no data counts as a failure only beyond noDataLimit, an
 // unreachable Prometheus counts as a failure, and a failed check's verdict
 // stays.
+// What a measurement without an answer says.
+const (
+	unreachable = "Prometheus unreachable"
+	refused     = unreachable + ": connection refused"
+)
+
 func TestJudgeMetric(t *testing.T) {
 	load := LoadKey(metricKey(latencyCheck + `, "failureLimit": 1, "noDataLimit": 1}`))
 	c := &load.Policy.HealthGate.Metrics[0]
 	const value2, noDataSeen = "value 2", "no data"
 	bad, good := MetricSample{Value: 2}, MetricSample{Value: 0.1}
-	noData, down := MetricSample{NoData: true}, MetricSample{Err: "Prometheus unreachable: connection refused"}
+	noData, down := MetricSample{NoData: true}, MetricSample{Err: refused}
 	for _, tc := range []struct {
 		name    string
 		samples []MetricSample
@@ -65,11 +71,11 @@ func TestJudgeMetric(t *testing.T) {
 			MetricRecord{Failures: 2, Seen: value2, Failed: true}, true},
 		{"NaN is no data", []MetricSample{{Value: nan()}}, MetricRecord{NoData: 1, Seen: noDataSeen}, true},
 		{"unreachable once, within the limit", []MetricSample{down},
-			MetricRecord{Errors: 1, Seen: "Prometheus unreachable"}, true},
+			MetricRecord{Errors: 1, Seen: unreachable}, true},
 		{"unreachable twice is inconclusive, never failed", []MetricSample{down, down},
-			MetricRecord{Errors: 2, Seen: "Prometheus unreachable", Inconclusive: true}, true},
+			MetricRecord{Errors: 2, Seen: unreachable, Inconclusive: true}, true},
 		{"an error leaves the failures counted", []MetricSample{bad, down, down},
-			MetricRecord{Failures: 1, Errors: 2, Seen: "Prometheus unreachable", Inconclusive: true}, true},
+			MetricRecord{Failures: 1, Errors: 2, Seen: unreachable, Inconclusive: true}, true},
 		{"an answer ends the errors", []MetricSample{down, down, bad},
 			MetricRecord{Failures: 1, Seen: value2}, true},
 		{"a pass after errors keeps nothing", []MetricSample{down, down, good}, MetricRecord{}, false},
@@ -119,9 +125,9 @@ func TestDecideMetricInconclusiveAndDryRun(t *testing.T) {
 		{Name: "c", Stored: true, Differs: true}}
 	rec := Record{Target: "B", Started: t0, Pending: 3, Canaries: 1, Steps: 1, StepAt: t0}
 	in := Input{Rollout: load, Target: "B", Record: rec, Nodes: nodes, RolloutKey: "k1", Now: t0.Add(time.Hour)}
-	down := MetricSample{Err: "Prometheus unreachable: connection refused"}
+	down := MetricSample{Err: refused}
 	measure := func(latency, trial MetricSample) Decision {
-		in.Health = HealthInput{Judged: 1, Metrics: map[string]MetricSample{"latency": latency, "trial": trial}}
+		in.Health = HealthInput{Judged: 1, Metrics: map[string]MetricSample{checkLatency: latency, checkTrial: trial}}
 		d := Decide(in)
 		in.Record, in.Now = d.Record, in.Now.Add(time.Second)
 		return d

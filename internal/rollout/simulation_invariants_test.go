@@ -185,7 +185,8 @@ func invariantMetricVerdicts(o *simOracle, in PlanInput, rec Record) {
 		o.fail("inconclusive", "step %d taken while a metric check is inconclusive (step %d before)",
 			rec.Steps, previous.Steps)
 	}
-	if h.Halted() && !(sameRollout && previous.Health.Halted()) &&
+	haltedNow := h.Halted() && (!sameRollout || !previous.Health.Halted())
+	if haltedNow &&
 		len(h.Unhealthy)-h.Tolerated <= h.Allowed && !h.MetricFailed() {
 		o.fail("dry run", "halted with no unhealthy node beyond those allowed and no gating check failed: %+v", h)
 	}

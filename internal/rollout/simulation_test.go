@@ -1,8 +1,8 @@
 package rollout
 
 import (
-	"hash/fnv"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -167,19 +167,20 @@ func policyData(a int, paused bool) string {
 		return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "query": "x", "max": 1, `+
 			`"intervalSeconds": 3%s}`, name, extra)
 	}
-	gating := check(simGatingCheck, fmt.Sprintf(`, "failureLimit": %d`, a/540%2))
+	gating := check(checkLatency, fmt.Sprintf(`, "failureLimit": %d`, a/540%2))
 	metrics := []string{"", `, "metrics": [` + gating + `]`,
-		`, "metrics": [` + gating + `, ` + check(simDryRunCheck, `, "dryRun": true`) + `]`}[a/180%3]
+		`, "metrics": [` + gating + `, ` + check(checkTrial, `, "dryRun": true`) + `]`}[a/180%3]
 	return fmt.Sprintf(`{"maxNodesPerStep": %s, "stepIntervalSeconds": %d, "paused": %t, `+
 		`"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}, "soakSeconds": %d}, `+
 		`"healthGate": {"maxUnhealthyNodes": %d, "nodeConditions": ["Ready"], "evictions": {"maxPerNode": 1}, `+
 		`"onUnhealthy": %q%s}}`, steps, interval, paused, soak, maxUnhealthy, onUnhealthy, metrics)
 }
 
-// The simulated metric checks: one that gates, one in dry run.
+// The metric checks of the tests: one that gates, one in dry run (the
+// simulation's too).
 const (
-	simGatingCheck = "latency"
-	simDryRunCheck = "trial"
+	checkLatency = "latency"
+	checkTrial   = "trial"
 )
 
 // simMetricSample is what the simulated Prometheus answers for check at
