@@ -165,7 +165,7 @@ func policyData(a int, paused bool) string {
 	maxUnhealthy := a / 90 % 2
 	check := func(name, extra string) string {
 		return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "query": "x", "max": 1, `+
-			`"intervalSeconds": 3%s}`, name, extra)
+			`"intervalSeconds": 30%s}`, name, extra)
 	}
 	gating := check(checkLatency, fmt.Sprintf(`, "failureLimit": %d`, a/540%2))
 	metrics := []string{"", `, "metrics": [` + gating + `]`,
@@ -189,7 +189,7 @@ const (
 // data, and a fifth of the time no answer at all.
 func simMetricSample(check string, now time.Time) MetricSample {
 	h := fnv.New32a()
-	_, _ = fmt.Fprintf(h, "%s/%d", check, now.Unix()/4)
+	_, _ = fmt.Fprintf(h, "%s/%d", check, now.Unix()/60)
 	switch v := h.Sum32() % 20; {
 	case v < 12:
 		return MetricSample{Value: 0.5}

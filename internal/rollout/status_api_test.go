@@ -25,7 +25,8 @@ func fullStatus() Status {
 			Nodes:   []UnhealthyNode{{Name: "canary-5", Signal: "Ready=Unknown since 18:41:02"}, {Name: "node-7"}},
 			Omitted: 50, HaltedAt: at(12), HaltedKey: "k0-fingerprint", Revert: true,
 			Metrics: []StatusMetric{
-				{Name: "p99", Failures: 3, NoData: 1, Seen: "0.8 > 0.5", At: at(11), Failed: true},
+				{Name: "p99", Failures: 3, NoData: 1, Seen: "0.8 > 0.5", At: at(11), Failed: true, Errors: 2,
+					Inconclusive: true, DryRun: true},
 				{Name: "errors", Seen: "no data"},
 			},
 			Before: 4, BeforeNodes: []UnhealthyNode{{Name: "node-3", Signal: "DiskPressure=True"}},
