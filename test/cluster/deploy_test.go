@@ -126,6 +126,18 @@ func describeInstallation(in installation) {
 		kube.mustRun("create", "namespace", namespace)
 		kube.mustRun("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted")
 		in.install()
+		By("checking the NodeSLORollout the installation created, then taking its health gate off")
+		// The conservative strategy of config/rollout and of the chart's
+		// rollout.strategy. Its gate watches Ready, which the suite's Nodes
+		// without a kubelet (the samples, the pending nodes) lose within a
+		// minute: it would halt the suite's changes on them, and a change
+		// after such a halt reaches at once what the halted one wrote. The
+		// scenarios that need a gate set their own.
+		Expect(kube.mustRun("get", "nodeslorollout", rolloutName, "-n", namespace, "-o",
+			"jsonpath={.spec.strategy.maxNodesPerStep} {.spec.strategy.stepIntervalSeconds} "+
+				"{.spec.strategy.healthGate.onUnhealthy}")).To(Equal("10% 60 pause"))
+		kube.mustRun("patch", "nodeslorollout", rolloutName, "-n", namespace, "--type=json",
+			"-p", `[{"op": "remove", "path": "/spec/strategy/healthGate"}]`)
 		DeferCleanup(func() {
 			if !uninstalled {
 				in.uninstall()
