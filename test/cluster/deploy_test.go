@@ -126,18 +126,20 @@ func describeInstallation(in installation) {
 		kube.mustRun("create", "namespace", namespace)
 		kube.mustRun("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted")
 		in.install()
-		By("checking the NodeSLORollout the installation created, then taking its health gate off")
+		By("checking the NodeSLORollout the installation created, then taking its strategy off")
 		// The conservative strategy of config/rollout and of the chart's
-		// rollout.strategy. Its gate watches Ready, which the suite's Nodes
-		// without a kubelet (the samples, the pending nodes) lose within a
-		// minute: it would halt the suite's changes on them, and a change
-		// after such a halt reaches at once what the halted one wrote. The
-		// scenarios that need a gate set their own.
+		// rollout.strategy. The scenarios here change the configuration
+		// within seconds of each other and of Nodes they create, and set
+		// the strategy each needs: under a staged one left in place, a
+		// change finds the last still rolling out a minute a step, and its
+		// gate watches Ready, which the suite's Nodes without a kubelet (the
+		// samples, the pending nodes) lose within a minute. Without a
+		// strategy every change goes at once, as the scenarios expect.
 		Expect(kube.mustRun("get", "nodeslorollout", rolloutName, "-n", namespace, "-o",
 			"jsonpath={.spec.strategy.maxNodesPerStep} {.spec.strategy.stepIntervalSeconds} "+
 				"{.spec.strategy.healthGate.onUnhealthy}")).To(Equal("10% 60 pause"))
 		kube.mustRun("patch", "nodeslorollout", rolloutName, "-n", namespace, "--type=json",
-			"-p", `[{"op": "remove", "path": "/spec/strategy/healthGate"}]`)
+			"-p", `[{"op": "remove", "path": "/spec/strategy"}]`)
 		DeferCleanup(func() {
 			if !uninstalled {
 				in.uninstall()
