@@ -297,14 +297,22 @@ func (g *HealthGate) gates(name string) bool {
 
 // inconclusiveSummary names the inconclusive checks and what each saw last.
 func (h *HealthRecord) inconclusiveSummary() string {
+	return h.metricLines("inconclusive", func(r MetricRecord) (bool, string) {
+		return r.Inconclusive, consecutiveErrors(r.Errors)
+	})
+}
+
+// metricLines names, sorted, the checks of which of says they have the
+// verdict, each with what it saw last and the count of says.
+func (h *HealthRecord) metricLines(verdict string, of func(MetricRecord) (bool, string)) string {
 	if h == nil {
 		return ""
 	}
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
-		if r := h.Metrics[name]; r.Inconclusive {
-			parts = append(parts, fmt.Sprintf("metric check %s inconclusive: %s (%s)", name, r.Seen,
-				consecutiveErrors(r.Errors)))
+		r := h.Metrics[name]
+		if has, count := of(r); has {
+			parts = append(parts, fmt.Sprintf("metric check %s %s: %s (%s)", name, verdict, r.Seen, count))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -338,16 +346,9 @@ func (h *HealthRecord) MetricFailed() bool {
 
 // metricSummary names the failed checks and what each saw last.
 func (h *HealthRecord) metricSummary() string {
-	if h == nil {
-		return ""
-	}
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
-		if r := h.Metrics[name]; r.Failed {
-			parts = append(parts, fmt.Sprintf("metric check %s failed: %s (%s)", name, r.Seen, consecutiveFailures(r.Failures)))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return h.metricLines("failed", func(r MetricRecord) (bool, string) {
+		return r.Failed, consecutiveFailures(r.Failures)
+	})
 }
 
 // consecutiveFailures is "1 consecutive failure" or "N consecutive failures".
