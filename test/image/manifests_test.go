@@ -113,29 +113,34 @@ func (m manifests) certificate(secretName string) (dnsNames []string) {
 // forAPIServer returns what the local control plane can hold: every object
 // but cert-manager's (it has no cert-manager; the suite makes the serving
 // certificate itself), with the webhook configuration calling the
-// container on loopback (hook) instead of through its Service.
+// container on loopback (callContainer) instead of through its Service.
+// Helm's hooks come apart (hooks), to be applied after the rest as helm
+// does: the chart's NodeSLORollout is a post-install hook, whose kind exists
+// only once the CRD that came with the rest is established.
 func (m manifests) forAPIServer(
-	hook func(*admissionregistrationv1.ValidatingWebhookConfiguration),
-) []*unstructured.Unstructured {
+	callContainer func(*admissionregistrationv1.ValidatingWebhookConfiguration),
+) (resources, hooks []*unstructured.Unstructured) {
 	GinkgoHelper()
-	out := make([]*unstructured.Unstructured, 0, len(m.objects))
 	for _, obj := range m.objects {
 		switch {
 		case obj.GroupVersionKind().Group == "cert-manager.io":
 			continue
+		case obj.GetAnnotations()["helm.sh/hook"] != "":
+			hooks = append(hooks, obj)
+			continue
 		case obj.GetKind() == "ValidatingWebhookConfiguration":
 			var cfg admissionregistrationv1.ValidatingWebhookConfiguration
 			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &cfg)).To(Succeed())
-			hook(&cfg)
+			callContainer(&cfg)
 			converted, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&cfg)
 			Expect(err).NotTo(HaveOccurred())
 			obj = &unstructured.Unstructured{Object: converted}
 			obj.SetAPIVersion("admissionregistration.k8s.io/v1")
 			obj.SetKind("ValidatingWebhookConfiguration")
 		}
-		out = append(out, obj)
+		resources = append(resources, obj)
 	}
-	return out
+	return resources, hooks
 }
 
 // serviceTarget resolves what a webhook's Service reference reaches: the

@@ -214,10 +214,17 @@ func (s *shipped) installManifests() podHost {
 
 	By("applying " + s.manifests.source + " but cert-manager's objects, server-side")
 	s.kube.mustRun("apply", "--server-side", "-f", filepath.Join(root, "config", "samples", "namespace.yaml"))
-	list, err := json.Marshal(toList(s.manifests.forAPIServer(callContainer)))
+	resources, hooks := s.manifests.forAPIServer(callContainer)
+	list, err := json.Marshal(toList(resources))
 	Expect(err).NotTo(HaveOccurred())
 	s.kube.mustRunWithInput(string(list), "apply", "--server-side", "-f", "-")
 	s.kube.mustRun("wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+	if len(hooks) > 0 {
+		By("applying " + s.manifests.source + "'s hooks after the rest, as helm does")
+		list, err = json.Marshal(toList(hooks))
+		Expect(err).NotTo(HaveOccurred())
+		s.kube.mustRunWithInput(string(list), "apply", "--server-side", "-f", "-")
+	}
 
 	By("issuing a token for ServiceAccount " + spec.ServiceAccountName + " (TokenRequest)")
 	token := s.kube.mustRun("create", "token", spec.ServiceAccountName, "-n", s.deployment.Namespace, "--duration=1h")
