@@ -200,7 +200,8 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 		}
 	}
 
-	It("halts when two canaries turn NotReady, keeps its verdicts across a restart, and resumes on a strategy change",
+	It("halts when two canaries turn NotReady, stays halted whatever a ConfigMap editor writes, keeps its verdicts "+
+		"across a restart, and resumes on a strategy change",
 		func(ctx SpecContext) {
 			start(ctx, rollout.OnUnhealthyPause)
 			sick := f.canaryNames()[:2]
@@ -224,6 +225,16 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			_, others := f.split(f.at(ctx, 40))
 			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
 			Expect(f.writesTo()).To(Equal(gateCanaries))
+
+			// A ConfigMap editor's retired key, its bytes changed, then removed
+			// (each resumed a halt or released the held nodes before it was
+			// retired): still halted, nothing written.
+			for _, key := range []string{`{"paused": false}`, `{"paused": false, "maxNodesPerStep": 1000}`, ""} {
+				editConfig(ctx, configData(ctx), key)
+				skipAndSettle(3 * time.Second)
+				Expect(f.writesTo()).To(Equal(gateCanaries), "the editor's key %q released a node", key)
+				Expect(record(ctx).Health.Halted()).To(BeTrue(), "the editor's key %q resumed the halt", key)
+			}
 
 			// The nodes recover and the manager restarts: the verdicts stay, nothing is written.
 			for _, n := range sick {

@@ -40,11 +40,11 @@ func grantPodNamespaces(ctx context.Context) {
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "nodeslo-pod-evictions", Namespace: podNamespace},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{podsResource},
-			Verbs: []string{"list", "watch"}}},
+			Verbs: []string{verbList, verbWatch}}},
 	}
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "nodeslo-pod-evictions", Namespace: podNamespace},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: roleKind, Name: role.Name},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: envtestharness.ServiceAccountName,
 			Namespace: envtestharness.SystemNamespace}},
 	}
@@ -54,16 +54,11 @@ func grantPodNamespaces(ctx context.Context) {
 	edit := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "edit-pods", Namespace: tenantNamespace},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{podsResource},
-				Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{podsResource}, Verbs: editVerbs},
+			{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{verbCreate}},
 		},
 	}
-	tenant := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "developers", Namespace: tenantNamespace},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: edit.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: tenantUser, APIGroup: rbacv1.GroupName}},
-	}
+	tenant := userBinding(tenantNamespace, "developers", edit.Name, tenantUser)
 	for _, obj := range []client.Object{role, binding, edit, tenant} {
 		Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, obj))).To(Succeed())
 	}

@@ -51,6 +51,8 @@ var (
 	metricCredentials string
 	// tenant is tenantUser's client (pod_namespaces_test.go).
 	tenant client.Client
+	// configEditor is configEditorUser's client (config_editor_test.go).
+	configEditor client.Client
 )
 
 // metricAllowedHosts is the manager's --metric-gate-allowed-hosts: the
@@ -80,6 +82,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	managerConfig = env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC, envtestharness.LeaderElectionRBAC)
 	grantPodNamespaces(ctx)
 	tenant = tenantClient(env.UnthrottledAdmin())
+	grantConfigEditor(ctx)
+	configEditor = configEditorClient(env.UnthrottledAdmin())
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
 
