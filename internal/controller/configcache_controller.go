@@ -130,8 +130,10 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	plan, err := r.rollout.plan(ctx, read, cfg, r.snapshots.config(), dropped, now)
 	if err != nil {
 		// Nothing is published: a configuration without its gate would
-		// reach every pending node at once. The Snapshot in force stays.
-		return ctrl.Result{}, err
+		// reach every pending node at once. The Snapshot in force stays;
+		// the conditions say why.
+		return ctrl.Result{}, errors.Join(err,
+			r.rollout.reportPlanFailure(ctx, read, cfg.cfg.Fingerprint(), err, now))
 	}
 	historyErr := r.rollout.keepHistory(ctx, read, cfg, plan.Figures, plan.Gate.Bases())
 	plan, statusErr := r.rollout.writeStatus(ctx, read, plan, r.rollout.revisionOf(cfg.cfg), now)

@@ -78,3 +78,31 @@ func (d *rolloutDriver) writeStatus(
 	d.written = obj
 	return plan, nil
 }
+
+// reportPlanFailure makes the NodeSLORollout's conditions say that the plan
+// of configuration failed with err (rollout.SetPlanFailedConditions), the
+// rest of its status as decided last, so that kubectl wait, kstatus and
+// Argo CD see the failure, not the last decision as if it stood. Nothing
+// is written without a NodeSLORollout, or when the conditions already say so.
+func (d *rolloutDriver) reportPlanFailure(
+	ctx context.Context, read configMapRead, configuration string, planErr error, now time.Time,
+) error {
+	obj := read.object.obj
+	if obj == nil {
+		return nil
+	}
+	want := obj.Status.DeepCopy()
+	rollout.SetPlanFailedConditions(&want.Conditions, configuration, planErr, obj.Generation, now)
+	if !rollout.StatusChanged(obj.Status, *want) {
+		return nil
+	}
+	before := obj.DeepCopy()
+	obj.Status = *want
+	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	if err := d.client.Status().Patch(ctx, obj, patch); err != nil {
+		d.written = nil
+		return fmt.Errorf("writing the failed plan into the status of NodeSLORollout %s: %w", d.key, err)
+	}
+	d.written = obj
+	return nil
+}

@@ -40,7 +40,9 @@ var (
 	managerConfig *rest.Config
 	writes        = &localcluster.WriteLog{}
 	reads         = &readLog{}
-	stopManager   func()
+	// readFault fails the manager's reads a spec names (plan_failure_test.go).
+	readFault   = &readFaults{}
+	stopManager func()
 	// clock is the controllers' clock: specs move it past a soak or a step
 	// interval instead of waiting (docs/testing.md, "The controllers' clock").
 	clock = &testkit.Clock{}
@@ -86,6 +88,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	configEditor = configEditorClient(env.UnthrottledAdmin())
 	managerConfig.Wrap(writes.Wrap)
 	managerConfig.Wrap(reads.wrap)
+	managerConfig.Wrap(readFault.wrap)
 
 	dir, err := os.MkdirTemp("", "metric-gate-credentials-")
 	Expect(err).NotTo(HaveOccurred())

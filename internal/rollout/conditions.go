@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // Reasons of the NodeSLORollout's conditions besides the phases' names
@@ -25,7 +26,14 @@ const (
 	ReasonMetricsInconclusive = "Inconclusive"
 	// ReasonNotHalted: no halt holds the rollout.
 	ReasonNotHalted = "NotHalted"
+	// ReasonPlanFailed: the controller could not plan the rollout (a read
+	// it needs failed); it tries again.
+	ReasonPlanFailed = "PlanFailed"
 )
+
+// maxPlanError bounds the error a failed plan's conditions repeat: it may
+// quote an apiserver's answer, which no one here chose.
+const maxPlanError = 1024
 
 // standing is what a status says, in the terms of the conditions.
 type standing struct {
@@ -132,4 +140,27 @@ func SetConditions(conditions *[]metav1.Condition, s Status, generation int64, n
 	set(nodeslov1alpha1.ConditionHalted, st.halted, ReasonNotHalted)
 	set(nodeslov1alpha1.ConditionReconciling, !st.done && !st.stuck, "")
 	set(nodeslov1alpha1.ConditionStalled, st.stuck, "")
+}
+
+// SetPlanFailedConditions sets the conditions of a rollout whose plan
+// failed with err, the rest of its status as decided last: not Ready, not
+// Progressing, Reconciling (the controller tries again, as its error
+// backoff allows) and not Stalled, each with reason PlanFailed and the
+// error in its message; Halted keeps what the last decision said, which
+// nothing contradicts. configuration is the fingerprint that was being
+// planned.
+func SetPlanFailedConditions(
+	conditions *[]metav1.Condition, configuration string, err error, generation int64, now time.Time,
+) {
+	message := fmt.Sprintf("cannot plan the rollout of configuration %s; trying again: %s",
+		ShortTarget(configuration), sloconfig.CutAt(err.Error(), maxPlanError))
+	for kind, value := range map[string]metav1.ConditionStatus{
+		nodeslov1alpha1.ConditionReady:       metav1.ConditionFalse,
+		nodeslov1alpha1.ConditionProgressing: metav1.ConditionFalse,
+		nodeslov1alpha1.ConditionReconciling: metav1.ConditionTrue,
+		nodeslov1alpha1.ConditionStalled:     metav1.ConditionFalse,
+	} {
+		meta.SetStatusCondition(conditions, metav1.Condition{Type: kind, Status: value, Reason: ReasonPlanFailed,
+			Message: message, ObservedGeneration: generation, LastTransitionTime: metav1.NewTime(now)})
+	}
 }

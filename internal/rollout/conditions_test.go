@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -265,6 +266,44 @@ func TestSetConditionsTransitions(t *testing.T) {
 					kind, last[kind], c.LastTransitionTime)
 			}
 			last[kind] = c.LastTransitionTime
+		}
+	}
+}
+
+// TestSetPlanFailedConditions: a failed plan of a halted rollout says so in
+// Ready, Progressing, Reconciling and Stalled, with its reason and the
+// error cut at maxPlanError; Halted keeps the halt, and the conditions are
+// valid as the apiserver checks them.
+func TestSetPlanFailedConditions(t *testing.T) {
+	var conds []metav1.Condition
+	SetConditions(&conds, conditionStatuses()[kindHalted], 3, condStart)
+	planErr := errors.New("reading NodeSLOs for the rollout: " + strings.Repeat("x", 4*maxPlanError))
+	SetPlanFailedConditions(&conds, condTarget, planErr, 4, condStart.Add(time.Minute))
+
+	want := map[string]metav1.ConditionStatus{
+		nodeslov1alpha1.ConditionReady:       metav1.ConditionFalse,
+		nodeslov1alpha1.ConditionProgressing: metav1.ConditionFalse,
+		nodeslov1alpha1.ConditionReconciling: metav1.ConditionTrue,
+		nodeslov1alpha1.ConditionStalled:     metav1.ConditionFalse,
+	}
+	for kind, status := range want {
+		c := meta.FindStatusCondition(conds, kind)
+		if c == nil || c.Status != status || c.Reason != ReasonPlanFailed || c.ObservedGeneration != 4 {
+			t.Fatalf("%s: %+v, want %s with reason %s at generation 4", kind, c, status, ReasonPlanFailed)
+		}
+		if !strings.HasPrefix(c.Message, "cannot plan the rollout of configuration 53c4325a5468; trying again: "+
+			"reading NodeSLOs for the rollout: xxx") || len(c.Message) > maxPlanError+200 {
+			t.Errorf("%s: message of %d bytes: %.200s", kind, len(c.Message), c.Message)
+		}
+	}
+	halted := meta.FindStatusCondition(conds, nodeslov1alpha1.ConditionHalted)
+	if halted == nil || halted.Status != metav1.ConditionTrue || halted.Reason != string(PhaseHalted) {
+		t.Errorf("Halted: %+v, want the halt kept", halted)
+	}
+	for i := range conds {
+		path := field.NewPath("status", "conditions").Index(i)
+		if errs := metav1validation.ValidateCondition(conds[i], path); len(errs) > 0 {
+			t.Errorf("invalid condition: %v", errs.ToAggregate())
 		}
 	}
 }
