@@ -3,6 +3,8 @@ package storedslo
 import (
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -28,31 +30,73 @@ type echoes struct {
 }
 
 // echo is one write of a NodeSLO: the SpecDigestAnnotation sent and, once
-// the apiserver answered, the resourceVersion it stored the write as.
+// the apiserver answered, the resourceVersion it stored the write as; and
+// what List shows of it while the cache does not (unseen): the generation
+// the write gives the NodeSLO (as stored, once known), its UID once known,
+// and this controller's other annotations sent. Only those strings are
+// kept, not the annotation map, so that writes whose echo is late cost a
+// few words each.
 type echo struct {
 	digest          string
 	resourceVersion string
+	generation      int64
+	uid             types.UID
+	configuration   string
+	writtenAt       string
+}
+
+// meta is the metadata List shows for the write.
+func (w echo) meta(name string) *metav1.ObjectMeta {
+	annotations := map[string]string{SpecDigestAnnotation: w.digest, SpecWrittenAnnotation: w.writtenAt}
+	if w.configuration != "" {
+		annotations[ConfigurationAnnotation] = w.configuration
+	}
+	return &metav1.ObjectMeta{Name: name, UID: w.uid, ResourceVersion: w.resourceVersion, Generation: w.generation,
+		Annotations: annotations}
 }
 
 func newEchoes() *echoes { return &echoes{written: map[string]echo{}} }
 
-// writing notes that a write with the SpecDigestAnnotation value digest is
-// about to be sent to the NodeSLO name.
-func (e *echoes) writing(name, digest string) {
+// writing notes that a write of the metadata sent (its
+// SpecDigestAnnotation by which the echo is known, the generation it gives
+// the NodeSLO) is about to be sent to the NodeSLO of its name.
+func (e *echoes) writing(sent *metav1.ObjectMeta) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.written[name] = echo{digest: digest}
+	e.written[sent.Name] = echo{digest: sent.Annotations[SpecDigestAnnotation], generation: sent.Generation,
+		uid: sent.UID, configuration: sent.Annotations[ConfigurationAnnotation],
+		writtenAt: sent.Annotations[SpecWrittenAnnotation]}
 }
 
-// wrote notes the resourceVersion the write to name was stored as, unless
-// its echo came first and the write is already forgotten.
-func (e *echoes) wrote(name, resourceVersion string) {
+// wrote notes the resourceVersion and generation the write to name was
+// stored as, unless its echo came first and the write is already forgotten.
+func (e *echoes) wrote(name string, stored *metav1.ObjectMeta) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if w, ok := e.written[name]; ok {
-		w.resourceVersion = resourceVersion
+		w.resourceVersion, w.generation, w.uid = stored.ResourceVersion, stored.Generation, stored.UID
 		e.written[name] = w
 	}
+}
+
+// unseen returns the metadata of the writes in flight or made whose echo
+// has not come back, by name, for the names whose cached resourceVersion
+// (absent: no NodeSLO cached) is not the write's: what the cache does not
+// show yet of this controller's own writes.
+func (e *echoes) unseen(cachedVersion func(name string) (string, bool)) map[string]*metav1.ObjectMeta {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out map[string]*metav1.ObjectMeta
+	for name, w := range e.written {
+		if version, cached := cachedVersion(name); cached && version == w.resourceVersion {
+			continue
+		}
+		if out == nil {
+			out = map[string]*metav1.ObjectMeta{}
+		}
+		out[name] = w.meta(name)
+	}
+	return out
 }
 
 // forget drops the memory of a write that failed or of a NodeSLO that is gone.

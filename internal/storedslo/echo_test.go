@@ -32,31 +32,31 @@ func TestEchoesDropsOnlyTheEcho(t *testing.T) {
 	if !p.Update(update(2, "2/five")) {
 		t.Error("an update with nothing written must pass")
 	}
-	w.writing("n", "2/five")
+	w.writing(sent("n", "2/five"))
 	if p.Update(update(2, "2/five")) {
 		t.Error("the echo of our write must be dropped")
 	}
 	if !p.Update(update(2, "2/five")) {
 		t.Error("a write is forgotten after its echo: the same event again must pass")
 	}
-	w.writing("n", "3/six")
+	w.writing(sent("n", "3/six"))
 	if !p.Update(update(3, "3/seven")) {
 		t.Error("another digest than the one written is someone else's edit and must pass")
 	}
-	w.writing("n", "3/six")
+	w.writing(sent("n", "3/six"))
 	if !p.Update(update(4, "3/six")) {
 		t.Error("our annotation at a later generation is a hand edit of the spec and must pass")
 	}
-	w.writing("n", "3/six")
+	w.writing(sent("n", "3/six"))
 	w.forget("n")
 	if !p.Update(update(3, "3/six")) {
 		t.Error("a failed write is forgotten: its echo must pass")
 	}
-	w.writing("m", "1/eight")
+	w.writing(sent("m", "1/eight"))
 	if p.Create(event.CreateEvent{Object: sloAt("m", "", 1, "1/eight")}) {
 		t.Error("the echo of our create must be dropped")
 	}
-	w.writing("m", "1/nine")
+	w.writing(sent("m", "1/nine"))
 	if !p.Delete(event.DeleteEvent{Object: sloAt("m", "", 1, "1/nine")}) {
 		t.Error("a delete must always pass")
 	}
@@ -75,22 +75,33 @@ func TestEchoesKnowsTheEchoByResourceVersion(t *testing.T) {
 	w := newEchoes()
 	p := (&Store{echoes: w}).NotEcho()
 
-	w.writing("n", "2/five")
-	w.wrote("n", "42")
+	w.writing(sent("n", "2/five"))
+	w.wrote("n", storedAt("42"))
 	if p.Update(updateOf("42", 7, "")) {
 		t.Error("the event of the resourceVersion our write was stored as must be dropped, whatever it says")
 	}
-	w.writing("n", "2/five")
-	w.wrote("n", "43")
+	w.writing(sent("n", "2/five"))
+	w.wrote("n", storedAt("43"))
 	if !p.Update(updateOf("44", 3, "3/six")) {
 		t.Error("another resourceVersion with another digest is someone else's edit and must pass")
 	}
-	w.writing("n", "4/five")
+	w.writing(sent("n", "4/five"))
 	if p.Update(updateOf("45", 4, "4/five")) {
 		t.Error("an echo that comes before the write returned is still known by its digest")
 	}
-	w.wrote("n", "45")
+	w.wrote("n", storedAt("45"))
 	if !p.Update(updateOf("45", 4, "4/five")) {
 		t.Error("a write whose echo came first is forgotten: its resourceVersion noted late must not revive it")
 	}
+}
+
+// sent is the metadata of a write to name whose SpecDigestAnnotation is
+// digest ("generation/digest").
+func sent(name, digest string) *metav1.ObjectMeta {
+	return &metav1.ObjectMeta{Name: name, Annotations: map[string]string{SpecDigestAnnotation: digest}}
+}
+
+// storedAt is what the apiserver answers a write stored at resourceVersion.
+func storedAt(resourceVersion string) *metav1.ObjectMeta {
+	return &metav1.ObjectMeta{ResourceVersion: resourceVersion}
 }

@@ -23,6 +23,12 @@ const maxWholeGets = 100
 // controller). Those are read one by one while they are few, else in one
 // LIST of every NodeSLO whole. A NodeSLO deleted before it could be read
 // whole is left out: its node has none.
+//
+// The controller's own writes whose echo the cache has not shown yet are
+// listed as written (echoes.unseen), at no read: a decision on the cache
+// alone would take a NodeSLO created a moment ago for a node without one,
+// which gets the target at once, outside the steps, and a spec just
+// written for the one before.
 func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) (map[string]*NodeSLO, error) {
 	list := sloconfig.NodeSLOMetadataList()
 	if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
@@ -30,15 +36,38 @@ func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) 
 	}
 	stored := make([]NodeSLO, len(list.Items)) // one allocation for the fleet
 	byName := make(map[string]*NodeSLO, len(list.Items))
-	var unvouched []string
 	for i := range list.Items {
 		meta := &list.Items[i]
 		n := &stored[i]
-		*n = NodeSLO{name: meta.Name, exists: true, meta: &meta.ObjectMeta, digest: VouchedDigest(meta)}
+		*n = NodeSLO{name: meta.Name, exists: true, meta: &meta.ObjectMeta}
 		byName[n.name] = n
-		if n.digest == "" {
+	}
+	unseen := s.echoes.unseen(func(name string) (string, bool) {
+		if n := byName[name]; n != nil {
+			return n.meta.ResourceVersion, true
+		}
+		return "", false
+	})
+	var created []*NodeSLO // not cached at all yet
+	for name, meta := range unseen {
+		if n := byName[name]; n != nil {
+			n.meta = meta
+			continue
+		}
+		n := &NodeSLO{name: name, exists: true, meta: meta}
+		byName[name], created = n, append(created, n)
+	}
+	var unvouched []string
+	vouch := func(n *NodeSLO) {
+		if n.digest = VouchedDigest(n.meta); n.digest == "" {
 			unvouched = append(unvouched, n.name)
 		}
+	}
+	for i := range stored {
+		vouch(&stored[i])
+	}
+	for _, n := range created {
+		vouch(n)
 	}
 	if withSpecs || len(unvouched) > maxWholeGets {
 		return byName, s.readAllWhole(ctx, byName)

@@ -147,8 +147,10 @@ func (s *Store) Write(
 	// Only encoded: nothing writes into the metadata read or the Config's spec.
 	obj := &slov1alpha1.NodeSLO{ObjectMeta: *n.meta, Spec: *spec}
 	obj.Name = n.name
-	sent := s.stamp(&obj.ObjectMeta, generation, want.Digest, from, decided)
-	s.echoes.writing(n.name, sent)
+	s.stamp(&obj.ObjectMeta, generation, want.Digest, from, decided)
+	sent := obj.ObjectMeta
+	sent.Generation = generation
+	s.echoes.writing(&sent)
 	send, verb := s.send.update, "updating"
 	if !n.exists {
 		send, verb = s.send.create, "creating"
@@ -158,7 +160,7 @@ func (s *Store) Write(
 		s.echoes.forget(n.name)
 		return fmt.Errorf("%s NodeSLO: %w", verb, err)
 	}
-	s.echoes.wrote(n.name, stored.ResourceVersion)
+	s.echoes.wrote(n.name, stored)
 	log := logf.FromContext(ctx)
 	if !n.exists {
 		log.Info("Created NodeSLO")
@@ -187,14 +189,16 @@ func (s *Store) restamp(ctx context.Context, obj *slov1alpha1.NodeSLO, stored *m
 	annotations := maps.Clone(obj.Annotations)
 	annotations[SpecDigestAnnotation] = FormatSpecDigest(stored.Generation, digest)
 	obj.Annotations, obj.ResourceVersion = annotations, stored.ResourceVersion
-	s.echoes.writing(obj.Name, annotations[SpecDigestAnnotation])
+	sent := obj.ObjectMeta
+	sent.Generation = stored.Generation
+	s.echoes.writing(&sent)
 	again, err := s.send.update(ctx, obj)
 	if err != nil {
 		s.echoes.forget(obj.Name)
 		log.Info("Cannot stamp the NodeSLO's digest again; it is read whole next time", "error", err.Error())
 		return
 	}
-	s.echoes.wrote(obj.Name, again.ResourceVersion)
+	s.echoes.wrote(obj.Name, again)
 }
 
 // Delete deletes n, the NodeSLO of a node that is gone, and reports
@@ -217,17 +221,15 @@ func (s *Store) Delete(ctx context.Context, n *NodeSLO) (bool, error) {
 // stamp sets on a NodeSLO about to be written the time of the write (the
 // health gate counts only what went wrong on a node after it was reached,
 // docs/rollout.md#health-gates), the configuration it comes from
-// (ConfigurationAnnotation) and the SpecDigestAnnotation, and returns
-// the annotation's value, by which the write's echo is known.
-func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest, from string, decided time.Time) string {
+// (ConfigurationAnnotation) and the SpecDigestAnnotation, by which the
+// write's echo is known.
+func (s *Store) stamp(meta *metav1.ObjectMeta, generation int64, digest, from string, decided time.Time) {
 	annotations := make(map[string]string, len(meta.Annotations)+3)
 	maps.Copy(annotations, meta.Annotations) // the cache shares equal maps: never write into one
 	annotations[SpecWrittenAnnotation] = FormatWrittenAt(WrittenAt(s.clock.Now(), decided))
 	if from != "" {
 		annotations[ConfigurationAnnotation] = from
 	}
-	sent := FormatSpecDigest(generation, digest)
-	annotations[SpecDigestAnnotation] = sent
+	annotations[SpecDigestAnnotation] = FormatSpecDigest(generation, digest)
 	meta.Annotations = annotations
-	return sent
 }
