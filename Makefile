@@ -53,15 +53,16 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRDs, RBAC and webhook manifests from the code markers.
+manifests: controller-gen ## Generate the CRDs, RBAC and webhook manifests from the code markers, and the chart's CRD templates from the CRDs.
 	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd:allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	hack/chart-crds.sh
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
 	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 # Files produced by manifests and generate.
-GENERATED = config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml api/slo/v1alpha1/zz_generated.deepcopy.go api/nodeslo/v1alpha1/zz_generated.deepcopy.go
+GENERATED = config/crd/bases dist/chart/templates/crd config/rbac/role.yaml config/webhook/manifests.yaml api/slo/v1alpha1/zz_generated.deepcopy.go api/nodeslo/v1alpha1/zz_generated.deepcopy.go
 
 .PHONY: verify-generated
 verify-generated: controller-gen ## Fail if `make manifests generate` would change a generated file.
