@@ -18,7 +18,8 @@ import (
 var revertKey = strings.Replace(gatedKey, `"maxUnhealthyNodes": 0`,
 	`"maxUnhealthyNodes": 0, "onUnhealthy": "revert"`, 1)
 
-// keyed is data with the rollout key set to key.
+// keyed is data holding key, a strategy's JSON, under the retired rollout
+// key, where LoadKey reads it.
 func keyed(data map[string]string, key string) map[string]string {
 	data[string(sloconfig.KeyRollout)] = key
 	return data

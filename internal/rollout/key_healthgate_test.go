@@ -249,7 +249,7 @@ func manyNamespaces(n int) string {
 	return strings.Join(names, ",")
 }
 
-// defaultGateKey is a rollout key whose gate has every default.
+// defaultGateKey is a strategy whose gate has every default.
 const defaultGateKey = `{"healthGate": {}}`
 
 // beJobs names a namespace the manager counts Pods in.

@@ -85,7 +85,7 @@ type metricCheckDocument struct {
 }
 
 // compileMetricChecks checks healthGate.metrics and fills in the defaults,
-// reporting to found. hasCanary says whether the key selects canaries: a
+// reporting to found. hasCanary says whether the strategy selects canaries: a
 // query over the canaries without any is warned about.
 func compileMetricChecks(
 	docs []metricCheckDocument, hasCanary bool, limits *Limits, found *sloconfig.Findings,

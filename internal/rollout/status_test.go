@@ -238,7 +238,7 @@ func TestStatusIsBounded(t *testing.T) {
 	}
 }
 
-// Without a rollout key, the plan's status says the configuration went to
+// Without a strategy, the plan's status says the configuration went to
 // every node at once; a plan whose record could not be persisted has none.
 func TestPlanStatus(t *testing.T) {
 	p := Memory{}.Plan(planInput("", planFleet()))
