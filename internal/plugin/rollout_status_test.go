@@ -50,7 +50,8 @@ func gateData(paused bool, gate string) map[string]string {
 	return data
 }
 
-// invalidRolloutKey is a rollout key that fails validation.
+// invalidRolloutKey is a strategy that fails validation, written as a
+// value of the retired rollout key.
 const invalidRolloutKey = `{"maxNodesPerStep": 0}`
 
 const worker0 = "worker-0"
@@ -104,7 +105,7 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 }
 
 // keyOf is the fingerprint the controller takes of the strategy that
-// holds the policy of data's rollout key (strategySpec): that of its JSON
+// holds the policy of data's retired rollout key (strategySpec): that of its JSON
 // (rollout.StrategyJSON); "" without one.
 func keyOf(data map[string]string) string {
 	raw, ok := data[string(sloconfig.KeyRollout)]
