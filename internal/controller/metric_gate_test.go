@@ -73,7 +73,7 @@ func promQuery(ctx context.Context, url, query string) func() (float64, error) {
 	}
 }
 
-// metricGatePolicy is a rollout key with the one metric check given and
+// metricGatePolicy is a strategy with the one metric check given and
 // an hour's canary soak.
 func metricGatePolicy(check string) string {
 	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2,
