@@ -70,7 +70,7 @@ type metricCheckDocument struct {
 	Name        *string `json:"name,omitempty"`
 	Address     *string `json:"address,omitempty"`
 	Credentials *string `json:"credentials,omitempty"`
-	// BearerTokenFile and CAFile are refused (a ConfigMap names no file);
+	// BearerTokenFile and CAFile are refused (a strategy names no file);
 	// read only to say what replaces them.
 	BearerTokenFile    *string  `json:"bearerTokenFile,omitempty"`
 	CAFile             *string  `json:"caFile,omitempty"`
