@@ -543,7 +543,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 	// docs/rollout-design.md rules out.
 	It("sizes only the steps to come when maxNodesPerStep is raised mid-rollout (issue 54)", func(ctx SpecContext) {
 		// A minute between steps, and a clock that moves by the spec's
-		// skips alone: when the key changes, the next step is far off.
+		// skips alone: when the strategy changes, the next step is far off.
 		holdClock()
 		policy := func(size int) string {
 			return strings.NewReplacer(

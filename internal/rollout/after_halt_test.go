@@ -162,7 +162,7 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 		}
 	}
 
-	// Paused, the key holds them, as the operator asked.
+	// Paused, the strategy holds them, as the operator asked.
 	paused := keyed(gatedData("70"), strings.Replace(gatedKey, "{", `{"paused": true, `, 1))
 	p := f.planAfter(Memory{}, record, paused, "", t0, sick)
 	if len(p.Release) != 0 || !slices.Equal(sorted(p.Gate.names()), []string{"c1", "c2", "n1", "n2", "n3", "n4"}) {

@@ -173,7 +173,7 @@ func TestHealthGatePodSelector(t *testing.T) {
 }
 
 // Pods count only in the namespaces the manager's administrator lists
-// (Limits.PodNamespaces), never in any the key could name; a key that
+// (Limits.PodNamespaces), never in any the strategy could name; a strategy that
 // tunes evictions under a manager that lists none is valid, with a
 // warning that says where to count koordlet's evictions instead
 // (docs/rollout.md#evictions).
