@@ -153,7 +153,7 @@ var _ = Describe("A ConfigMap editor who may not write NodeSLORollouts", Serial,
 		func(ctx SpecContext) {
 			holdClock()
 			// The operator pauses; the editor changes the configuration,
-			// with the key saying unpaused.
+			// with the retired key saying unpaused.
 			setStrategy(ctx, rolloutPolicy(true))
 			data := rolloutData(40, "")
 			editConfig(ctx, data, `{"paused": false}`)

@@ -48,7 +48,7 @@ type ConfigCacheReconciler struct {
 	// reader reads the ConfigMap from the cache.
 	reader client.Reader
 	key    types.NamespacedName
-	// limits reads what the manager allows the rollout key's metric
+	// limits reads what the manager allows a strategy's metric
 	// checks, its credentials directory as it is at each reconcile.
 	limits    LimitsReader
 	snapshots *snapshots

@@ -28,7 +28,7 @@ const HealthGateUserAgent = "health-gate"
 // watches to list what they watch; past it the reconcile is retried.
 const healthSyncTimeout = 30 * time.Second
 
-// healthWatch holds the watches a rollout key's health gate needs
+// healthWatch holds the watches a strategy's health gate needs
 // (docs/rollout.md#health-gates): the Nodes' watched conditions and the
 // Pods of the gate's Pod selector (health_pods.go). They run only while a
 // gated rollout is judged, and keep little: a Node is cut down to its name

@@ -14,11 +14,12 @@ import (
 // (docs/rollout.md#metric-gate-credentials): a key of the Secret mounted there.
 const CredentialAddresses = rollout.CredentialAddressesFile
 
-// keyLimits reads what the manager allows the rollout key as it is when
+// keyLimits reads what the manager allows a strategy as it is when
 // asked: the allowed hosts and the Pod namespaces of its flags, and the
 // entries of its credentials directory with their addresses files, which
 // the kubelet updates in place whenever the operator changes a Secret. So
-// the key is checked against the files of the moment, and each query again.
+// the strategy is checked against the files of the moment, and each query
+// again.
 type keyLimits struct {
 	hosts []string
 	// dir is --metric-gate-credentials-dir ("": none).

@@ -145,7 +145,7 @@ func TestQuerierSendsACredentialOnlyToItsAddresses(t *testing.T) {
 		t.Errorf("the other server was asked %d times, with %q", len(got), got)
 	}
 
-	// The directory changed after the key was checked: the query reads it again.
+	// The directory changed after the strategy was checked: the query reads it again.
 	writeEntry(t, dir, "prom", map[string]string{CredentialAddresses: second.URL + "\n"})
 	before := len(first.requests())
 	if s := query(first.URL); !strings.Contains(s.Err, "may not send credentials prom there") {

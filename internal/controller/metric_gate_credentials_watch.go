@@ -17,11 +17,11 @@ const credentialsRecheckInterval = 30 * time.Second
 
 // credentialsWatch wakes the config-cache controller when the entries of
 // the credentials directory, or their addresses files, change: the
-// rollout key is checked against them at each reconcile, and a key refused
-// for want of an address must be taken up once the operator added it,
-// not at the next change of the ConfigMap. The kubelet updates a mounted
-// Secret with no event the manager could watch, so the directory is read
-// at an interval: a few small files.
+// strategy is checked against them at each reconcile, and a strategy
+// refused for want of an address must be taken up once the operator added
+// it, not at the next change of the NodeSLORollout or the ConfigMap. The
+// kubelet updates a mounted Secret with no event the manager could watch,
+// so the directory is read at an interval: a few small files.
 type credentialsWatch struct {
 	limits  keyLimits
 	changed chan<- event.GenericEvent

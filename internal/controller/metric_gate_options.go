@@ -11,11 +11,11 @@ import (
 )
 
 // serviceAccountDir is where the kubelet mounts the Pod's ServiceAccount
-// token: never a credential a ConfigMap may name.
+// token: never a credential a strategy may name.
 const serviceAccountDir = "/var/run/secrets/kubernetes.io"
 
 // MetricGateOptions are what the operator allows the health gate's metric
-// checks (docs/rollout.md#metric-gate-credentials): the ConfigMap chooses
+// checks (docs/rollout.md#metric-gate-credentials): the strategy chooses
 // among them, never beyond.
 type MetricGateOptions struct {
 	// CredentialsDir holds the credentials a check may name, one
@@ -53,7 +53,7 @@ func (o *MetricGateOptions) limits() (keyLimits, error) {
 
 // validateCredentialsDir refuses a directory that is not absolute, or
 // that holds the Pod's ServiceAccount token: every entry of the directory
-// is a credential a ConfigMap may name.
+// is a credential a strategy may name.
 func (o *MetricGateOptions) validateCredentialsDir() error {
 	dir := o.CredentialsDir
 	if dir == "" {

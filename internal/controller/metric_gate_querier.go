@@ -87,11 +87,11 @@ const promUserAgent = "nodeslo-controller-metric-gate"
 // prometheusQuerier queries Prometheus's HTTP API (/api/v1/query, the
 // query in a POST body) with a client of its own for each query: the
 // credentials are read at each query, so that a rotated token or CA is
-// taken up, and no connection is kept to a host the ConfigMap may no
+// taken up, and no connection is kept to a host the strategy may no
 // longer name. It holds nothing that changes: safe for concurrent use.
 type prometheusQuerier struct {
 	// limits are the manager's, read and checked again at each query: the
-	// directory may have changed since the key was checked.
+	// directory may have changed since the strategy was checked.
 	limits keyLimits
 }
 
@@ -102,7 +102,7 @@ func (q *prometheusQuerier) Query(ctx context.Context, check *rollout.MetricChec
 	defer cancel()
 	who := "Prometheus at " + check.Address
 	// Before the token is read: a credential goes only where its entry's
-	// addresses say, whatever the key said when it was checked.
+	// addresses say, whatever the strategy said when it was checked.
 	if err := q.limits.forCredential(check.Credentials).CheckReach(
 		check.Name, check.Address, check.Credentials); err != nil {
 		return metricError("%s is not queried: %v", who, err)
@@ -147,7 +147,7 @@ func unwrapURLError(err error) error {
 
 // newQueryRequest is the instant query as a POST to address's
 // /api/v1/query, with the bearer token when creds has one: only to an
-// https address (the key's validation says so too; this is the last word).
+// https address (the strategy's validation says so too; this is the last word).
 func newQueryRequest(ctx context.Context, address, query string, creds credentials) (*http.Request, error) {
 	// The time to the nanosecond: whole seconds would ask for the past,
 	// before a series that appeared within the current second.
@@ -202,7 +202,7 @@ type credentials struct {
 // credentials reads the entry name of the credentials directory (""
 // reads nothing): its token and CA bundle, each optional but not both,
 // each at most maxCredentialFile bytes. name is a DNS label (validated
-// with the key), so it names an entry, never a path elsewhere.
+// with the strategy), so it names an entry, never a path elsewhere.
 func (q *prometheusQuerier) credentials(name string) (credentials, error) {
 	if name == "" {
 		return credentials{}, nil

@@ -100,7 +100,7 @@ func caOf(s *httptest.Server) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
 }
 
-// check is one metric check of a key, measured every second.
+// check is one metric check of a strategy, measured every second.
 func check(name, address, extra string) string {
 	return fmt.Sprintf(`{"name": %q, "address": %q, "max": 0.5, "intervalSeconds": 1, "failureLimit": 100,
 		"query": "max(x{node=~\"{{.NodesRegex}}\"})"%s}`, name, address, extra)

@@ -73,7 +73,7 @@ func promQuery(ctx context.Context, url, query string) func() (float64, error) {
 	}
 }
 
-// metricGatePolicy is a rollout key with the one metric check given and
+// metricGatePolicy is a strategy with the one metric check given and
 // an hour's canary soak.
 func metricGatePolicy(check string) string {
 	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2,
@@ -254,7 +254,7 @@ var _ = Describe("A staged rollout with metric checks on Prometheus", Serial, La
 	})
 })
 
-// startMetricRollout creates the fleet under a key without a gate, calls
+// startMetricRollout creates the fleet under a strategy without a gate, calls
 // before (when set) with it, changes the configuration under policy and
 // returns once the canaries have it.
 func startMetricRollout(ctx context.Context, policy string, before func(fleet)) (*corev1.ConfigMap, fleet) {

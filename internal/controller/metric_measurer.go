@@ -21,7 +21,7 @@ import (
 //
 // A check has at most one query running. Samples belong to the rollout
 // they were measured for (scope: the configuration rolled out and the
-// rollout key): a plan of another one drops them and cancels its queries,
+// strategy): a plan of another one drops them and cancels its queries,
 // and so does stop (the gate judges nothing) or a halt. A query cancelled
 // so yields no sample and is not counted.
 //

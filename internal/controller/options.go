@@ -99,12 +99,12 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 			"list and watch of Pods in each. Empty: none; count koordlet's evictions with a metric check.")
 }
 
-// LimitsReader reads what the manager allows the rollout key at the
+// LimitsReader reads what the manager allows a strategy at the
 // moment it is called: the flags, and the credentials directory's entries
 // as the kubelet holds them then.
 type LimitsReader func() rollout.Limits
 
-// Limits are the options as the key is checked against them; an error
+// Limits are the options as a strategy is checked against them; an error
 // says which option is wrong.
 func (o *Options) Limits() (LimitsReader, error) {
 	limits, err := o.keyLimits()

@@ -41,7 +41,7 @@ type rolloutDriver struct {
 	clock    clock.Clock
 	// releasedNodes carries the nodes a decision released to the NodeSLO controller.
 	releasedNodes chan<- event.GenericEvent
-	// health watches the nodes while a rollout key's health gate judges a
+	// health watches the nodes while a strategy's health gate judges a
 	// rollout (docs/rollout.md#health-gates).
 	health *healthWatch
 	// metrics runs the health gate's metric queries beside the decision.

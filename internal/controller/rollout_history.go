@@ -39,7 +39,7 @@ type revisionInForce struct {
 // revision there yet, prunes it again once a configuration it kept beyond
 // its limit is in force for no held node (held: their fingerprints), and
 // keeps the outcome of the revision in force in
-// step with the rollout's figures (nil: no rollout key), written only
+// step with the rollout's figures (nil: no strategy), written only
 // when it changed.
 func (d *rolloutDriver) keepHistory(
 	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, held []string,
@@ -60,7 +60,7 @@ func (d *rolloutDriver) keepHistory(
 	case read.rollout.Present:
 		outcome, reached = rollout.Progress(figures)
 	default:
-		// Without the key any more, the rest of the rollout went at once: done.
+		// Without a strategy any more, the rest of the rollout went at once: done.
 		outcome = rollout.OutcomeCompleted
 	}
 	if outcome == d.history.outcome && reached == d.history.reached {

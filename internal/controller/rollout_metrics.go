@@ -24,12 +24,12 @@ const (
 // an alert of its own that must not fire for the other.
 const (
 	// RolloutPhaseIdle: no staged rollout holds a node (none in progress,
-	// it completed, or there is no rollout key).
+	// it completed, or there is no strategy).
 	RolloutPhaseIdle = "idle"
 	// RolloutPhaseProgressing: nodes are pending and steps are taken.
 	RolloutPhaseProgressing = "progressing"
-	// RolloutPhasePaused: nodes are pending and held by "paused": true,
-	// the NodeSLORollout's spec.paused or an invalid spec.strategy.
+	// RolloutPhasePaused: nodes are pending and held by the
+	// NodeSLORollout's spec.paused or an invalid spec.strategy.
 	RolloutPhasePaused = "paused"
 	// RolloutPhaseHalted: the health gate holds the rollout halted, or the
 	// ConfigMap's data is a configuration it halted (resume, retry or undo).

@@ -43,7 +43,8 @@ const (
 	rolloutWait = 90 * time.Second
 )
 
-// rolloutPolicy is the rollout key used by these tests.
+// rolloutPolicy is the policy used by these tests: the strategy, and
+// "paused" for spec.paused (testkit.Policy).
 func rolloutPolicy(paused bool) string {
 	return fmt.Sprintf(`{"maxNodesPerStep": %d, "stepIntervalSeconds": 2, "paused": %t,
 		"canary": {"nodeSelector": {"matchLabels": {%q: "canary"}}, "soakSeconds": 3}}`,
@@ -60,7 +61,8 @@ func strategyJSON(policy string) string {
 }
 
 // rolloutData is a ConfigMap's data setting the cpu suppress threshold, with
-// the rollout key (empty: without it).
+// policy under the retired rollout key, from where setConfig moves it to
+// the NodeSLORollout (empty: without it).
 func rolloutData(threshold int, policy string) map[string]string {
 	data := map[string]string{
 		string(sloconfig.KeyResourceThreshold): fmt.Sprintf(
@@ -541,7 +543,7 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 	// docs/rollout-design.md rules out.
 	It("sizes only the steps to come when maxNodesPerStep is raised mid-rollout (issue 54)", func(ctx SpecContext) {
 		// A minute between steps, and a clock that moves by the spec's
-		// skips alone: when the key changes, the next step is far off.
+		// skips alone: when the strategy changes, the next step is far off.
 		holdClock()
 		policy := func(size int) string {
 			return strings.NewReplacer(
@@ -912,7 +914,7 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 	})
 })
 
-// stagedRolloutSetUp puts 50 in force on a fleet under the rollout key and
+// stagedRolloutSetUp puts 50 in force on a fleet under rolloutPolicy and
 // waits until the rollout is done: the ConfigMap, the fleet and the
 // fingerprint in force.
 func stagedRolloutSetUp(ctx SpecContext) (*corev1.ConfigMap, fleet, string) {

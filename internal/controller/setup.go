@@ -51,7 +51,7 @@ type signals struct {
 	metricMeasured chan event.GenericEvent
 	// credentialsChanged: the metric gate's credentials directory changed
 	// (metric_gate_credentials_watch.go); the config-cache controller
-	// checks the rollout key against it again.
+	// checks the strategy against it again.
 	credentialsChanged chan event.GenericEvent
 }
 
@@ -89,7 +89,7 @@ func newSignals() signals {
 // config/default's namespace transformer would make the two collide).
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=koordinator-system,resources=events,verbs=create;patch
 //
-// A rollout key's health gate (docs/rollout.md#health-gates) watches, while
+// A strategy's health gate (docs/rollout.md#health-gates) watches, while
 // it judges a rollout, the Nodes' conditions (the nodes rule above). It
 // reads no Event, and no Pod unless the administrator lists namespaces in
 // --health-gate-pod-namespaces: then it lists and watches the Pods of its

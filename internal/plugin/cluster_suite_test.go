@@ -67,18 +67,19 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	putHistory(ctx, teamNamespace, 70, 65, 62)
 })
 
-// clusterData is a configuration with a threshold and a paused rollout
-// key: putHistory moves the key's policy to the NodeSLORollout.
+// clusterData is a configuration with a threshold and a paused policy
+// under the retired rollout key: putHistory moves the policy to the
+// NodeSLORollout.
 func clusterData(threshold int) map[string]string {
 	return statusData(threshold, true)
 }
 
 // putHistory creates the ConfigMap of namespace with the last of
 // thresholds, one revision per threshold, the last in force, and the
-// NodeSLORollout that holds the rollout key's policy (spec.strategy, and
-// spec.paused: true), the ConfigMap without the retired key, with the
-// status the controller would have decided on them: the rollout of the
-// last, paused.
+// NodeSLORollout that holds the policy of the data's retired rollout key
+// (spec.strategy, and spec.paused: true), the ConfigMap without that key,
+// with the status the controller would have decided on them: the rollout
+// of the last, paused.
 func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 	GinkgoHelper()
 	key := types.NamespacedName{Namespace: namespace, Name: sloconfig.DefaultConfigMapName}

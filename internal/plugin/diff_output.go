@@ -3,8 +3,9 @@ package plugin
 // DiffOutput is `diff -o json|yaml`: the file's verdict and, per node
 // whose NodeSLO would change, the fields (docs/kubectl-nodeslo.md#machine-readable-output).
 type DiffOutput struct {
-	// Valid: every key of the file, the rollout key included, is valid;
-	// Errors and Warnings are their messages, each naming the key.
+	// Valid: every key of the file is valid, and it holds no retired
+	// rollout key (which never is); Errors and Warnings are their
+	// messages, each naming the key.
 	Valid    bool     `json:"valid"`
 	Errors   []string `json:"errors,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`

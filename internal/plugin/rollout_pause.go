@@ -62,9 +62,9 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 	return nil
 }
 
-// keyHolds is what holds the rollout whatever spec.paused says ("":
+// strategyHolds is what holds the rollout whatever spec.paused says ("":
 // nothing): a strategy the controller refuses.
-func keyHolds(load rollout.Key) string {
+func strategyHolds(load rollout.Key) string {
 	if load.Present && load.Policy == nil {
 		return "spec.strategy is invalid, which holds every rollout until it is fixed (kubectl describe nodeslorollout " +
 			"shows the InvalidStrategy Event)"
@@ -73,7 +73,7 @@ func keyHolds(load rollout.Key) string {
 }
 
 // resume lifts spec.paused, or resumes a halt of the health gate
-// (resumeHalt). An invalid strategy (keyHolds) is not lifted by a
+// (resumeHalt). An invalid strategy (strategyHolds) is not lifted by a
 // resume: resume says so, and when spec.paused does not hold the rollout
 // either, that is an error.
 func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.ConfigMap,
@@ -92,7 +92,7 @@ func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.C
 	if halt := haltInForce(rec, data); halt != nil {
 		return resumeHalt(ctx, c, ref, obj, load, halt, out)
 	}
-	holds := keyHolds(load)
+	holds := strategyHolds(load)
 	if !spec.Paused {
 		if holds != "" {
 			return fmt.Errorf("%s: %s; spec.paused is not set; nothing written", where, holds)

@@ -63,7 +63,7 @@ func decodeStrategy(key string) (nodeslov1alpha1.NodeSLORolloutSpec, error) {
 	return nodeslov1alpha1.NodeSLORolloutSpec{Strategy: &policy.RolloutStrategy, Paused: policy.Paused}, nil
 }
 
-// underStrategy moves the rollout key of data (the policy as the fixtures
+// underStrategy moves the retired rollout key of data (the policy as the fixtures
 // write it) to obj's spec (strategySpec) and returns the ConfigMap's data
 // without the retired key.
 func underStrategy(t testing.TB, data map[string]string, obj *nodeslov1alpha1.NodeSLORollout) map[string]string {

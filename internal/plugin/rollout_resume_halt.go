@@ -64,7 +64,7 @@ func resumeHalt(ctx context.Context, c client.Client, ref ConfigMapRef, obj *nod
 		tolerated += "; the metric checks count their failures afresh"
 	}
 	holds := ""
-	if h := keyHolds(load); h != "" {
+	if h := strategyHolds(load); h != "" {
 		holds = "; the rollout stays held: " + h
 	}
 	if sameSecond(obj.Spec.Resume, haltedAt) && !obj.Spec.Paused {

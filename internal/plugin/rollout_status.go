@@ -240,9 +240,8 @@ func (s RolloutStatus) writeProgress(w io.Writer) {
 
 // pausedBy is the value of the "paused:" line: "no", or "yes" and every
 // reason the rollout is held. A pause the status reports is said to come
-// from spec.paused, from the rollout key's "paused", or both, as they
-// stand now (the status was decided on them): resume lifts the first, only
-// the ConfigMap's owner the second.
+// from spec.paused when spec.paused is still true (the status was decided
+// on it), and shows as a bare "paused" otherwise; resume lifts it.
 func (s RolloutStatus) pausedBy() string {
 	st := s.Status
 	var why []string

@@ -35,7 +35,8 @@ type RolloutStatusOutput struct {
 	TakenUp bool `json:"takenUp"`
 	Done    bool `json:"done"`
 	Halted  bool `json:"halted"`
-	// RolloutKeyErrors are the errors of nodeslo-rollout-config as written now.
+	// RolloutKeyErrors are the errors of spec.strategy as written now (the
+	// name is from when the policy was the retired rollout key).
 	RolloutKeyErrors []string `json:"rolloutKeyErrors,omitempty"`
 	// Status is the controller's status on the NodeSLORollout, in the
 	// fields the text prints (absent: none yet); Conditions are its

@@ -50,7 +50,8 @@ func gateData(paused bool, gate string) map[string]string {
 	return data
 }
 
-// invalidRolloutKey is a rollout key that fails validation.
+// invalidRolloutKey is a strategy that fails validation, written as a
+// value of the retired rollout key.
 const invalidRolloutKey = `{"maxNodesPerStep": 0}`
 
 const worker0 = "worker-0"
@@ -78,7 +79,7 @@ func midRollout(data map[string]string) rollout.Status {
 }
 
 // halted is midRollout halted by a gate that allowed 1 unhealthy node
-// (setting as written; "": the key has no gate) of 3 judged, with the
+// (setting as written; "": the strategy has no gate) of 3 judged, with the
 // verdicts given.
 func halted(data map[string]string, setting string, unhealthy map[string]string) rollout.Status {
 	s := midRollout(data)
@@ -104,7 +105,7 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 }
 
 // keyOf is the fingerprint the controller takes of the strategy that
-// holds the policy of data's rollout key (strategySpec): that of its JSON
+// holds the policy of data's retired rollout key (strategySpec): that of its JSON
 // (rollout.StrategyJSON); "" without one.
 func keyOf(data map[string]string) string {
 	raw, ok := data[string(sloconfig.KeyRollout)]
@@ -450,7 +451,7 @@ func TestRolloutStatusWithoutAStrategy(t *testing.T) {
 	}
 }
 
-// A deleted ConfigMap is reset to the defaults under the key it had: the
+// A deleted ConfigMap is reset to the defaults under the strategy: the
 // status of that rollout, decided on no ConfigMap, is taken up. One decided
 // on the ConfigMap before its deletion is not.
 func TestRolloutStatusOfADeletedConfigMap(t *testing.T) {
@@ -720,8 +721,8 @@ func TestRolloutStatusResumeNotTakenUpYet(t *testing.T) {
 	}
 }
 
-// A key without a gate prints no gate line; the verdicts of a gate the key
-// no longer has are still listed. Verdicts the status left out are counted.
+// A strategy without a gate prints no gate line; the verdicts of a gate
+// the strategy no longer has are still listed. Verdicts the status left out are counted.
 func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 	data := statusData(40, false)
 	s := halted(data, "", twoUnhealthy)

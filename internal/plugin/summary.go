@@ -70,8 +70,8 @@ type StrategyNodes struct {
 
 // NodeCounts: of Total nodes, UpToDate store what the ConfigMap's
 // configuration resolves to; the others are Pending (the controller writes
-// them as the rollout goes on, or at once without a rollout key) or Held
-// (the rollout is paused, halted or its key invalid). WithoutNodeSLO, among
+// them as the rollout goes on, or at once without a strategy) or Held
+// (the rollout is paused, halted or its strategy invalid). WithoutNodeSLO, among
 // the pending or held, have none yet.
 type NodeCounts struct {
 	Total          int `json:"total"`

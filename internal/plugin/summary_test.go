@@ -13,7 +13,8 @@ import (
 )
 
 // summaryData has a node strategy for pool=batch beside the cluster
-// strategy, an invalid cpu-burst-config, and a rollout key paused or not.
+// strategy, an invalid cpu-burst-config, and a policy paused or not under
+// the retired rollout key (statusData).
 func summaryData(paused bool) map[string]string {
 	data := statusData(60, paused)
 	data[threshold] = `{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 60},

@@ -18,7 +18,8 @@ import (
 var revertKey = strings.Replace(gatedKey, `"maxUnhealthyNodes": 0`,
 	`"maxUnhealthyNodes": 0, "onUnhealthy": "revert"`, 1)
 
-// keyed is data with the rollout key set to key.
+// keyed is data holding key, a strategy's JSON, under the retired rollout
+// key, where LoadKey reads it.
 func keyed(data map[string]string, key string) map[string]string {
 	data[string(sloconfig.KeyRollout)] = key
 	return data
@@ -161,7 +162,7 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 		}
 	}
 
-	// Paused, the key holds them, as the operator asked.
+	// Paused, the strategy holds them, as the operator asked.
 	paused := keyed(gatedData("70"), strings.Replace(gatedKey, "{", `{"paused": true, `, 1))
 	p := f.planAfter(Memory{}, record, paused, "", t0, sick)
 	if len(p.Release) != 0 || !slices.Equal(sorted(p.Gate.names()), []string{"c1", "c2", "n1", "n2", "n3", "n4"}) {

@@ -47,7 +47,7 @@ type standing struct {
 
 // standingOf reads s in the terms of the conditions: done when the
 // ConfigMap's data is in force everywhere it goes; stuck when only an
-// operator can move it (a halt, data withheld, an invalid key).
+// operator can move it (a halt, data withheld, an invalid strategy).
 func standingOf(s Status) standing {
 	switch {
 	case s.Withheld != nil:
@@ -92,7 +92,7 @@ func standingOf(s Status) standing {
 }
 
 // progressText says the steps and the nodes of s in a few words. Without a
-// valid key there is no plan, so no count of steps (Steps is zero): only
+// valid strategy there is no plan, so no count of steps (Steps is zero): only
 // the steps taken, as kubectl nodeslo rollout status says them.
 func (s Status) progressText() string {
 	steps := fmt.Sprintf("step %d of %d", s.Step, s.Steps)

@@ -44,7 +44,7 @@ type Node struct {
 
 // Input is everything a decision depends on.
 type Input struct {
-	// Rollout is the nodeslo-rollout-config key as loaded. Absent: every
+	// Rollout is the strategy as loaded (LoadStrategy). Absent: every
 	// change reaches every node at once. Invalid: every rollout is paused.
 	Rollout Key
 	// Target is the fingerprint of the configuration in force.
@@ -53,7 +53,7 @@ type Input struct {
 	Record Record
 	Nodes  []Node
 	Now    time.Time
-	// RolloutKey is a fingerprint of the rollout key's value: a health
+	// RolloutKey is a fingerprint of the strategy: a health
 	// gate's halt is resumed by a change of it (docs/rollout.md#health-gates).
 	RolloutKey string
 	// Health is what the health gate judged of the nodes this rollout reached.
@@ -88,7 +88,7 @@ type Decision struct {
 	// or in Write).
 	Reached int
 	// Step is the number of steps taken, of Steps; StepSize is the batch
-	// size. Steps and StepSize are zero while the key is invalid.
+	// size. Steps and StepSize are zero while the strategy is invalid.
 	Step, Steps, StepSize int
 	// Incomplete reports that the step taken last is not complete (some of
 	// its nodes do not store the target yet): the next step waits for it.
@@ -100,7 +100,7 @@ type Decision struct {
 	// Started, Stepped and Completed report what happened in this decision
 	// (for the RolloutStarted, RolloutStep and RolloutCompleted events);
 	// Paused reports that a rollout with pending nodes is paused, or held
-	// by an invalid key (RolloutPaused).
+	// by an invalid strategy (RolloutPaused).
 	Started, Stepped, Completed, Paused bool
 	// Halted reports that the health gate holds the rollout (Paused is set
 	// too), HaltedNow that it halted in this decision (RolloutHalted).
@@ -120,7 +120,7 @@ type Decision struct {
 func Decide(in Input) Decision {
 	if !in.Rollout.Present {
 		d := allAtOnce(in.Nodes)
-		// Without the key there is no rollout: the record is removed.
+		// Without a strategy there is no rollout: the record is removed.
 		d.RecordChanged = !in.Record.IsZero()
 		return d
 	}
@@ -143,7 +143,7 @@ func Decide(in Input) Decision {
 			Halts: rec.haltsAfter(in.Target), RejectedSince: rejectedSince(*rec, retried)}
 		d.Started = true
 	}
-	policy := in.Rollout.Policy // nil when the key is invalid
+	policy := in.Rollout.Policy // nil when the strategy is invalid
 	d.Halted, d.HaltedNow, d.MaxUnhealthy = judgeHealth(rec, in)
 	if d.HaltedNow {
 		rec.Revision = in.Revision
@@ -158,7 +158,7 @@ func Decide(in Input) Decision {
 	pending, canaries, rejected = d.regroup(*rec, pending, canaries, rejected)
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the
-		// canary selector of a key that was invalid until now).
+		// canary selector of a strategy that was invalid until now).
 		rec.Pending, rec.Canaries = len(pending)+len(canaries), len(canaries)
 	}
 	if len(pending)+len(canaries)+len(rejected) == 0 {
@@ -240,7 +240,7 @@ func (d *Decision) hold(load Key, h *HealthRecord) {
 	d.Paused = Paused(load) || d.Halted || d.Inconclusive
 }
 
-// allAtOnce is the behaviour without the rollout key: write every node that
+// allAtOnce is the behaviour without a strategy: write every node that
 // differs or has no NodeSLO.
 func allAtOnce(nodes []Node) Decision {
 	var d Decision

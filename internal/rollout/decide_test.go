@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// invalidKey is a rollout key that is not valid: every rollout pauses.
+// invalidKey is a strategy that is not valid: every rollout pauses.
 const invalidKey = `{"maxNodesPerStep": 0}`
 
 // step is one decision of a scenario: at a time, after an optional change

@@ -27,8 +27,8 @@ type HealthRecord struct {
 	// another halt needs more than the gate allows beyond those.
 	Tolerated int `json:"tolerated,omitempty"`
 	// HaltedAt is when the gate halted the rollout (zero: not halted),
-	// HaltedKey a fingerprint of the rollout key then: a change of the key
-	// that leaves it unpaused resumes. Revert says onUnhealthy was revert.
+	// HaltedKey a fingerprint of the strategy then: a change of the strategy
+	// while not paused resumes. Revert says onUnhealthy was revert.
 	HaltedAt  time.Time `json:"haltedAt,omitzero"`
 	HaltedKey string    `json:"haltedKey,omitempty"`
 	Revert    bool      `json:"revert,omitempty"`
@@ -49,10 +49,10 @@ type HealthRecord struct {
 // Halted reports whether the gate halted the rollout.
 func (h *HealthRecord) Halted() bool { return h != nil && !h.HaltedAt.IsZero() }
 
-// ResumedBy reports whether the rollout key, under policy (nil: invalid)
-// with a value of fingerprint keyFingerprint (KeyFingerprint), resumes
-// the halt: a change of the key's value since the halt that leaves it
-// unpaused (docs/rollout.md#health-gates).
+// ResumedBy reports whether the strategy, under policy (nil: invalid)
+// with fingerprint keyFingerprint (KeyFingerprint), resumes the halt: a
+// change of the strategy since the halt, while not paused
+// (docs/rollout.md#health-gates).
 func (h *HealthRecord) ResumedBy(policy *Policy, keyFingerprint string) bool {
 	return h.Halted() && policy != nil && !policy.Paused && keyFingerprint != h.HaltedKey
 }
@@ -64,7 +64,7 @@ func (h *HealthRecord) ResumedByOperator(policy *Policy, resume time.Time) bool 
 	return h.Halted() && policy != nil && !policy.Paused && !resume.IsZero() && SameSecond(resume, h.HaltedAt)
 }
 
-// resumed reports whether the key or the operator resumes the halt.
+// resumed reports whether the strategy or the operator resumes the halt.
 func (h *HealthRecord) resumed(policy *Policy, keyFingerprint string, resume time.Time) bool {
 	return h.ResumedBy(policy, keyFingerprint) || h.ResumedByOperator(policy, resume)
 }
@@ -273,7 +273,7 @@ func GateWatches(load Key, record, target, revertOf string, now time.Time) bool 
 
 // judgeHealth merges the verdicts into the record and halts the rollout
 // when more reached nodes are unhealthy than the gate allows; it resumes a
-// halted rollout whose key changed and is not paused. It returns whether
+// halted rollout whose strategy changed and is not paused. It returns whether
 // the rollout is halted, whether it halted in this decision, and how many
 // unhealthy nodes the gate allowed.
 func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
@@ -384,7 +384,8 @@ func setSignal(m map[string]string, name, signal string) map[string]string {
 	return m
 }
 
-// KeyFingerprint identifies a rollout key's value, to tell a change of it.
+// KeyFingerprint identifies a strategy by its JSON (StrategyJSON), to tell
+// a change of it.
 func KeyFingerprint(value string) string {
 	sum := sha256.Sum256([]byte(value))
 	return hex.EncodeToString(sum[:8])

@@ -120,7 +120,7 @@ const gatedKey = `{"maxNodesPerStep": 4, "stepIntervalSeconds": 10,
 
 // A gated rollout halts on the first unhealthy canary, stays halted past
 // the soak (nothing more is written, the verdict stays when the node
-// recovers), resumes on a change of the key that tolerates the verdicts
+// recovers), resumes on a change of the strategy that tolerates the verdicts
 // known, and halts again on one more unhealthy node.
 func TestDecideHealthGate(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -189,7 +189,7 @@ func TestDecideHealthGate(t *testing.T) {
 	}
 }
 
-// A key that pauses does not resume a halt; revert is recorded for the
+// A paused strategy does not resume a halt; revert is recorded for the
 // controller; a completed rollout is judged for the soak, then no more.
 func TestDecideHealthGateRevertAndSoak(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)

@@ -13,34 +13,35 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// The nodeslo-rollout-config key (sloconfig.KeyRollout) of the
-// slo-controller-config ConfigMap: its types, parsing and validation
-// (docs/rollout.md#the-strategy). It goes through sloconfig's parser, so its
-// messages read like those of the spec's keys.
+// The strategy (the NodeSLORollout's spec.strategy), compiled from its
+// JSON: its types, parsing and validation (docs/rollout.md#the-strategy).
+// It goes through sloconfig's parser, so its messages read like those of
+// the spec's keys. The types keep the name Key from when the policy was
+// the retired nodeslo-rollout-config key (sloconfig.KeyRollout).
 
-// Bounds and defaults of the rollout key (docs/rollout.md#the-strategy).
+// Bounds and defaults of the strategy (docs/rollout.md#the-strategy).
 const (
 	maxRolloutSeconds          = 86400
 	defaultStepIntervalSeconds = 60
 	defaultCanarySoakSeconds   = 300
 	// DefaultRevisionHistoryLimit is how many configurations the revision
-	// history keeps when the key does not say (or is absent or invalid).
+	// history keeps when the strategy does not say (or is absent or invalid).
 	DefaultRevisionHistoryLimit = 10
 	maxRevisionHistoryLimit     = 100
 )
 
-// defaultMaxNodesPerStep is the step size when the key does not set one.
+// defaultMaxNodesPerStep is the step size when the strategy does not set one.
 var defaultMaxNodesPerStep = intstr.FromString("10%")
 
-// Policy is a compiled, valid nodeslo-rollout-config. It is never
-// written after LoadKey returns.
+// Policy is a compiled, valid strategy, with spec.paused. It is never
+// written after LoadStrategy returns.
 type Policy struct {
 	// MaxNodesPerStep is an int >= 1 or a percent "1%".."100%" of the nodes
 	// pending when the rollout started; StepSize resolves it.
 	MaxNodesPerStep intstr.IntOrString
 	StepInterval    time.Duration
 	// Canary selects the nodes reached first, all in one step; nil when the
-	// key has no canary.
+	// strategy has no canary.
 	Canary     labels.Selector
 	CanarySoak time.Duration
 	Paused     bool
@@ -48,13 +49,14 @@ type Policy struct {
 	// revision history keeps, the one in force included.
 	RevisionHistoryLimit int
 	// HealthGate halts the rollout when reached nodes turn unhealthy; nil
-	// when the key has none.
+	// when the strategy has none.
 	HealthGate *HealthGate
 }
 
-// RevisionHistoryLimit is the number of revisions to keep under this key:
-// its revisionHistoryLimit, or the default when the key is absent or
-// invalid (an invalid key must not shorten the history an undo needs).
+// RevisionHistoryLimit is the number of revisions to keep under this
+// strategy: its revisionHistoryLimit, or the default when the strategy is
+// absent or invalid (an invalid one must not shorten the history an undo
+// needs).
 func (r Key) RevisionHistoryLimit() int {
 	if r.Policy == nil {
 		return DefaultRevisionHistoryLimit
@@ -75,23 +77,23 @@ func (p *Policy) IsCanary(nodeLabels map[string]string) bool {
 	return p.Canary != nil && p.Canary.Matches(labels.Set(nodeLabels))
 }
 
-// Key is what LoadKey found in the ConfigMap.
+// Key is the strategy as LoadStrategy (or LoadKey) compiled it.
 type Key struct {
-	// Present is whether the ConfigMap has the key. Absent: every change
+	// Present is whether there is a strategy. Absent: every change
 	// reaches every node at once.
 	Present bool
-	// Policy is the compiled policy; nil when the key is absent or invalid.
+	// Policy is the compiled policy; nil when the strategy is absent or invalid.
 	Policy *Policy
 	// Errors and Warnings are as in a sloconfig.SectionReport: paths relative to the
-	// key's document, positions where known.
+	// strategy, positions where known.
 	Errors   field.ErrorList
 	Warnings []string
 	// Raw is the strategy's JSON (StrategyJSON; "": none).
 	Raw string
 }
 
-// Valid reports whether the key is absent or its value was accepted. A
-// present but invalid key pauses every rollout (docs/rollout.md).
+// Valid reports whether the strategy is absent or was accepted. A
+// present but invalid strategy pauses every rollout (docs/rollout.md).
 func (r Key) Valid() bool { return len(r.Errors) == 0 }
 
 // Messages renders the errors, one line each, with their path under
@@ -122,14 +124,15 @@ func prefixed(p string) string {
 	return "." + p
 }
 
-// LoadKey parses, validates and compiles the rollout key of a
-// ConfigMap's data (nil when the ConfigMap does not exist), as anyone can
-// who does not know the manager's flags (kubectl nodeslo validate).
+// LoadKey parses, validates and compiles a strategy's JSON held in data
+// under the retired rollout key (sloconfig.KeyRollout), without the
+// manager's limits. The controller no longer reads that key (it loads
+// spec.strategy with LoadStrategy); tests still hold a strategy there.
 func LoadKey(data map[string]string) Key { return loadKey(data, nil) }
 
 // LoadKeyWithin is LoadKey checked also against what the manager allows a
 // metric check to reach (its flags, and its credentials' addresses files
-// as the caller read them), as the controller and the webhook load it.
+// as the caller read them), as LoadStrategy with limits does.
 func LoadKeyWithin(data map[string]string, limits Limits) Key { return loadKey(data, &limits) }
 
 func loadKey(data map[string]string, limits *Limits) Key {
@@ -154,7 +157,9 @@ func loadRaw(raw string, limits *Limits) Key {
 	return out
 }
 
-// keyDocument is the key's JSON as written; nil means "not set".
+// keyDocument is the strategy's JSON as written, with the "paused" of the
+// retired key's JSON (LoadStrategy takes spec.paused instead); nil means
+// "not set".
 type keyDocument struct {
 	MaxNodesPerStep      *intstr.IntOrString `json:"maxNodesPerStep,omitempty"`
 	StepIntervalSeconds  *int64              `json:"stepIntervalSeconds,omitempty"`
@@ -169,8 +174,8 @@ type canaryDocument struct {
 	SoakSeconds  *int64                `json:"soakSeconds,omitempty"`
 }
 
-// compileKey reads the key's document with the same parser and shape
-// checks as the other keys (positions, unknown fields with the closest
+// compileKey reads the strategy's JSON with the same parser and shape
+// checks as the ConfigMap's keys (positions, unknown fields with the closest
 // name, repeated fields), then checks the bounds.
 func compileKey(raw string, limits *Limits) (*Policy, *sloconfig.Findings) {
 	written, found := sloconfig.DecodeDocument[keyDocument](raw)

@@ -15,7 +15,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Defaults and bounds of the rollout key's healthGate
+// Defaults and bounds of the strategy's healthGate
 // (docs/rollout.md#health-gates).
 const (
 	// BestEffortLabel and BestEffortClass label the best-effort Pods
@@ -30,13 +30,13 @@ const (
 	defaultMaxUnhealthyNodesPct = "10%"
 )
 
-// defaultGateConditions are the Node conditions a gate watches when the key
-// does not list them.
+// defaultGateConditions are the Node conditions a gate watches when the
+// strategy does not list them.
 var defaultGateConditions = []corev1.NodeConditionType{
 	corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure,
 }
 
-// HealthGate is a compiled healthGate of the rollout key: when more of the
+// HealthGate is a compiled healthGate of the strategy: when more of the
 // nodes a rollout reached turn unhealthy than it allows, the rollout halts.
 type HealthGate struct {
 	// MaxUnhealthyNodes is an int >= 0 or a percent "0%".."100%" of the
@@ -49,7 +49,7 @@ type HealthGate struct {
 	// and the apiserver's report of them, never an Event) in PodNamespaces,
 	// and MaxEvictionsPerNode is how many a reached node may show.
 	// PodNamespaces are the manager's (Limits.PodNamespaces), never the
-	// key's: whoever may create a Pod there can make its failures count,
+	// strategy's: whoever may create a Pod there can make its failures count,
 	// so only the administrator opts a namespace in; empty: no Pod counts.
 	PodSelector         labels.Selector
 	PodNamespaces       []string
@@ -71,7 +71,7 @@ func (g *HealthGate) MaxUnhealthy(reached int) int {
 	return n
 }
 
-// ConditionNames lists the condition types watched, as written in the key.
+// ConditionNames lists the condition types watched, as written in the strategy.
 func (g *HealthGate) ConditionNames() []string {
 	names := make([]string, len(g.Conditions))
 	for i, c := range g.Conditions {
@@ -80,7 +80,7 @@ func (g *HealthGate) ConditionNames() []string {
 	return names
 }
 
-// OnUnhealthy is the gate's onUnhealthy, as written in the key.
+// OnUnhealthy is the gate's onUnhealthy, as written in the strategy.
 func (g *HealthGate) OnUnhealthy() string {
 	if g.Revert {
 		return OnUnhealthyRevert
@@ -113,7 +113,8 @@ type healthGateDocument struct {
 
 // evictionsDocument is healthGate.evictions as written. Reasons, the
 // Event reasons of earlier versions, is read only to warn that it is
-// ignored: a key that sets it stays valid.
+// ignored: the retired key's JSON that sets it stays valid (the strategy
+// has no such field).
 type evictionsDocument struct {
 	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
 	MaxPerNode  *int64                `json:"maxPerNode,omitempty"`
@@ -124,7 +125,7 @@ type evictionsDocument struct {
 var defaultPodSelector = labels.SelectorFromSet(labels.Set{BestEffortLabel: BestEffortClass})
 
 // compileHealthGate checks healthGate and fills in its defaults. An empty
-// list reads as unset, as in every other key: the defaults apply. The
+// list reads as unset, as in the ConfigMap's keys: the defaults apply. The
 // Pods counted are those of the manager's namespaces (limits; nil: not
 // known, so none). Warnings go to found.
 func compileHealthGate(doc *healthGateDocument, limits *Limits, found *sloconfig.Findings) (

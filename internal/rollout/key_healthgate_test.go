@@ -173,7 +173,7 @@ func TestHealthGatePodSelector(t *testing.T) {
 }
 
 // Pods count only in the namespaces the manager's administrator lists
-// (Limits.PodNamespaces), never in any the key could name; a key that
+// (Limits.PodNamespaces), never in any the strategy could name; a strategy that
 // tunes evictions under a manager that lists none is valid, with a
 // warning that says where to count koordlet's evictions instead
 // (docs/rollout.md#evictions).
@@ -249,7 +249,7 @@ func manyNamespaces(n int) string {
 	return strings.Join(names, ",")
 }
 
-// defaultGateKey is a rollout key whose gate has every default.
+// defaultGateKey is a strategy whose gate has every default.
 const defaultGateKey = `{"healthGate": {}}`
 
 // beJobs names a namespace the manager counts Pods in.

@@ -70,7 +70,7 @@ type metricCheckDocument struct {
 	Name        *string `json:"name,omitempty"`
 	Address     *string `json:"address,omitempty"`
 	Credentials *string `json:"credentials,omitempty"`
-	// BearerTokenFile and CAFile are refused (a ConfigMap names no file);
+	// BearerTokenFile and CAFile are refused (a strategy names no file);
 	// read only to say what replaces them.
 	BearerTokenFile    *string  `json:"bearerTokenFile,omitempty"`
 	CAFile             *string  `json:"caFile,omitempty"`
@@ -85,7 +85,7 @@ type metricCheckDocument struct {
 }
 
 // compileMetricChecks checks healthGate.metrics and fills in the defaults,
-// reporting to found. hasCanary says whether the key selects canaries: a
+// reporting to found. hasCanary says whether the strategy selects canaries: a
 // query over the canaries without any is warned about.
 func compileMetricChecks(
 	docs []metricCheckDocument, hasCanary bool, limits *Limits, found *sloconfig.Findings,

@@ -15,12 +15,12 @@ import (
 )
 
 // How a metric check reaches Prometheus (docs/rollout.md#metric-gate-credentials).
-// Whoever writes the ConfigMap chooses the address and names a credential;
+// Whoever writes the strategy chooses the address and names a credential;
 // only the operator, through the manager's flags and the files it mounts,
 // decides which credentials exist (entries of --metric-gate-credentials-dir),
 // where each may be sent (its addresses file, key_metricgate_reach.go) and
 // which hosts a check without credentials may reach
-// (--metric-gate-allowed-hosts). So a ConfigMap never names a file, and a
+// (--metric-gate-allowed-hosts). So a strategy never names a file, and a
 // credential never travels in clear text, to an unverified server, or to
 // a server it was not mounted for.
 

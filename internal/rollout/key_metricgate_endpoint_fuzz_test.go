@@ -10,8 +10,8 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// FuzzRolloutKey feeds whole rollout keys to the key's parser, as the
-// webhook and the controller get them from whoever writes the ConfigMap:
+// FuzzRolloutKey feeds whole strategies, as JSON, to the strategy's
+// parser, as from whoever writes the NodeSLORollout's spec.strategy:
 // it never panics; the manager's limits only add errors; and a metric
 // check it accepts names credentials only as a DNS label, sends them only
 // over https to a verified server listed in their addresses file, and

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// FuzzMetricCheckQuery feeds query templates to the key's parser, as the
+// FuzzMetricCheckQuery feeds query templates to the strategy's parser, as the
 // webhook does with whatever an operator writes: it must never panic, and
 // a template it accepts renders without error and, with values shorter
 // than the actions naming them, to no more than its own text.

@@ -13,7 +13,7 @@ import (
 )
 
 // Where a metric check's requests may go (docs/rollout.md#metric-gate-credentials).
-// Whoever writes the ConfigMap chooses a check's address; the operator
+// Whoever writes the strategy chooses a check's address; the operator
 // decides every address the controller may be made to reach: for a check
 // naming credentials, the addresses file of that credential's entry, so
 // that a credential goes only where the operator mounted it for; for any

@@ -147,8 +147,8 @@ func TestCheckReachSaysWhatToEdit(t *testing.T) {
 	}
 }
 
-// The key as the controller and the webhook load it: each refusal at the
-// field it is about, the key invalid.
+// The strategy as the controller and the webhook load it: each refusal at
+// the field it is about, the strategy invalid.
 func TestMetricCheckReachErrorsInTheKey(t *testing.T) {
 	const p = "healthGate.metrics[0]."
 	limits := Limits{AllowedHosts: []string{promHost}, CredentialsDir: credsDir,

@@ -8,7 +8,8 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// metricKey is a rollout key whose gate has the one metric check given.
+// metricKey is data holding, for LoadKey, a strategy whose gate has the
+// one metric check given.
 func metricKey(check string) map[string]string {
 	return map[string]string{string(sloconfig.KeyRollout): `{
 		"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}},

@@ -10,11 +10,11 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// A rollout key of 256 KiB of whitespace is refused at load, naming the
-// key, its size and the limit; the revision of its configuration still
-// passes the apiserver's validation of annotations (so the history, undo
-// and a revert keep working), with a stand-in that holds every rollout as
-// the key did, and a change-cause cut to its bound.
+// A strategy's JSON padded to 256 KiB with whitespace is refused at
+// load, naming spec.strategy, its size and the limit; the revision of its
+// configuration still passes the apiserver's validation of annotations (so the history,
+// undo and a revert keep working), with a stand-in that is invalid as the
+// strategy was, and a change-cause cut to its bound.
 func TestAHugeRolloutKeyIsRefusedAndTheRevisionStillFits(t *testing.T) {
 	huge := `{"paused": false}` + strings.Repeat(" \n", 128<<10)
 	load := LoadKey(map[string]string{string(sloconfig.KeyRollout): huge})
@@ -47,7 +47,7 @@ func TestAHugeRolloutKeyIsRefusedAndTheRevisionStillFits(t *testing.T) {
 	}
 }
 
-// A key of exactly the limit is kept whole, and loads.
+// A strategy of exactly the limit is kept whole, and loads.
 func TestARolloutKeyAtTheLimitIsKept(t *testing.T) {
 	key := `{"stepIntervalSeconds": 5}`
 	key += strings.Repeat(" ", MaxKeyBytes-len(key))

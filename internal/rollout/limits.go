@@ -12,13 +12,13 @@ import (
 // one watch while a gate judges a rollout.
 const maxPodNamespaces = 32
 
-// Limits are what the manager's administrator allows the rollout key,
+// Limits are what the manager's administrator allows a strategy,
 // from the manager's flags and its credentials directory as the
 // controller read them: where a metric check may send its queries and
 // credentials, and whose Pods the health gate may count. Whoever writes
-// the ConfigMap chooses within them, never beyond. The controller and the
-// webhook check the key against them (LoadKeyWithin); kubectl nodeslo
-// validate, which cannot know them, does not, and the controller checks a
+// the strategy chooses within them, never beyond. The controller and the
+// webhook check the strategy against them (LoadStrategy); kubectl
+// nodeslo, which cannot know them, does not, and the controller checks a
 // metric check's address again at each measurement.
 type Limits struct {
 	// AllowedHosts are the hosts the address of a check without

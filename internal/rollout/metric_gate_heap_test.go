@@ -12,7 +12,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/test/testkit"
 )
 
-// metricFleetKey has three checks, the most a key is likely to carry.
+// metricFleetKey has three checks, the most a strategy is likely to carry.
 var metricFleetKey = `{"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}}, "paused": true,
 	"healthGate": {"metrics": [` + strings.Join([]string{
 	metricCheckJSON("p99", `histogram_quantile(0.99, sum by (le) `+

@@ -61,7 +61,7 @@ func TestPlanHoldsPendingNodesUntilTheRecordIsPersisted(t *testing.T) {
 }
 
 // A node held whose inputs changed stays held, paused or not (the halt or
-// pause wins, docs/rollout.md#behaviour); a gate left when the key and its
+// pause wins, docs/rollout.md#behaviour); a gate left when the strategy and its
 // record are gone is released whole.
 func TestPlanReleases(t *testing.T) {
 	nodes := planFleet()

@@ -43,7 +43,7 @@ type Record struct {
 	// Done is set once no node is pending, at DoneAt.
 	Done   bool      `json:"done,omitempty"`
 	DoneAt time.Time `json:"doneAt,omitzero"`
-	// Health is what the rollout key's health gate judged (nil: nothing).
+	// Health is what the strategy's health gate judged (nil: nothing).
 	Health *HealthRecord `json:"health,omitempty"`
 	// Revision is the number of Target's revision, noted when the gate
 	// halts it (0: not known), so that a halt remembered names it.

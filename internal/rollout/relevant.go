@@ -1,7 +1,7 @@
 package rollout
 
-// Paused reports whether a rollout under this key takes no step: the key
-// says "paused": true, or it is invalid.
+// Paused reports whether a rollout under this strategy takes no step:
+// spec.paused is true, or the strategy is invalid.
 func Paused(load Key) bool {
 	return load.Policy == nil || load.Policy.Paused
 }

@@ -56,10 +56,10 @@ const (
 	OutcomeCompleted Outcome = "Completed"
 	// OutcomeSuperseded: a newer revision came before the rollout completed.
 	OutcomeSuperseded Outcome = "Superseded"
-	// OutcomeAllAtOnce: put in force without a rollout key, so every node
+	// OutcomeAllAtOnce: put in force without a strategy, so every node
 	// got it at once.
 	OutcomeAllAtOnce Outcome = "AllAtOnce"
-	// OutcomeHalted: the rollout key's health gate halted the rollout
+	// OutcomeHalted: the strategy's health gate halted the rollout
 	// (docs/rollout.md#health-gates); a resume makes it InProgress again,
 	// a newer revision (an undo, a revert) leaves it Halted.
 	OutcomeHalted Outcome = "Halted"
@@ -82,9 +82,10 @@ type Revision struct {
 	// kubectl's Deployment history).
 	ConfigMapVersion, ChangedBy, ChangeCause string
 	Outcome                                  Outcome
-	// RolloutKey is the nodeslo-rollout-config it was rolled out under
-	// ("": at once). A ConfigMap deleted while the manager was down is
-	// reset under the key of the revision in force.
+	// RolloutKey is the strategy's JSON (StrategyJSON) it was rolled out
+	// under ("": at once), kept in the annotation
+	// nodeslo.koordinator.sh/rollout-config, named when the policy was the
+	// retired rollout key.
 	RolloutKey string
 	// Reached is the number of pending nodes its rollout had reached when
 	// the outcome was last set; -1 when not counted (all at once).
@@ -122,11 +123,11 @@ func (r Revision) Object(cm types.NamespacedName) *appsv1.ControllerRevision {
 // MaxChangeCause bounds the change-cause a revision copies from the
 // ConfigMap, whose own annotations may hold 256 KiB: a revision's
 // annotations have that much in all, and the change-cause shares them with
-// the rollout key (MaxKeyBytes). A kubectl command line fits.
+// the strategy (MaxKeyBytes). A kubectl command line fits.
 const MaxChangeCause = 1024
 
-// annotations are the revision's annotations, each bounded: the rollout
-// key by keptKey, the change-cause cut at MaxChangeCause (saying so).
+// annotations are the revision's annotations, each bounded: the strategy
+// by keptKey, the change-cause cut at MaxChangeCause (saying so).
 func (r Revision) annotations() map[string]string {
 	a := map[string]string{
 		fingerprintAnnotation:      r.Fingerprint,
@@ -193,7 +194,7 @@ type InForce struct {
 	Representable bool
 	// ConfigMapVersion and ChangedBy describe the ConfigMap it was read from.
 	ConfigMapVersion, ChangedBy string
-	// RolloutKey is the rollout key it rolls out under ("": at once).
+	// RolloutKey is the strategy's JSON it rolls out under ("": at once).
 	RolloutKey string
 	// Held are the configurations still in force for nodes a rollout
 	// holds (Gate.Bases): their revisions are never pruned, or a held
@@ -290,7 +291,7 @@ func KeepHistory(existing []Revision, now InForce, limit int) HistoryChange {
 	return change
 }
 
-// Progress is the outcome of the revision in force under a rollout key,
+// Progress is the outcome of the revision in force under a strategy,
 // from the rollout's figures.
 func Progress(f *Figures) (Outcome, int) {
 	if f.Halted {

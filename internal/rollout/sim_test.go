@@ -95,6 +95,6 @@ func (c *cluster) canaries(names []string) int {
 
 func at(seconds float64) time.Time { return t0.Add(time.Duration(seconds * float64(time.Second))) }
 
-// acceptanceKey is the key of the acceptance scenario of issue 12.
+// acceptanceKey is the strategy of the acceptance scenario of issue 12.
 const acceptanceKey = `{"maxNodesPerStep": 10, "stepIntervalSeconds": 2,
 	"canary": {"nodeSelector": {"matchLabels": {"canary": "true"}}, "soakSeconds": 3}}`

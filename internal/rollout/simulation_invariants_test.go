@@ -25,7 +25,7 @@ func (v simViolation) String() string { return v.invariant + ": " + v.detail }
 // which configurations each node was released, and what happened when.
 type simOracle struct {
 	// allowed has, by node, the configurations a decision released to it
-	// (or that it got as a new node, or without a rollout key); inForce,
+	// (or that it got as a new node, or without a strategy); inForce,
 	// the last of them.
 	allowed map[string]map[string]bool
 	inForce map[string]string
@@ -409,8 +409,8 @@ func invariantSteps(o *simOracle, w *simWorld, in PlanInput, rec Record, release
 			o.fail("steps", "node %s, not a canary, is released by the canary step", name)
 		}
 	}
-	// A window is one interval: the shorter of the key's then and now
-	// (a key changed mid-rollout changes the pace from its change on), and
+	// A window is one interval: the shorter of the strategy's then and now
+	// (a strategy changed mid-rollout changes the pace from its change on), and
 	// one step the larger of the sizes in force for the writes in it (a
 	// size changed mid-rollout sizes the steps to come, never a catch-up:
 	// docs/rollout-design.md#decisions-where-the-specification-was-silent, no catch-up).

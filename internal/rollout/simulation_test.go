@@ -129,7 +129,7 @@ func drawHistory(rng *rand.Rand, n int) []simEvent {
 	return out
 }
 
-// simScenario is a seed's starting cluster: its nodes and rollout key.
+// simScenario is a seed's starting cluster: its nodes and strategy.
 type simScenario struct {
 	nodes   int
 	policyA int
@@ -153,10 +153,10 @@ func thresholdData(cluster, batch int, spaced bool) string {
 		`"cpuSuppressThresholdPercent": %d}]}`, cluster, sep, batch)
 }
 
-// policyData is a rollout key drawn from a: step size, interval, soak,
+// policyData is a strategy's JSON drawn from a: step size, interval, soak,
 // canaries, a health gate pausing or reverting, with no metric check, one,
 // or one and a dry run (simMetricSample answers them); paused or not; some
-// values are invalid or remove the key.
+// values are invalid or remove the strategy.
 func policyData(a int, paused bool) string {
 	steps := []string{"1", "2", "3", `"25%"`, `"50%"`}[a%5]
 	interval := []int{2, 5, 10}[a/5%3]
@@ -202,7 +202,7 @@ func simMetricSample(check string, now time.Time) MetricSample {
 	}
 }
 
-// simCanary is the value of the canary label the simulated key selects.
+// simCanary is the value of the canary label the simulated strategy selects.
 const simCanary = "true"
 
 // nodeLabels is the labels of the i-th node of a scenario.
@@ -309,7 +309,7 @@ func (w *simWorld) apply(e simEvent) {
 		case 1:
 			value = invalidKey
 		case 2:
-			value = "" // the key removed
+			value = "" // the strategy removed
 		}
 		w.setData(string(sloconfig.KeyRollout), value)
 	case evPause:
@@ -487,7 +487,7 @@ func (w *simWorld) heal(check func() bool) bool {
 		_ = name
 	}
 	w.spec.Paused = false
-	w.setData(string(sloconfig.KeyRollout), policyData(0, false)+" ") // a changed key resumes a halt
+	w.setData(string(sloconfig.KeyRollout), policyData(0, false)+" ") // a changed strategy resumes a halt
 	w.specChanged()
 	w.settle()
 	w.retry()

@@ -138,7 +138,7 @@ type simWorld struct {
 	decisions int
 	// trace, when set, is told every step (for a failing seed's report).
 	trace func(string)
-	// keys are the rollout keys parsed, by value.
+	// keys are the strategies parsed (LoadKey), by value.
 	keys map[string]Key
 	// record is the last record parsed (recordOf).
 	record struct {
@@ -262,7 +262,9 @@ func (w *simWorld) controls() Controls {
 	return ControlsOf(obj)
 }
 
-// rolloutKey is the ConfigMap's rollout key, paused when the spec says so.
+// rolloutKey is the strategy, which the simulation keeps as JSON in the
+// data under the retired rollout key (LoadKey reads it there), paused when
+// the spec says so.
 func (w *simWorld) rolloutKey() Key {
 	value, present := w.data[string(sloconfig.KeyRollout)]
 	id := fmt.Sprint(present, value)

@@ -17,20 +17,20 @@ type Phase string
 const (
 	// PhaseProgressing: pending nodes are reached step by step.
 	PhaseProgressing Phase = "Progressing"
-	// PhasePaused: the pending nodes wait, for "paused": true or for an
-	// invalid rollout key (StrategyInvalid).
+	// PhasePaused: the pending nodes wait, for spec.paused or for an
+	// invalid strategy (StrategyInvalid).
 	PhasePaused Phase = "Paused"
 	// PhaseHalted: the health gate halted the rollout; it waits for a
 	// resume or an undo, or is being reverted.
 	PhaseHalted Phase = "Halted"
 	// PhaseCompleted: no node is pending any more.
 	PhaseCompleted Phase = "Completed"
-	// PhaseAllAtOnce: no rollout key; every node got the configuration at once.
+	// PhaseAllAtOnce: no strategy; every node got the configuration at once.
 	PhaseAllAtOnce Phase = "AllAtOnce"
 )
 
 // Bounds of a Status, so that the NodeSLORollout's status stays small
-// whatever the size of the fleet or of the rollout key: at most maxStatusNodes unhealthy
+// whatever the size of the fleet or of the strategy: at most maxStatusNodes unhealthy
 // nodes are listed (the rest counted), each signal and the gate's settings
 // are cut to a length. With node names of 253 bytes the value stays under
 // 32 KiB.
@@ -48,8 +48,8 @@ const (
 type Status struct {
 	// Fingerprint is the configuration rolled out (sloconfig.Config.Fingerprint).
 	Fingerprint string `json:"fingerprint"`
-	// RolloutKey is a fingerprint (KeyFingerprint) of the rollout key the
-	// decision was taken under; empty without a key.
+	// RolloutKey is a fingerprint (KeyFingerprint) of the strategy the
+	// decision was taken under; empty without a strategy.
 	RolloutKey string `json:"rolloutKey,omitempty"`
 	Phase      Phase  `json:"phase"`
 	// Started is when the rollout started, Completed when no node was
@@ -70,7 +70,7 @@ type Status struct {
 	// CanariesPending the canaries among them.
 	Pending         int `json:"pending"`
 	CanariesPending int `json:"canariesPending"`
-	// Paused: the key says "paused": true. StrategyInvalid: the key is invalid,
+	// Paused: spec.paused is true. StrategyInvalid: the strategy is invalid,
 	// which holds every rollout too.
 	Paused          bool `json:"paused"`
 	StrategyInvalid bool `json:"strategyInvalid,omitempty"`
@@ -92,18 +92,18 @@ type Status struct {
 	Updated time.Time `json:"updated"`
 }
 
-// StatusHealth is what the rollout key's health gate judged of the rollout
+// StatusHealth is what the strategy's health gate judged of the rollout
 // (docs/rollout.md#health-gates).
 type StatusHealth struct {
-	// Gate is the gate's settings, on one line with the key's field names
-	// ("": the key has no gate any more, but verdicts of one remain).
+	// Gate is the gate's settings, on one line with the strategy's field names
+	// ("": the strategy has no gate any more, but verdicts of one remain).
 	Gate string `json:"gate,omitempty"`
 	// MaxUnhealthyNodes is the gate's setting as written: a count or a percent.
 	MaxUnhealthyNodes string `json:"maxUnhealthyNodes,omitempty"`
 	// Allowed is how many unhealthy nodes the gate allows of AllowedOf
 	// reached nodes: at a halt, as the gate decided over the nodes it
 	// judged then; otherwise over the nodes reached now. -1 when not known
-	// (the key has no gate any more, or the halt was recorded by a version
+	// (the strategy has no gate any more, or the halt was recorded by a version
 	// of the controller that did not keep it).
 	Allowed   int `json:"allowed"`
 	AllowedOf int `json:"allowedOf"`
@@ -116,8 +116,8 @@ type StatusHealth struct {
 	Nodes     []UnhealthyNode `json:"nodes,omitempty"`
 	Omitted   int             `json:"omitted,omitempty"`
 	// HaltedAt is when the gate halted the rollout (zero: not halted),
-	// HaltedKey a fingerprint of the rollout key then (a change of the key
-	// that leaves it unpaused resumes); Revert: onUnhealthy is revert.
+	// HaltedKey a fingerprint of the strategy then (a change of the strategy
+	// while not paused resumes); Revert: onUnhealthy is revert.
 	HaltedAt  time.Time `json:"haltedAt,omitzero"`
 	HaltedKey string    `json:"haltedKey,omitempty"`
 	Revert    bool      `json:"revert,omitempty"`
@@ -162,7 +162,7 @@ func (s Status) Encode() string {
 }
 
 // statusOf is the status a decision under load leaves; rolloutKey is the
-// key's fingerprint, now the time of the decision. It takes every figure
+// strategy's fingerprint, now the time of the decision. It takes every figure
 // from the decision and its record, and computes none again.
 func statusOf(load Key, d Decision, rolloutKey string, now time.Time) *Status {
 	rec := d.Record
@@ -191,7 +191,7 @@ func statusOf(load Key, d Decision, rolloutKey string, now time.Time) *Status {
 }
 
 // allAtOnceStatus is the status of a configuration put in force without a
-// rollout key (nil without a configuration).
+// strategy (nil without a configuration).
 func allAtOnceStatus(cfg *sloconfig.Config, now time.Time) *Status {
 	if cfg == nil {
 		return nil
@@ -200,7 +200,7 @@ func allAtOnceStatus(cfg *sloconfig.Config, now time.Time) *Status {
 }
 
 // healthStatus is the health gate's part of a status: the gate of policy
-// (nil: none, or the key invalid) and its record h of the rollout, which
+// (nil: none, or the strategy invalid) and its record h of the rollout, which
 // has reached nodes reached.
 func healthStatus(policy *Policy, h *HealthRecord, reached int) *StatusHealth {
 	var gate *HealthGate
@@ -257,7 +257,7 @@ func podSelectorText(s labels.Selector) string {
 }
 
 // gateSettings renders a health gate's settings on one line, with the
-// key's field names.
+// strategy's field names.
 func gateSettings(g *HealthGate) string {
 	return fmt.Sprintf("maxUnhealthyNodes %s; nodeConditions %s; %s; onUnhealthy %s",
 		g.MaxUnhealthyNodes.String(), strings.Join(g.ConditionNames(), ", "),

@@ -187,7 +187,7 @@ func TestStatusOfAHalt(t *testing.T) {
 		t.Errorf("allowed %d of %d, want -1 (not known)", h.Allowed, h.AllowedOf)
 	}
 
-	// A resume (the key changed): the halt and its counts go, the verdict
+	// A resume (the strategy changed): the halt and its counts go, the verdict
 	// stays, tolerated; the gate's allowance is over the nodes reached.
 	in.Record, in.RolloutKey = d.Record, "k2"
 	resumed := Decide(in)
@@ -238,7 +238,7 @@ func TestStatusIsBounded(t *testing.T) {
 	}
 }
 
-// Without a rollout key, the plan's status says the configuration went to
+// Without a strategy, the plan's status says the configuration went to
 // every node at once; a plan whose record could not be persisted has none.
 func TestPlanStatus(t *testing.T) {
 	p := Memory{}.Plan(planInput("", planFleet()))

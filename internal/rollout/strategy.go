@@ -42,8 +42,9 @@ func StrategyJSON(s *nodeslov1alpha1.RolloutStrategy) string {
 	return string(b)
 }
 
-// RetiredKeyLines is what a ConfigMap that still holds the rollout key
-// hears: the key is refused, and where its policy went.
+// RetiredKeyLines is what a ConfigMap that still holds the retired rollout
+// key (sloconfig.KeyRollout) hears: the key is refused, and where its
+// policy went.
 func RetiredKeyLines(data map[string]string) sloconfig.KeyLines {
 	if _, ok := data[string(sloconfig.KeyRollout)]; !ok {
 		return sloconfig.KeyLines{Key: sloconfig.KeyRollout}

@@ -9,8 +9,8 @@ import (
 // UndoData is the ConfigMap data with revision to's keys put back: each
 // key the controller reads gets the revision's value, or goes when the
 // revision has none (its defaults were in force); every other key of the
-// ConfigMap, the rollout key included, is left as it is, so the undo
-// rolls out under the rollout settings in force like any change.
+// ConfigMap is left as it is, and the undo rolls out under the strategy
+// in force, like any change.
 func UndoData(current map[string]string, to Revision) map[string]string {
 	out := maps.Clone(current)
 	if out == nil {

@@ -28,10 +28,12 @@ const (
 // Keys lists the keys in the order reports are given (keyTable's order).
 var Keys = keysOf(keyTable)
 
-// KeyRollout holds the staged-rollout policy (docs/rollout.md), which
-// internal/rollout parses (rollout.LoadKey). It is not a section of the
-// NodeSLO spec: it decides when a change reaches each node, never what a
-// node gets, so it is not in Keys and not in the fingerprint.
+// KeyRollout is the retired rollout key, which held the staged-rollout
+// policy before the NodeSLORollout's spec.strategy did
+// (docs/rollout.md#the-strategy): a ConfigMap that still holds it gets an
+// error (rollout.RetiredKeyLines). It is not a section of the NodeSLO
+// spec: it decided when a change reaches each node, never what a node
+// gets, so it is not in Keys and not in the fingerprint.
 const KeyRollout Key = "nodeslo-rollout-config"
 
 // NetworkBandwidthAnnotation on a Node overrides systemStrategy.totalNetworkBandwidth.

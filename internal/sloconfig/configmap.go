@@ -15,8 +15,8 @@ const AllowDeleteAnnotation = "nodeslo.koordinator.sh/allow-delete"
 
 // HoldsAnyKey reports whether data holds at least one of Keys. A ConfigMap
 // whose data holds none configures nothing: every node gets the defaults,
-// as when it is deleted. The rollout key is not one of them: it decides
-// when a change reaches a node, never what the node gets.
+// as when it is deleted. The retired rollout key is not one of them: it
+// decided when a change reaches a node, never what the node gets.
 func HoldsAnyKey(data map[string]string) bool {
 	for _, k := range Keys {
 		if _, ok := data[string(k)]; ok {

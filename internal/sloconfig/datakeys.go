@@ -18,7 +18,8 @@ const maxKeyTypoDistance = 2
 // controller silently ignores although they were probably meant for it: a
 // data key a small edit away from one of Keys ("resource-threshold-confg"),
 // and one of Keys under binaryData, which the controller does not read.
-// The rollout key (KeyRollout) counts as known too.
+// The retired rollout key (KeyRollout) counts as known too: it gets an
+// error of its own.
 // Other keys are left alone: the ConfigMap is shared with other components.
 func DataKeyWarnings(data map[string]string, binaryData map[string][]byte) []string {
 	var warnings []string

@@ -29,13 +29,14 @@
 // NodeSLO (Node, NodeOf, SameInputs), for every place that
 // trims or compares a node; report_lines.go renders the reports as
 // the lines and Event notes people read (validate, the webhook, Events),
-// the rollout key's lines (rollout.Key.Lines) last;
+// the retired rollout key's lines (rollout.RetiredKeyLines) last;
 // reach.go counts the nodes each node entry matches and applies to (the
 // nodeslo_strategy_nodes metric, the warning about an entry that matches
 // no node).
 //
-// The nodeslo-rollout-config key (KeyRollout) is not a section of the spec:
-// internal/rollout parses it (rollout.LoadKey) with the same parser, through
-// document.go (DecodeDocument, Findings), InRange, CompileLabelSelector and
-// Echo; this package does not know its type.
+// The strategy (the NodeSLORollout's spec.strategy) is not a section of
+// the spec: internal/rollout parses its JSON (rollout.LoadStrategy) with
+// the same parser, through document.go (DecodeDocument, Findings),
+// InRange, CompileLabelSelector and Echo; this package does not know its
+// type. The retired rollout key (KeyRollout) only gets an error.
 package sloconfig

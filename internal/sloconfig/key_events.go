@@ -26,10 +26,10 @@ type KeyEvent struct {
 // limit, saying how many were left out when they do not all fit.
 func (e KeyEvent) Note() string { return EventNote(e.Messages, e.Suffix) }
 
-// KeyEvents turns cfg's reports, and the rollout key's lines, into Events
-// an operator can act on: one about data keys probably meant for this
-// controller but not read (a misspelt key, a key under binaryData), then
-// per key one listing every error and one listing every warning.
+// KeyEvents turns cfg's reports, and the retired rollout key's lines, into
+// Events an operator can act on: one about data keys probably meant for
+// this controller but not read (a misspelt key, a key under binaryData),
+// then per key one listing every error and one listing every warning.
 func KeyEvents(data map[string]string, binaryData map[string][]byte, cfg *Config, rollout KeyLines) []KeyEvent {
 	var out []KeyEvent
 	if msgs := DataKeyWarnings(data, binaryData); len(msgs) > 0 {

@@ -107,8 +107,8 @@ func specFields(t *testing.T, spec slov1alpha1.NodeSLOSpec) map[string]json.RawM
 	return out
 }
 
-// The rollout key never changes what a node gets, so it stays out of the
-// spec's reports and fingerprint.
+// The retired rollout key never changes what a node gets, so it stays out
+// of the spec's reports and fingerprint.
 func TestRolloutKeyIsNotASpecSection(t *testing.T) {
 	without := Load(map[string]string{}, nil)
 	with := Load(map[string]string{string(KeyRollout): `{"paused": true}`}, nil)

@@ -21,8 +21,8 @@ type KeyLines struct {
 }
 
 // ReportByKey renders the reports of every key, in Keys order, then the
-// rollout key's lines (rollout.Key.Lines renders them). Keys with nothing
-// to report are left out.
+// retired rollout key's lines (rollout.RetiredKeyLines renders them). Keys
+// with nothing to report are left out.
 func ReportByKey(cfg *Config, rollout KeyLines) []KeyLines {
 	var out []KeyLines
 	add := func(l KeyLines) {
@@ -55,9 +55,9 @@ func rejectionConsequence(state SectionState) string {
 	}
 }
 
-// ReportLines renders the reports of every key, the rollout key last, as
-// lines: one per error, one per warning (without a "warning: " prefix),
-// each clipped by ClipLine.
+// ReportLines renders the reports of every key, the retired rollout key
+// last, as lines: one per error, one per warning (without a "warning: "
+// prefix), each clipped by ClipLine.
 func ReportLines(cfg *Config, rollout KeyLines) (errs, warnings []string) {
 	for _, l := range ReportByKey(cfg, rollout) {
 		errs = append(errs, l.Errors...)

@@ -179,7 +179,7 @@ func (c *shapeChecker) checkInt(n *jsonNode, bits int, path *field.Path) (any, b
 }
 
 // checkNumber checks a JSON number that fits a float64 (the bounds of a
-// rollout key's metric checks).
+// strategy's metric checks).
 func (c *shapeChecker) checkNumber(n *jsonNode, path *field.Path) (any, bool) {
 	num, ok := n.value.(json.Number)
 	if !ok {

@@ -53,5 +53,5 @@ func editDistance(a, b string) int {
 }
 
 // Closest is closestName for the parsers outside the engine, so that their
-// did-you-mean hints (a rollout key's query template) read alike.
+// did-you-mean hints (a strategy's query template) read alike.
 func Closest(name string, known []string) string { return closestName(name, known) }

@@ -168,8 +168,9 @@ func keyNames() []string {
 	return names
 }
 
-// configData holds every configuration key, the rollout key and another
-// component's key: the policy reads which keys there are, never a value.
+// configData holds every configuration key, the retired rollout key and
+// another component's key: the policy reads which keys there are, never a
+// value.
 func configData() map[string]string {
 	data := map[string]string{string(sloconfig.KeyRollout): "{}", "colocation-config": "{}"}
 	for _, k := range keyNames() {
