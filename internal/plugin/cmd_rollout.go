@@ -94,14 +94,13 @@ func newRolloutPauseCommand(streams IOStreams, kube *kubeFlags, paused bool) *co
 		Use:   use,
 		Short: short,
 		Long: short + `.
-pause and resume write the spec of the NodeSLORollout of the ConfigMap (same
-namespace and name; created when the controller has not yet), a merge patch
-under the field manager kubectl-nodeslo, and nothing else: the ConfigMap is
-only read, so a GitOps tool (Argo CD, Flux) that syncs it never undoes them.
-spec.paused holds the rollout as "paused": true in nodeslo-rollout-config
-does, and either pauses it: a pause of the key is lifted only in the
-ConfigMap (in Git, under GitOps), which resume says. A ConfigMap without the
-key has no rollout to pause: that is an error.
+pause and resume write spec.paused of the NodeSLORollout of the ConfigMap
+(same namespace and name), a merge patch under the field manager
+kubectl-nodeslo, and nothing else: the ConfigMap is only read, so a GitOps
+tool (Argo CD, Flux) that syncs it, or that owns the NodeSLORollout's
+spec.strategy through server-side apply, never undoes them. Without
+spec.strategy every change reaches every node at once: there is no rollout
+to pause, and that is an error.
 After the health gate halted the rollout, resume also sets spec.resume to the
 time of the halt (status.health.haltedAt): the controller resumes that
 halt, never a later one, and tolerates the unhealthy nodes known from then

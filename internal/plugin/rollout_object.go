@@ -91,26 +91,11 @@ type specPatch struct {
 	Retry  *nodeslov1alpha1.HaltReference `json:"retry,omitempty"`
 }
 
-// writeSpec writes p into the spec of ref's NodeSLORollout with a JSON merge
-// patch, under the plugin's field manager, or creates the NodeSLORollout
-// with p as its spec when exists is false. A create that loses the race to
-// the controller's is sent again as the patch. Nothing else is written:
-// not the ConfigMap, not the status.
-func writeSpec(ctx context.Context, c client.Client, ref ConfigMapRef, exists bool, p specPatch) error {
-	if !exists {
-		obj := &nodeslov1alpha1.NodeSLORollout{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
-		if p.Paused != nil {
-			obj.Spec.Paused = *p.Paused
-		}
-		obj.Spec.Resume, obj.Spec.Retry = p.Resume, p.Retry
-		err := c.Create(ctx, obj, client.FieldOwner(pluginFieldManager))
-		switch {
-		case err == nil:
-			return nil
-		case !apierrors.IsAlreadyExists(err):
-			return fmt.Errorf("creating %s: %w", nodeSLORolloutName(ref), err)
-		}
-	}
+// writeSpec writes p into the spec of ref's NodeSLORollout with a JSON
+// merge patch, under the plugin's field manager. Nothing else is written:
+// not the ConfigMap, not the status, and no NodeSLORollout is created (one
+// without spec.strategy holds no rollout to control).
+func writeSpec(ctx context.Context, c client.Client, ref ConfigMapRef, p specPatch) error {
 	// A struct of a bool and two references always marshals.
 	body, _ := json.Marshal(map[string]specPatch{"spec": p})
 	obj := &nodeslov1alpha1.NodeSLORollout{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}

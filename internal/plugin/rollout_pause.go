@@ -39,7 +39,7 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 		}
 		// A pause left from before the strategy was removed would hold
 		// the next rollout once a strategy comes back: lift it.
-		if err := writeSpec(ctx, c, ref, true, specPatch{Paused: new(false)}); err != nil {
+		if err := writeSpec(ctx, c, ref, specPatch{Paused: new(false)}); err != nil {
 			return err
 		}
 		printLine(out, fmt.Sprintf("spec.paused set to false on %s: it has no spec.strategy, so it held no rollout, "+
@@ -53,7 +53,7 @@ func SetPaused(ctx context.Context, c client.Client, ref ConfigMapRef, paused bo
 		printLine(out, fmt.Sprintf("%s: the rollout is paused already (spec.paused: true); nothing written", where))
 		return nil
 	}
-	if err := writeSpec(ctx, c, ref, obj != nil, specPatch{Paused: new(true)}); err != nil {
+	if err := writeSpec(ctx, c, ref, specPatch{Paused: new(true)}); err != nil {
 		return err
 	}
 	printLine(out, fmt.Sprintf("rollout paused: spec.paused set on %s: "+
@@ -100,7 +100,7 @@ func resume(ctx context.Context, c client.Client, ref ConfigMapRef, cm *corev1.C
 		printLine(out, fmt.Sprintf("%s: the rollout is resumed already (spec.paused is not set); nothing written", where))
 		return nil
 	}
-	if err := writeSpec(ctx, c, ref, obj != nil, specPatch{Paused: new(false)}); err != nil {
+	if err := writeSpec(ctx, c, ref, specPatch{Paused: new(false)}); err != nil {
 		return err
 	}
 	if holds != "" {

@@ -73,7 +73,7 @@ func resumeHalt(ctx context.Context, c client.Client, ref ConfigMapRef, obj *nod
 		return nil
 	}
 	resume := specPatch{Paused: new(false), Resume: haltReference("", haltedAt)}
-	if err := writeSpec(ctx, c, ref, true, resume); err != nil {
+	if err := writeSpec(ctx, c, ref, resume); err != nil {
 		return err
 	}
 	printLine(out, fmt.Sprintf("the rollout the health gate halted is resumed: spec.resume set on %s to the halt at %s, "+

@@ -50,7 +50,7 @@ func RetryHalted(ctx context.Context, c client.Client, ref ConfigMapRef, out io.
 			"the controller takes it up at its next decision; nothing written", where, what))
 		return nil
 	}
-	if err := writeSpec(ctx, c, ref, true, specPatch{Retry: haltReference(data, halt.HaltedAt)}); err != nil {
+	if err := writeSpec(ctx, c, ref, specPatch{Retry: haltReference(data, halt.HaltedAt)}); err != nil {
 		return err
 	}
 	printLine(out, fmt.Sprintf("spec.retry set on %s: %s, rolls out again as a new rollout, canaries first "+
