@@ -224,6 +224,11 @@ func (s *shipped) installManifests() podHost {
 		list, err = json.Marshal(toList(hooks))
 		Expect(err).NotTo(HaveOccurred())
 		s.kube.mustRunWithInput(string(list), "apply", "--server-side", "-f", "-")
+		for _, hook := range hooks {
+			if hook.GetKind() == "NodeSLORollout" {
+				s.takeStrategyOff(hook.GetName())
+			}
+		}
 	}
 
 	By("issuing a token for ServiceAccount " + spec.ServiceAccountName + " (TokenRequest)")
@@ -247,6 +252,23 @@ func (s *shipped) installManifests() podHost {
 		serviceAccountFiles: saDir,
 		secrets:             secrets,
 	}
+}
+
+// takeStrategyOff checks the conservative strategy of the NodeSLORollout
+// the chart created, then removes it before the container starts: the
+// sample Nodes have no kubelet, so no Ready condition, and the strategy's
+// health gate would hold the samples' configuration back from them (and
+// its 60 s steps outlast the specs' waits). This suite checks the image
+// as the chart runs it, not the rollout (test/cluster and
+// internal/controller do).
+func (s *shipped) takeStrategyOff(name string) {
+	GinkgoHelper()
+	By("checking the chart's conservative NodeSLORollout, then taking its strategy off")
+	Expect(s.kube.mustRun("get", "nodeslorollout", name, "-n", namespace, "-o",
+		"jsonpath={.spec.strategy.maxNodesPerStep} {.spec.strategy.stepIntervalSeconds} "+
+			"{.spec.strategy.healthGate.onUnhealthy}")).To(Equal("10% 60 pause"))
+	s.kube.mustRun("patch", "nodeslorollout", name, "-n", namespace, "--type=json",
+		"-p", `[{"op": "remove", "path": "/spec/strategy"}]`)
 }
 
 // start runs a container as the Deployment's pod, on ports that must be free.
