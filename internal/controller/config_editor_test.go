@@ -12,12 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -66,16 +64,6 @@ func grantConfigEditor(ctx context.Context) {
 	for _, obj := range []client.Object{role, binding} {
 		Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, obj))).To(Succeed())
 	}
-}
-
-// configEditorClient is configEditorUser's client: the admin's config
-// impersonating it.
-func configEditorClient(admin *rest.Config) client.Client {
-	cfg := rest.CopyConfig(admin)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: configEditorUser}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
-	return c
 }
 
 // editConfig writes the ConfigMap's data as configEditor, with the

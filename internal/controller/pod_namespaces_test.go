@@ -64,10 +64,10 @@ func grantPodNamespaces(ctx context.Context) {
 	}
 }
 
-// tenantClient is tenantUser's client: the admin's config impersonating it.
-func tenantClient(admin *rest.Config) client.Client {
+// clientAs is user's client: the admin's config impersonating it.
+func clientAs(admin *rest.Config, user string) client.Client {
 	cfg := rest.CopyConfig(admin)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
 	return c

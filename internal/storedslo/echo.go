@@ -31,7 +31,7 @@ type echoes struct {
 
 // echo is one write of a NodeSLO: the SpecDigestAnnotation sent and, once
 // the apiserver answered, the resourceVersion it stored the write as; and
-// what List shows of it while the cache does not (unseen): the generation
+// what List shows of a create while the cache does not (unseenCreates): the generation
 // the write gives the NodeSLO (as stored, once known), its UID once known,
 // and this controller's other annotations sent. Only those strings are
 // kept, not the annotation map, so that writes whose echo is late cost a
@@ -79,16 +79,16 @@ func (e *echoes) wrote(name string, stored *metav1.ObjectMeta) {
 	}
 }
 
-// unseen returns the metadata of the writes in flight or made whose echo
-// has not come back, by name, for the names whose cached resourceVersion
-// (absent: no NodeSLO cached) is not the write's: what the cache does not
-// show yet of this controller's own writes.
-func (e *echoes) unseen(cachedVersion func(name string) (string, bool)) map[string]*metav1.ObjectMeta {
+// unseenCreates returns the metadata of the creates in flight or made
+// whose NodeSLO the cache does not hold yet (cached says whether it holds
+// one), by name: what a list of the cache does not show yet of this
+// controller's own creates.
+func (e *echoes) unseenCreates(cached func(name string) bool) map[string]*metav1.ObjectMeta {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out map[string]*metav1.ObjectMeta
 	for name, w := range e.written {
-		if version, cached := cachedVersion(name); cached && version == w.resourceVersion {
+		if cached(name) {
 			continue
 		}
 		if out == nil {

@@ -24,11 +24,13 @@ const maxWholeGets = 100
 // LIST of every NodeSLO whole. A NodeSLO deleted before it could be read
 // whole is left out: its node has none.
 //
-// The controller's own writes whose echo the cache has not shown yet are
-// listed as written (echoes.unseen), at no read: a decision on the cache
-// alone would take a NodeSLO created a moment ago for a node without one,
-// which gets the target at once, outside the steps, and a spec just
-// written for the one before.
+// The NodeSLOs the controller created whose echo the cache has not shown
+// yet are listed as written (echoes.unseenCreates), at no read: a decision
+// on the cache alone would take a NodeSLO created a moment ago for a node
+// without one, which gets the target at once, outside the steps. An update
+// not shown yet is listed as the cache has it, as before: the rollout then
+// waits for the cache to show a step's writes before it counts them, and
+// the NodeSLO reconciler reads past the cache until the echo (Get).
 func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) (map[string]*NodeSLO, error) {
 	list := sloconfig.NodeSLOMetadataList()
 	if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
@@ -42,18 +44,9 @@ func (s *Store) List(ctx context.Context, reader client.Reader, withSpecs bool) 
 		*n = NodeSLO{name: meta.Name, exists: true, meta: &meta.ObjectMeta}
 		byName[n.name] = n
 	}
-	unseen := s.echoes.unseen(func(name string) (string, bool) {
-		if n := byName[name]; n != nil {
-			return n.meta.ResourceVersion, true
-		}
-		return "", false
-	})
-	var created []*NodeSLO // not cached at all yet
+	unseen := s.echoes.unseenCreates(func(name string) bool { return byName[name] != nil })
+	created := make([]*NodeSLO, 0, len(unseen)) // not cached yet
 	for name, meta := range unseen {
-		if n := byName[name]; n != nil {
-			n.meta = meta
-			continue
-		}
 		n := &NodeSLO{name: name, exists: true, meta: meta}
 		byName[name], created = n, append(created, n)
 	}

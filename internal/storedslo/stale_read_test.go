@@ -62,19 +62,20 @@ func TestGetReadsPastAReaderThatHasNotSeenTheLastWrite(t *testing.T) {
 	digestOf("before") // the echo came back: the reader has seen the write (here a stand-in that never will)
 }
 
-// List shows the controller's own writes a reader has not shown yet as
-// written, without reading them: a NodeSLO created a moment ago is not
-// taken for a node without one (which a staged rollout would give its
-// target at once, outside the steps), nor a spec just written for the one
-// before. Once a write's echo has come back, the reader is trusted again.
-func TestListShowsTheOwnWritesAReaderHasNotShownYet(t *testing.T) {
-	const oldName, newName = "old", "new"
+// List shows the NodeSLOs the controller created that a reader has not
+// shown yet as written, without reading them: one created a moment ago is
+// not taken for a node without one (which a staged rollout would give its
+// target at once, outside the steps). An update not shown yet is listed as
+// the reader has it: the rollout counts a step's writes once the cache
+// shows them. Once a create's echo has come back, the reader is trusted.
+func TestListShowsTheOwnCreatesAReaderHasNotShownYet(t *testing.T) {
+	const oldName, newName, cachedDigest = "old", "new", "before"
 	scheme := runtime.NewScheme()
 	if err := slov1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	old := &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: oldName, ResourceVersion: "41", Generation: 1,
-		Annotations: map[string]string{SpecDigestAnnotation: "1/before"}}}
+		Annotations: map[string]string{SpecDigestAnnotation: "1/" + cachedDigest}}}
 	behind := fake.NewClientBuilder().WithScheme(scheme).WithObjects(old.DeepCopy()).Build()
 	apiserver := fake.NewClientBuilder().WithScheme(scheme).WithObjects(old.DeepCopy()).Build()
 	whole := &countingReader{Reader: apiserver}
@@ -96,7 +97,7 @@ func TestListShowsTheOwnWritesAReaderHasNotShownYet(t *testing.T) {
 		}
 		return out
 	}
-	if got := digests(); !maps.Equal(got, map[string]string{oldName: "before"}) {
+	if got := digests(); !maps.Equal(got, map[string]string{oldName: cachedDigest}) {
 		t.Fatalf("nothing written: %v, want the reader's", got)
 	}
 
@@ -115,11 +116,12 @@ func TestListShowsTheOwnWritesAReaderHasNotShownYet(t *testing.T) {
 	if err := s.Write(t.Context(), stored, spec, updated, "", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := digests(); !maps.Equal(got, map[string]string{oldName: "updated", newName: "created"}) {
-		t.Errorf("the writes stored, not shown by the reader: %v, want what was written", got)
+	if got := digests(); !maps.Equal(got, map[string]string{oldName: cachedDigest, newName: "created"}) {
+		t.Errorf("the writes stored, not shown by the reader: %v, want the create as written, "+
+			"the update as the reader has it", got)
 	}
 	if whole.gets+whole.lists != 0 {
-		t.Errorf("%d GETs and %d LISTs of NodeSLOs whole, want none: the writes are known", whole.gets, whole.lists)
+		t.Errorf("%d GETs and %d LISTs of NodeSLOs whole, want none: the create is known", whole.gets, whole.lists)
 	}
 
 	// Their echoes come back (as the watch brings them) before the reader shows them.
@@ -132,7 +134,7 @@ func TestListShowsTheOwnWritesAReaderHasNotShownYet(t *testing.T) {
 			t.Fatalf("the echo of %s was not recognised", name)
 		}
 	}
-	if got := digests(); !maps.Equal(got, map[string]string{oldName: "before"}) {
+	if got := digests(); !maps.Equal(got, map[string]string{oldName: cachedDigest}) {
 		t.Errorf("the echoes back: %v, want the reader's (here a stand-in that never shows the writes)", got)
 	}
 }

@@ -1,16 +1,21 @@
 package ecosystem
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 )
 
@@ -86,6 +91,9 @@ func TestArgoCDHealthOddObjects(t *testing.T) {
 			"waiting for the controller's conditions"},
 		{"a condition with no type", decided("conditions", []any{map[string]any{"status": "True"}}), progressing,
 			"waiting"},
+		// What the controller writes when a plan fails (docs/rollout.md#conditions).
+		{"a failed plan", decided("phase", "Progressing", "conditions", planFailed(t)), progressing,
+			"cannot plan the rollout of configuration 5089928f322f; trying again"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +103,23 @@ func TestArgoCDHealthOddObjects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// planFailed are the conditions the controller sets when a plan fails
+// (rollout.SetPlanFailedConditions), as the object carries them.
+func planFailed(t *testing.T) []any {
+	var conditions []metav1.Condition
+	rollout.SetPlanFailedConditions(&conditions, strings.Repeat("5089928f322f", 5)+"abcd",
+		errors.New("reading NodeSLOs for the rollout: connection refused"), 1, time.Unix(0, 0))
+	out := make([]any, 0, len(conditions))
+	for i := range conditions {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conditions[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // luaBlock is the one ```lua block of the Markdown file at path.
