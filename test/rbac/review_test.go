@@ -236,7 +236,22 @@ func configData(cpuBurstPercent int, more ...any) map[string]string {
 // setConfig writes the ConfigMap's data, creating it the first time.
 func setConfig(ctx context.Context, data map[string]string) {
 	GinkgoHelper()
-	testkit.SetConfig(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, data)
+	key := client.ObjectKey{Namespace: configNamespace, Name: configName}
+	// The strategy first, read by the controller (status.observedGeneration)
+	// before the ConfigMap changes: the controller sees the two objects
+	// apart, and a change it meets before its strategy goes at once.
+	data, policy := testkit.SplitPolicy(data)
+	before := &nodeslov1alpha1.NodeSLORollout{}
+	existed := k8sClient.Get(ctx, key, before) == nil
+	testkit.SetStrategy(ctx, k8sClient, key, policy)
+	if existed {
+		Eventually(func(g Gomega) {
+			obj := &nodeslov1alpha1.NodeSLORollout{}
+			g.Expect(k8sClient.Get(ctx, key, obj)).To(Succeed())
+			g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation), "the controller read the strategy")
+		}).Should(Succeed())
+	}
+	testkit.WriteConfigMap(ctx, k8sClient, key, data)
 }
 
 // waitForCPUBurstPercent waits until n NodeSLOs exist, all with percent.

@@ -29,6 +29,15 @@ func SetConfig(
 	GinkgoHelper()
 	data, policy := SplitPolicy(data)
 	SetStrategy(ctx, c, key, policy)
+	return WriteConfigMap(ctx, c, key, data)
+}
+
+// WriteConfigMap is SetConfig without the strategy: data, the retired
+// rollout key included if it is there, goes into the ConfigMap as it is.
+func WriteConfigMap(
+	ctx context.Context, c client.Client, key client.ObjectKey, data map[string]string,
+) (*corev1.ConfigMap, bool) {
+	GinkgoHelper()
 	cm := &corev1.ConfigMap{}
 	created := false
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
