@@ -65,18 +65,30 @@ func (d *rolloutDriver) writeStatus(
 	}
 	want := plan.APIStatus(obj.Status, read.object.Controls,
 		rollout.ObservedBy{Generation: obj.Generation, ConfigMapVersion: read.version, Revision: revision}, now)
+	if err := d.patchStatus(ctx, obj, want); err != nil {
+		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", d.key, err)
+	}
+	return plan, nil
+}
+
+// patchStatus writes want as obj's status, when it differs in more than
+// the time, in one patch at the resourceVersion read, and keeps what was
+// written for the next read (written); on an error the cache is read again.
+func (d *rolloutDriver) patchStatus(
+	ctx context.Context, obj *nodeslov1alpha1.NodeSLORollout, want nodeslov1alpha1.NodeSLORolloutStatus,
+) error {
 	if !rollout.StatusChanged(obj.Status, want) {
-		return plan, nil
+		return nil
 	}
 	before := obj.DeepCopy()
 	obj.Status = want
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 	if err := d.client.Status().Patch(ctx, obj, patch); err != nil {
 		d.written = nil // read it again from the cache
-		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", d.key, err)
+		return err
 	}
 	d.written = obj
-	return plan, nil
+	return nil
 }
 
 // reportPlanFailure makes the NodeSLORollout's conditions say that the plan
@@ -93,16 +105,8 @@ func (d *rolloutDriver) reportPlanFailure(
 	}
 	want := obj.Status.DeepCopy()
 	rollout.SetPlanFailedConditions(&want.Conditions, configuration, planErr, obj.Generation, now)
-	if !rollout.StatusChanged(obj.Status, *want) {
-		return nil
-	}
-	before := obj.DeepCopy()
-	obj.Status = *want
-	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := d.client.Status().Patch(ctx, obj, patch); err != nil {
-		d.written = nil
+	if err := d.patchStatus(ctx, obj, *want); err != nil {
 		return fmt.Errorf("writing the failed plan into the status of NodeSLORollout %s: %w", d.key, err)
 	}
-	d.written = obj
 	return nil
 }
