@@ -89,6 +89,8 @@ verify-diagrams: diagrams-renderer ## Fail if an SVG of docs/images is not what 
 fmt: ## Run go fmt.
 	go fmt ./...
 
+# make test does not run it: golangci-lint's govet runs the same analyzers,
+# on the build-tagged suites too.
 .PHONY: vet
 vet: ## Run go vet.
 	go vet ./...
@@ -102,9 +104,11 @@ lint: golangci-lint ## Run golangci-lint.
 # time runs out while a worker is busy (golang/go#75804, fixed in Go 1.27).
 # make test fuzzes each target for 10,000 new inputs (its seed corpus runs
 # as a plain test anyway): the seven targets take about 70 s of wall time
-# and 110 CPU-seconds on a 2-core machine, 50,000 inputs 130 s and 225
-# CPU-seconds, a quarter of a warm make test's CPU. .ci/run fuzzes for
-# 50,000.
+# and 110 CPU-seconds on a 2-core machine (50,000 inputs: 130 s and 225).
+# It starts once the controllers' suite is compiled, beside its shards,
+# which wait more than they compute: fuzzing instruments every package it
+# compiles, the standard library included, so on a cold cache it is a third
+# build of the tree, which beside the -race build only slowed both.
 FUZZTIME ?= 10000x
 
 # The race detector runs where a test exercises concurrency in this process:
@@ -155,7 +159,7 @@ TEST_LDFLAGS = -ldflags="-s -w"
 # installed first; the metric gate's specs (internal/controller) start
 # bin/prometheus.
 .PHONY: test
-test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alerts kustomize setup-envtest prometheus ## Run every test (unit, envtest, chart, fuzz, alerts) against a real kube-apiserver and etcd (and Prometheus), with -race where concurrency is exercised.
+test: verify-generated verify-docs verify-diagrams lint helm-lint test-alerts kustomize setup-envtest prometheus ## Run the checks and every unit, envtest, chart and alert test (fuzz seeds included) against a real kube-apiserver and etcd (and Prometheus), with -race where concurrency is exercised.
 	@export KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))"; \
 	export PROMETHEUS="$(PROMETHEUS)"; \
 	all=$$(go list ./... | grep -v /test/e2e); \
@@ -183,7 +187,9 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 			rest="$${rest:+$$rest || }$$label"; \
 		done; \
 	done; \
-	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; [ $$split_status -eq 0 ] || exit 1; \
+	$(MAKE) --no-print-directory fuzz >cover.fuzz.log 2>&1 & fuzz_pid=$$!; \
+	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; \
+	[ $$split_status -eq 0 ] || { kill $$fuzz_pid 2>/dev/null; exit 1; }; \
 	for t in $(ALONE_TESTS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; k=0; binary=""; log="cover.split-alone-$$name.log"; \
 		for s in $(SPLIT_SUITES); do k=$$((k+1)); [ "$${s%%:*}" != "$$pkg" ] || binary="$(CURDIR)/bin/test/split$$k.test"; done; \
@@ -195,6 +201,7 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 		{ grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' <<<"$$out"; \
 		  echo "ok  	$(MODULE)/$$pkg	$$name	$$(( $$(date +%s) - start ))s"; } >"$$log"; \
 	done; \
+	wait $$fuzz_pid; fuzz_status=$$?; cat cover.fuzz.log; exit $$fuzz_status; \
 	} & split_pid=$$!; \
 	{ hack/test-packages.sh bin/test/norace cover.norace.out -cover -covermode=atomic $(TEST_LDFLAGS) -- $$norace && \
 		for t in $(RACE_TESTS); do \
@@ -203,8 +210,7 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 			out=$$(cd "$$pkg" && "$$binary" -test.run "$${t#*:}" -test.v -test.paniconexit0 2>&1) || { echo "$$out"; exit 1; }; \
 			grep -q '^--- PASS' <<<"$$out" || { echo "RACE_TESTS: $$t ran no test" >&2; exit 1; }; \
 			grep -E '^(--- PASS|ok )' <<<"$$out"; \
-		done && \
-		$(MAKE) --no-print-directory fuzz; \
+		done; \
 	} & norace_pid=$$!; \
 	status=0; wait $$race_pid || status=$$?; wait $$norace_pid || status=$$?; wait $$split_pid || status=$$?; \
 	for l in cover.split*.log; do \
@@ -214,7 +220,7 @@ test: verify-generated verify-docs verify-diagrams vet lint helm-lint test-alert
 	done; \
 	[ $$status -eq 0 ] || exit $$status; \
 	{ echo "mode: atomic"; tail -q -n +2 cover.race.out cover.norace.out cover.split*.out; } > cover.out; \
-	rm -f cover.race.out cover.norace.out cover.split*.out cover.split*.log
+	rm -f cover.race.out cover.norace.out cover.split*.out cover.split*.log cover.fuzz.log
 
 # The alerts have one source, the PrometheusRule in config/prometheus; its
 # rule groups are extracted, as kustomize builds the directory, into a plain
