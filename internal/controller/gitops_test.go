@@ -167,7 +167,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 			Expect(st.TakenUp()).To(BeTrue(), "the status is about the ConfigMap's data")
 			Expect(st.Done()).To(BeFalse(), "the ConfigMap's data is not in force")
 			Expect(st.Status.Withheld).To(HaveField("Reverted", BeTrue()))
-			Expect(st.Status.Withheld.Fingerprint).To(Equal(fingerprint(halted)))
+			Expect(st.Status.Withheld.Configuration).To(Equal(fingerprint(halted)))
 			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonReverted)).Should(ContainElement(And(
 				ContainSubstring("the ConfigMap is not written"), ContainSubstring("kubectl nodeslo rollout retry"))))
 			Eventually(countEvents(ctx, rollout.ReasonHalted)).Should(Equal(1))
@@ -211,7 +211,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 					st, err := statusInForce(ctx)
 					g.Expect(err).NotTo(HaveOccurred())
 					g.Expect(st.TakenUp()).To(BeTrue())
-					g.Expect(st.Status.Fingerprint).To(Equal(fingerprint(good)), "the undo's configuration stays in force")
+					g.Expect(st.Status.Configuration).To(Equal(fingerprint(good)), "the undo's configuration stays in force")
 					g.Expect(st.Status.Withheld).NotTo(BeNil())
 					g.Expect(st.Status.Withheld.Reverted).To(BeFalse())
 				}).Should(Succeed())
@@ -280,7 +280,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 				st, err := statusInForce(ctx)
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(st.TakenUp()).To(BeTrue())
-				g.Expect(st.Status.Halted()).To(BeFalse(), "the resume is taken up")
+				g.Expect(st.Status.Phase).NotTo(Equal(rollout.PhaseHalted), "the resume is taken up")
 			}).Should(Succeed())
 			waited := make(chan error, 1)
 			go func() {

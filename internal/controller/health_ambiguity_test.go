@@ -278,7 +278,7 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 			Should(ContainElement(And(ContainSubstring("not used as canaries"), ContainSubstring(down+" (Ready=False"))))
 		status, err := statusInForce(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(status.Status.Health.Before).To(Equal(1))
+		Expect(status.Status.Health.Before).To(Equal(int32(1)))
 		Expect(status.Status.Health.BeforeNodes).To(ConsistOf(HaveField("Name", down)))
 		Expect(status.Done()).To(BeTrue())
 		settle()

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,7 +41,7 @@ func history(ctx context.Context) plugin.History {
 type rolloutState struct {
 	// Status is the status (nil: none yet); takenUp says whether it was
 	// decided on the ConfigMap as it stands and the spec as it is.
-	Status  *rollout.Status
+	Status  *nodeslov1alpha1.NodeSLORolloutStatus
 	takenUp bool
 }
 
@@ -48,7 +49,15 @@ type rolloutState struct {
 func (s rolloutState) TakenUp() bool { return s.takenUp }
 
 // Done reports whether the status is taken up and nothing is left to wait for.
-func (s rolloutState) Done() bool { return s.takenUp && s.Status.Done() }
+func (s rolloutState) Done() bool { return s.takenUp && rollout.StatusDone(s.Status) }
+
+// timeOf is a status time, in UTC (zero: the status holds none).
+func timeOf(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
 
 // statusInForce reads the NodeSLORollout's status and the ConfigMap's
 // version, as `kubectl nodeslo rollout status` does.
@@ -64,8 +73,7 @@ func statusInForce(ctx context.Context) (rolloutState, error) {
 	if obj.Status.Phase == "" {
 		return rolloutState{}, nil
 	}
-	st := rollout.StatusFromAPI(&obj.Status)
-	return rolloutState{Status: &st, takenUp: obj.Status.ObservedConfigMapVersion == cm.ResourceVersion &&
+	return rolloutState{Status: &obj.Status, takenUp: obj.Status.ObservedConfigMapVersion == cm.ResourceVersion &&
 		obj.Status.ObservedGeneration == obj.Generation}, nil
 }
 

@@ -118,7 +118,7 @@ var _ = Describe("-l/--selector and -o", func() {
 		Expect(json.Unmarshal([]byte(stdout), &s)).To(Succeed())
 		Expect(s.RevisionInForce).To(Equal(int64(3)))
 		Expect(s.Status).NotTo(BeNil())
-		Expect(s.Status.Reached).To(Equal(3))
+		Expect(s.Status.Reached).To(Equal(int32(3)))
 		Expect(s.NodeSLORolloutExists).To(BeTrue())
 	})
 })

@@ -73,20 +73,20 @@ func watchedNamespace(ctx context.Context, namespace string) {
 
 // decide writes s as the status of namespace's NodeSLORollout, decided on
 // its ConfigMap and spec as they stand, revision 1 in force.
-func decide(ctx context.Context, namespace string, s rollout.Status) {
+func decide(ctx context.Context, namespace string, s apiStatus) {
 	GinkgoHelper()
 	obj := storedRollout(ctx, namespace)
-	obj.Status = s.ToAPI()
+	obj.Status = *s.DeepCopy()
 	obj.Status.Revision, obj.Status.ObservedGeneration = 1, obj.Generation
 	obj.Status.ObservedConfigMapVersion = storedConfigMap(ctx, namespace).ResourceVersion
 	Expect(cluster.Client.Status().Update(ctx, obj)).To(Succeed())
 }
 
 // completed is midRollout's rollout, complete.
-func completed() rollout.Status {
+func completed() apiStatus {
 	s := midRollout(watchedData())
 	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
-		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
+		rollout.PhaseCompleted, 3, 5, 0, nil, mt(stepAt.Add(2*time.Minute))
 	return s
 }
 

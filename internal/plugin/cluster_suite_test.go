@@ -104,7 +104,7 @@ func putHistory(ctx context.Context, namespace string, thresholds ...int) {
 	Expect(cluster.Client.Create(ctx, obj)).To(Succeed())
 	status := midRollout(data)
 	status.Paused = true
-	obj.Status = status.ToAPI()
+	obj.Status = *status.DeepCopy()
 	obj.Status.Revision = int64(len(thresholds))
 	obj.Status.ObservedGeneration, obj.Status.ObservedConfigMapVersion = obj.Generation, cm.ResourceVersion
 	Expect(cluster.Client.Status().Update(ctx, obj)).To(Succeed())

@@ -25,7 +25,7 @@ import (
 var pauseRef = ConfigMapRef{Namespace: "koordinator-system", Name: "slo-controller-config"}
 
 // phaseProgressing is the API's phase of a rollout in progress.
-const phaseProgressing = nodeslov1alpha1.RolloutPhase(rollout.PhaseProgressing)
+const phaseProgressing = rollout.PhaseProgressing
 
 // pauseFixture is a cluster with the ConfigMap of data and objs besides
 // (its NodeSLORollout, say); the NodeSLORollout's status is a subresource,

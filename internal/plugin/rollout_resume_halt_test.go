@@ -45,7 +45,7 @@ func haltFixture(t *testing.T, key string, spec nodeslov1alpha1.NodeSLORolloutSp
 func recordStatus(rec rollout.Record) nodeslov1alpha1.NodeSLORolloutStatus {
 	s := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Configuration: rec.Target, Record: rec.Encode()}
 	if rec.Health.Halted() {
-		s.Phase = nodeslov1alpha1.RolloutPhase(rollout.PhaseHalted)
+		s.Phase = rollout.PhaseHalted
 		s.Health = &nodeslov1alpha1.RolloutHealth{Allowed: 1,
 			HaltedAt: &metav1.Time{Time: rec.Health.HaltedAt.Truncate(time.Second)}}
 	}

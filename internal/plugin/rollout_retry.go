@@ -44,7 +44,7 @@ func RetryHalted(ctx context.Context, c client.Client, ref ConfigMapRef, out io.
 	}
 	where := nodeSLORolloutName(ref)
 	what := fmt.Sprintf("configuration %s, halted by the health gate%s at %s", rollout.ShortTarget(data),
-		rollout.Withheld{Revision: halt.Revision}.AtRevision(), halt.HaltedAt.UTC().Format(time.RFC3339))
+		rollout.AtRevision(halt.Revision), halt.HaltedAt.UTC().Format(time.RFC3339))
 	if r := obj.Spec.Retry; r != nil && r.Configuration == data && sameSecond(r, halt.HaltedAt) {
 		printLine(out, fmt.Sprintf("%s: a retry of %s is asked for already (spec.retry); "+
 			"the controller takes it up at its next decision; nothing written", where, what))

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
@@ -33,9 +34,9 @@ type RolloutStatus struct {
 	// Object is the NodeSLORollout (nil: the controller has not created
 	// it yet).
 	Object *nodeslov1alpha1.NodeSLORollout
-	// Status is its status as the printers read it (nil: none yet, the
-	// controller has not decided on the ConfigMap).
-	Status *rollout.Status
+	// Status is its status (nil: none yet, the controller has not decided
+	// on the ConfigMap).
+	Status *nodeslov1alpha1.NodeSLORolloutStatus
 }
 
 // FetchRolloutStatus reads the ConfigMap (absent: it does not exist) and
@@ -70,8 +71,7 @@ func NewRolloutStatus(ref ConfigMapRef, cm *corev1.ConfigMap, obj *nodeslov1alph
 		s.Key = rollout.LoadStrategy(&obj.Spec, nil)
 	}
 	if obj != nil && obj.Status.Phase != "" {
-		st := rollout.StatusFromAPI(&obj.Status)
-		s.Status = &st
+		s.Status = &obj.Status
 	}
 	return s
 }
@@ -88,14 +88,14 @@ func (s RolloutStatus) TakenUp() bool {
 // Done reports whether there is nothing left to wait for: the controller
 // took the ConfigMap up and its rollout completed (and is not halted), or
 // it went to every node at once.
-func (s RolloutStatus) Done() bool { return s.TakenUp() && s.Status.Done() }
+func (s RolloutStatus) Done() bool { return s.TakenUp() && rollout.StatusDone(s.Status) }
 
 // HaltedByTheGate reports whether the health gate holds the rollout of the
 // ConfigMap's configuration halted, or withholds the ConfigMap's data, a
 // configuration it halted: either way no wait ends without an act of the
 // operator.
 func (s RolloutStatus) HaltedByTheGate() bool {
-	return s.TakenUp() && (s.Status.Halted() || s.Status.Withheld != nil)
+	return s.TakenUp() && (s.Status.Phase == rollout.PhaseHalted || s.Status.Withheld != nil)
 }
 
 // Revision is the number of the revision in force, as the status says (0:
@@ -115,18 +115,18 @@ func (s RolloutStatus) Configuration() string {
 	case !s.TakenUp():
 		return ""
 	case s.Status.Withheld != nil:
-		return s.Status.Withheld.Fingerprint
+		return s.Status.Withheld.Configuration
 	}
-	return s.Status.Fingerprint
+	return s.Status.Configuration
 }
 
 // haltError is the error a wait ends with when HaltedByTheGate.
 func (s RolloutStatus) haltError() error {
 	if wh := s.Status.Withheld; wh != nil {
 		return fmt.Errorf("configuration %s, the ConfigMap's data, was halted by the health gate and is not in force",
-			rollout.ShortTarget(wh.Fingerprint))
+			rollout.ShortTarget(wh.Configuration))
 	}
-	return fmt.Errorf("rollout of configuration %s halted by its health gate", rollout.ShortTarget(s.Status.Fingerprint))
+	return fmt.Errorf("rollout of configuration %s halted by its health gate", rollout.ShortTarget(s.Status.Configuration))
 }
 
 // notTakenUp says what the controller has not decided on yet: the
@@ -157,7 +157,7 @@ func (s RolloutStatus) notTakenUp() string {
 // status says: "configuration X (revision N)", or, to go inside
 // parentheses, "configuration X, revision N".
 func (s RolloutStatus) inForce(parenthesized bool) string {
-	out := "configuration " + rollout.ShortTarget(s.Status.Fingerprint)
+	out := "configuration " + rollout.ShortTarget(s.Status.Configuration)
 	switch n := s.Revision(); {
 	case n == 0:
 	case parenthesized:
@@ -188,7 +188,7 @@ func (s RolloutStatus) Write(w io.Writer) {
 		printLine(w, fmt.Sprintf("the controller has not taken up %s yet; in force: %s", s.notTakenUp(), s.inForce(false)))
 		return
 	}
-	target, started := rollout.ShortTarget(st.Fingerprint), st.Started.UTC().Format(time.RFC3339)
+	target, started := rollout.ShortTarget(st.Configuration), timeText(st.Started)
 	switch {
 	case st.Phase == rollout.PhaseAllAtOnce:
 		printLine(w, "no spec.strategy: every change reaches every node at once")
@@ -208,7 +208,7 @@ func (s RolloutStatus) Write(w io.Writer) {
 	if n := s.Revision(); n > 0 {
 		on += fmt.Sprintf("; revision %d in force", n)
 	}
-	printLine(w, fmt.Sprintf("updated: %s (%s)", st.Updated.UTC().Format(time.RFC3339), on))
+	printLine(w, fmt.Sprintf("updated: %s (%s)", timeText(st.Updated), on))
 }
 
 // writeProgress prints the lines of a staged rollout: the nodes reached and
@@ -224,12 +224,11 @@ func (s RolloutStatus) writeProgress(w io.Writer) {
 	s.writeVerdicts(w)
 	s.writeBefore(w)
 	switch {
-	case st.Halted():
+	case st.Phase == rollout.PhaseHalted:
 	case st.Phase == rollout.PhaseCompleted:
-		printLine(w, "complete: every node has the configuration in force, since "+
-			st.Completed.UTC().Format(time.RFC3339))
-	case !st.NextStep.IsZero():
-		printLine(w, "next step: "+st.NextStep.UTC().Format(time.RFC3339))
+		printLine(w, "complete: every node has the configuration in force, since "+timeText(st.Completed))
+	case st.NextStep != nil:
+		printLine(w, "next step: "+timeText(st.NextStep))
 	case st.AwaitingWrites:
 		printLine(w, fmt.Sprintf("next step: an interval after the NodeSLOs of step %d are all written "+
 			"(some are not yet)", st.Step))
@@ -245,7 +244,7 @@ func (s RolloutStatus) writeProgress(w io.Writer) {
 func (s RolloutStatus) pausedBy() string {
 	st := s.Status
 	var why []string
-	if st.Halted() {
+	if st.Phase == rollout.PhaseHalted {
 		why = append(why, "halted by the health gate")
 	}
 	if st.StrategyInvalid {
@@ -264,4 +263,14 @@ func (s RolloutStatus) pausedBy() string {
 		return "no"
 	}
 	return "yes (" + strings.Join(why, "; ") + ")"
+}
+
+// timeText is t as the status lines print times (RFC 3339, UTC); a time the
+// status does not hold prints as the zero time, as the status never leaves
+// one out where a line needs it.
+func timeText(t *metav1.Time) string {
+	if t == nil {
+		return time.Time{}.Format(time.RFC3339)
+	}
+	return t.UTC().Format(time.RFC3339)
 }

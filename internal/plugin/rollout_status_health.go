@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
@@ -19,22 +19,22 @@ import (
 func (s RolloutStatus) writeVerdicts(w io.Writer) {
 	st := s.Status
 	h := st.Health
-	if h == nil || (h.Unhealthy == 0 && !st.Halted() && len(h.Metrics) == 0) {
+	halted := st.Phase == rollout.PhaseHalted
+	if h == nil || (h.Unhealthy == 0 && !halted && len(h.Metrics) == 0) {
 		return
 	}
 	counted := h.Unhealthy - h.Tolerated
 	switch {
-	case st.Halted() && haltedByMetrics(h, counted):
-		printLine(w, fmt.Sprintf("halted: yes, by the health gate's metric checks at %s",
-			h.HaltedAt.UTC().Format(time.RFC3339)))
-	case h.Unhealthy == 0 && !st.Halted():
-	case st.Halted():
+	case halted && haltedByMetrics(h, counted):
+		printLine(w, "halted: yes, by the health gate's metric checks at "+timeText(h.HaltedAt))
+	case h.Unhealthy == 0 && !halted:
+	case halted:
 		beyond := ""
 		if h.Tolerated > 0 {
 			beyond = fmt.Sprintf(" beyond the %d a resume tolerated", h.Tolerated)
 		}
 		printLine(w, fmt.Sprintf("halted: yes, by the health gate at %s: %s unhealthy%s, more than %s",
-			h.HaltedAt.UTC().Format(time.RFC3339), reachedNodes(counted), beyond, allowed(h.Allowed, h.AllowedOf,
+			timeText(h.HaltedAt), reachedNodes(counted), beyond, allowed(h.Allowed, h.AllowedOf,
 				h.MaxUnhealthyNodes)))
 	case h.Gate == "":
 		printLine(w, fmt.Sprintf("unhealthy: %s, judged by a health gate spec.strategy no longer has",
@@ -56,7 +56,7 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 	}
 	writeMetricChecks(w, h)
 	switch {
-	case !st.Halted():
+	case !halted:
 	case h.Revert:
 		printLine(w, "reverting to the previous revision (onUnhealthy: revert): its configuration goes in force "+
 			"in place of the ConfigMap's data, which is not written, and goes back to every reached node at once")
@@ -69,7 +69,7 @@ func (s RolloutStatus) writeVerdicts(w io.Writer) {
 // allowed says how many unhealthy nodes the gate allows ("the 1
 // allowed"), and for a percent (setting, as written) what it is a percent
 // of; n is -1 when the status does not know.
-func allowed(n, of int, setting string) string {
+func allowed(n, of int32, setting string) string {
 	switch {
 	case n < 0:
 		return "the gate allowed"
@@ -80,7 +80,7 @@ func allowed(n, of int, setting string) string {
 }
 
 // reachedNodes is "1 reached node" or "N reached nodes".
-func reachedNodes(n int) string {
+func reachedNodes(n int32) string {
 	if n == 1 {
 		return "1 reached node"
 	}
@@ -89,19 +89,19 @@ func reachedNodes(n int) string {
 
 // writeWithheld says, when the ConfigMap's data is not in force, why and
 // how to roll it out again (docs/rollout.md#gitops-argo-cd-flux).
-func writeWithheld(w io.Writer, st *rollout.Status) {
+func writeWithheld(w io.Writer, st *nodeslov1alpha1.NodeSLORolloutStatus) {
 	wh := st.Withheld
 	if wh == nil {
 		return
 	}
-	instead := "configuration " + rollout.ShortTarget(st.Fingerprint) + " stays in force, as above"
+	instead := "configuration " + rollout.ShortTarget(st.Configuration) + " stays in force, as above"
 	if wh.Reverted {
-		instead = "the previous revision's configuration, " + rollout.ShortTarget(st.Fingerprint) +
+		instead = "the previous revision's configuration, " + rollout.ShortTarget(st.Configuration) +
 			", is in force in its place (onUnhealthy: revert)"
 	}
 	printLine(w, fmt.Sprintf("not in force: the ConfigMap's data, configuration %s, halted by the health gate%s at %s "+
 		"(%s); %s; no NodeSLO is written for it, however often it is applied again",
-		rollout.ShortTarget(wh.Fingerprint), wh.AtRevision(), wh.HaltedAt.UTC().Format(time.RFC3339), wh.Summary, instead))
+		rollout.ShortTarget(wh.Configuration), rollout.AtRevision(wh.Revision), timeText(wh.HaltedAt), wh.Summary, instead))
 	printLine(w, "retry: kubectl nodeslo rollout retry (rolls it out again, canaries first); or change the ConfigMap")
 }
 
@@ -120,7 +120,7 @@ func (s RolloutStatus) writeBefore(w io.Writer) {
 	for _, n := range h.BeforeNodes {
 		printLine(w, fmt.Sprintf("unhealthy before its write, node %s: %s", n.Name, n.Signal))
 	}
-	if more := h.Before - len(h.BeforeNodes); more > 0 {
+	if more := int(h.Before) - len(h.BeforeNodes); more > 0 {
 		printLine(w, fmt.Sprintf("unhealthy before their write, not listed: %d more", more))
 	}
 }

@@ -3,9 +3,8 @@ package plugin
 import (
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 )
 
 // The metric checks' part of `rollout status` (docs/rollout.md#metric-gates):
@@ -14,7 +13,7 @@ import (
 
 // haltedByMetrics reports whether a halt came from a failed metric check
 // rather than from the counted unhealthy nodes.
-func haltedByMetrics(h *rollout.StatusHealth, counted int) bool {
+func haltedByMetrics(h *nodeslov1alpha1.RolloutHealth, counted int32) bool {
 	failed := false
 	for _, m := range h.Metrics {
 		failed = failed || m.Failed
@@ -23,7 +22,7 @@ func haltedByMetrics(h *rollout.StatusHealth, counted int) bool {
 }
 
 // writeMetricChecks prints one line a check the status lists.
-func writeMetricChecks(w io.Writer, h *rollout.StatusHealth) {
+func writeMetricChecks(w io.Writer, h *nodeslov1alpha1.RolloutHealth) {
 	for _, m := range h.Metrics {
 		state := "not passing"
 		switch {
@@ -35,6 +34,6 @@ func writeMetricChecks(w io.Writer, h *rollout.StatusHealth) {
 			state = "not passing, dry run: never judged"
 		}
 		printLine(w, fmt.Sprintf("metric check %s: %s at %s: %s (%d consecutive failures, %d without data, "+
-			"%d errors)", m.Name, state, m.At.UTC().Format(time.RFC3339), m.Seen, m.Failures, m.NoData, m.Errors))
+			"%d errors)", m.Name, state, timeText(m.At), m.Seen, m.Failures, m.NoData, m.Errors))
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 )
 
 // A halt by a metric check says so, not that nodes were unhealthy, and
@@ -16,7 +16,7 @@ const latencyCheck = "latency"
 func TestRolloutStatusMetricChecks(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", nil)
-	s.Health.Metrics = []rollout.StatusMetric{{Name: latencyCheck, Failures: 1, Seen: "value 2 outside <= 0.5",
+	s.Health.Metrics = []nodeslov1alpha1.MetricVerdict{{Name: latencyCheck, Failures: 1, Seen: "value 2 outside <= 0.5",
 		At: s.Updated, Failed: true}}
 	out, err := followStatus(t, statusCluster(t, data, decided(7, &s)), false)
 	expectHalted(t, err)
@@ -35,7 +35,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 	}
 
 	going := midRollout(data)
-	going.Health = &rollout.StatusHealth{Allowed: 1, AllowedOf: 3, Metrics: []rollout.StatusMetric{
+	going.Health = &nodeslov1alpha1.RolloutHealth{Allowed: 1, AllowedOf: 3, Metrics: []nodeslov1alpha1.MetricVerdict{
 		{Name: latencyCheck, NoData: 1, Seen: "no data", At: going.Updated}}}
 	out, err = followStatus(t, statusCluster(t, data, decided(7, &going)), false)
 	expectPrintedOnce(t, err)
@@ -43,7 +43,7 @@ func TestRolloutStatusMetricChecks(t *testing.T) {
 		t.Errorf("a check not passing, no node unhealthy:\n%s", out)
 	}
 
-	going.Health.Metrics = []rollout.StatusMetric{
+	going.Health.Metrics = []nodeslov1alpha1.MetricVerdict{
 		{Name: latencyCheck, Errors: 3, Inconclusive: true, Seen: "Prometheus unreachable", At: going.Updated},
 		{Name: "trial", Failures: 4, DryRun: true, Seen: "value 9 outside <= 1", At: going.Updated}}
 	out, err = followStatus(t, statusCluster(t, data, decided(7, &going)), false)

@@ -1,8 +1,7 @@
 package plugin
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
@@ -38,11 +37,9 @@ type RolloutStatusOutput struct {
 	// RolloutKeyErrors are the errors of spec.strategy as written now (the
 	// name is from when the policy was the retired rollout key).
 	RolloutKeyErrors []string `json:"rolloutKeyErrors,omitempty"`
-	// Status is the controller's status on the NodeSLORollout, in the
-	// fields the text prints (absent: none yet); Conditions are its
-	// conditions as they are.
-	Status     *rollout.Status    `json:"status,omitempty"`
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Status is the controller's status on the NodeSLORollout as it is
+	// (absent: none yet).
+	Status *nodeslov1alpha1.NodeSLORolloutStatus `json:"status,omitempty"`
 }
 
 // Output is the status as -o prints it.
@@ -54,7 +51,6 @@ func (s RolloutStatus) Output() RolloutStatusOutput {
 	if o := s.Object; o != nil {
 		out.NodeSLORolloutExists, out.Generation = true, o.Generation
 		out.ObservedGeneration, out.ObservedConfigMapVersion = o.Status.ObservedGeneration, o.Status.ObservedConfigMapVersion
-		out.Conditions = o.Status.Conditions
 	}
 	return out
 }

@@ -23,7 +23,7 @@ func (s RolloutStatus) ProgressLine() string {
 		return fmt.Sprintf("Waiting for the controller to take up %s (in force: %s)...", s.notTakenUp(), s.inForce(true))
 	}
 	line := fmt.Sprintf("Waiting for rollout of configuration %s: %d of %d nodes reached",
-		rollout.ShortTarget(st.Fingerprint), st.Reached, st.PendingAtStart)
+		rollout.ShortTarget(st.Configuration), st.Reached, st.PendingAtStart)
 	if st.StrategyInvalid {
 		return line + ", held until spec.strategy is valid..."
 	}

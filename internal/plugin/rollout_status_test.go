@@ -70,22 +70,23 @@ var (
 
 // midRollout is the status the controller leaves for data's rollout after
 // the canary step and one batch: 3 of 5 nodes reached.
-func midRollout(data map[string]string) rollout.Status {
-	return rollout.Status{
-		Fingerprint: sloconfig.Load(data, nil).Fingerprint(), RolloutKey: keyOf(data),
-		Phase: rollout.PhaseProgressing, Started: statusStart, Step: 2, Steps: 3, StepSize: 2,
-		Reached: 3, PendingAtStart: 5, Pending: 2, NextStep: stepAt.Add(time.Minute), Updated: stepAt,
+func midRollout(data map[string]string) apiStatus {
+	return apiStatus{
+		Configuration: sloconfig.Load(data, nil).Fingerprint(), RolloutKey: keyOf(data),
+		Phase: rollout.PhaseProgressing, Started: mt(statusStart), Step: 2, Steps: 3, StepSize: 2,
+		Reached: 3, PendingAtStart: 5, Pending: 2, NextStep: mt(stepAt.Add(time.Minute)), Updated: mt(stepAt),
 	}
 }
 
 // halted is midRollout halted by a gate that allowed 1 unhealthy node
 // (setting as written; "": the strategy has no gate) of 3 judged, with the
 // verdicts given.
-func halted(data map[string]string, setting string, unhealthy map[string]string) rollout.Status {
+func halted(data map[string]string, setting string, unhealthy map[string]string) apiStatus {
 	s := midRollout(data)
-	s.Phase, s.NextStep, s.Updated = rollout.PhaseHalted, time.Time{}, stepAt.Add(30*time.Second)
-	h := &rollout.StatusHealth{MaxUnhealthyNodes: setting, Allowed: 1, AllowedOf: 3, Unhealthy: len(unhealthy),
-		HaltedAt: s.Updated, HaltedKey: keyOf(data)}
+	s.Phase, s.NextStep, s.Updated = rollout.PhaseHalted, nil, mt(stepAt.Add(30*time.Second))
+	h := &nodeslov1alpha1.RolloutHealth{MaxUnhealthyNodes: setting, Allowed: 1, AllowedOf: 3,
+		Unhealthy: int32(len(unhealthy)),
+		HaltedAt:  s.Updated, HaltedKey: keyOf(data)}
 	if setting != "" {
 		h.Revert = rollout.LoadKey(data).Policy.HealthGate.Revert
 		onUnhealthy := "pause"
@@ -97,7 +98,7 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 	}
 	for _, name := range []string{worker0, worker1, worker2} {
 		if signal, ok := unhealthy[name]; ok {
-			h.Nodes = append(h.Nodes, rollout.UnhealthyNode{Name: name, Signal: signal})
+			h.Nodes = append(h.Nodes, nodeslov1alpha1.NodeVerdict{Name: name, Signal: signal})
 		}
 	}
 	s.Health = h
@@ -126,11 +127,11 @@ const fakeConfigMapVersion = "999"
 // decided is the NodeSLORollout the controller leaves when it decided s
 // (nil: no status yet), with revision number in force, on the ConfigMap of
 // statusCluster as it stands and on the spec of generation 1.
-func decided(number int64, s *rollout.Status) *nodeslov1alpha1.NodeSLORollout {
+func decided(number int64, s *apiStatus) *nodeslov1alpha1.NodeSLORollout {
 	obj := rolloutObject(statusRef, nodeslov1alpha1.NodeSLORolloutSpec{}, nodeslov1alpha1.NodeSLORolloutStatus{})
 	obj.Generation = 1
 	if s != nil {
-		obj.Status = s.ToAPI()
+		obj.Status = *s.DeepCopy()
 		obj.Status.ObservedGeneration, obj.Status.ObservedConfigMapVersion = 1, fakeConfigMapVersion
 		obj.Status.Revision = number
 	}
@@ -265,7 +266,7 @@ func TestRolloutStatusPausedCanaryPending(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := midRollout(statusData(40, tc.spec))
 			s.Phase, s.Paused, s.Step, s.Reached, s.Pending, s.CanariesPending, s.NextStep =
-				rollout.PhasePaused, true, 0, 0, 5, 1, time.Time{}
+				rollout.PhasePaused, true, 0, 0, 5, 1, nil
 			obj := decided(1, &s)
 			data := underStrategy(t, statusData(40, tc.spec), obj)
 			if obj.Spec.Paused != tc.spec || obj.Spec.Strategy == nil {
@@ -285,7 +286,7 @@ func TestRolloutStatusCompleteExitsZero(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
 	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
-		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
+		rollout.PhaseCompleted, 3, 5, 0, nil, mt(stepAt.Add(2*time.Minute))
 	for _, watch := range []bool{false, true} {
 		out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), watch)
 		if err != nil {
@@ -301,7 +302,7 @@ func TestRolloutStatusCompleteExitsZero(t *testing.T) {
 func TestRolloutStatusAwaitingWrites(t *testing.T) {
 	data := statusData(40, false)
 	s := midRollout(data)
-	s.NextStep, s.AwaitingWrites = time.Time{}, true
+	s.NextStep, s.AwaitingWrites = nil, true
 	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "next step: an interval after the NodeSLOs of step 2 are all written (some are not yet)\n")
 
@@ -325,13 +326,13 @@ func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
 	out, err := followStatus(t, c, false)
 	expectPrintedOnce(t, err)
 	want := "the controller has not taken up ConfigMap koordinator-system/slo-controller-config at resourceVersion 999 " +
-		"(the status is of 998) yet; in force: configuration " + rollout.ShortTarget(s.Fingerprint) + " (revision 1)\n"
+		"(the status is of 998) yet; in force: configuration " + rollout.ShortTarget(s.Configuration) + " (revision 1)\n"
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
 
 	done := midRollout(data)
-	done.Phase, done.Completed = rollout.PhaseCompleted, stepAt
+	done.Phase, done.Completed = rollout.PhaseCompleted, mt(stepAt)
 	reader := &takeUpAfterReads{Client: c, t: t, after: 3, number: 2, status: done}
 	out, err = followStatus(t, reader, true)
 	if err != nil {
@@ -339,7 +340,7 @@ func TestRolloutStatusBeforeTheControllerTakesItUp(t *testing.T) {
 	}
 	progress, after := cutProgress(out)
 	wantLine := "Waiting for the controller to take up ConfigMap koordinator-system/slo-controller-config " +
-		"at resourceVersion 999 (the status is of 998) (in force: configuration " + rollout.ShortTarget(s.Fingerprint) +
+		"at resourceVersion 999 (the status is of 998) (in force: configuration " + rollout.ShortTarget(s.Configuration) +
 		", revision 1)..."
 	if !slices.Equal(progress, []string{wantLine}) || reader.reads < 3 {
 		t.Fatalf("--watch printed no progress line, or ended before the controller took it up:\n%s", out)
@@ -360,7 +361,7 @@ func TestRolloutStatusSpecChangedSince(t *testing.T) {
 	out, err := followStatus(t, statusCluster(t, data, obj), false)
 	expectPrintedOnce(t, err)
 	want := "the controller has not taken up the spec of NodeSLORollout koordinator-system/slo-controller-config " +
-		"at generation 2 (the status is of 1) yet; in force: configuration " + rollout.ShortTarget(s.Fingerprint) +
+		"at generation 2 (the status is of 1) yet; in force: configuration " + rollout.ShortTarget(s.Configuration) +
 		" (revision 1)\n"
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
@@ -382,7 +383,7 @@ type takeUpAfterReads struct {
 	after  int
 	reads  int
 	number int64
-	status rollout.Status
+	status apiStatus
 }
 
 func (r *takeUpAfterReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object,
@@ -403,7 +404,7 @@ func (r *takeUpAfterReads) decide(ctx context.Context, key client.ObjectKey) {
 	if err := r.Client.Get(ctx, key, obj); err != nil {
 		r.t.Fatal(err)
 	}
-	obj.Status = r.status.ToAPI()
+	obj.Status = *r.status.DeepCopy()
 	obj.Status.Revision, obj.Status.ObservedGeneration = r.number, obj.Generation
 	obj.Status.ObservedConfigMapVersion = cm.ResourceVersion
 	if err := r.Status().Update(ctx, obj); err != nil {
@@ -415,7 +416,7 @@ func TestRolloutStatusInvalidStrategyHolds(t *testing.T) {
 	data := statusData(40, false)
 	data[string(sloconfig.KeyRollout)] = invalidRolloutKey
 	s := midRollout(data)
-	s.Phase, s.StrategyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, time.Time{}
+	s.Phase, s.StrategyInvalid, s.Steps, s.StepSize, s.NextStep = rollout.PhasePaused, true, 0, 0, nil
 	obj := decided(1, &s)
 	data = underStrategy(t, data, obj)
 	out, err := followStatus(t, statusCluster(t, data, obj), false)
@@ -432,8 +433,8 @@ func TestRolloutStatusInvalidStrategyHolds(t *testing.T) {
 // at once, which is all the status says (no error, nothing pending).
 func TestRolloutStatusWithoutAStrategy(t *testing.T) {
 	data := withoutRolloutKey(statusData(40, false))
-	s := rollout.Status{Fingerprint: sloconfig.Load(data, nil).Fingerprint(), Phase: rollout.PhaseAllAtOnce,
-		Updated: stepAt}
+	s := apiStatus{Configuration: sloconfig.Load(data, nil).Fingerprint(), Phase: rollout.PhaseAllAtOnce,
+		Updated: mt(stepAt)}
 	obj := decided(1, &s)
 	if obj.Spec.Strategy != nil {
 		t.Fatalf("the fixture has a strategy: %+v", obj.Spec)
@@ -443,7 +444,7 @@ func TestRolloutStatusWithoutAStrategy(t *testing.T) {
 		t.Errorf("nothing to wait for: %v", err)
 	}
 	want := "no spec.strategy: every change reaches every node at once\n" +
-		"configuration " + rollout.ShortTarget(s.Fingerprint) + ": put in force for every node at once\n" +
+		"configuration " + rollout.ShortTarget(s.Configuration) + ": put in force for every node at once\n" +
 		"updated: 2026-11-30T17:00:00Z (the controller's status on NodeSLORollout " +
 		"koordinator-system/slo-controller-config; revision 1 in force)\n"
 	if out != want {
@@ -565,7 +566,7 @@ func TestRolloutStatusHaltedAllowanceUnknown(t *testing.T) {
 func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
-	s.Step, s.Reached, s.Pending, s.Completed = 3, 5, 0, stepAt
+	s.Step, s.Reached, s.Pending, s.Completed = 3, 5, 0, mt(stepAt)
 	c := statusCluster(t, data, decided(1, &s))
 	for _, watch := range []bool{false, true} {
 		out, err := followStatus(t, c, watch)
@@ -577,12 +578,12 @@ func TestRolloutStatusHaltAfterTheLastStepIsNotDone(t *testing.T) {
 	}
 
 	obj := decided(1, &s)
-	obj.Generation, obj.Spec.Resume = 2, haltReference("", s.Health.HaltedAt)
+	obj.Generation, obj.Spec.Resume = 2, haltReference("", s.Health.HaltedAt.Time)
 	c = statusCluster(t, data, obj)
 	resumed := s
-	resumed.Phase, resumed.Updated = rollout.PhaseCompleted, stepAt.Add(time.Minute)
+	resumed.Phase, resumed.Updated = rollout.PhaseCompleted, mt(stepAt.Add(time.Minute))
 	health := *s.Health
-	health.HaltedAt, health.HaltedKey, health.Tolerated = time.Time{}, "", 2
+	health.HaltedAt, health.HaltedKey, health.Tolerated = nil, "", 2
 	resumed.Health = &health
 	reader := &takeUpAfterReads{Client: c, t: t, after: 3, number: 1, status: resumed}
 	out, err := followStatus(t, reader, true)
@@ -608,14 +609,14 @@ func TestRolloutStatusWatchesUntilComplete(t *testing.T) {
 	c := statusCluster(t, data, decided(1, &s))
 	done := midRollout(data)
 	done.Phase, done.Step, done.Reached, done.Pending, done.NextStep, done.Completed =
-		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
+		rollout.PhaseCompleted, 3, 5, 0, nil, mt(stepAt.Add(2*time.Minute))
 	reader := &takeUpAfterReads{Client: c, t: t, after: 5, number: 2, status: done}
 	out, err := followStatusFor(t, reader, statusFollow{watch: true})
 	if err != nil {
 		t.Fatalf("the rollout completed: %v", err)
 	}
 	progress, complete := cutProgress(out)
-	want := []string{"Waiting for rollout of configuration " + rollout.ShortTarget(s.Fingerprint) +
+	want := []string{"Waiting for rollout of configuration " + rollout.ShortTarget(s.Configuration) +
 		": 3 of 5 nodes reached, step 2 of 3..."}
 	if reader.reads < 5 || !slices.Equal(progress, want) {
 		t.Fatalf("one progress line per change, then the whole status; read %d times:\n%s", reader.reads, out)
@@ -640,8 +641,8 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	expectFailed(t, err, "error: timed out waiting for the condition\n")
 	expectLines(t, out, "reached: 3 of 5 nodes")
 
-	reader := &takeUpAfterReads{Client: c, t: t, after: 20, number: 2, status: rollout.Status{
-		Fingerprint: s.Fingerprint, RolloutKey: s.RolloutKey, Phase: rollout.PhaseCompleted, Updated: stepAt}}
+	reader := &takeUpAfterReads{Client: c, t: t, after: 20, number: 2, status: apiStatus{
+		Configuration: s.Configuration, RolloutKey: s.RolloutKey, Phase: rollout.PhaseCompleted, Updated: mt(stepAt)}}
 	if _, err := followStatusFor(t, reader, statusFollow{watch: true}); err != nil {
 		t.Errorf("no timeout: %v", err)
 	}
@@ -687,8 +688,8 @@ func TestRolloutStatusErrorsExitOne(t *testing.T) {
 func TestRolloutStatusVerdictsBelowTheLimit(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", map[string]string{worker1: "Ready=Unknown since 17:00:05"})
-	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, stepAt.Add(time.Minute),
-		time.Time{}, ""
+	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, mt(stepAt.Add(time.Minute)),
+		nil, ""
 	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "paused: no\n",
 		"unhealthy: 1 reached node; the gate halts on more than the 1 allowed\n",
@@ -709,7 +710,7 @@ func TestRolloutStatusResumeNotTakenUpYet(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", twoUnhealthy)
 	obj := decided(1, &s)
-	obj.Generation, obj.Spec.Resume = 2, haltReference("", s.Health.HaltedAt)
+	obj.Generation, obj.Spec.Resume = 2, haltReference("", s.Health.HaltedAt.Time)
 	out, err := followStatus(t, statusCluster(t, data, obj), false)
 	expectPrintedOnce(t, err)
 	expectLines(t, out, "the controller has not taken up the spec of NodeSLORollout "+
@@ -726,7 +727,7 @@ func TestRolloutStatusResumeNotTakenUpYet(t *testing.T) {
 func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 	data := statusData(40, false)
 	s := halted(data, "", twoUnhealthy)
-	s.Phase, s.Health.HaltedAt, s.Health.Unhealthy, s.Health.Omitted = rollout.PhaseProgressing, time.Time{}, 52, 50
+	s.Phase, s.Health.HaltedAt, s.Health.Unhealthy, s.Health.Omitted = rollout.PhaseProgressing, nil, 52, 50
 	out, _ := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectLines(t, out, "unhealthy: 52 reached nodes, judged by a health gate spec.strategy no longer has",
 		"unhealthy node worker-0", "unhealthy nodes not listed: 50 more (the status lists the first 2 by name)\n",
@@ -741,10 +742,10 @@ func TestRolloutStatusGateRemovedAndNodesLeftOut(t *testing.T) {
 func TestRolloutStatusUnhealthyBeforeTheirWrite(t *testing.T) {
 	data := gateData(false, `{"maxUnhealthyNodes": 0}`)
 	s := halted(data, "0", nil)
-	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, stepAt.Add(time.Minute),
-		time.Time{}, ""
+	s.Phase, s.NextStep, s.Health.HaltedAt, s.Health.HaltedKey = rollout.PhaseProgressing, mt(stepAt.Add(time.Minute)),
+		nil, ""
 	s.Health.Before = 3
-	s.Health.BeforeNodes = []rollout.UnhealthyNode{{Name: worker0, Signal: "Ready=False since 2026-11-30T15:00:00Z"},
+	s.Health.BeforeNodes = []nodeslov1alpha1.NodeVerdict{{Name: worker0, Signal: "Ready=False since 2026-11-30T15:00:00Z"},
 		{Name: worker1, Signal: "DiskPressure=True since 2026-11-30T15:30:00Z"}}
 	out, err := followStatus(t, statusCluster(t, data, decided(1, &s)), false)
 	expectPrintedOnce(t, err)
@@ -769,7 +770,7 @@ func TestRolloutStatusEndsOnDataWithheld(t *testing.T) {
 		// The timeout only bounds a wait that would not end.
 		out, err := followStatusFor(t, c, statusFollow{watch: watch, timeout: time.Minute})
 		expectFailed(t, err, "error: configuration "+
-			rollout.ShortTarget(s.Withheld.Fingerprint)+", the ConfigMap's data, was halted by the health gate "+
+			rollout.ShortTarget(s.Withheld.Configuration)+", the ConfigMap's data, was halted by the health gate "+
 			"and is not in force\n")
 		expectLines(t, out, "not in force: the ConfigMap's data")
 	}
@@ -777,12 +778,12 @@ func TestRolloutStatusEndsOnDataWithheld(t *testing.T) {
 
 // withheldStatus is the status of good's completed rollout while the
 // ConfigMap's data is bad, halted at revision 2 and withheld since.
-func withheldStatus(good, bad map[string]string) rollout.Status {
+func withheldStatus(good, bad map[string]string) apiStatus {
 	s := midRollout(good)
 	s.Phase, s.Step, s.Reached, s.Pending, s.NextStep, s.Completed =
-		rollout.PhaseCompleted, 3, 5, 0, time.Time{}, stepAt.Add(2*time.Minute)
-	s.Withheld = &rollout.Withheld{Fingerprint: sloconfig.Load(bad, nil).Fingerprint(), Revision: 2,
-		HaltedAt: stepAt, Summary: "worker-0 (Ready=False since 17:00:00)"}
+		rollout.PhaseCompleted, 3, 5, 0, nil, mt(stepAt.Add(2*time.Minute))
+	s.Withheld = &nodeslov1alpha1.WithheldConfiguration{Configuration: sloconfig.Load(bad, nil).Fingerprint(), Revision: 2,
+		HaltedAt: mt(stepAt), Summary: "worker-0 (Ready=False since 17:00:00)"}
 	return s
 }
 
@@ -811,7 +812,7 @@ func TestRolloutStatusOutput(t *testing.T) {
 	if !errors.Is(err, errTimedOut) {
 		t.Fatalf("error %v, want the timeout", err)
 	}
-	want := "Waiting for rollout of configuration " + rollout.ShortTarget(s.Fingerprint) +
+	want := "Waiting for rollout of configuration " + rollout.ShortTarget(s.Configuration) +
 		": 3 of 5 nodes reached, step 2 of 3 (paused)...\n"
 	if progress.String() != want {
 		t.Errorf("progress %q, want %q", progress.String(), want)
@@ -822,7 +823,7 @@ func TestRolloutStatusOutput(t *testing.T) {
 	}
 	if !got.TakenUp || got.Done || got.Halted || got.RevisionInForce != 1 || got.Status == nil ||
 		got.Status.Reached != 3 || !got.Status.Paused || got.ConfigMap != statusKey.String() ||
-		got.Configuration != rollout.ShortTarget(s.Fingerprint) || !got.NodeSLORolloutExists ||
+		got.Configuration != rollout.ShortTarget(s.Configuration) || !got.NodeSLORolloutExists ||
 		got.ConfigMapResourceVersion != fakeConfigMapVersion || got.ObservedConfigMapVersion != fakeConfigMapVersion ||
 		got.Generation != 1 || got.ObservedGeneration != 1 {
 		t.Errorf("got\n%s", out.String())
@@ -862,15 +863,15 @@ func TestRolloutStatusSaysTheDataIsNotInForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.TakenUp() || st.Done() || st.Configuration() != s.Withheld.Fingerprint {
+	if !st.TakenUp() || st.Done() || st.Configuration() != s.Withheld.Configuration {
 		t.Errorf("taken up %t, done %t, configuration %s", st.TakenUp(), st.Done(), st.Configuration())
 	}
 	var out bytes.Buffer
 	st.Write(&out)
 	expectLines(t, out.String(),
-		"not in force: the ConfigMap's data, configuration "+rollout.ShortTarget(s.Withheld.Fingerprint)+
+		"not in force: the ConfigMap's data, configuration "+rollout.ShortTarget(s.Withheld.Configuration)+
 			", halted by the health gate at revision 2 at 2026-11-30T17:00:00Z (worker-0 (Ready=False since 17:00:00)); "+
-			"the previous revision's configuration, "+rollout.ShortTarget(s.Fingerprint)+
+			"the previous revision's configuration, "+rollout.ShortTarget(s.Configuration)+
 			", is in force in its place (onUnhealthy: revert); no NodeSLO is written for it, however often it is applied again",
 		"retry: kubectl nodeslo rollout retry (rolls it out again, canaries first); or change the ConfigMap")
 }
@@ -891,3 +892,9 @@ func TestRolloutStatusIntervalIsIgnored(t *testing.T) {
 		t.Errorf("--interval is shown in the help: %v", err)
 	}
 }
+
+// apiStatus is the NodeSLORollout's status, as the controller writes it.
+type apiStatus = nodeslov1alpha1.NodeSLORolloutStatus
+
+// mt is t as a status time.
+func mt(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 )
 
 func TestInert(t *testing.T) {
@@ -40,7 +40,7 @@ func TestRolloutStatusPrintsClusterTextInert(t *testing.T) {
 	const forged = "\x1b[1A\x1b[2K\rhalted: no\nresume: nothing to do\x07"
 	data := gateData(false, `{"maxUnhealthyNodes": 1}`)
 	s := halted(data, "1", map[string]string{worker0: "Ready=False" + forged + " since 12:00:00"})
-	s.Health.Metrics = []rollout.StatusMetric{{Name: "error-rate", Failures: 1, At: s.Updated, Failed: true,
+	s.Health.Metrics = []nodeslov1alpha1.MetricVerdict{{Name: "error-rate", Failures: 1, At: s.Updated, Failed: true,
 		Seen: "query failed: bad_data: " + forged}}
 	out, err := followStatus(t, statusCluster(t, data, decided(7, &s)), false)
 	expectHalted(t, err)

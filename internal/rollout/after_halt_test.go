@@ -90,7 +90,7 @@ func TestARevertReachesEveryNodeTheHaltReachedAtOnce(t *testing.T) {
 			len(eventsOf(done, ReasonHalted)) != 0 {
 			t.Errorf("key %s: the revert judged on the sickness it cures: %+v, phase %s", key, done.Figures, done.Status.Phase)
 		}
-		if s := StandingOf(done.RecordChange.Value, haltedTarget, ""); !s.Withheld() {
+		if s := StandingOf(done.RecordChange.Value, haltedTarget, Retry{}); !s.Withheld() {
 			t.Errorf("key %s: the halted data is no longer withheld after the revert: %+v", key, s)
 		}
 		for _, n := range []string{"c1", "c2", "n1"} {
@@ -171,7 +171,7 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 
 	retry := Retry{Fingerprint: sloconfig.Load(halted, nil).Fingerprint(), HaltedAt: t0.Add(-time.Second)}
 	in := PlanInput{Rollout: LoadKey(halted), Config: sloconfig.Load(halted, nil), Nodes: f.nodes, Now: t0,
-		RolloutKey: "k1", Record: record, HasRecord: true, Retry: retry.Encode()}
+		RolloutKey: "k1", Record: record, HasRecord: true, Retry: retry}
 	if r := recordOf(t, Memory{}.Plan(in)); !r.RejectedSince.IsZero() {
 		t.Errorf("a retry of the halt took its own nodes for rejected: %+v", r)
 	}

@@ -48,7 +48,7 @@ type standing struct {
 // standingOf reads s in the terms of the conditions: done when the
 // ConfigMap's data is in force everywhere it goes; stuck when only an
 // operator can move it (a halt, data withheld, an invalid strategy).
-func standingOf(s Status) standing {
+func standingOf(s *nodeslov1alpha1.NodeSLORolloutStatus) standing {
 	switch {
 	case s.Withheld != nil:
 		w := s.Withheld
@@ -59,42 +59,42 @@ func standingOf(s Status) standing {
 		return standing{reason: ReasonWithheldData, stuck: true, halted: true, message: fmt.Sprintf(
 			"the ConfigMap's data, configuration %s, was halted by the health gate%s and is %s: configuration %s "+
 				"is in force (kubectl nodeslo rollout retry rolls the data out again)",
-			ShortTarget(w.Fingerprint), w.AtRevision(), what, ShortTarget(s.Fingerprint))}
-	case s.Halted():
+			ShortTarget(w.Configuration), AtRevision(w.Revision), what, ShortTarget(s.Configuration))}
+	case s.Phase == PhaseHalted:
 		return standing{reason: string(PhaseHalted), stuck: true, halted: true, message: fmt.Sprintf(
 			"the health gate halted the rollout of configuration %s: %s (kubectl nodeslo rollout resume or undo)",
-			ShortTarget(s.Fingerprint), s.unhealthyText())}
-	case s.Phase == PhasePaused && !s.Paused && !s.StrategyInvalid && s.Health.Inconclusive():
+			ShortTarget(s.Configuration), unhealthyText(s.Health))}
+	case s.Phase == PhasePaused && !s.Paused && !s.StrategyInvalid && HealthInconclusive(s.Health):
 		return standing{reason: ReasonMetricsInconclusive, message: fmt.Sprintf(
 			"the rollout of configuration %s waits for Prometheus, neither halted nor going on: %s; %s",
-			ShortTarget(s.Fingerprint), s.Health.inconclusiveText(), s.progressText())}
+			ShortTarget(s.Configuration), inconclusiveText(s.Health), progressText(s))}
 	case s.Phase == PhasePaused && s.StrategyInvalid:
 		return standing{reason: ReasonStrategyInvalid, stuck: true, message: fmt.Sprintf(
 			"spec.strategy is invalid, which holds the rollout of configuration %s: %s (its InvalidStrategy Events say why)",
-			ShortTarget(s.Fingerprint), s.progressText())}
+			ShortTarget(s.Configuration), progressText(s))}
 	case s.Phase == PhasePaused:
 		return standing{reason: string(PhasePaused), message: fmt.Sprintf(
-			"the rollout of configuration %s is paused: %s", ShortTarget(s.Fingerprint), s.progressText())}
+			"the rollout of configuration %s is paused: %s", ShortTarget(s.Configuration), progressText(s))}
 	case s.Phase == PhaseProgressing && s.AwaitingWrites:
 		return standing{reason: ReasonAwaitingWrites, moving: true, message: fmt.Sprintf(
 			"rolling out configuration %s: %s; the step taken waits for its nodes' writes",
-			ShortTarget(s.Fingerprint), s.progressText())}
+			ShortTarget(s.Configuration), progressText(s))}
 	case s.Phase == PhaseProgressing:
 		return standing{reason: string(PhaseProgressing), moving: true, message: fmt.Sprintf(
-			"rolling out configuration %s: %s", ShortTarget(s.Fingerprint), s.progressText())}
+			"rolling out configuration %s: %s", ShortTarget(s.Configuration), progressText(s))}
 	case s.Phase == PhaseAllAtOnce:
 		return standing{reason: string(PhaseAllAtOnce), done: true, message: fmt.Sprintf(
 			"configuration %s is in force on every node (no spec.strategy: every change goes at once)",
-			ShortTarget(s.Fingerprint))}
+			ShortTarget(s.Configuration))}
 	}
 	return standing{reason: string(PhaseCompleted), done: true, message: fmt.Sprintf(
-		"configuration %s is in force on every node: %s", ShortTarget(s.Fingerprint), s.progressText())}
+		"configuration %s is in force on every node: %s", ShortTarget(s.Configuration), progressText(s))}
 }
 
 // progressText says the steps and the nodes of s in a few words. Without a
 // valid strategy there is no plan, so no count of steps (Steps is zero): only
 // the steps taken, as kubectl nodeslo rollout status says them.
-func (s Status) progressText() string {
+func progressText(s *nodeslov1alpha1.NodeSLORolloutStatus) string {
 	steps := fmt.Sprintf("step %d of %d", s.Step, s.Steps)
 	if s.StrategyInvalid {
 		steps = fmt.Sprintf("%d steps taken", s.Step)
@@ -102,9 +102,8 @@ func (s Status) progressText() string {
 	return fmt.Sprintf("%s, %d of %d nodes reached, %d pending", steps, s.Reached, s.PendingAtStart, s.Pending)
 }
 
-// unhealthyText says what the gate judged at its halt.
-func (s Status) unhealthyText() string {
-	h := s.Health
+// unhealthyText says what the gate judged at its halt (h: the status's health).
+func unhealthyText(h *nodeslov1alpha1.RolloutHealth) string {
 	if h == nil {
 		return "no verdict recorded"
 	}
@@ -122,7 +121,9 @@ func (s Status) unhealthyText() string {
 // spec of generation at now: Ready, Progressing and Halted, and kstatus's
 // Reconciling and Stalled. A condition whose status does not change keeps
 // its lastTransitionTime (meta.SetStatusCondition).
-func SetConditions(conditions *[]metav1.Condition, s Status, generation int64, now time.Time) {
+func SetConditions(
+	conditions *[]metav1.Condition, s *nodeslov1alpha1.NodeSLORolloutStatus, generation int64, now time.Time,
+) {
 	st := standingOf(s)
 	set := func(kind string, value bool, reasonIfFalse string) {
 		status, reason := metav1.ConditionFalse, reasonIfFalse

@@ -42,40 +42,42 @@ const (
 const condSummary = "canary-1 (Ready=False since 17:30:00)"
 
 // conditionStatuses are the kinds of status SetConditions reads, by name.
-func conditionStatuses() map[string]Status {
-	progressing := Status{Fingerprint: condTarget, RolloutKey: "k1", Phase: PhaseProgressing, Started: condStart,
+func conditionStatuses() map[string]apiStatus {
+	progressing := apiStatus{Configuration: condTarget, RolloutKey: "k1", Phase: PhaseProgressing, Started: mt(condStart),
 		Step: 2, Steps: 5, StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27,
-		NextStep: condStart.Add(time.Minute), Updated: condStart}
+		NextStep: mt(condStart.Add(time.Minute)), Updated: mt(condStart)}
 	awaiting := progressing
-	awaiting.NextStep, awaiting.AwaitingWrites = time.Time{}, true
+	awaiting.NextStep, awaiting.AwaitingWrites = nil, true
 	paused := progressing
-	paused.Phase, paused.Paused, paused.NextStep = PhasePaused, true, time.Time{}
+	paused.Phase, paused.Paused, paused.NextStep = PhasePaused, true, nil
 	invalid := progressing
 	invalid.Phase, invalid.StrategyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
-		PhasePaused, true, 0, 0, time.Time{}
+		PhasePaused, true, 0, 0, nil
 	inconclusive := progressing
-	inconclusive.Phase, inconclusive.NextStep = PhasePaused, time.Time{}
-	inconclusive.Health = &StatusHealth{Allowed: 1, AllowedOf: 13, Metrics: []StatusMetric{{Name: checkLatency,
-		Errors: 2, Inconclusive: true, Seen: "Prometheus unreachable at http://p:9090", At: condStart}}}
+	inconclusive.Phase, inconclusive.NextStep = PhasePaused, nil
+	inconclusive.Health = &nodeslov1alpha1.RolloutHealth{Allowed: 1, AllowedOf: 13,
+		Metrics: []nodeslov1alpha1.MetricVerdict{{Name: checkLatency, Errors: 2, Inconclusive: true,
+			Seen: "Prometheus unreachable at http://p:9090", At: mt(condStart)}}}
 	halted := progressing
-	halted.Phase, halted.NextStep = PhaseHalted, time.Time{}
-	halted.Health = &StatusHealth{Gate: "maxUnhealthyNodes 1", MaxUnhealthyNodes: "1", Allowed: 1, AllowedOf: 3,
-		Unhealthy: 2, Nodes: []UnhealthyNode{{Name: "canary-3", Signal: "Ready=Unknown since 18:31:40"}, {Name: "canary-4"}},
-		HaltedAt: condStart.Add(2 * time.Minute), HaltedKey: "k1"}
+	halted.Phase, halted.NextStep = PhaseHalted, nil
+	halted.Health = &nodeslov1alpha1.RolloutHealth{Gate: "maxUnhealthyNodes 1", MaxUnhealthyNodes: "1", Allowed: 1,
+		AllowedOf: 3, Unhealthy: 2, Nodes: []nodeslov1alpha1.NodeVerdict{
+			{Name: "canary-3", Signal: "Ready=Unknown since 18:31:40"}, {Name: "canary-4"}},
+		HaltedAt: mt(condStart.Add(2 * time.Minute)), HaltedKey: "k1"}
 	completed := progressing
 	completed.Phase, completed.Step, completed.Reached, completed.Pending, completed.NextStep =
-		PhaseCompleted, 5, 40, 0, time.Time{}
-	completed.Completed = condStart.Add(5 * time.Minute)
+		PhaseCompleted, 5, 40, 0, nil
+	completed.Completed = mt(condStart.Add(5 * time.Minute))
 	withheld := completed
-	withheld.Withheld = &Withheld{Fingerprint: condWithheld, Revision: 2, HaltedAt: condStart.Add(-time.Hour),
-		Summary: condSummary}
+	withheld.Withheld = &nodeslov1alpha1.WithheldConfiguration{Configuration: condWithheld, Revision: 2,
+		HaltedAt: mt(condStart.Add(-time.Hour)), Summary: condSummary}
 	reverted := withheld
-	reverted.Withheld = &Withheld{Fingerprint: condWithheld, Revision: 2, HaltedAt: condStart.Add(-time.Hour),
-		Summary: condSummary, Reverted: true}
-	return map[string]Status{
+	reverted.Withheld = &nodeslov1alpha1.WithheldConfiguration{Configuration: condWithheld, Revision: 2,
+		HaltedAt: mt(condStart.Add(-time.Hour)), Summary: condSummary, Reverted: true}
+	return map[string]apiStatus{
 		kindProgressing: progressing, kindAwaiting: awaiting, kindPaused: paused, kindStrategyInvalid: invalid,
 		kindInconclusive: inconclusive, kindHalted: halted, kindCompleted: completed,
-		kindAllAtOnce: {Fingerprint: condTarget, Phase: PhaseAllAtOnce, Updated: condStart},
+		kindAllAtOnce: {Configuration: condTarget, Phase: PhaseAllAtOnce, Updated: mt(condStart)},
 		kindWithheld:  withheld, kindReverted: reverted,
 	}
 }
@@ -166,7 +168,7 @@ func TestSetConditions(t *testing.T) {
 				t.Fatalf("no status %q", tt.status)
 			}
 			var conds []metav1.Condition
-			SetConditions(&conds, s, 7, now)
+			SetConditions(&conds, &s, 7, now)
 			if len(conds) != len(conditionTypes) {
 				t.Errorf("%d conditions, want %d: %+v", len(conds), len(conditionTypes), conds)
 			}
@@ -193,8 +195,8 @@ func TestSetConditions(t *testing.T) {
 				}
 			}
 			// Ready says what Done says, so that both readers agree.
-			if ready := meta.IsStatusConditionTrue(conds, nodeslov1alpha1.ConditionReady); ready != s.Done() {
-				t.Errorf("Ready %v, Done %v", ready, s.Done())
+			if ready := meta.IsStatusConditionTrue(conds, nodeslov1alpha1.ConditionReady); ready != StatusDone(&s) {
+				t.Errorf("Ready %v, Done %v", ready, StatusDone(&s))
 			}
 			// The apiserver's own rules for conditions (the CRD's schema
 			// says the same: type, reason, message length, time).
@@ -239,9 +241,10 @@ func TestSetConditionsTransitions(t *testing.T) {
 		for _, c := range conds {
 			before[c.Type] = c.Status
 		}
-		SetConditions(&conds, statuses[step.status], step.generation, now)
+		s := statuses[step.status]
+		SetConditions(&conds, &s, step.generation, now)
 		var want []metav1.Condition
-		SetConditions(&want, statuses[step.status], step.generation, now)
+		SetConditions(&want, &s, step.generation, now)
 		for _, kind := range conditionTypes {
 			c, w := meta.FindStatusCondition(conds, kind), meta.FindStatusCondition(want, kind)
 			if c.Status != w.Status || c.Reason != w.Reason || c.Message != w.Message {
@@ -276,7 +279,8 @@ func TestSetConditionsTransitions(t *testing.T) {
 // valid as the apiserver checks them.
 func TestSetPlanFailedConditions(t *testing.T) {
 	var conds []metav1.Condition
-	SetConditions(&conds, conditionStatuses()[kindHalted], 3, condStart)
+	haltedStatus := conditionStatuses()[kindHalted]
+	SetConditions(&conds, &haltedStatus, 3, condStart)
 	planErr := errors.New("reading NodeSLOs for the rollout: " + strings.Repeat("x", 4*maxPlanError))
 	SetPlanFailedConditions(&conds, condTarget, planErr, 4, condStart.Add(time.Minute))
 
@@ -307,3 +311,9 @@ func TestSetPlanFailedConditions(t *testing.T) {
 		}
 	}
 }
+
+// apiStatus is the NodeSLORollout's status, which statusOf decides.
+type apiStatus = nodeslov1alpha1.NodeSLORolloutStatus
+
+// mt is t as a status time.
+func mt(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }

@@ -17,9 +17,9 @@ type Controls struct {
 	// there is one.
 	Record    string
 	HasRecord bool
-	// Retry is the operator's retry as a Retry's JSON ("": none), Resume
-	// the halt the operator resumes (zero: none), Paused the operator's pause.
-	Retry  string
+	// Retry is the operator's retry (zero: none), Resume the halt the
+	// operator resumes (zero: none), Paused the operator's pause.
+	Retry  Retry
 	Resume time.Time
 	Paused bool
 }
@@ -33,7 +33,7 @@ func ControlsOf(obj *nodeslov1alpha1.NodeSLORollout) Controls {
 			c.Resume = r.HaltedAt.UTC()
 		}
 		if r := obj.Spec.Retry; r != nil {
-			c.Retry = Retry{Fingerprint: r.Configuration, HaltedAt: r.HaltedAt.UTC()}.Encode()
+			c.Retry = Retry{Fingerprint: r.Configuration, HaltedAt: r.HaltedAt.UTC()}
 		}
 	}
 	c.HasRecord = c.Record != ""
@@ -57,9 +57,9 @@ func (p Plan) APIStatus(
 ) nodeslov1alpha1.NodeSLORolloutStatus {
 	want := *old.DeepCopy()
 	if p.Status != nil {
-		want = p.Status.ToAPI()
+		want = *p.Status.DeepCopy()
 		want.Conditions = old.DeepCopy().Conditions
-		SetConditions(&want.Conditions, *p.Status, observed.Generation, now)
+		SetConditions(&want.Conditions, &want, observed.Generation, now)
 	}
 	want.Record = c.Record
 	if rc := p.RecordChange; rc != nil {

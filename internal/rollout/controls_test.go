@@ -26,7 +26,7 @@ func TestControlsOfReadsTheSpecAndTheRecord(t *testing.T) {
 		{"an object never written", &nodeslov1alpha1.NodeSLORollout{}, Controls{}},
 		{"the record of its status and the controls of its spec", written,
 			Controls{Record: `{"target":"new"}`, HasRecord: true, Paused: true, Resume: halted.UTC(),
-				Retry: Retry{Fingerprint: "f", HaltedAt: halted.UTC()}.Encode()}},
+				Retry: Retry{Fingerprint: "f", HaltedAt: halted.UTC()}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ControlsOf(tt.obj); got != tt.want {

@@ -73,7 +73,7 @@ type Input struct {
 
 // Decision is what the controller does now.
 type Decision struct {
-	// Record is the record to persist (on RecordAnnotation) before writing
+	// Record is the record to persist (status.record) before writing
 	// any node; RecordChanged says whether it differs from Input.Record.
 	Record        Record
 	RecordChanged bool
@@ -97,6 +97,13 @@ type Decision struct {
 	// is waiting (no rollout, paused, done): a ConfigMap change wakes the
 	// controller then.
 	NextStep time.Time
+	// RecheckAt is when to look, before NextStep, whether the step taken
+	// now is complete (zero: no step taken). Its writes are yet to be
+	// made, and may be slowed (a throttled apiserver): the wait for the
+	// next step counts from the last decision that saw the step
+	// incomplete, so that it is never cut short by slow writes
+	// (docs/rollout.md#behaviour).
+	RecheckAt time.Time
 	// Started, Stepped and Completed report what happened in this decision
 	// (for the RolloutStarted, RolloutStep and RolloutCompleted events);
 	// Paused reports that a rollout with pending nodes is paused, or held
@@ -218,6 +225,9 @@ func Decide(in Input) Decision {
 	d.Reached = max(s.Pending-len(d.Held), 0)
 	if !d.Paused {
 		d.NextStep = d.next(s, complete)
+		if d.Stepped {
+			d.RecheckAt = rec.StepAt.Add(recheck)
+		}
 		if d.NextStep.IsZero() && len(d.Write) > 0 {
 			// Past the last step, nodes the plan did not count are being
 			// written: completion is seen once they are.

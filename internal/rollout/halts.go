@@ -1,13 +1,13 @@
 package rollout
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -25,12 +25,6 @@ const (
 	maxHaltSummary = 512
 )
 
-// RetryAnnotation on the ConfigMap is where the controller's versions
-// before the NodeSLORollout took a retry (a Retry as JSON); the controller
-// reads it only with a record of those versions, once, on an upgrade. A
-// retry is now the NodeSLORollout's spec.retry.
-const RetryAnnotation = annotationPrefix + "rollout-retry"
-
 // Halt is a configuration the health gate halted, remembered after a
 // newer rollout replaced its own.
 type Halt struct {
@@ -46,33 +40,13 @@ type Halt struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// Retry is the operator's retry: the halt to roll out again,
-// named by its configuration and the time of the halt. A later halt of
-// the same configuration has another time, so an annotation left in place
-// never retries it again by itself.
+// Retry is the operator's retry (spec.retry): the halt to roll out again,
+// named by its configuration and the time of the halt. A later halt of the
+// same configuration has another time, so a spec.retry left in place never
+// retries it again by itself.
 type Retry struct {
-	Fingerprint string    `json:"fingerprint"`
-	HaltedAt    time.Time `json:"haltedAt"`
-}
-
-// Encode renders r as JSON.
-func (r Retry) Encode() string {
-	// A string and a time always marshal.
-	b, _ := json.Marshal(r)
-	return string(b)
-}
-
-// ParseRetry reads a Retry's JSON ("": no retry).
-func ParseRetry(value string) (Retry, error) {
-	var r Retry
-	if value == "" {
-		return r, nil
-	}
-	if err := json.Unmarshal([]byte(value), &r); err != nil || r.Fingerprint == "" || r.HaltedAt.IsZero() {
-		return Retry{}, fmt.Errorf("retry: want {\"fingerprint\": ..., \"haltedAt\": ...} "+
-			"as kubectl nodeslo rollout retry writes it, got %q", value)
-	}
-	return r, nil
+	Fingerprint string
+	HaltedAt    time.Time
 }
 
 // retries reports whether r asks to roll out again target, halted at haltedAt.
@@ -139,18 +113,17 @@ type Standing struct {
 func (s Standing) Withheld() bool { return s.Hold != "" || s.Revert }
 
 // StandingOf decides what the ConfigMap's configuration (fingerprint data)
-// gets, from the record annotation's value and the RetryAnnotation's. A
-// record that does not parse withholds nothing: the rollout starts again,
-// canaries first, as for any unreadable record.
-func StandingOf(record, data, retry string) Standing {
+// gets, from the rollout record (status.record) and the operator's retry.
+// A record that does not parse withholds nothing: the rollout starts
+// again, canaries first, as for any unreadable record.
+func StandingOf(record, data string, retry Retry) Standing {
 	rec, err := ParseRecord(record)
 	if err != nil || rec.Target == "" {
 		return Standing{}
 	}
-	r, _ := ParseRetry(retry) // an unreadable retry retries nothing
 	halt, halted := rec.HaltOf(data)
 	switch {
-	case !halted || r.retries(halt.Target, halt.HaltedAt):
+	case !halted || retry.retries(halt.Target, halt.HaltedAt):
 		return Standing{}
 	case rec.Target == data:
 		// The rollout in progress is the data's: halted, it holds its
@@ -161,25 +134,10 @@ func StandingOf(record, data, retry string) Standing {
 	return Standing{Hold: rec.Target, Halt: halt}
 }
 
-// Withheld is what a status says when the ConfigMap's data is not in
-// force: the health gate halted it, and it was not retried.
-type Withheld struct {
-	// Fingerprint is the configuration of the ConfigMap's data.
-	Fingerprint string `json:"fingerprint"`
-	// Revision is the revision it was halted at (0: not known), HaltedAt
-	// when, Summary the unhealthy nodes then.
-	Revision int64     `json:"revision,omitempty"`
-	HaltedAt time.Time `json:"haltedAt"`
-	Summary  string    `json:"summary,omitempty"`
-	// Reverted: the configuration in force is the previous revision's,
-	// put back by the gate (onUnhealthy revert) in its place.
-	Reverted bool `json:"reverted,omitempty"`
-}
-
-// withheldOf is the Withheld of a status whose rollout record is rec, when
-// the ConfigMap's data (fingerprint data) is a halted configuration that is
-// not in force (nil otherwise).
-func withheldOf(rec Record, data string) *Withheld {
+// withheldOf is what a status says (status.withheld) when the ConfigMap's
+// data (fingerprint data) is a configuration the health gate halted that
+// is not in force, under the rollout record rec (nil otherwise).
+func withheldOf(rec Record, data string) *nodeslov1alpha1.WithheldConfiguration {
 	if data == "" || data == rec.Target {
 		return nil
 	}
@@ -187,27 +145,29 @@ func withheldOf(rec Record, data string) *Withheld {
 	if !ok {
 		return nil
 	}
-	return &Withheld{Fingerprint: h.Target, Revision: h.Revision, HaltedAt: h.HaltedAt.UTC(), Summary: h.Summary,
-		Reverted: rec.RevertOf == data}
+	return &nodeslov1alpha1.WithheldConfiguration{Configuration: h.Target, Revision: h.Revision,
+		HaltedAt: apiTime(h.HaltedAt), Summary: h.Summary, Reverted: rec.RevertOf == data}
 }
 
-// AtRevision is " at revision N", or "" when the revision is not known.
-func (w Withheld) AtRevision() string {
-	if w.Revision == 0 {
+// AtRevision is " at revision N", or "" when the revision is not known (0).
+func AtRevision(revision int64) string {
+	if revision == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" at revision %d", w.Revision)
+	return fmt.Sprintf(" at revision %d", revision)
 }
 
 // withheldEvent says that the ConfigMap's data is not in force because the
 // health gate halted it, once per halt: reported identifies the Event last
 // recorded, and the identity to remember is returned. A revert says so
 // itself (the controller's RolloutReverted Event).
-func withheldEvent(w *Withheld, inForce string, revertStarted bool, reported string) ([]Event, string) {
+func withheldEvent(
+	w *nodeslov1alpha1.WithheldConfiguration, inForce string, revertStarted bool, reported string,
+) ([]Event, string) {
 	if w == nil {
 		return nil, ""
 	}
-	id := w.Fingerprint + "\x00" + w.HaltedAt.String()
+	id := w.Configuration + "\x00" + w.HaltedAt.String()
 	if id == reported || revertStarted {
 		return nil, id
 	}
@@ -215,11 +175,11 @@ func withheldEvent(w *Withheld, inForce string, revertStarted bool, reported str
 	if w.Reverted {
 		stays = "the previous configuration, " + ShortTarget(inForce) + ", the health gate reverted to, stays in force"
 	}
-	action := "Withhold " + ShortTarget(w.Fingerprint)
+	action := "Withhold " + ShortTarget(w.Configuration)
 	return []Event{{Type: corev1.EventTypeWarning, Reason: ReasonWithheld, Action: action,
 		Note: sloconfig.Shorten(fmt.Sprintf("the ConfigMap's data, configuration %s, was halted by the health gate%s "+
 			"at %s (%s); it is not rolled out again: %s and no NodeSLO is written for it; "+
 			"to roll it out again: kubectl nodeslo rollout retry; or change the ConfigMap",
-			ShortTarget(w.Fingerprint), w.AtRevision(), w.HaltedAt.UTC().Format(time.RFC3339), w.Summary, stays),
+			ShortTarget(w.Configuration), AtRevision(w.Revision), w.HaltedAt.UTC().Format(time.RFC3339), w.Summary, stays),
 			sloconfig.MaxEventNote)}}, id
 }

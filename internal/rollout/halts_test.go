@@ -28,13 +28,14 @@ func movedOn(target string, revert bool) Record {
 }
 
 func TestStandingOf(t *testing.T) {
-	retryF := Retry{Fingerprint: "F", HaltedAt: haltT0}.Encode()
-	older := Retry{Fingerprint: "F", HaltedAt: haltT0.Add(-time.Hour)}.Encode()
+	retryF := Retry{Fingerprint: "F", HaltedAt: haltT0}
+	older := Retry{Fingerprint: "F", HaltedAt: haltT0.Add(-time.Hour)}
 	for _, tc := range []struct {
 		name          string
 		record        Record
 		raw           string // a record value that is not a Record's encoding
-		data, retry   string
+		data          string
+		retry         Retry
 		hold          string
 		revert, holds bool
 	}{
@@ -46,8 +47,8 @@ func TestStandingOf(t *testing.T) {
 		{name: "a retry of the halt: rolled out", record: haltedRecord("F", true), data: "F", retry: retryF},
 		{name: "a retry of an earlier halt retries nothing", record: haltedRecord("F", true), data: "F", retry: older,
 			revert: true},
-		{name: "an unreadable retry retries nothing", record: haltedRecord("F", true), data: "F", retry: "F",
-			revert: true},
+		{name: "a retry of the halt's configuration at another time retries nothing", record: haltedRecord("F", true),
+			data: "F", retry: Retry{Fingerprint: "F", HaltedAt: haltT0.Add(time.Second)}, revert: true},
 		{name: "after the revert: the configuration reverted to stays", record: movedOn("G", true), data: "F",
 			hold: "G"},
 		{name: "applied again after another change: that one stays", record: movedOn("H", false), data: "F",
@@ -56,7 +57,7 @@ func TestStandingOf(t *testing.T) {
 		{name: "other data rolls out", record: movedOn("H", false), data: "X"},
 		{name: "other data rolls out after a halt in progress", record: haltedRecord("H", true), data: "F"},
 		{name: "a retry of other data changes nothing", record: movedOn("H", false), data: "F",
-			retry: Retry{Fingerprint: "X", HaltedAt: haltT0}.Encode(), hold: "H"},
+			retry: Retry{Fingerprint: "X", HaltedAt: haltT0}, hold: "H"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			value := tc.raw
@@ -71,18 +72,6 @@ func TestStandingOf(t *testing.T) {
 				t.Errorf("the halt named: %+v", s.Halt)
 			}
 		})
-	}
-}
-
-func TestParseRetry(t *testing.T) {
-	r := Retry{Fingerprint: "F", HaltedAt: haltT0}
-	if back, err := ParseRetry(r.Encode()); err != nil || back != r {
-		t.Errorf("round trip: %+v, %v", back, err)
-	}
-	for _, bad := range []string{"F", `{"fingerprint": "F"}`, `{"haltedAt": "2026-12-02T18:36:18Z"}`} {
-		if _, err := ParseRetry(bad); err == nil || !strings.Contains(err.Error(), "kubectl nodeslo rollout retry") {
-			t.Errorf("%q: want an error saying what a retry looks like, got %v", bad, err)
-		}
 	}
 }
 
@@ -164,10 +153,10 @@ func TestPlanWithheld(t *testing.T) {
 	in.Record, in.HasRecord, in.Data = rec.Encode(), true, "F"
 	p := Memory{}.Plan(in)
 	w := p.Status.Withheld
-	if w == nil || w.Fingerprint != "F" || w.Revision != 2 || !w.Reverted || !w.HaltedAt.Equal(haltT0) {
+	if w == nil || w.Configuration != "F" || w.Revision != 2 || !w.Reverted || !w.HaltedAt.Time.Equal(haltT0) {
 		t.Fatalf("status withheld: %+v", w)
 	}
-	if !p.Figures.Withheld || p.Status.Done() || p.Status.Fingerprint != held || !p.Status.About("F") {
+	if !p.Figures.Withheld || StatusDone(p.Status) || p.Status.Configuration != held || !StatusAbout(p.Status, "F") {
 		t.Errorf("figures %+v, status %+v", p.Figures, p.Status)
 	}
 	said := withheldNotes(p.Events)

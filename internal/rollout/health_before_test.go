@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -122,7 +123,7 @@ func TestAHealthyCanaryOnlyIsUsed(t *testing.T) {
 		t.Errorf("events %v", notes)
 	}
 	if h := p.Status.Health; h == nil || h.Before != 1 || len(h.BeforeNodes) != 1 ||
-		h.BeforeNodes[0] != (UnhealthyNode{Name: "c1", Signal: signal}) || h.Unhealthy != 0 {
+		h.BeforeNodes[0] != (nodeslov1alpha1.NodeVerdict{Name: "c1", Signal: signal}) || h.Unhealthy != 0 {
 		t.Errorf("status %+v", p.Status.Health)
 	}
 

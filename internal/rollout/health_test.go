@@ -206,7 +206,7 @@ func TestDecideHealthGateRevertAndSoak(t *testing.T) {
 	}
 	in.Now = t0.Add(60 * time.Second) // within the soak
 	d := Decide(in)
-	if s := StandingOf(d.Record.Encode(), "B", ""); !d.HaltedNow || !s.Revert ||
+	if s := StandingOf(d.Record.Encode(), "B", Retry{}); !d.HaltedNow || !s.Revert ||
 		!strings.Contains(s.Halt.Summary, "b (Ready=False") {
 		t.Fatalf("halt within the soak under revert: %+v", d.Record.Health)
 	}

@@ -28,6 +28,31 @@ type Memory struct {
 	// metricsMeasured is when each metric check of the gate was last
 	// measured, by name; lost on a restart, which measures at once.
 	metricsMeasured map[string]time.Time
+	// stepSeen is the step last seen incomplete, kept even when the
+	// record saying so could not be persisted (seenIncomplete.onto).
+	stepSeen seenIncomplete
+}
+
+// seenIncomplete is a step of a rollout seen incomplete (some of its nodes
+// not yet storing the target) at a time.
+type seenIncomplete struct {
+	target string
+	steps  int
+	at     time.Time
+}
+
+// onto is rec with the wait for its next step counted from when s saw its
+// step incomplete, when that is later than the record says. The record
+// moves that time on at every decision that sees the step incomplete, but
+// a decision whose record was not persisted (its status patch refused)
+// leaves the stored time behind: counted from there, the soak or the
+// interval after the step's writes would be cut short (docs/rollout.md#behaviour).
+// Lost on a restart, as all of Memory.
+func (s seenIncomplete) onto(rec Record, target string) Record {
+	if s.target == target && rec.Target == target && s.steps == rec.Steps && rec.StepAt.Before(s.at) {
+		rec.StepAt = s.at
+	}
+	return rec
 }
 
 // HoldsNodes reports whether the gate last published holds any node, or

@@ -151,7 +151,7 @@ func TestDecideMetricInconclusiveAndDryRun(t *testing.T) {
 		t.Errorf("said again: %+v", again)
 	}
 	st := statusOf(load, d, "k1", in.Now)
-	if got := standingOf(*st); got.reason != ReasonMetricsInconclusive || got.stuck || got.halted {
+	if got := standingOf(st); got.reason != ReasonMetricsInconclusive || got.stuck || got.halted {
 		t.Errorf("standing %+v", got)
 	}
 	if m := d.Record.Health.Metrics["trial"]; !m.DryRun || m.Failed || m.Failures != 2 {

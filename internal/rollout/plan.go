@@ -3,6 +3,7 @@ package rollout
 import (
 	"time"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -60,9 +61,9 @@ type PlanInput struct {
 	// RevertOf is the halted configuration Config replaces under a health
 	// gate's revert (Standing.Revert; "": none).
 	RevertOf string
-	// Retry is the operator's retry (the NodeSLORollout's spec.retry) as a
-	// Retry's JSON ("": none).
-	Retry string
+	// Retry is the operator's retry (the NodeSLORollout's spec.retry;
+	// zero: none).
+	Retry Retry
 	// Resume is the halt the operator resumes (the NodeSLORollout's
 	// spec.resume.haltedAt; zero: none).
 	Resume time.Time
@@ -108,9 +109,11 @@ type Plan struct {
 	NextAt  time.Time
 	Figures *Figures
 	Events  []Event
-	// Status is where the rollout stands, for the NodeSLORollout's status;
-	// nil when this plan decided nothing.
-	Status *Status
+	// Status is where the rollout stands, the NodeSLORollout's status
+	// without what the controller sets itself (what it observed, the
+	// revision, the conditions and the record); nil when this plan decided
+	// nothing.
+	Status *nodeslov1alpha1.NodeSLORolloutStatus
 	// RecordProblem is why the record could not be read; the rollout then
 	// starts again, which is safe: it holds every pending node.
 	RecordProblem error
@@ -149,16 +152,16 @@ func (m Memory) Plan(in PlanInput) Plan {
 		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{},
 			Status: allAtOnceStatus(in.Config, in.Now)}
 	}
-	rec, recordProblem := ParseRecord(in.Record)
+	stored, recordProblem := ParseRecord(in.Record)
 	target := in.Config.Fingerprint()
+	rec := m.stepSeen.onto(stored, target)
 	nodes, held := describe(in, m, rec)
-	retry, _ := ParseRetry(in.Retry) // an unreadable retry retries nothing
 	health := judgeNodes(in, rec, target, nodes)
 	health.Metrics = in.MetricSamples
 	d := Decide(Input{
 		Rollout: in.Rollout, Target: target, Record: rec, Nodes: nodes, Now: in.Now,
 		RolloutKey: in.RolloutKey, Health: health,
-		RevertOf: in.RevertOf, Retry: retry, Resume: in.Resume, Revision: in.Revision,
+		RevertOf: in.RevertOf, Retry: in.Retry, Resume: in.Resume, Revision: in.Revision,
 	})
 	withheld := withheldOf(d.Record, in.Data)
 
@@ -167,7 +170,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		gate.held[name] = held[name]
 	}
 	mem := m
-	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, d.NextStep
+	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, earliestOf(d.NextStep, d.RecheckAt)
 	mem.released = make(map[string]bool, len(d.Write))
 	for _, name := range d.Write {
 		mem.released[name] = true
@@ -176,6 +179,11 @@ func (m Memory) Plan(in PlanInput) Plan {
 	said, withheldReported := withheldEvent(withheld, target, d.Started && d.Record.RevertOf != "", m.withheldReported)
 	events = append(events, said...)
 	mem.pausedReported, mem.withheldReported = pausedReported, withheldReported
+	seen := m
+	if d.Incomplete && !d.Paused {
+		seen.stepSeen = seenIncomplete{target: target, steps: d.Record.Steps, at: d.Record.StepAt}
+	}
+	mem.stepSeen = seen.stepSeen
 	if d.NextStep.IsZero() && d.Record.Done && gateWatches(in.Rollout.Policy, d.Record, in.Now) {
 		// The gate watches the soak after completion; decide again at its end.
 		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
@@ -194,13 +202,13 @@ func (m Memory) Plan(in PlanInput) Plan {
 		Status:        statusOf(in.Rollout, d, in.RolloutKey, in.Now),
 		RecordProblem: recordProblem,
 		memory:        mem,
-		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: m},
+		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: seen},
 	}
 	p.Status.Withheld = withheld
 	// A record to persist is written unless the status holds it already.
 	value := d.Record.Encode()
-	stored := in.HasRecord && in.Record == value
-	if (d.RecordChanged || recordProblem != nil) && !stored {
+	holds := in.HasRecord && in.Record == value
+	if (d.RecordChanged || recordProblem != nil || !rec.Equal(stored)) && !holds {
 		p.RecordChange = &RecordChange{Value: value}
 	}
 	return p

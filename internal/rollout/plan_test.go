@@ -128,7 +128,8 @@ func TestPlanCountsANodeLackingOnlyDroppedFieldsAsReached(t *testing.T) {
 	}
 	in.Nodes[0].Stored, in.Record, in.HasRecord = &pruned, started.RecordChange.Value, true
 	s := started.Memory().Plan(in).Status
-	if s == nil || s.Phase != PhaseCompleted || s.Reached != 1 || s.PendingAtStart != 1 || s.Pending != 0 || !s.Done() {
+	if s == nil || s.Phase != PhaseCompleted || s.Reached != 1 || s.PendingAtStart != 1 || s.Pending != 0 ||
+		!StatusDone(s) {
 		t.Errorf("status %+v", s)
 	}
 }

@@ -6,12 +6,6 @@ import (
 	"time"
 )
 
-// RecordAnnotation is the ConfigMap annotation where the controller's
-// versions before the NodeSLORollout kept the Record as JSON. The
-// controller reads it only to take up such a record, once, on an upgrade;
-// the record now lives in the NodeSLORollout's status.record.
-const RecordAnnotation = "slo.koordinator.sh/nodeslo-rollout"
-
 // Record is the persisted state of the latest rollout. Together with the
 // stored NodeSLOs it is all a restarted controller needs.
 type Record struct {

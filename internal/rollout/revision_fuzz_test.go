@@ -48,25 +48,3 @@ func FuzzRevisionOf(f *testing.F) {
 		}
 	})
 }
-
-// FuzzRolloutAnnotations feeds the retry's parser what anyone who may edit
-// the NodeSLORollout's spec (or, before an upgrade, the ConfigMap's legacy
-// annotation) can write: it may not panic, and what it accepts encodes and
-// parses back the same.
-func FuzzRolloutAnnotations(f *testing.F) {
-	for _, seed := range []string{
-		"", "{}", `{"fingerprint": "f", "phase": "Completed"}`, `{"fingerprint": "f", "haltedAt": "2026-12-01T12:00:00Z"}`,
-		`{"fingerprint": "f", "phase": "p", "withheld": {"fingerprint": "g"}, "health": {"metrics": [{}]}}`,
-		`{"fingerprint": "", "haltedAt": "0001-01-01T00:00:00Z"}`, `{"updated": "x"}`, `nul`,
-	} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, value string) {
-		if r, err := ParseRetry(value); err == nil && value != "" {
-			again, err := ParseRetry(r.Encode())
-			if err != nil || again.Encode() != r.Encode() {
-				t.Errorf("retry %q parsed as %+v, encoded as %q, parsed again as %+v (%v)", value, r, r.Encode(), again, err)
-			}
-		}
-	})
-}

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -316,8 +314,8 @@ func (w *simWorld) apply(e simEvent) {
 		w.spec.Paused = !w.spec.Paused
 		w.specChanged()
 	case evResume:
-		if h := StatusFromAPI(&w.status).Health; h != nil && !h.HaltedAt.IsZero() {
-			w.spec.Resume = &nodeslov1alpha1.HaltReference{HaltedAt: metav1.NewTime(h.HaltedAt)}
+		if h := w.status.Health; h != nil && h.HaltedAt != nil {
+			w.spec.Resume = &nodeslov1alpha1.HaltReference{HaltedAt: *h.HaltedAt}
 			w.specChanged()
 		}
 	case evRetry:
@@ -409,8 +407,8 @@ func (w *simWorld) applyToNodes(e simEvent) {
 
 // retry is kubectl nodeslo rollout retry of the withheld data, if any.
 func (w *simWorld) retry() {
-	if wh := StatusFromAPI(&w.status).Withheld; wh != nil {
-		w.spec.Retry = &nodeslov1alpha1.HaltReference{Configuration: wh.Fingerprint, HaltedAt: metav1.NewTime(wh.HaltedAt)}
+	if wh := w.status.Withheld; wh != nil && wh.HaltedAt != nil {
+		w.spec.Retry = &nodeslov1alpha1.HaltReference{Configuration: wh.Configuration, HaltedAt: *wh.HaltedAt}
 		w.specChanged()
 	}
 }

@@ -5,28 +5,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 )
 
-// StatusMetric is a metric check of the health gate whose last measurement
-// did not pass, or that failed (docs/rollout.md#metric-gates): the record's
-// MetricRecord, under its name.
-type StatusMetric struct {
-	Name     string    `json:"name"`
-	Failures int       `json:"failures,omitempty"`
-	NoData   int       `json:"noData,omitempty"`
-	Seen     string    `json:"seen"`
-	At       time.Time `json:"at"`
-	Failed   bool      `json:"failed,omitempty"`
-	// Errors, Inconclusive and DryRun are the record's (MetricRecord).
-	Errors       int  `json:"errors,omitempty"`
-	Inconclusive bool `json:"inconclusive,omitempty"`
-	DryRun       bool `json:"dryRun,omitempty"`
-}
-
-// Inconclusive reports whether a metric check Prometheus cannot answer
-// holds the rollout.
-func (h *StatusHealth) Inconclusive() bool {
+// HealthInconclusive reports whether a metric check Prometheus cannot
+// answer holds the rollout, as the status's health h says (nil: no gate).
+func HealthInconclusive(h *nodeslov1alpha1.RolloutHealth) bool {
 	if h == nil {
 		return false
 	}
@@ -38,28 +23,30 @@ func (h *StatusHealth) Inconclusive() bool {
 	return false
 }
 
-// inconclusiveText names the inconclusive checks and what each saw last.
-func (h *StatusHealth) inconclusiveText() string {
+// inconclusiveText names the inconclusive checks of h and what each saw last.
+func inconclusiveText(h *nodeslov1alpha1.RolloutHealth) string {
 	var parts []string
 	for _, m := range h.Metrics {
 		if m.Inconclusive {
-			parts = append(parts, fmt.Sprintf("metric check %s: %s (%s)", m.Name, m.Seen, consecutiveErrors(m.Errors)))
+			parts = append(parts, fmt.Sprintf("metric check %s: %s (%s)", m.Name, m.Seen, consecutiveErrors(int(m.Errors))))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// metricStatus lists the metric records of h by name; the record holds at
-// most one per check, so the list is bounded as the checks are.
-func metricStatus(h *HealthRecord) []StatusMetric {
+// metricStatus lists the metric records of h by name, as the status shows
+// them (status.health.metrics): the record holds at most one per check,
+// so the list is bounded as the checks are.
+func metricStatus(h *HealthRecord) []nodeslov1alpha1.MetricVerdict {
 	if len(h.Metrics) == 0 {
 		return nil
 	}
-	out := make([]StatusMetric, 0, len(h.Metrics))
+	out := make([]nodeslov1alpha1.MetricVerdict, 0, len(h.Metrics))
 	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
 		r := h.Metrics[name]
-		out = append(out, StatusMetric{Name: name, Failures: r.Failures, NoData: r.NoData, Seen: r.Seen,
-			At: r.At.UTC(), Failed: r.Failed, Errors: r.Errors, Inconclusive: r.Inconclusive, DryRun: r.DryRun})
+		out = append(out, nodeslov1alpha1.MetricVerdict{Name: name, Failures: int32(r.Failures),
+			NoData: int32(r.NoData), Seen: r.Seen, At: apiTime(r.At), Failed: r.Failed, Errors: int32(r.Errors),
+			Inconclusive: r.Inconclusive, DryRun: r.DryRun})
 	}
 	return out
 }

@@ -8,15 +8,16 @@ import (
 	"testing"
 	"time"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // statusAfter runs the decisions of c at the given times (each after its
 // change, if any) and returns the status the last one leaves, Updated
 // cleared.
-func statusAfter(t *testing.T, c *cluster, decisions []statusDecision) Status {
+func statusAfter(t *testing.T, c *cluster, decisions []statusDecision) apiStatus {
 	t.Helper()
-	var s *Status
+	var s *apiStatus
 	for _, dd := range decisions {
 		if dd.change != nil {
 			dd.change(c)
@@ -24,10 +25,10 @@ func statusAfter(t *testing.T, c *cluster, decisions []statusDecision) Status {
 		d, _ := c.decide(t, at(dd.at))
 		s = statusOf(c.load(), d, "k1", at(dd.at))
 	}
-	if !s.Updated.Equal(at(decisions[len(decisions)-1].at)) {
+	if !s.Updated.Time.Equal(at(decisions[len(decisions)-1].at)) {
 		t.Errorf("updated %v, want the time of the last decision", s.Updated)
 	}
-	s.Updated = time.Time{}
+	s.Updated = nil
 	return *s
 }
 
@@ -44,56 +45,57 @@ func TestStatusOf(t *testing.T) {
 		name      string
 		key       string
 		decisions []statusDecision
-		want      Status
+		want      apiStatus
 	}{{
 		name: "the canary step taken", key: acceptanceKey,
 		decisions: []statusDecision{{0, toB}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: at(0),
-			Step: 1, Steps: 5, StepSize: 10, Reached: 3, PendingAtStart: 40, Pending: 37, NextStep: at(3)},
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: mt(at(0)),
+			Step: 1, Steps: 5, StepSize: 10, Reached: 3, PendingAtStart: 40, Pending: 37, NextStep: mt(at(3))},
 	}, {
 		name: "the first batch taken", key: acceptanceKey,
 		decisions: []statusDecision{{0, toB}, {3, nil}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: at(0),
-			Step: 2, Steps: 5, StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27, NextStep: at(5)},
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: mt(at(0)),
+			Step: 2, Steps: 5, StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27, NextStep: mt(at(5))},
 	}, {
 		name: "paused before the first step: the canaries pending too", key: pausedKey,
 		decisions: []statusDecision{{0, toB}, {10, nil}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhasePaused, Started: at(0),
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhasePaused, Started: mt(at(0)),
 			Steps: 5, StepSize: 10, PendingAtStart: 40, Pending: 40, CanariesPending: 3, Paused: true},
 	}, {
 		name: "an invalid key holds the rollout, with no schedule", key: invalidKey,
 		decisions: []statusDecision{{0, toB}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhasePaused, Started: at(0),
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhasePaused, Started: mt(at(0)),
 			PendingAtStart: 40, Pending: 40, CanariesPending: 3, StrategyInvalid: true},
 	}, {
 		name: "a step cut short by a restart: the next step waits for its writes", key: acceptanceKey,
 		decisions: []statusDecision{{0, toB}, {4, crashMidStep(at(3), 4)}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: at(0),
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: mt(at(0)),
 			Step: 2, Steps: 5, StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27, AwaitingWrites: true},
 	}, {
 		name: "the last step taken, its writes not seen yet: no next step", key: acceptanceKey,
 		decisions: []statusDecision{{0, toB}, {3, nil}, {5, nil}, {7, nil}, {9, nil}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: at(0),
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhaseProgressing, Started: mt(at(0)),
 			Step: 5, Steps: 5, StepSize: 10, Reached: 40, PendingAtStart: 40},
 	}, {
 		name: "completed, with the schedule it had", key: acceptanceKey,
 		decisions: []statusDecision{{0, toB}, {3, nil}, {5, nil}, {7, nil}, {9, nil}, {10, nil}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhaseCompleted, Started: at(0), Completed: at(10),
-			Step: 5, Steps: 5, StepSize: 10, Reached: 40, PendingAtStart: 40},
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhaseCompleted, Started: mt(at(0)),
+			Completed: mt(at(10)),
+			Step:      5, Steps: 5, StepSize: 10, Reached: 40, PendingAtStart: 40},
 	}, {
 		name: "a change that touches no node completes at once", key: acceptanceKey,
 		decisions: []statusDecision{{0, func(c *cluster) {
 			c.target = "B"
 			c.resolve = func(string, string) string { return "A" }
 		}}},
-		want: Status{Fingerprint: "B", RolloutKey: "k1", Phase: PhaseCompleted, Started: at(0), Completed: at(0),
+		want: apiStatus{Configuration: "B", RolloutKey: "k1", Phase: PhaseCompleted, Started: mt(at(0)), Completed: mt(at(0)),
 			StepSize: 10},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := statusAfter(t, newCluster(40, 3, tt.key), tt.decisions)
-			if got.Encode() != tt.want.Encode() {
-				t.Errorf("status\n%s\nwant\n%s", got.Encode(), tt.want.Encode())
+			if encode(&got) != encode(&tt.want) {
+				t.Errorf("status\n%s\nwant\n%s", encode(&got), encode(&tt.want))
 			}
 		})
 	}
@@ -112,7 +114,7 @@ func TestStatusDiffersOnlyWhenTheRolloutMoves(t *testing.T) {
 		d, _ := c.decide(t, at(now))
 		s := statusOf(c.load(), d, "k1", at(now))
 		if differs(*s, written) {
-			written = s.Encode()
+			written = encode(s)
 			wrote++
 		}
 	}
@@ -130,7 +132,7 @@ func TestStatusDiffersOnlyWhenTheRolloutMoves(t *testing.T) {
 	if !d.Stepped {
 		t.Fatalf("the fourth step is due at 7 s: %+v", d)
 	}
-	written = statusOf(c.load(), d, "k1", in.Now).Encode()
+	written = encode(statusOf(c.load(), d, "k1", in.Now))
 	for i := range 5 {
 		in.Record, in.Now = d.Record, at(8+float64(i))
 		d = Decide(in)
@@ -139,9 +141,9 @@ func TestStatusDiffersOnlyWhenTheRolloutMoves(t *testing.T) {
 			t.Errorf("recheck %d: the step's writes have not landed: %+v", i, s)
 		}
 		if i > 0 && differs(*s, written) {
-			t.Errorf("recheck %d: the status changed while nothing did:\n%s\n%s", i, s.Encode(), written)
+			t.Errorf("recheck %d: the status changed while nothing did:\n%s\n%s", i, encode(s), written)
 		}
-		written = s.Encode()
+		written = encode(s)
 	}
 }
 
@@ -162,21 +164,21 @@ func TestStatusOfAHalt(t *testing.T) {
 	in.Health = HealthInput{Judged: 2, Unhealthy: map[string]string{"a": signal}}
 	d = Decide(in)
 	s := statusOf(load, d, "k1", in.Now)
-	want := &StatusHealth{
+	want := &nodeslov1alpha1.RolloutHealth{
 		Gate: "maxUnhealthyNodes 0; nodeConditions Ready, MemoryPressure, DiskPressure, PIDPressure; " +
 			"no Pod evictions counted (the manager lists no namespace); onUnhealthy pause",
 		MaxUnhealthyNodes: "0", Allowed: 0, AllowedOf: 2, Unhealthy: 1,
-		Nodes:    []UnhealthyNode{{Name: "a", Signal: signal}},
-		HaltedAt: in.Now, HaltedKey: "k1",
+		Nodes:    []nodeslov1alpha1.NodeVerdict{{Name: "a", Signal: signal}},
+		HaltedAt: apiTime(in.Now), HaltedKey: "k1",
 	}
-	if s.Phase != PhaseHalted || s.Pending != 8 || !s.NextStep.IsZero() || fmt.Sprint(s.Health) != fmt.Sprint(want) {
-		t.Errorf("status %s\nhealth %+v\nwant   %+v", s.Encode(), s.Health, want)
+	if s.Phase != PhaseHalted || s.Pending != 8 || s.NextStep != nil || encode(s.Health) != encode(want) {
+		t.Errorf("status %s\nwant health %s", encode(s), encode(want))
 	}
 
 	// After a restart, with node a Ready again: the same status, so no write.
 	in.Record, in.Now, in.Health = roundTrip(d.Record), t0.Add(20*time.Second), HealthInput{Judged: 2}
-	if again := statusOf(load, Decide(in), "k1", in.Now); differs(*again, s.Encode()) {
-		t.Errorf("the halt's status changed with nothing new:\n%s\n%s", again.Encode(), s.Encode())
+	if again := statusOf(load, Decide(in), "k1", in.Now); differs(*again, encode(s)) {
+		t.Errorf("the halt's status changed with nothing new:\n%s\n%s", encode(again), encode(s))
 	}
 
 	// A halt recorded before the gate's count was kept: not known.
@@ -196,8 +198,8 @@ func TestStatusOfAHalt(t *testing.T) {
 	}
 	r := statusOf(load, resumed, "k2", in.Now)
 	if r.Phase != PhaseProgressing || r.Health.Allowed != 0 || r.Health.AllowedOf != r.Reached ||
-		r.Health.Tolerated != 1 || !r.Health.HaltedAt.IsZero() || r.RolloutKey != "k2" {
-		t.Errorf("resumed status %s", r.Encode())
+		r.Health.Tolerated != 1 || r.Health.HaltedAt != nil || r.RolloutKey != "k2" {
+		t.Errorf("resumed status %s", encode(r))
 	}
 }
 
@@ -221,7 +223,8 @@ func TestStatusIsBounded(t *testing.T) {
 		t.Errorf("listed %d, omitted %d, unhealthy %d, allowed %d of %d",
 			len(h.Nodes), h.Omitted, h.Unhealthy, h.Allowed, h.AllowedOf)
 	}
-	if !slices.IsSortedFunc(h.Nodes, func(a, b UnhealthyNode) int { return strings.Compare(a.Name, b.Name) }) ||
+	byName := func(a, b nodeslov1alpha1.NodeVerdict) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(h.Nodes, byName) ||
 		h.Nodes[0].Name != fmt.Sprintf("%0253d", 0) {
 		t.Errorf("the first nodes by name are listed: %s...", h.Nodes[0].Name)
 	}
@@ -233,7 +236,7 @@ func TestStatusIsBounded(t *testing.T) {
 			t.Fatalf("signal of %d bytes", len(n.Signal))
 		}
 	}
-	if size := len(s.Encode()); size > 32<<10 {
+	if size := len(encode(s)); size > 32<<10 {
 		t.Errorf("the status is %d bytes", size)
 	}
 }
@@ -243,7 +246,7 @@ func TestStatusIsBounded(t *testing.T) {
 func TestPlanStatus(t *testing.T) {
 	p := Memory{}.Plan(planInput("", planFleet()))
 	if p.Status == nil || p.Status.Phase != PhaseAllAtOnce ||
-		p.Status.Fingerprint != sloconfig.Load(map[string]string{}, nil).Fingerprint() {
+		p.Status.Configuration != sloconfig.Load(map[string]string{}, nil).Fingerprint() {
 		t.Errorf("no key: %+v", p.Status)
 	}
 	p = Memory{}.Plan(planInput(`{"paused": true}`, planFleet()))
@@ -258,14 +261,23 @@ func TestPlanStatus(t *testing.T) {
 // differs reports whether s says something the status written (its JSON;
 // "": none) does not, time passing aside: what makes the controller write
 // the NodeSLORollout's status again.
-func differs(s Status, written string) bool {
+func differs(s apiStatus, written string) bool {
 	if written == "" {
 		return true
 	}
-	var old Status
+	var old apiStatus
 	if err := json.Unmarshal([]byte(written), &old); err != nil {
 		return true
 	}
-	old.Updated, s.Updated = time.Time{}, time.Time{}
-	return old.Encode() != s.Encode()
+	old.Updated, s.Updated = nil, nil
+	return encode(&old) != encode(&s)
+}
+
+// encode is v's JSON, as the apiserver stores it.
+func encode(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

@@ -3,7 +3,7 @@
 // cli-utils) through its Reconciling and Stalled conditions, and Argo CD
 // through the health check in Lua that page ships, run from the page
 // itself. The objects are built by the controller's own code,
-// rollout.Status.ToAPI and rollout.SetConditions, for each kind of status.
+// rollout.SetConditions on the API's status, for each kind of status.
 package ecosystem
 
 import (
@@ -42,7 +42,7 @@ type recorded struct {
 	name string
 	// status is the controller's (nil: none written yet), decided on the
 	// spec of generation observed; the object is at generation.
-	status               *rollout.Status
+	status               *nodeslov1alpha1.NodeSLORolloutStatus
 	generation, observed int64
 	// kstatus is status.Compute's verdict.
 	kstatus status.Status
@@ -53,32 +53,35 @@ type recorded struct {
 
 // recordings are the kinds of status, each as the tools must read it.
 func recordings() []recorded {
-	progressingStatus := rollout.Status{Fingerprint: target, RolloutKey: "k1", Phase: rollout.PhaseProgressing,
-		Started: started, Step: 2, Steps: 5, StepSize: 10, Reached: 13, PendingAtStart: 40, Pending: 27,
-		NextStep: started.Add(time.Minute), Updated: started}
+	at := func(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
+	progressingStatus := nodeslov1alpha1.NodeSLORolloutStatus{Configuration: target, RolloutKey: "k1",
+		Phase: rollout.PhaseProgressing, Started: at(started), Step: 2, Steps: 5, StepSize: 10, Reached: 13,
+		PendingAtStart: 40, Pending: 27, NextStep: at(started.Add(time.Minute)), Updated: at(started)}
 	awaiting := progressingStatus
-	awaiting.NextStep, awaiting.AwaitingWrites = time.Time{}, true
+	awaiting.NextStep, awaiting.AwaitingWrites = nil, true
 	paused := progressingStatus
-	paused.Phase, paused.Paused, paused.NextStep = rollout.PhasePaused, true, time.Time{}
+	paused.Phase, paused.Paused, paused.NextStep = rollout.PhasePaused, true, nil
 	invalid := progressingStatus
 	invalid.Phase, invalid.StrategyInvalid, invalid.Steps, invalid.StepSize, invalid.NextStep =
-		rollout.PhasePaused, true, 0, 0, time.Time{}
+		rollout.PhasePaused, true, 0, 0, nil
 	halted := progressingStatus
-	halted.Phase, halted.NextStep = rollout.PhaseHalted, time.Time{}
-	halted.Health = &rollout.StatusHealth{Gate: "maxUnhealthyNodes 1", MaxUnhealthyNodes: "1", Allowed: 1,
-		AllowedOf: 3, Unhealthy: 2, Nodes: []rollout.UnhealthyNode{{Name: "canary-1", Signal: "Ready=False"}},
-		Omitted: 1, HaltedAt: started.Add(2 * time.Minute), HaltedKey: "k1"}
+	halted.Phase, halted.NextStep = rollout.PhaseHalted, nil
+	halted.Health = &nodeslov1alpha1.RolloutHealth{Gate: "maxUnhealthyNodes 1", MaxUnhealthyNodes: "1", Allowed: 1,
+		AllowedOf: 3, Unhealthy: 2, Nodes: []nodeslov1alpha1.NodeVerdict{{Name: "canary-1", Signal: "Ready=False"}},
+		Omitted: 1, HaltedAt: at(started.Add(2 * time.Minute)), HaltedKey: "k1"}
 	completed := progressingStatus
 	completed.Phase, completed.Step, completed.Reached, completed.Pending, completed.NextStep =
-		rollout.PhaseCompleted, 5, 40, 0, time.Time{}
-	completed.Completed = started.Add(5 * time.Minute)
-	allAtOnce := rollout.Status{Fingerprint: target, Phase: rollout.PhaseAllAtOnce, Updated: started}
+		rollout.PhaseCompleted, 5, 40, 0, nil
+	completed.Completed = at(started.Add(5 * time.Minute))
+	allAtOnce := nodeslov1alpha1.NodeSLORolloutStatus{Configuration: target, Phase: rollout.PhaseAllAtOnce,
+		Updated: at(started)}
 	withheld := completed
-	withheld.Withheld = &rollout.Withheld{Fingerprint: withheldData, Revision: 2, HaltedAt: started.Add(-time.Hour),
-		Summary: "canary-1 (Ready=False since 17:30:00)"}
+	withheld.Withheld = &nodeslov1alpha1.WithheldConfiguration{Configuration: withheldData, Revision: 2,
+		HaltedAt: at(started.Add(-time.Hour)),
+		Summary:  "canary-1 (Ready=False since 17:30:00)"}
 	reverted := completed
-	reverted.Withheld = &rollout.Withheld{Fingerprint: withheldData, Revision: 2,
-		HaltedAt: started.Add(-time.Hour), Summary: "canary-1 (Ready=False since 17:30:00)", Reverted: true}
+	reverted.Withheld = &nodeslov1alpha1.WithheldConfiguration{Configuration: withheldData, Revision: 2,
+		HaltedAt: at(started.Add(-time.Hour)), Summary: "canary-1 (Ready=False since 17:30:00)", Reverted: true}
 
 	const (
 		ready     = nodeslov1alpha1.ConditionReady
@@ -133,10 +136,10 @@ func (r recorded) object(t *testing.T) (*unstructured.Unstructured, *nodeslov1al
 			Generation: r.generation, CreationTimestamp: metav1.NewTime(started.Add(-24 * time.Hour))},
 	}
 	if r.status != nil {
-		o.Status = r.status.ToAPI()
+		o.Status = *r.status.DeepCopy()
 		o.Status.ObservedGeneration = r.observed
 		o.Status.Revision = 2
-		rollout.SetConditions(&o.Status.Conditions, *r.status, r.observed, r.status.Updated)
+		rollout.SetConditions(&o.Status.Conditions, &o.Status, r.observed, r.status.Updated.Time)
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
