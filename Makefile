@@ -103,7 +103,7 @@ lint: golangci-lint ## Run golangci-lint.
 # coordinator can report "context deadline exceeded" as a failure when the
 # time runs out while a worker is busy (golang/go#75804, fixed in Go 1.27).
 # make test fuzzes each target for 10,000 new inputs (its seed corpus runs
-# as a plain test anyway): the seven targets take about 70 s of wall time
+# as a plain test anyway): the six targets take about 70 s of wall time
 # and 110 CPU-seconds on a 2-core machine (50,000 inputs: 130 s and 225).
 # It starts once the controllers' suite is compiled, beside its shards,
 # which wait more than they compute: fuzzing instruments every package it
@@ -328,6 +328,16 @@ helm-lint: helm ## Lint the Helm chart in dist/chart (strict).
 # Each package's fuzz targets run from one instrumented test binary, linked
 # once (bin/test), in the package's directory (its testdata/fuzz corpus),
 # with go test's own corpus cache ($GOCACHE/fuzz/<import path>).
+# The fault scenarios (build tag faults, Ginkgo label scenario): a staged
+# rollout through minutes of injected apiserver faults each, checked while
+# the faults are on (docs/behaviour.md#faults). Too long for make test;
+# .ci/run runs them.
+.PHONY: test-faults
+test-faults: setup-envtest ## Run the fault scenarios of test/faults (minutes each) under -race.
+	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
+		$(GO_TEST_RACE) -tags faults ./test/faults -count=1 -timeout=20m -v -ginkgo.v \
+		-ginkgo.label-filter=scenario -ginkgo.fail-on-empty
+
 .PHONY: fuzz
 SIM_SECONDS ?= 60
 SIM_SEEDS ?=

@@ -345,6 +345,7 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(source.Channel(r.signals.healthChanged, theConfig)).
 		WatchesRawSource(source.Channel(r.signals.metricMeasured, theConfig)).
 		WatchesRawSource(source.Channel(r.signals.credentialsChanged, theConfig)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock),
+			RateLimiter: rolloutRetryBackoff()}).
 		Complete(r)
 }

@@ -68,6 +68,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		RetryPeriod:                   &opts.LeaderElectionTimings.RetryPeriod,
 		Cache:                         cacheOptions(opts.Controllers),
 		NewCache:                      newCache,
+		NewClient:                     newTimedClient(opts.RequestTimeout),
 		Logger:                        opts.Logger,
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 		WebhookServer:                 opts.Webhook.server(opts.tlsOptions()),

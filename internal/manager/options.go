@@ -3,6 +3,7 @@ package manager
 import (
 	"crypto/tls"
 	"flag"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -47,6 +48,13 @@ type Options struct {
 	KubeAPIQPS   float64
 	KubeAPIBurst int
 
+	// RequestTimeout bounds each request of the manager's client, its
+	// writes and its reads past the cache (default 30 s): a connection
+	// that hangs holds a worker that long at most, not as long as TCP
+	// keeps it open. The cache's lists and watches are not bounded by it.
+	// Not a flag: the tests shorten it.
+	RequestTimeout time.Duration
+
 	// WatchListClient has the caches start from a stream of watch events
 	// (client-go's WatchListClient) rather than a list; off by default,
 	// since listing costs the apiserver and the manager less here
@@ -80,6 +88,7 @@ func DefaultOptions() Options {
 		LeaderElectionTimings:  defaultLeaderElectionTimings(),
 		KubeAPIQPS:             100,
 		KubeAPIBurst:           200,
+		RequestTimeout:         30 * time.Second,
 		Controllers:            controller.DefaultOptions(),
 		Webhook:                defaultWebhookOptions(),
 		MetricsCert:            defaultMetricsCertOptions(),

@@ -21,6 +21,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
+	"github.com/nodeslo/nodeslo-controller/test/faultproxy"
 	"github.com/nodeslo/nodeslo-controller/test/faults"
 	"github.com/nodeslo/nodeslo-controller/test/localcluster"
 	"github.com/nodeslo/nodeslo-controller/test/testkit"
@@ -50,6 +51,11 @@ var (
 	// managerConfig is the ServiceAccount's, for the manager.
 	managerConfig *rest.Config
 	fleet         *faults.Fleet
+	// proxy is a fault-injecting proxy in front of the apiserver, and
+	// proxiedManager the ServiceAccount's config through it (a token: the
+	// proxy ends TLS, so a client certificate cannot pass).
+	proxy          *faultproxy.Proxy
+	proxiedManager *rest.Config
 )
 
 func TestFaults(t *testing.T) {
@@ -72,6 +78,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	managerConfig = cluster.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC)
 
+	proxy, err = faultproxy.Start(context.Background(), cluster.Admin, faultproxy.WithLog(GinkgoWriter))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(proxy.Close)
+	token, err := faultproxy.ServiceAccountToken(ctx, cluster.Admin, envtestharness.SystemNamespace,
+		envtestharness.ServiceAccountName)
+	Expect(err).NotTo(HaveOccurred())
+	proxiedManager = proxy.Config(token)
+
 	fleet, err = faults.NewFleet(fleetSize)
 	Expect(err).NotTo(HaveOccurred())
 	start := time.Now()
@@ -85,8 +99,17 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // the log of its NodeSLO writes; the manager stops when the test ends.
 func startManager(tune func(*manager.Options), wraps ...transport.WrapperFunc) *localcluster.WriteLog {
 	GinkgoHelper()
+	return startManagerOn(managerConfig, tune, wraps...)
+}
+
+// startManagerOn is startManager with the manager's requests sent with
+// base: managerConfig, or proxiedManager for the faults of the proxy.
+func startManagerOn(
+	base *rest.Config, tune func(*manager.Options), wraps ...transport.WrapperFunc,
+) *localcluster.WriteLog {
+	GinkgoHelper()
 	writes := &localcluster.WriteLog{}
-	cfg := rest.CopyConfig(managerConfig)
+	cfg := rest.CopyConfig(base)
 	cfg.Wrap(writes.Wrap)
 	for _, wrap := range wraps {
 		cfg.Wrap(wrap)
