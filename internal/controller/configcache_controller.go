@@ -346,6 +346,6 @@ func (r *ConfigCacheReconciler) setupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(source.Channel(r.signals.metricMeasured, theConfig)).
 		WatchesRawSource(source.Channel(r.signals.credentialsChanged, theConfig)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NewQueue: newQueueOnClock(r.clock),
-			RateLimiter: rolloutRetryBackoff()}).
+			RateLimiter: retryBackoff(maxRolloutRetryBackoff)}).
 		Complete(r)
 }

@@ -240,6 +240,6 @@ func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, s signals, maxCon
 			builder.OnlyMetadata, builder.WithPredicates(configurationLoaded(r.snapshots), nodeInputsChanged())).
 		WatchesRawSource(source.Channel(s.everyNode, handler.EnqueueRequestsFromMapFunc(r.everyNode))).
 		WatchesRawSource(source.Channel(s.releasedNodes, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent, RateLimiter: retryBackoff()}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent, RateLimiter: retryBackoff(maxRetryBackoff)}).
 		Complete(r)
 }

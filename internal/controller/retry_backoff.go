@@ -24,19 +24,13 @@ const (
 )
 
 // retryBackoff is both controllers' rate limiter: per request, a wait that
-// doubles from minRetryBackoff with each failure in a row, up to
-// maxRetryBackoff, and resets on success. controller-runtime's default adds
+// doubles from minRetryBackoff with each failure in a row, up to maxWait
+// (maxRetryBackoff; the config-cache controller's maxRolloutRetryBackoff),
+// and resets on success. controller-runtime's default adds
 // a bucket of 10 retries a second over all requests; it is left out, as it
 // would space the retries of the nodes of one step after an outage over
 // minutes (a thousand nodes: 100 s), and the client's own limit
 // (--kube-api-qps) already bounds what they cost the apiserver.
-func retryBackoff() workqueue.TypedRateLimiter[reconcile.Request] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minRetryBackoff, maxRetryBackoff)
-}
-
-// rolloutRetryBackoff is retryBackoff capped at maxRolloutRetryBackoff,
-// for the config-cache controller.
-func rolloutRetryBackoff() workqueue.TypedRateLimiter[reconcile.Request] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minRetryBackoff,
-		maxRolloutRetryBackoff)
+func retryBackoff(maxWait time.Duration) workqueue.TypedRateLimiter[reconcile.Request] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minRetryBackoff, maxWait)
 }

@@ -12,7 +12,7 @@ import (
 // next try, however long the failures last; another request's failures do
 // not lengthen its wait, and a success starts it over.
 func TestRetryBackoffIsCappedPerRequest(t *testing.T) {
-	limiter := retryBackoff()
+	limiter := retryBackoff(maxRetryBackoff)
 	node := reconcile.Request{NamespacedName: types.NamespacedName{Name: "node-0"}}
 	if d := limiter.When(node); d != minRetryBackoff {
 		t.Errorf("first retry after %s, want %s", d, minRetryBackoff)
@@ -36,7 +36,7 @@ func TestRetryBackoffIsCappedPerRequest(t *testing.T) {
 // The config-cache controller's retries wait at most the rollout's
 // recheck: a decision put off longer would shorten the wait after a step.
 func TestRolloutRetryBackoffIsCappedAtTheRecheck(t *testing.T) {
-	limiter := rolloutRetryBackoff()
+	limiter := retryBackoff(maxRolloutRetryBackoff)
 	config := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "config"}}
 	var last time.Duration
 	for range 100 {
