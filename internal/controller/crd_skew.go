@@ -33,13 +33,13 @@ const (
 // manager does not have) and without a write.
 const DefaultCRDRecheckInterval = time.Minute
 
-// crdSkew is what the config-cache controller knows of the fields of the
+// crdSkew is what the rollout controller knows of the fields of the
 // configuration in force that the installed NodeSLO CRD drops
 // (docs/behaviour.md#crd-version-skew). It finds them by one server-side
 // dry run of the whole configuration (crdprobe.ConfigDropped, which stores
 // nothing) per configuration, and again every recheck interval while any
 // are dropped; the answer is published in the Snapshot, so that no NodeSLO
-// reconcile ever waits for a dry run. Only the config-cache controller's
+// reconcile ever waits for a dry run. Only the rollout controller's
 // one worker uses it, so it needs no lock.
 type crdSkew struct {
 	client       client.Client

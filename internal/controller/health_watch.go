@@ -38,9 +38,9 @@ const healthSyncTimeout = 30 * time.Second
 // changed.
 //
 // It is a Runnable of the manager: its watches run under the context the
-// manager starts it with (on the leader, like the config-cache controller
+// manager starts it with (on the leader, like the rollout controller
 // that asks for them), and Start returns only once every watch has
-// stopped, so that no goroutine outlives the manager. The config-cache
+// stopped, so that no goroutine outlives the manager. The rollout
 // controller's one worker calls observe and stop; the lock is for Start.
 type healthWatch struct {
 	clients kubernetes.Interface
@@ -201,7 +201,7 @@ func (w *healthWatch) run(ctx context.Context, informer toolscache.SharedIndexIn
 	w.informers.Go(func() { informer.RunWithContext(ctx) })
 }
 
-// notify tells the config-cache controller that what the gate judges
+// notify tells the rollout controller that what the gate judges
 // changed; a signal already pending covers this one.
 func (w *healthWatch) notify() {
 	select {

@@ -343,17 +343,17 @@ func settle() { testkit.Settle(controller.Controllers...) }
 // controllers have settled: what a spec then sees is what d of waiting
 // would have left. The skip fires the requeues it passes (a soak, a step
 // interval, the health gate's next look) and has queued them when it
-// returns (testkit.Clock.Skip); when it fired any, the config-cache
+// returns (testkit.Clock.Skip); when it fired any, the rollout
 // controller must look again, and the wait is for that look. A requeue
 // the real time fired before the skip is not the skip's: it was queued
 // before Skip returned, and settling covers it. Nothing here depends on
 // which of the two fired it (docs/testing.md, "The controllers' clock").
 func skipAndSettle(d time.Duration) {
 	GinkgoHelper()
-	before := configCacheReconciles()
+	before := rolloutReconciles()
 	if fired := clock.Skip(d); fired > 0 {
-		Eventually(configCacheReconciles).Should(BeNumerically(">", before),
-			"the config-cache controller did not take up the %d requeue(s) a skip of %s fired", fired, d)
+		Eventually(rolloutReconciles).Should(BeNumerically(">", before),
+			"the rollout controller did not take up the %d requeue(s) a skip of %s fired", fired, d)
 	}
 	settle()
 }
@@ -376,10 +376,10 @@ func aSecondALook[T any](look func() T) func() T {
 	}
 }
 
-// configCacheReconciles is how many times the config-cache controller
+// rolloutReconciles is how many times the rollout controller
 // reconciled so far.
-func configCacheReconciles() float64 {
-	return metricValue("controller_runtime_reconcile_total", map[string]string{"controller": "config-cache"})
+func rolloutReconciles() float64 {
+	return metricValue("controller_runtime_reconcile_total", map[string]string{"controller": controller.RolloutController})
 }
 
 // resourceVersions returns the resourceVersion of each named NodeSLO.

@@ -15,7 +15,7 @@ import (
 // update a mounted Secret after the operator changed it.
 const credentialsRecheckInterval = 30 * time.Second
 
-// credentialsWatch wakes the config-cache controller when the entries of
+// credentialsWatch wakes the rollout controller when the entries of
 // the credentials directory, or their addresses files, change: the
 // strategy is checked against them at each reconcile, and a strategy
 // refused for want of an address must be taken up once the operator added

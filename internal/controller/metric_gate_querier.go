@@ -289,7 +289,7 @@ func byteSize(n int64) string {
 }
 
 // metricQueryTimeout bounds one query: the check's interval, within 5 to
-// 30 seconds. The query runs beside the config-cache controller, which
+// 30 seconds. The query runs beside the rollout controller, which
 // never waits for it; past the bound the measurement fails.
 func metricQueryTimeout(interval time.Duration) time.Duration {
 	return min(max(interval, 5*time.Second), 30*time.Second)

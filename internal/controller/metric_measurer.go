@@ -11,7 +11,7 @@ import (
 )
 
 // metricMeasurer runs the health gate's metric queries beside the
-// config-cache controller, never in its one worker: a plan starts the
+// rollout controller, never in its one worker: a plan starts the
 // queries due (start) and returns at once; each query runs in its own
 // goroutine under its own deadline (metricQueryTimeout), and its sample,
 // once there, wakes the controller (done), whose next plan takes it

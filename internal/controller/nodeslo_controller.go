@@ -43,7 +43,7 @@ type NodeSLOReconciler struct {
 	stored      *storedslo.Store
 	recorder    events.EventRecorder
 	warned      warningMemory
-	// heldNodeWritten tells the config-cache controller that a node the
+	// heldNodeWritten tells the rollout controller that a node the
 	// rollout's gate held was written (its inputs changed), so that the
 	// rollout's counts follow; its buffer of one coalesces such signals.
 	heldNodeWritten chan<- event.GenericEvent
@@ -142,7 +142,7 @@ func writeOp(stored *storedslo.NodeSLO) string {
 	return OpCreate
 }
 
-// afterWrite tells the config-cache controller that a node the rollout
+// afterWrite tells the rollout controller that a node the rollout
 // held was written, and records the node's warnings.
 func (r *NodeSLOReconciler) afterWrite(
 	gate *rollout.Gate, node *metav1.PartialObjectMetadata, res sloconfig.Resolution,

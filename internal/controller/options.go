@@ -57,7 +57,7 @@ type Options struct {
 	CRDRecheckInterval time.Duration
 
 	// Clock is what the controllers read the time from and what the
-	// config-cache controller's requeues wait on (nil: the real clock).
+	// rollout controller's requeues wait on (nil: the real clock).
 	// Not a flag: tests move a clock past a soak instead of waiting.
 	Clock clock.WithDelayedExecution
 

@@ -9,14 +9,16 @@ import (
 )
 
 // nodeInputsChanged lets through only the Node events that can change the
-// node's NodeSLO: create, delete and a change of what the node contributes
-// (sloconfig.Node.SameInputs). Everything else, above all the status updates
+// node's NodeSLO: create, delete, a change of what the node contributes
+// (sloconfig.Node.SameInputs), and another Node under the same name (a
+// new UID: deleted and created again while a watch was down, which a
+// relist shows as an update). Everything else, above all the status updates
 // a kubelet sends every few seconds (which still bump resourceVersion on a
 // metadata-only watch), is dropped before it reaches the queue.
 func nodeInputsChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			if e.ObjectOld == nil || e.ObjectNew == nil {
+			if e.ObjectOld == nil || e.ObjectNew == nil || e.ObjectOld.GetUID() != e.ObjectNew.GetUID() {
 				return true
 			}
 			return !sloconfig.NodeOf(e.ObjectOld).SameInputs(sloconfig.NodeOf(e.ObjectNew))

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -34,6 +35,8 @@ func TestNodeInputsChangedOnUpdate(t *testing.T) {
 		{"bandwidth set to empty", node("1", nil, nil), node("2", nil, map[string]string{bw: ""}), true},
 		{"bandwidth changed", node("1", nil, map[string]string{bw: "1G"}), node("2", nil, map[string]string{bw: "2G"}), true},
 		{"bandwidth removed", node("1", nil, map[string]string{bw: "1G"}), node("2", nil, nil), true},
+		{"the same inputs under a new UID (deleted and created again during a relist)",
+			node("1", nil, nil), withUID(node("2", nil, nil), "another"), true},
 	}
 	p := nodeInputsChanged()
 	for _, c := range cases {
@@ -62,4 +65,10 @@ func TestConfigurationLoadedGatesEvents(t *testing.T) {
 		!p.Delete(event.DeleteEvent{Object: node}) {
 		t.Error("events after the first load must pass")
 	}
+}
+
+// withUID sets o's UID.
+func withUID(o *metav1.PartialObjectMetadata, uid types.UID) *metav1.PartialObjectMetadata {
+	o.UID = uid
+	return o
 }

@@ -12,7 +12,7 @@ import (
 
 // newQueueOnClock returns, for a clock other than the real one, the
 // controller queue constructor whose RequeueAfter waits on that clock (nil
-// for the real clock: controller-runtime's own queue). The config-cache
+// for the real clock: controller-runtime's own queue). The rollout
 // controller's requeues are the rollout's waits (a canary soak, a step
 // interval, the health gate's next look); measured on the clock the
 // decisions read, a test that moves its clock past a soak moves them too,

@@ -15,7 +15,7 @@ const (
 	// not after a wait as long as the outage (controller-runtime's default
 	// cap is 1,000 s) (docs/behaviour.md#faults).
 	maxRetryBackoff = 10 * time.Second
-	// maxRolloutRetryBackoff caps the config-cache controller's doubling
+	// maxRolloutRetryBackoff caps the rollout controller's doubling
 	// at the rollout's recheck of a step whose writes have not all landed
 	// (a second): the wait for the next step counts from the last decision
 	// that saw the step incomplete, so a decision put off by failures
@@ -23,9 +23,9 @@ const (
 	maxRolloutRetryBackoff = time.Second
 )
 
-// retryBackoff is both controllers' rate limiter: per request, a wait that
+// retryBackoff is the controllers' rate limiter: per request, a wait that
 // doubles from minRetryBackoff with each failure in a row, up to maxWait
-// (maxRetryBackoff; the config-cache controller's maxRolloutRetryBackoff),
+// (maxRetryBackoff; the rollout controller's maxRolloutRetryBackoff),
 // and resets on success. controller-runtime's default adds
 // a bucket of 10 retries a second over all requests; it is left out, as it
 // would space the retries of the nodes of one step after an outage over

@@ -33,7 +33,7 @@ func TestRetryBackoffIsCappedPerRequest(t *testing.T) {
 	}
 }
 
-// The config-cache controller's retries wait at most the rollout's
+// The rollout controller's retries wait at most the rollout's
 // recheck: a decision put off longer would shorten the wait after a step.
 func TestRolloutRetryBackoffIsCappedAtTheRecheck(t *testing.T) {
 	limiter := retryBackoff(maxRolloutRetryBackoff)

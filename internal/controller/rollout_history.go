@@ -16,7 +16,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// The config-cache controller's revision history
+// The rollout controller's revision history
 // (docs/rollout.md#revision-history-and-undo): internal/rollout decides
 // what the history needs (KeepHistory, Progress); this file reads and
 // writes the ControllerRevisions. The history is read past the cache, and
@@ -41,19 +41,19 @@ type revisionInForce struct {
 // keeps the outcome of the revision in force in
 // step with the rollout's figures (nil: no strategy), written only
 // when it changed.
-func (d *rolloutDriver) keepHistory(
-	ctx context.Context, read configMapRead, cfg loaded, figures *rollout.Figures, held []string,
+func (r *NodeSLORolloutReconciler) keepHistory(
+	ctx context.Context, read rolloutRead, cfg loaded, figures *rollout.Figures, held []string,
 ) error {
 	fingerprint := cfg.cfg.Fingerprint()
-	if d.history.fingerprint != fingerprint || rollout.HeldReleased(d.history.keptFor, held) {
-		if err := d.recordRevision(ctx, read, cfg, held); err != nil {
+	if r.history.fingerprint != fingerprint || rollout.HeldReleased(r.history.keptFor, held) {
+		if err := r.recordRevision(ctx, read, cfg, held); err != nil {
 			return err
 		}
 	}
-	if d.history.name == "" {
+	if r.history.name == "" {
 		return nil // No revision in force (a frozen key).
 	}
-	outcome, reached := d.history.outcome, d.history.reached
+	outcome, reached := r.history.outcome, r.history.reached
 	switch {
 	case outcome.Final(): // nothing more can happen to it
 	case read.rollout.Present && figures == nil: // no plan this reconcile: nothing new to say
@@ -63,14 +63,14 @@ func (d *rolloutDriver) keepHistory(
 		// Without a strategy any more, the rest of the rollout went at once: done.
 		outcome = rollout.OutcomeCompleted
 	}
-	if outcome == d.history.outcome && reached == d.history.reached {
+	if outcome == r.history.outcome && reached == r.history.reached {
 		return nil
 	}
-	change := rollout.OutcomeChange{Name: d.history.name, Outcome: outcome, Reached: reached}
-	if err := d.setOutcome(ctx, change); err != nil {
+	change := rollout.OutcomeChange{Name: r.history.name, Outcome: outcome, Reached: reached}
+	if err := r.setOutcome(ctx, change); err != nil {
 		return err
 	}
-	d.history.outcome, d.history.reached = outcome, reached
+	r.history.outcome, r.history.reached = outcome, reached
 	return nil
 }
 
@@ -78,8 +78,10 @@ func (d *rolloutDriver) keepHistory(
 // revisions as rollout.KeepHistory decides.
 // held are the configurations in force for the nodes the rollout holds,
 // whose revisions are kept (rollout.InForce.Held).
-func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, cfg loaded, held []string) error {
-	existing, err := d.listRevisions(ctx)
+func (r *NodeSLORolloutReconciler) recordRevision(
+	ctx context.Context, read rolloutRead, cfg loaded, held []string,
+) error {
+	existing, err := r.listRevisions(ctx)
 	if err != nil {
 		return err
 	}
@@ -90,7 +92,7 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {
-		if change.Create.ChangedBy, err = d.lastWriter(ctx, read); err != nil {
+		if change.Create.ChangedBy, err = r.lastWriter(ctx, read); err != nil {
 			return err
 		}
 		change.Create.ChangeCause = read.cm.Annotations[rollout.ChangeCauseAnnotation]
@@ -98,69 +100,69 @@ func (d *rolloutDriver) recordRevision(ctx context.Context, read configMapRead, 
 			// Put in force by the health gate, not by who wrote the ConfigMap.
 			change.Create.ChangedBy, change.Create.ChangeCause = revertFieldManager, cfg.changeCause
 		}
-		obj := change.Create.Object(d.key)
-		if err := d.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, d.key, err)
+		obj := change.Create.Object(r.key)
+		if err := r.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("recording revision %d of ConfigMap %s: %w", change.Create.Number, r.key, err)
 		}
 		existing = append(existing, *change.Create)
 		existing[len(existing)-1].Name = obj.Name
 	}
 	for _, o := range change.Outcomes {
-		if err := d.setOutcome(ctx, o); err != nil {
+		if err := r.setOutcome(ctx, o); err != nil {
 			return err
 		}
 	}
 	for _, name := range change.Delete {
 		obj := &appsv1.ControllerRevision{}
-		obj.Namespace, obj.Name = d.key.Namespace, name
-		if err := d.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, d.key, err)
+		obj.Namespace, obj.Name = r.key.Namespace, name
+		if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("pruning revision %s of ConfigMap %s: %w", name, r.key, err)
 		}
 	}
-	d.keepHistoryConfigs(existing)
+	r.keepHistoryConfigs(existing)
 	// The revision in force is the newest, which pruning never deletes.
-	d.history = revisionInForce{fingerprint: now.Fingerprint}
+	r.history = revisionInForce{fingerprint: now.Fingerprint}
 	if n := len(existing); n > 0 && representable && existing[n-1].Fingerprint == now.Fingerprint {
 		newest := existing[n-1]
-		d.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name, number: newest.Number,
+		r.history = revisionInForce{fingerprint: newest.Fingerprint, name: newest.Name, number: newest.Number,
 			outcome: newest.Outcome, reached: newest.Reached}
 	}
-	d.history.keptFor = change.KeptFor
+	r.history.keptFor = change.KeptFor
 	return nil
 }
 
 // keepHistoryConfigs keeps the configurations of revisions, newest first,
 // loading only those not kept already, and the number of each one's newest
 // revision.
-func (d *rolloutDriver) keepHistoryConfigs(revisions []rollout.Revision) {
-	d.historyNumbers = make(map[string]int64, len(revisions))
-	for _, r := range revisions {
-		d.historyNumbers[r.Fingerprint] = max(d.historyNumbers[r.Fingerprint], r.Number)
+func (r *NodeSLORolloutReconciler) keepHistoryConfigs(revisions []rollout.Revision) {
+	r.historyNumbers = make(map[string]int64, len(revisions))
+	for _, rev := range revisions {
+		r.historyNumbers[rev.Fingerprint] = max(r.historyNumbers[rev.Fingerprint], rev.Number)
 	}
-	known := make(map[string]*sloconfig.Config, len(d.historyConfigs))
-	for _, cfg := range d.historyConfigs {
+	known := make(map[string]*sloconfig.Config, len(r.historyConfigs))
+	for _, cfg := range r.historyConfigs {
 		known[cfg.Fingerprint()] = cfg
 	}
 	out := make([]*sloconfig.Config, 0, len(revisions))
-	for _, r := range slices.Backward(revisions) {
-		cfg, ok := known[r.Fingerprint]
+	for _, rev := range slices.Backward(revisions) {
+		cfg, ok := known[rev.Fingerprint]
 		if !ok {
-			if cfg = sloconfig.Load(r.Data, nil); cfg.Fingerprint() != r.Fingerprint {
+			if cfg = sloconfig.Load(rev.Data, nil); cfg.Fingerprint() != rev.Fingerprint {
 				continue // not what the revision says it is (a key frozen when it was recorded)
 			}
-			known[r.Fingerprint] = cfg
+			known[rev.Fingerprint] = cfg
 		}
 		out = append(out, cfg)
 	}
-	d.historyConfigs = out
+	r.historyConfigs = out
 }
 
 // listRevisions reads the ConfigMap's history from the apiserver.
-func (d *rolloutDriver) listRevisions(ctx context.Context) ([]rollout.Revision, error) {
+func (r *NodeSLORolloutReconciler) listRevisions(ctx context.Context) ([]rollout.Revision, error) {
 	list := &appsv1.ControllerRevisionList{}
-	if err := d.apiReader.List(ctx, list, client.InNamespace(d.key.Namespace),
-		client.MatchingLabels{rollout.RevisionConfigMapLabel: d.key.Name}); err != nil {
-		return nil, fmt.Errorf("listing the revisions of ConfigMap %s: %w", d.key, err)
+	if err := r.apiReader.List(ctx, list, client.InNamespace(r.key.Namespace),
+		client.MatchingLabels{rollout.RevisionConfigMapLabel: r.key.Name}); err != nil {
+		return nil, fmt.Errorf("listing the revisions of ConfigMap %s: %w", r.key, err)
 	}
 	out := make([]rollout.Revision, 0, len(list.Items))
 	for i := range list.Items {
@@ -174,14 +176,19 @@ func (d *rolloutDriver) listRevisions(ctx context.Context) ([]rollout.Revision, 
 	return out, nil
 }
 
+// recordFieldManager is the field manager of the rollout record's
+// annotation on the ConfigMap in versions before the NodeSLORollout: the
+// revision history still never takes it for who changed the data.
+const recordFieldManager = "nodeslo-controller"
+
 // lastWriter names who last wrote the ConfigMap. The cache strips
 // managedFields, so the ConfigMap is read again past it.
-func (d *rolloutDriver) lastWriter(ctx context.Context, read configMapRead) (string, error) {
+func (r *NodeSLORolloutReconciler) lastWriter(ctx context.Context, read rolloutRead) (string, error) {
 	if !read.exists {
 		return "", nil
 	}
 	cm := &corev1.ConfigMap{}
-	if err := d.apiReader.Get(ctx, d.key, cm); err != nil {
+	if err := r.apiReader.Get(ctx, r.key, cm); err != nil {
 		return "", client.IgnoreNotFound(err)
 	}
 	return rollout.LastWriter(cm.ManagedFields, recordFieldManager), nil
@@ -189,14 +196,14 @@ func (d *rolloutDriver) lastWriter(ctx context.Context, read configMapRead) (str
 
 // setOutcome patches a revision's outcome annotations, and its status
 // annotation when the change has one.
-func (d *rolloutDriver) setOutcome(ctx context.Context, o rollout.OutcomeChange) error {
+func (r *NodeSLORolloutReconciler) setOutcome(ctx context.Context, o rollout.OutcomeChange) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations": o.Annotations()}})
 	obj := &appsv1.ControllerRevision{}
-	obj.Namespace, obj.Name = d.key.Namespace, o.Name
-	err := d.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
+	obj.Namespace, obj.Name = r.key.Namespace, o.Name
+	err := r.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
 	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("setting the outcome of revision %s of ConfigMap %s: %w", o.Name, d.key, err)
+		return fmt.Errorf("setting the outcome of revision %s of ConfigMap %s: %w", o.Name, r.key, err)
 	}
 	return nil
 }

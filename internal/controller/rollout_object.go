@@ -29,15 +29,15 @@ type rolloutObject struct {
 // readRolloutObject reads the NodeSLORollout from the cache, or, when the
 // cache has not yet seen the status this controller wrote last, that
 // status: a record older than our own write must never be decided on.
-func (d *rolloutDriver) readRolloutObject(ctx context.Context) (rolloutObject, error) {
+func (r *NodeSLORolloutReconciler) readRolloutObject(ctx context.Context) (rolloutObject, error) {
 	obj := &nodeslov1alpha1.NodeSLORollout{}
-	switch err := d.client.Get(ctx, d.key, obj); {
+	switch err := r.client.Get(ctx, r.key, obj); {
 	case apierrors.IsNotFound(err):
 		obj = nil
 	case err != nil:
-		return rolloutObject{}, fmt.Errorf("reading NodeSLORollout %s: %w", d.key, err)
+		return rolloutObject{}, fmt.Errorf("reading NodeSLORollout %s: %w", r.key, err)
 	}
-	if w := d.written; w != nil && obj != nil && w.UID == obj.UID && w.Generation == obj.Generation {
+	if w := r.written; w != nil && obj != nil && w.UID == obj.UID && w.Generation == obj.Generation {
 		obj = w.DeepCopy() // the cache may not have our last status yet; the spec is the same
 	}
 	return rolloutObject{obj: obj, Controls: rollout.ControlsOf(obj)}, nil
@@ -56,8 +56,8 @@ func (o rolloutObject) observed(version string) bool {
 // patch at the resourceVersion read, written only when something but the
 // time changed. It returns the plan to publish: the plan itself, or, when
 // the record could not be written, its Unpersisted form.
-func (d *rolloutDriver) writeStatus(
-	ctx context.Context, read configMapRead, plan rollout.Plan, revision int64, now time.Time,
+func (r *NodeSLORolloutReconciler) writeStatus(
+	ctx context.Context, read rolloutRead, plan rollout.Plan, revision int64, now time.Time,
 ) (rollout.Plan, error) {
 	obj := read.object.obj
 	if obj == nil {
@@ -65,8 +65,8 @@ func (d *rolloutDriver) writeStatus(
 	}
 	want := plan.APIStatus(obj.Status, read.object.Controls,
 		rollout.ObservedBy{Generation: obj.Generation, ConfigMapVersion: read.version, Revision: revision}, now)
-	if err := d.patchStatus(ctx, obj, want); err != nil {
-		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", d.key, err)
+	if err := r.patchStatus(ctx, obj, want); err != nil {
+		return plan.Unpersisted(), fmt.Errorf("writing the status of NodeSLORollout %s: %w", r.key, err)
 	}
 	return plan, nil
 }
@@ -74,7 +74,7 @@ func (d *rolloutDriver) writeStatus(
 // patchStatus writes want as obj's status, when it differs in more than
 // the time, in one patch at the resourceVersion read, and keeps what was
 // written for the next read (written); on an error the cache is read again.
-func (d *rolloutDriver) patchStatus(
+func (r *NodeSLORolloutReconciler) patchStatus(
 	ctx context.Context, obj *nodeslov1alpha1.NodeSLORollout, want nodeslov1alpha1.NodeSLORolloutStatus,
 ) error {
 	if !rollout.StatusChanged(obj.Status, want) {
@@ -83,11 +83,11 @@ func (d *rolloutDriver) patchStatus(
 	before := obj.DeepCopy()
 	obj.Status = want
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := d.client.Status().Patch(ctx, obj, patch); err != nil {
-		d.written = nil // read it again from the cache
+	if err := r.client.Status().Patch(ctx, obj, patch); err != nil {
+		r.written = nil // read it again from the cache
 		return err
 	}
-	d.written = obj
+	r.written = obj
 	return nil
 }
 
@@ -96,8 +96,8 @@ func (d *rolloutDriver) patchStatus(
 // rest of its status as decided last, so that kubectl wait, kstatus and
 // Argo CD see the failure, not the last decision as if it stood. Nothing
 // is written without a NodeSLORollout, or when the conditions already say so.
-func (d *rolloutDriver) reportPlanFailure(
-	ctx context.Context, read configMapRead, configuration string, planErr error, now time.Time,
+func (r *NodeSLORolloutReconciler) reportPlanFailure(
+	ctx context.Context, read rolloutRead, configuration string, planErr error, now time.Time,
 ) error {
 	obj := read.object.obj
 	if obj == nil {
@@ -105,8 +105,8 @@ func (d *rolloutDriver) reportPlanFailure(
 	}
 	want := obj.Status.DeepCopy()
 	rollout.SetPlanFailedConditions(&want.Conditions, configuration, planErr, obj.Generation, now)
-	if err := d.patchStatus(ctx, obj, *want); err != nil {
-		return fmt.Errorf("writing the failed plan into the status of NodeSLORollout %s: %w", d.key, err)
+	if err := r.patchStatus(ctx, obj, *want); err != nil {
+		return fmt.Errorf("writing the failed plan into the status of NodeSLORollout %s: %w", r.key, err)
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ const revertFieldManager = "nodeslo-health-gate"
 // force. Neither writes the ConfigMap: a GitOps tool that owns its data
 // sees no drift, so it has nothing to put back. current is the
 // configuration in force before (nil: none yet).
-func (d *rolloutDriver) inForce(
-	ctx context.Context, read configMapRead, fromData loaded, current *sloconfig.Config,
+func (r *NodeSLORolloutReconciler) inForce(
+	ctx context.Context, read rolloutRead, fromData loaded, current *sloconfig.Config,
 ) (loaded, error) {
 	out := fromData
 	out.data = fromData.cfg.Fingerprint()
@@ -36,13 +36,13 @@ func (d *rolloutDriver) inForce(
 		var err error
 		switch {
 		case s.Revert:
-			out, err = d.revert(ctx, read, out, s.Halt)
+			out, err = r.revert(ctx, read, out, s.Halt)
 		case s.Hold != "":
-			out.cfg, err = d.configOf(ctx, s.Hold, current)
+			out.cfg, err = r.configOf(ctx, s.Hold, current)
 		}
 		if err != nil {
 			return loaded{}, fmt.Errorf("ConfigMap %s: its data, configuration %s, was halted by the health gate: %w",
-				d.key, rollout.ShortTarget(out.data), err)
+				r.key, rollout.ShortTarget(out.data), err)
 		}
 	}
 	out.changed = current == nil || current.Fingerprint() != out.cfg.Fingerprint()
@@ -55,21 +55,21 @@ func (d *rolloutDriver) inForce(
 // new revision made by revertFieldManager. Without an earlier revision,
 // or when the halted configuration is itself a revert, it stays halted
 // and an Event says why, once for as long as it is in force.
-func (d *rolloutDriver) revert(
-	ctx context.Context, read configMapRead, data loaded, halt rollout.Halt,
+func (r *NodeSLORolloutReconciler) revert(
+	ctx context.Context, read rolloutRead, data loaded, halt rollout.Halt,
 ) (loaded, error) {
-	if d.revertRefused == halt.Target {
+	if r.revertRefused == halt.Target {
 		return data, nil
 	}
-	revisions, err := d.listRevisions(ctx)
+	revisions, err := r.listRevisions(ctx)
 	if err != nil {
 		return loaded{}, err
 	}
 	halted := rollout.ShortTarget(halt.Target)
 	previous, why := rollout.RevertTo(revisions, halt.Target, revertFieldManager)
 	if why != "" {
-		d.revertRefused = halt.Target
-		d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
+		r.revertRefused = halt.Target
+		r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
 			"configuration %s is not reverted: %s; the rollout stays halted (resume or retry it, or change the ConfigMap)",
 			halted, why)
 		return data, nil
@@ -78,7 +78,7 @@ func (d *rolloutDriver) revert(
 	reverts.Inc()
 	logf.FromContext(ctx).Info("Health gate reverted the configuration; the ConfigMap's data is not in force",
 		"halted", halted, "toRevision", previous.Number)
-	d.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
+	r.recorder.Eventf(read.cm, nil, corev1.EventTypeWarning, rollout.ReasonReverted, "Revert "+halted,
 		"configuration %s, the ConfigMap's data, halted by its health gate (%s): revision %d's configuration %s "+
 			"is in force in its place and goes back to every reached node at once; the ConfigMap is not written, "+
 			"its data is not in force until it changes or kubectl nodeslo rollout retry",
@@ -91,19 +91,19 @@ func (d *rolloutDriver) revert(
 // configOf is the configuration of fingerprint, to keep it in force:
 // current when it is that one (the common case: nothing is read), else
 // the newest revision that has it (after a restart).
-func (d *rolloutDriver) configOf(
+func (r *NodeSLORolloutReconciler) configOf(
 	ctx context.Context, fingerprint string, current *sloconfig.Config,
 ) (*sloconfig.Config, error) {
 	if current != nil && current.Fingerprint() == fingerprint {
 		return current, nil
 	}
-	revisions, err := d.listRevisions(ctx)
+	revisions, err := r.listRevisions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range slices.Backward(revisions) {
-		if r.Fingerprint == fingerprint {
-			if cfg := sloconfig.Load(r.Data, nil); cfg.Fingerprint() == fingerprint {
+	for _, rev := range slices.Backward(revisions) {
+		if rev.Fingerprint == fingerprint {
+			if cfg := sloconfig.Load(rev.Data, nil); cfg.Fingerprint() == fingerprint {
 				return cfg, nil
 			}
 		}
@@ -116,7 +116,7 @@ func (d *rolloutDriver) configOf(
 // revertAt is when to decide again for a revert the plan's record asks
 // for and that is not carried out yet (zero: none): now, since the
 // revert comes with the next decision.
-func (d *rolloutDriver) revertAt(read configMapRead, plan rollout.Plan, cfg loaded, now time.Time) time.Time {
+func (r *NodeSLORolloutReconciler) revertAt(read rolloutRead, plan rollout.Plan, cfg loaded, now time.Time) time.Time {
 	if !read.rollout.Present {
 		return time.Time{}
 	}
@@ -125,7 +125,7 @@ func (d *rolloutDriver) revertAt(read configMapRead, plan rollout.Plan, cfg load
 		record = plan.RecordChange.Value
 	}
 	s := rollout.StandingOf(record, cfg.data, read.object.Retry)
-	if !s.Revert || d.revertRefused == s.Halt.Target {
+	if !s.Revert || r.revertRefused == s.Halt.Target {
 		return time.Time{}
 	}
 	return now

@@ -465,14 +465,14 @@ var _ = Describe("A staged rollout", Serial, Label(shardRollout), func() {
 				// Each sync writes the ConfigMap (its tracking annotation
 				// changes), so the controller decides again each time, and
 				// applies the strategy, which owns no pause.
-				before := configCacheReconciles()
+				before := rolloutReconciles()
 				synced, policy := testkit.SplitPolicy(data)
 				sync := corev1ac.ConfigMap(configName, configNamespace).WithData(synced).
 					WithAnnotations(map[string]string{"argocd.argoproj.io/tracking-id": fmt.Sprintf("sync-%d", i)})
 				Expect(k8sClient.Apply(ctx, sync, client.ForceOwnership, client.FieldOwner("argocd-controller"))).
 					To(Succeed())
 				applyStrategyAs(ctx, "argocd-controller", policy)
-				Eventually(configCacheReconciles).Should(BeNumerically(">", before))
+				Eventually(rolloutReconciles).Should(BeNumerically(">", before))
 				skipAndSettle(10 * time.Second) // five step intervals
 				Expect(writes.Total()).To(BeZero(), "sync %d undid the pause", i+1)
 				Expect(rolloutObject(ctx).Spec.Paused).To(BeTrue())
@@ -853,11 +853,11 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 		stopManager()
 		relabelPool(ctx, node, "batch")
 		arrived, release := heldReconciles.hold(node)
-		decided := configCacheReconciles()
+		decided := rolloutReconciles()
 		stopManager = startManager()
 		Eventually(arrived).Should(BeClosed(), "the new manager never took up %s", node)
-		Eventually(configCacheReconciles).Should(BeNumerically(">", decided), "the new manager never decided")
-		testkit.Settle(controller.ConfigCacheController)
+		Eventually(rolloutReconciles).Should(BeNumerically(">", decided), "the new manager never decided")
+		testkit.Settle(controller.RolloutController)
 		release()
 		Eventually(specOf(ctx, node)).
 			Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
@@ -975,12 +975,12 @@ func relabelBeforeADecision(ctx context.Context, node, pool, trigger string) {
 	Eventually(arrived).Should(BeClosed(), "the NodeSLO controller never took up the relabel of %s", node)
 	was, err := specOf(ctx, trigger)()
 	Expect(err).NotTo(HaveOccurred())
-	decided := configCacheReconciles()
+	decided := rolloutReconciles()
 	relabelPool(ctx, trigger, "batch")
 	Eventually(specOf(ctx, trigger)).ShouldNot(Equal(was), "%s, held, was not written for its new labels", trigger)
-	Eventually(configCacheReconciles).Should(BeNumerically(">", decided),
+	Eventually(rolloutReconciles).Should(BeNumerically(">", decided),
 		"the write of held node %s did not make the rollout decide", trigger)
-	testkit.Settle(controller.ConfigCacheController)
+	testkit.Settle(controller.RolloutController)
 	Expect(specOf(ctx, node)()).To(Equal(stored), "%s was written while its reconciles were held", node)
 }
 

@@ -17,40 +17,44 @@ import (
 const (
 	NodeSLOController     = "nodeslo"
 	ConfigCacheController = "config-cache"
+	RolloutController     = "nodeslorollout"
 )
 
-// Controllers names both controllers of the manager.
-var Controllers = []string{NodeSLOController, ConfigCacheController}
+// Controllers names the controllers of the manager.
+var Controllers = []string{NodeSLOController, ConfigCacheController, RolloutController}
 
 // releasedBuffer is how many nodes released by a rollout step may wait to
-// be queued before the config-cache controller waits for the NodeSLO controller.
+// be queued before the rollout controller waits for the NodeSLO controller.
 const releasedBuffer = 1024
 
 // eventRecorderName is the reporting controller on the Events it records.
 const eventRecorderName = "nodeslo-controller"
 
-// signals are the channels between the two controllers and the health
+// signals are the channels between the controllers and the health
 // watch, each named for what it carries and with one sender. Buffers of
 // one coalesce signals that mean "look again": a pending one covers the next.
 type signals struct {
-	// everyNode: the config-cache controller published a Snapshot that
+	// configLoaded: the config-cache controller loaded the ConfigMap
+	// (loadedConfigMaps holds the load); the rollout controller decides on it.
+	configLoaded chan event.GenericEvent
+	// everyNode: the rollout controller published a Snapshot that
 	// changes what nodes should hold; the NodeSLO controller reconciles
 	// every node.
 	everyNode chan event.GenericEvent
 	// releasedNodes: the nodes a rollout step released, one event each,
-	// from the config-cache controller to the NodeSLO controller.
+	// from the rollout controller to the NodeSLO controller.
 	releasedNodes chan event.GenericEvent
 	// heldNodeWritten: the NodeSLO controller wrote a node the rollout's
-	// gate held (its inputs changed); the config-cache controller decides again.
+	// gate held (its inputs changed); the rollout controller decides again.
 	heldNodeWritten chan event.GenericEvent
 	// healthChanged: the health watch saw a watched condition or an
-	// eviction change; the config-cache controller judges again.
+	// eviction change; the rollout controller judges again.
 	healthChanged chan event.GenericEvent
 	// metricMeasured: a metric query ended (metric_measurer.go); the
-	// config-cache controller judges its sample.
+	// rollout controller judges its sample.
 	metricMeasured chan event.GenericEvent
 	// credentialsChanged: the metric gate's credentials directory changed
-	// (metric_gate_credentials_watch.go); the config-cache controller
+	// (metric_gate_credentials_watch.go); the rollout controller
 	// checks the strategy against it again.
 	credentialsChanged chan event.GenericEvent
 }
@@ -62,6 +66,7 @@ func nodeEvent(name string) event.GenericEvent {
 
 func newSignals() signals {
 	return signals{
+		configLoaded:    make(chan event.GenericEvent, 1),
 		everyNode:       make(chan event.GenericEvent, 1),
 		releasedNodes:   make(chan event.GenericEvent, releasedBuffer),
 		heldNodeWritten: make(chan event.GenericEvent, 1),
@@ -121,7 +126,7 @@ func newSignals() signals {
 // oldest deleted. Never watched, so never cached.
 // +kubebuilder:rbac:groups=apps,namespace=koordinator-system,resources=controllerrevisions,verbs=list;create;patch;delete
 
-// SetupWithManager adds both controllers, the health watch and the
+// SetupWithManager adds the three controllers, the health watch and the
 // strategy and out-of-date metrics to mgr. mgr's cache must have been built with
 // opts.CacheByObject() so that it holds the one ConfigMap only.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
@@ -153,29 +158,34 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	stored := storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk)
-	configs := &ConfigCacheReconciler{
-		reader:    mgr.GetClient(),
+	configs := &loadedConfigMaps{}
+	configCache := &ConfigCacheReconciler{
+		reader:   mgr.GetClient(),
+		key:      opts.configKey(),
+		recorder: recorder,
+		configs:  configs,
+		loaded:   sig.configLoaded,
+	}
+	if err := configCache.setupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the config-cache controller: %w", err)
+	}
+	rollouts := &NodeSLORolloutReconciler{
+		client:    mgr.GetClient(),
+		apiReader: mgr.GetAPIReader(),
+		stored:    stored,
 		key:       opts.configKey(),
+		configs:   configs,
 		limits:    limits.now,
 		snapshots: published,
 		recorder:  recorder,
 		clock:     clk,
 		signals:   sig,
 		skew:      newCRDSkew(mgr.GetClient(), recorder, opts.crdRecheckInterval()),
-		rollout: &rolloutDriver{
-			client:        mgr.GetClient(),
-			apiReader:     mgr.GetAPIReader(),
-			stored:        stored,
-			key:           opts.configKey(),
-			recorder:      recorder,
-			clock:         clk,
-			releasedNodes: sig.releasedNodes,
-			health:        health,
-			metrics:       measurer,
-		},
+		health:    health,
+		metrics:   measurer,
 	}
-	if err := configs.setupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the config-cache controller: %w", err)
+	if err := rollouts.setupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the rollout controller: %w", err)
 	}
 	nodeSLOs := &NodeSLOReconciler{
 		cache:           mgr.GetClient(),

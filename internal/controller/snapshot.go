@@ -10,7 +10,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/storedslo"
 )
 
-// Snapshot is everything the config-cache controller decided for the
+// Snapshot is everything the rollout controller decided for the
 // configuration in force, published as one value: the NodeSLO reconciler
 // reads it without locks or copies, which is safe because nothing in it
 // is written once published, and never sees a configuration without the
@@ -22,7 +22,7 @@ type Snapshot struct {
 	// Dropped are the fields of Config the installed NodeSLO CRD drops,
 	// sorted (nil: none, or not known yet; docs/behaviour.md#crd-version-skew).
 	Dropped []string
-	// Decided is when the config-cache controller decided it: no NodeSLO
+	// Decided is when the rollout controller decided it: no NodeSLO
 	// written under it is stamped earlier (storedslo.Store.Write).
 	Decided time.Time
 	// Revision is the number of the revision in force (0: not known), which
@@ -49,7 +49,7 @@ func (s *Snapshot) sameFor(other *Snapshot) bool {
 		slices.Equal(s.Dropped, other.Dropped)
 }
 
-// snapshots holds the Snapshot in force; the config-cache controller is
+// snapshots holds the Snapshot in force; the rollout controller is
 // its only writer.
 type snapshots struct {
 	current atomic.Pointer[Snapshot]

@@ -22,7 +22,7 @@ const (
 // of its strategy, unless the same were reported last: where the operator
 // looks for them (kubectl describe nodeslorollout), whether or not a
 // change is pending.
-func (r *ConfigCacheReconciler) reportStrategy(read configMapRead) {
+func (r *NodeSLORolloutReconciler) reportStrategy(read rolloutRead) {
 	obj := read.object.obj
 	if obj == nil {
 		r.reportedStrategy = ""

@@ -21,7 +21,7 @@ import (
 )
 
 // New builds the manager with metrics, health probes, leader election, a
-// cache restricted to what the controllers read, and both controllers, all
+// cache restricted to what the controllers read, and the controllers, all
 // set from opts. cmd/ and the tests both run what it returns.
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := opts.LeaderElectionTimings.validate(); err != nil {
@@ -35,6 +35,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	// old CRD warns of the same unknown field on every write, and the
 	// controller reports that itself (docs/behaviour.md#crd-version-skew).
 	cfg.WarningHandlerWithContext = crlog.NewKubeAPIWarningLogger(crlog.KubeAPIWarningLoggerOptions{Deduplicate: true})
+	if opts.LeaderElection {
+		// Only the replica that holds the Lease writes (lease_fence.go).
+		cfg.Wrap(newLeaseFence(opts.LeaderElectionNamespace, opts.LeaderElectionID, opts.LeaderElectionTimings).wrap)
+	}
 
 	metrics := metricsserver.Options{
 		BindAddress:   opts.MetricsBindAddress,

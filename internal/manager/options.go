@@ -61,7 +61,7 @@ type Options struct {
 	// (internal/watchlist). It is set for the whole process.
 	WatchListClient bool
 
-	// Controllers are the settings of the two controllers.
+	// Controllers are the settings of the controllers.
 	Controllers controller.Options
 
 	// Webhook are the settings of the admission webhook server.

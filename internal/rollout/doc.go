@@ -12,7 +12,7 @@
 // sloconfig's parser; strategy.go also words the refusal of the retired
 // ConfigMap key (RetiredKeyLines);
 // decide.go, schedule.go and order.go take the decision; plan.go wraps it
-// for the config-cache controller, one Plan per reconcile (the record
+// for the rollout controller, one Plan per reconcile (the record
 // change to persist, the Gate of held nodes to publish, the nodes to
 // release, the Events and the metric Figures); memory.go is what the
 // controller keeps between two plans (the gate, the echo of its own record

@@ -6,7 +6,7 @@ import (
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Memory is what the config-cache controller remembers between two
+// Memory is what the rollout controller remembers between two
 // rollout plans. All of it may be lost (a restart, a new leader): the
 // state of a rollout is the stored NodeSLOs and the record (see the
 // package comment).

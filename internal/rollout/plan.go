@@ -93,7 +93,7 @@ type RecordChange struct {
 	Value  string
 }
 
-// Plan is what the config-cache controller does about the rollout in one
+// Plan is what the rollout controller does about the rollout in one
 // reconcile: persist RecordChange (when not nil), then publish Gate with the
 // configuration, enqueue Release, report Figures (when not nil) and Events,
 // set Status (when not nil) as the NodeSLORollout's status, and decide again

@@ -67,7 +67,7 @@ func (s *simSLO) digestOf() string {
 	return s.digest
 }
 
-// simSnapshot is what the config-cache controller published.
+// simSnapshot is what the rollout controller published.
 type simSnapshot struct {
 	cfg     *sloconfig.Config
 	gate    *Gate
@@ -134,7 +134,7 @@ type simWorld struct {
 	configs map[string]*sloconfig.Config
 	// oracle is what the invariants compare the cluster with.
 	oracle simOracle
-	// decisions counts the config-cache reconciles that planned.
+	// decisions counts the rollout controller's reconciles that planned.
 	decisions int
 	// trace, when set, is told every step (for a failing seed's report).
 	trace func(string)
@@ -350,9 +350,10 @@ func (w *simWorld) health() map[string]NodeHealth {
 	return out
 }
 
-// decide is one reconcile of the config-cache controller, in its phases:
-// read, load, decide what is in force, plan, keep the history, write the
-// status once, publish (configcache_controller.go's Reconcile).
+// decide is one reconcile of the rollout controller, in its phases:
+// read, load (the config-cache controller's part), decide what is in
+// force, plan, keep the history, write the
+// status once, publish (rollout_controller.go's Reconcile).
 func (w *simWorld) decide() {
 	m := w.mgr
 	key, c := w.rolloutKey(), w.controls()

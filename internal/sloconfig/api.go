@@ -137,8 +137,8 @@ func (c *Config) ReadsStoredSpec() bool {
 func (c *Config) Reports() []SectionReport { return c.reports }
 
 // Fingerprint identifies the effective configuration: two configurations with
-// the same fingerprint resolve every node to the same spec. The config-cache
-// controller re-reconciles all nodes only when it changes.
+// the same fingerprint resolve every node to the same spec. The rollout
+// controller has every node reconciled only when it changes.
 func (c *Config) Fingerprint() string { return c.fingerprint }
 
 // Node is what resolving needs to know of a Node.

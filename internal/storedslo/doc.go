@@ -17,7 +17,7 @@
 //     reconcile (echo.go);
 //   - cached NodeSLOs share their annotation maps (cache.go).
 //
-// What the installed CRD drops is not learned here: the config-cache
+// What the installed CRD drops is not learned here: the rollout
 // controller finds it once per configuration and publishes it with the
 // configuration, and the reconciler hands it in as part of the
 // sloconfig.StoredForm it wants.

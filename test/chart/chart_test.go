@@ -703,6 +703,7 @@ func TestMisspeltAndInvalidValuesAreRejected(t *testing.T) {
 		"metrics.prometheusServiceAccount.serviceAccount=p":     "additional properties 'serviceAccount' not allowed",
 		"testFramework.enable=false":                            unknownEnable,
 		"testFramework.image.pullPolicy=Sometimes":              "/testFramework/image/pullPolicy",
+		"testFramework.timeoutSeconds=0":                        "/testFramework/timeoutSeconds",
 	} {
 		out, err := helmTemplateError(t, set)
 		if err == nil || !strings.Contains(out, message) {

@@ -484,7 +484,8 @@ func TestHelmTestAsksTheManagersReadiness(t *testing.T) {
 		testPolicy  = "NetworkPolicy/koordinator-system/nodeslo-controller-test-readiness"
 	)
 	all := helmTemplateWithTests(t, "manager.healthProbePort=9091", "networkPolicy.enabled=true",
-		"testFramework.image.repository=registry.example.com/busybox", "testFramework.image.tag=1.36.1")
+		"testFramework.image.repository=registry.example.com/busybox", "testFramework.image.tag=1.36.1",
+		"testFramework.timeoutSeconds=15")
 	installed := byKey(t, "the chart", helmTemplate(t, "manager.healthProbePort=9091", "networkPolicy.enabled=true"))
 	hooks := map[string]string{} // key: weight
 	for key, obj := range all {
@@ -533,7 +534,8 @@ func TestHelmTestAsksTheManagersReadiness(t *testing.T) {
 	}
 	script := fmt.Sprint(container["command"])
 	for _, want := range []string{"$NODESLO_CONTROLLER_TEST_READINESS_SERVICE_HOST", // the Service's variable
-		"${host:-nodeslo-controller-test-readiness}:9091/readyz", `[ "$body" = ok ]`, "exit 1"} {
+		"${host:-nodeslo-controller-test-readiness}:9091/readyz", `[ "$body" = ok ]`, "exit 1",
+		"end=$(( $(date +%s) + 15 ))", "did not answer ok within 15 s"} { // testFramework.timeoutSeconds
 		if !strings.Contains(script, want) {
 			t.Errorf("%s's script lacks %q: %s", testPod, want, script)
 		}

@@ -102,7 +102,10 @@ var _ = Describe("the controller installed into a cluster with one real node", O
 			chart.mustRun("install", helmRelease, "dist/chart", "-n", namespace,
 				"--set", "manager.image.repository="+repository, "--set", "manager.image.tag="+tag,
 				"--set", "metrics.certManager.enabled=true",
-				"--set", "testFramework.image.repository="+testRepository, "--set", "testFramework.image.tag="+testTag)
+				"--set", "testFramework.image.repository="+testRepository, "--set", "testFramework.image.tag="+testTag,
+				// The manager is Ready before each helm test; the one with no
+				// replica fails after this long, not a minute.
+				"--set", "testFramework.timeoutSeconds=15")
 		},
 		metricsCertificate: true,
 		helmTest:           func() { checkHelmTest(chart) },

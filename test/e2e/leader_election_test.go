@@ -45,30 +45,7 @@ var _ = Describe("two managers with leader election", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		By("a ConfigMap with a known cpu-burst-config and 500 more Nodes")
-		kube.mustRun("apply", "--server-side", "--force-conflicts",
-			"-f", filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
-		DeferCleanup(func() {
-			// Give the key back to the samples' field manager for the other specs.
-			kube.mustRun("apply", "--server-side", "--force-conflicts",
-				"-f", filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
-		})
-		setCPUBurstPercent(200)
-		_, err = kube.runWithInput(leaderTestNodeList(), "apply", "--server-side", "-f", "-")
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() {
-			kube.mustRun("delete", "nodes", "-l", "leader-test=true", "--wait=false")
-			// Once a second: each look lists hundreds of NodeSLOs.
-			Eventually(func(g Gomega) {
-				g.Expect(leaderTestSLOs(g, admin)).To(BeEmpty())
-			}).WithPolling(time.Second).Should(Succeed())
-		})
-		Eventually(func(g Gomega) {
-			slos := leaderTestSLOs(g, admin)
-			g.Expect(slos).To(HaveLen(leaderTestNodes))
-			for _, slo := range slos {
-				g.Expect(cpuBurstPercent(slo)).To(Equal(int64(200)), slo.Name)
-			}
-		}).WithPolling(time.Second).Should(Succeed())
+		withLeaderTestNodes(admin)
 		generations := map[string]int64{}
 		for _, slo := range leaderTestSLOs(Default, admin) {
 			generations[slo.Name] = slo.Generation
@@ -78,17 +55,8 @@ var _ = Describe("two managers with leader election", func() {
 		leaderIdentity := leaseHolder(Default, admin)
 		Expect(leaderIdentity).NotTo(BeEmpty())
 		leader := manager
-		token := kube.mustRun("create", "token", serviceAccount, "-n", namespace, "--duration=2h")
-		kubeconfig, err := cluster.TokenKubeconfig(token)
-		Expect(err).NotTo(HaveOccurred())
-		kubeconfigPath := filepath.Join(GinkgoT().TempDir(), "second-manager.kubeconfig")
-		Expect(os.WriteFile(kubeconfigPath, kubeconfig, 0o600)).To(Succeed())
-		standby := startManager(filepath.Join(root, "bin", "manager"), kubeconfigPath)
 		scraper := newMetricsScraper("leader-test-scraper")
-		Eventually(func(g Gomega) {
-			g.Expect(standby.Running()).To(BeTrue(), "the second manager exited; its log is above")
-			g.Expect(scraper.scrape(g, standby)).To(ContainSubstring("leader_election_master_status"))
-		}).Should(Succeed())
+		standby := startStandby(scraper)
 
 		By("changing the ConfigMap, and SIGKILLing the leader once it wrote some NodeSLOs but not all")
 		setCPUBurstPercent(leaderTestPercent)
@@ -150,6 +118,55 @@ var _ = Describe("two managers with leader election", func() {
 	})
 })
 
+// startStandby starts a second manager as the deployed ServiceAccount,
+// with a token of its own, and waits until it runs leader election
+// (scraped with scraper).
+func startStandby(scraper *metricsScraper) *managerProcess {
+	GinkgoHelper()
+	token := kube.mustRun("create", "token", serviceAccount, "-n", namespace, "--duration=2h")
+	kubeconfig, err := cluster.TokenKubeconfig(token)
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfigPath := filepath.Join(GinkgoT().TempDir(), "second-manager.kubeconfig")
+	Expect(os.WriteFile(kubeconfigPath, kubeconfig, 0o600)).To(Succeed())
+	standby := startManager(filepath.Join(root, "bin", "manager"), kubeconfigPath)
+	Eventually(func(g Gomega) {
+		g.Expect(standby.Running()).To(BeTrue(), "the second manager exited; its log is above")
+		g.Expect(scraper.scrape(g, standby)).To(ContainSubstring("leader_election_master_status"))
+	}).Should(Succeed())
+	return standby
+}
+
+// withLeaderTestNodes applies leaderTestNodes Nodes with the ConfigMap's
+// cpu-burst-config at cpuBurstPercent 200, waits until each has its
+// NodeSLO with it, and deletes them when the spec ends.
+func withLeaderTestNodes(admin client.Client) {
+	GinkgoHelper()
+	kube.mustRun("apply", "--server-side", "--force-conflicts",
+		"-f", filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
+	DeferCleanup(func() {
+		// Give the key back to the samples' field manager for the other specs.
+		kube.mustRun("apply", "--server-side", "--force-conflicts",
+			"-f", filepath.Join(root, "config", "samples", "slo-controller-config.yaml"))
+	})
+	setCPUBurstPercent(200)
+	_, err := kube.runWithInput(leaderTestNodeList(), "apply", "--server-side", "-f", "-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		kube.mustRun("delete", "nodes", "-l", "leader-test=true", "--wait=false")
+		// Once a second: each look lists hundreds of NodeSLOs.
+		Eventually(func(g Gomega) {
+			g.Expect(leaderTestSLOs(g, admin)).To(BeEmpty())
+		}).WithPolling(time.Second).Should(Succeed())
+	})
+	Eventually(func(g Gomega) {
+		slos := leaderTestSLOs(g, admin)
+		g.Expect(slos).To(HaveLen(leaderTestNodes))
+		for _, slo := range slos {
+			g.Expect(cpuBurstPercent(slo)).To(Equal(int64(200)), slo.Name)
+		}
+	}).WithPolling(time.Second).Should(Succeed())
+}
+
 // setCPUBurstPercent sets the cpu-burst-config key (its own field manager,
 // forced) to a cluster strategy with the given cpuBurstPercent.
 func setCPUBurstPercent(percent int) {
@@ -199,15 +216,7 @@ func cpuBurstPercent(slo slov1alpha1.NodeSLO) int64 {
 const leaderTestPercent = 321
 
 // changedIn counts the NodeSLOs that have the change (leaderTestPercent).
-func changedIn(slos []slov1alpha1.NodeSLO) int {
-	n := 0
-	for _, slo := range slos {
-		if cpuBurstPercent(slo) == leaderTestPercent {
-			n++
-		}
-	}
-	return n
-}
+func changedIn(slos []slov1alpha1.NodeSLO) int { return countAt(slos, leaderTestPercent) }
 
 // leaseHolder reads the holderIdentity of the leader-election Lease.
 func leaseHolder(g Gomega, c client.Client) string {

@@ -70,3 +70,11 @@ func (p *Process) Kill() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.exited
 }
+
+// Pause sends SIGSTOP to the process group, as a long GC pause or CPU
+// throttling would stall it: it holds whatever it was doing, its Lease
+// included, until Resume.
+func (p *Process) Pause() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Resume sends SIGCONT to the process group after Pause.
+func (p *Process) Resume() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT) }

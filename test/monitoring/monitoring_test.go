@@ -332,7 +332,7 @@ var _ = Describe("The dashboard and the alerts", func() {
 		Expect(c.Update(ctx, cm)).To(Succeed())
 
 		// A reconcile's duration is observed after it returns, so the
-		// config-cache controller's may come after the first NodeSLO: the
+		// rollout controller's may come after the first NodeSLO: the
 		// queries are checked until every one has its series, and a query
 		// that never gets one fails the spec with the list of problems.
 		By("every query of the dashboard and the alerts")
