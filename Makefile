@@ -152,7 +152,12 @@ MODULE = $(shell go list -m)
 # bin/test with go test -c, which links only when the binary there is out
 # of date (go test itself links every binary on every run), and run from
 # there (hack/test-packages.sh); a SPLIT_SUITES package's binary runs once
-# per shard, a fuzz package's once per target.
+# per shard, a fuzz package's once per target. Every -race binary (the
+# SPLIT_SUITES' and RACE_TESTS' too) comes from one go test -c, before any
+# of them runs: two go commands at once each compile every dependency they
+# have not found in the build cache, so the shards' binary, built beside
+# the other -race binaries, compiled the -race dependencies a second time
+# (on a new machine, about 3 of the 8 minutes they took).
 TEST_LDFLAGS = -ldflags="-s -w"
 
 # The chart tests (test/chart) run bin/helm and bin/kustomize: both are
@@ -168,13 +173,17 @@ test: verify-generated verify-docs verify-diagrams lint helm-lint test-alerts ku
 	split=$$(for s in $(SPLIT_SUITES); do echo "$(MODULE)/$${s%%:*}"; done); \
 	for p in $$split; do grep -qxF "$$p" <<<"$$all" || { echo "SPLIT_SUITES: no package $$p" >&2; exit 2; }; done; \
 	raced=$$(grep -vxF "$$norace"$$'\n'"$$split" <<<"$$all"); \
+	again=$$(for t in $(RACE_TESTS); do echo "$(MODULE)/$${t%%:*}"; done); \
 	echo "go test -race: $$(wc -l <<<"$$raced") packages, and in shards by Ginkgo label: $(SPLIT_SUITES); without -race: $(NORACE_PACKAGES); -race again: $(RACE_TESTS)"; \
+	hack/test-packages.sh bin/test/norace cover.norace.out -cover -covermode=atomic $(TEST_LDFLAGS) -- $$norace & norace_pid=$$!; \
+	built=$$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' $$raced $$split $$again); \
+	mkdir -p bin/test/race; \
+	$(GO_TEST_RACE) -cover $(TEST_LDFLAGS) -c -o bin/test/race/ $$built || { wait $$norace_pid; exit 1; }; \
 	$(RACE_ENV) hack/test-packages.sh bin/test/race cover.race.out -race -cover $(TEST_LDFLAGS) -- $$raced & race_pid=$$!; \
-	{ shard_pids=""; n=0; mkdir -p bin/test; \
+	{ shard_pids=""; n=0; \
 	for s in $(SPLIT_SUITES); do \
-		IFS=: read -r pkg suite labels <<<"$$s"; n=$$((n+1)); rest=""; binary="$(CURDIR)/bin/test/split$$n.test"; \
+		IFS=: read -r pkg suite labels <<<"$$s"; n=$$((n+1)); rest=""; binary="$(CURDIR)/bin/test/race/$${pkg##*/}.test"; \
 		alone=$$(for t in $(ALONE_TESTS); do [ "$${t%%:*}" != "$$pkg" ] || printf '%s|' "$${t#*:}"; done); \
-		$(GO_TEST_RACE) -cover $(TEST_LDFLAGS) -c -o "$$binary" "./$$pkg" || exit 1; \
 		for label in $${labels//,/ } rest; do \
 			skip=""; \
 			if [ "$$label" = rest ]; then filter="!($$rest)"; run=.; skip="$${alone:+^($${alone%|})\$$}"; \
@@ -189,9 +198,9 @@ test: verify-generated verify-docs verify-diagrams lint helm-lint test-alerts ku
 	done; \
 	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; [ $$split_status -eq 0 ] || exit 1; \
 	for t in $(ALONE_TESTS); do \
-		pkg=$${t%%:*}; name=$${t#*:}; k=0; binary=""; log="cover.split-alone-$$name.log"; \
-		for s in $(SPLIT_SUITES); do k=$$((k+1)); [ "$${s%%:*}" != "$$pkg" ] || binary="$(CURDIR)/bin/test/split$$k.test"; done; \
-		[ -n "$$binary" ] || { echo "ALONE_TESTS: $$pkg is not a SPLIT_SUITES package" >"$$log"; exit 1; }; \
+		pkg=$${t%%:*}; name=$${t#*:}; binary="$(CURDIR)/bin/test/race/$${pkg##*/}.test"; log="cover.split-alone-$$name.log"; \
+		grep -qxF "$$pkg" <<<"$$(for s in $(SPLIT_SUITES); do echo "$${s%%:*}"; done)" || \
+			{ echo "ALONE_TESTS: $$pkg is not a SPLIT_SUITES package" >"$$log"; exit 1; }; \
 		start=$$(date +%s); \
 		out=$$(cd "$$pkg" && "$$binary" -test.run "^$$name\$$" -test.v -test.count=1 -test.timeout=10m -test.paniconexit0 \
 			-test.coverprofile "$(CURDIR)/cover.split-alone-$$name.out" 2>&1) || { echo "$$out" >"$$log"; exit 1; }; \
@@ -200,16 +209,14 @@ test: verify-generated verify-docs verify-diagrams lint helm-lint test-alerts ku
 		  echo "ok  	$(MODULE)/$$pkg	$$name	$$(( $$(date +%s) - start ))s"; } >"$$log"; \
 	done; \
 	} & split_pid=$$!; \
-	{ hack/test-packages.sh bin/test/norace cover.norace.out -cover -covermode=atomic $(TEST_LDFLAGS) -- $$norace && \
-		for t in $(RACE_TESTS); do \
-			pkg=$${t%%:*}; binary="$(CURDIR)/bin/test/race-again-$${pkg//\//-}.test"; \
-			$(GO_TEST_RACE) $(TEST_LDFLAGS) -c -o "$$binary" "./$$pkg" && \
-			out=$$(cd "$$pkg" && "$$binary" -test.run "$${t#*:}" -test.v -test.paniconexit0 2>&1) || { echo "$$out"; exit 1; }; \
-			grep -q '^--- PASS' <<<"$$out" || { echo "RACE_TESTS: $$t ran no test" >&2; exit 1; }; \
-			grep -E '^(--- PASS|ok )' <<<"$$out"; \
-		done; \
-	} & norace_pid=$$!; \
+	{ for t in $(RACE_TESTS); do \
+		pkg=$${t%%:*}; binary="$(CURDIR)/bin/test/race/$${pkg##*/}.test"; \
+		out=$$(cd "$$pkg" && "$$binary" -test.run "$${t#*:}" -test.v -test.paniconexit0 2>&1) || { echo "$$out"; exit 1; }; \
+		grep -q '^--- PASS' <<<"$$out" || { echo "RACE_TESTS: $$t ran no test" >&2; exit 1; }; \
+		grep -E '^(--- PASS|ok )' <<<"$$out"; \
+	done; } & again_pid=$$!; \
 	status=0; wait $$race_pid || status=$$?; wait $$norace_pid || status=$$?; wait $$split_pid || status=$$?; \
+	wait $$again_pid || status=$$?; \
 	for l in cover.split*.log; do \
 		[ -e "$$l" ] || continue; \
 		shard=$${l#cover.split}; sed "s|^\(ok .*\)|\1 (shard $${shard%.log})|" "$$l"; \
@@ -768,34 +775,36 @@ kwok: $(KWOK) ## Install kwok into bin/ (BENCH_KWOK=1 make bench: nodes that liv
 $(KWOK): $(LOCALBIN)
 	$(call go-install-tool,$(KWOK),sigs.k8s.io/kwok/cmd/kwok,$(KWOK_VERSION))
 
-# promtool is built without the service-discovery plugins (AWS, Azure, GCE,
-# ...), which only `promtool check service-discovery` would use. Measured
-# from empty Go caches on the 2-core CI machine: about 5 minutes, downloads
-# included; nothing once bin/promtool-$(PROMTOOL_VERSION) exists.
+# promtool and the Prometheus server the metric gate's specs query
+# (internal/controller, metric_gate_test.go) come from one go install: the
+# same module, version and tags, without the service-discovery plugins
+# (AWS, Azure, GCE, ...), which only `promtool check service-discovery`
+# would use. Their shared packages compile once and the two links run side
+# by side; nothing is built once bin/promtool-$(PROMTOOL_VERSION) and
+# bin/prometheus-$(PROMTOOL_VERSION) exist.
+PROMETHEUS_TOOLS = $(PROMTOOL) $(PROMETHEUS)
+PROMETHEUS_PACKAGES = github.com/prometheus/prometheus/cmd/promtool github.com/prometheus/prometheus/cmd/prometheus
 .PHONY: promtool
-promtool: $(PROMTOOL) ## Install promtool into bin/.
+promtool: $(PROMTOOL) ## Install promtool (and the Prometheus server) into bin/.
 $(PROMTOOL): $(LOCALBIN)
-	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION),-tags=remove_all_sd)
+	$(call go-install-tool,$(PROMETHEUS_TOOLS),$(PROMETHEUS_PACKAGES),$(PROMTOOL_VERSION),-tags=remove_all_sd)
 
-# The Prometheus server the metric gate's specs query (internal/controller,
-# metric_gate_test.go), from the same module, version and tags as promtool:
-# with promtool's build cache warm, only cmd/prometheus's own packages are
-# compiled.
 .PHONY: prometheus
-prometheus: $(PROMETHEUS) ## Install the Prometheus server into bin/.
+prometheus: $(PROMETHEUS) ## Install the Prometheus server (and promtool) into bin/.
 $(PROMETHEUS): $(LOCALBIN)
-	$(call go-install-tool,$(PROMETHEUS),github.com/prometheus/prometheus/cmd/prometheus,$(PROMTOOL_VERSION),-tags=remove_all_sd)
+	$(call go-install-tool,$(PROMETHEUS_TOOLS),$(PROMETHEUS_PACKAGES),$(PROMTOOL_VERSION),-tags=remove_all_sd)
 
-# go-install-tool installs package $(2) at version $(3) as $(1)-$(3) and links
-# $(1) to it; $(4) are further flags of go install.
+# go-install-tool installs the packages $(2) at version $(3) as the tools
+# $(1) (one path each, in the same order), each as <path>-$(3) linked from
+# <path>, with one go install (further flags: $(4)) when any is missing.
 define go-install-tool
-@[ -f "$(1)-$(3)" ] && [ "$$(readlink -- "$(1)" 2>/dev/null)" = "$(1)-$(3)" ] || { \
-set -e; \
-package=$(2)@$(3) ;\
-echo "Installing $${package}" ;\
-rm -f "$(1)" ;\
-GOBIN="$(LOCALBIN)" go install $(4) $${package} ;\
-mv "$(LOCALBIN)/$$(basename "$(1)")" "$(1)-$(3)" ;\
-} ;\
-ln -sf "$(1)-$(3)" "$(1)"
+@set -e; missing=""; \
+for tool in $(1); do [ -f "$$tool-$(3)" ] || missing=1; done; \
+if [ -n "$$missing" ]; then \
+	echo "Installing $(foreach package,$(2),$(package)@$(3))"; \
+	for tool in $(1); do rm -f "$$tool"; done; \
+	GOBIN="$(LOCALBIN)" go install $(4) $(foreach package,$(2),$(package)@$(3)); \
+	for tool in $(1); do mv "$(LOCALBIN)/$$(basename "$$tool")" "$$tool-$(3)"; done; \
+fi; \
+for tool in $(1); do ln -sf "$$tool-$(3)" "$$tool"; done
 endef

@@ -25,15 +25,18 @@ step() { echo "[envtest-build] $*"; }
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
 
 start=$(date +%s)
-step "building kube-apiserver v${k8s_version} (staging modules at v0.${k8s_version#*.}); a cold build takes several minutes"
-mkdir -p "$work/apiserver"
-kubernetes_module "$work/apiserver" envtest-build/apiserver "$k8s_version" kube-apiserver
+step "building kube-apiserver and kubectl v${k8s_version} (staging modules at v0.${k8s_version#*.}); a cold build takes several minutes"
+mkdir -p "$work/apiserver" "$work/out"
+kubernetes_module "$work/apiserver" envtest-build/apiserver "$k8s_version" kube-apiserver kubectl
 ldflags=$(kubernetes_ldflags "$k8s_version")
+# One build for both: kubectl shares most of its packages with
+# kube-apiserver, and the two links run side by side.
 (
   cd "$work/apiserver"
-  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$work/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$work/out/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl
 )
-step "kube-apiserver built in $(elapsed "$start")"
+step "kube-apiserver and kubectl built in $(elapsed "$start")"
 
 start=$(date +%s)
 step "building etcd v${etcd_version}"
@@ -47,16 +50,8 @@ mkdir -p "$work/etcd"
 )
 step "etcd built in $(elapsed "$start")"
 
-# setup-envtest also expects kubectl in a version directory.
-start=$(date +%s)
-step "building kubectl v${k8s_version}"
-(
-  cd "$work/apiserver"
-  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$work/kubectl" k8s.io/kubernetes/cmd/kubectl
-)
-step "kubectl built in $(elapsed "$start")"
-
-install -m 0755 "$work/kube-apiserver" "$dest/kube-apiserver"
+install -m 0755 "$work/out/kube-apiserver" "$dest/kube-apiserver"
 install -m 0755 "$work/etcd-bin" "$dest/etcd"
-install -m 0755 "$work/kubectl" "$dest/kubectl"
+# setup-envtest expects kubectl in a version directory too.
+install -m 0755 "$work/out/kubectl" "$dest/kubectl"
 step "installed into $dest"

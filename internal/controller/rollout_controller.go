@@ -94,13 +94,8 @@ type NodeSLORolloutReconciler struct {
 // rolloutRead is what one reconcile reads: the ConfigMap as the
 // config-cache controller loaded it last, and the NodeSLORollout.
 type rolloutRead struct {
-	// load is the ConfigMap's load (never nil in a reconcile that decides).
-	load *loadedConfigMap
-	cm   *corev1.ConfigMap
-	// exists is false when there is no ConfigMap (cm is then empty).
-	exists bool
-	// version is its resourceVersion ("" when it does not exist).
-	version string
+	// The ConfigMap's load (never nil in a reconcile that decides).
+	*loadedConfigMap
 	// rolloutRelevant: there is a strategy, or a record to remove.
 	rolloutRelevant bool
 	// rollout is the NodeSLORollout's strategy, compiled once for the
@@ -134,7 +129,7 @@ type loaded struct {
 func (r *NodeSLORolloutReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	now := r.clock.Now()
 	read, err := r.read(ctx)
-	if err != nil || read.load == nil {
+	if err != nil || read.loadedConfigMap == nil {
 		// Before the first load there is nothing to decide on; the
 		// config-cache controller's signal comes with it.
 		return ctrl.Result{}, err
@@ -143,9 +138,9 @@ func (r *NodeSLORolloutReconciler) Reconcile(ctx context.Context, _ reconcile.Re
 	if r.unchanged(read, now) {
 		return ctrl.Result{}, nil
 	}
-	cfg, err := r.inForce(ctx, read, loaded{cfg: read.load.cfg}, r.snapshots.config())
+	cfg, err := r.inForce(ctx, read, loaded{cfg: read.cfg}, r.snapshots.config())
 	if err != nil {
-		return ctrl.Result{}, errors.Join(err, r.reportPlanFailure(ctx, read, read.load.cfg.Fingerprint(), err, now))
+		return ctrl.Result{}, errors.Join(err, r.reportPlanFailure(ctx, read, read.cfg.Fingerprint(), err, now))
 	}
 	dropped := r.dropped(ctx, read, cfg, now)
 	plan, err := r.plan(ctx, read, cfg, r.snapshots.config(), dropped, now)
@@ -190,7 +185,7 @@ func (r *NodeSLORolloutReconciler) read(ctx context.Context) (rolloutRead, error
 	if load == nil {
 		return rolloutRead{}, nil
 	}
-	out := rolloutRead{load: load, cm: load.cm, exists: load.exists, version: load.version}
+	out := rolloutRead{loadedConfigMap: load}
 	var err error
 	if out.object, err = r.readRolloutObject(ctx); err != nil {
 		return rolloutRead{}, err
@@ -213,7 +208,7 @@ func (r *NodeSLORolloutReconciler) unchanged(read rolloutRead, now time.Time) bo
 	if cfg == nil || r.history.fingerprint != cfg.Fingerprint() || r.skew.due(cfg, now) {
 		return false
 	}
-	return !read.rolloutRelevant && read.load == r.decided && !r.memory.HoldsNodes() &&
+	return !read.rolloutRelevant && read.loadedConfigMap == r.decided && !r.memory.HoldsNodes() &&
 		read.object.observed(read.version)
 }
 
@@ -239,7 +234,7 @@ func (r *NodeSLORolloutReconciler) dropped(ctx context.Context, read rolloutRead
 func (r *NodeSLORolloutReconciler) publish(
 	ctx context.Context, read rolloutRead, cfg loaded, dropped []string, plan rollout.Plan, now time.Time,
 ) {
-	r.memory, r.decided = plan.Memory(), read.load
+	r.memory, r.decided = plan.Memory(), read.loadedConfigMap
 	snap := &Snapshot{Config: cfg.cfg, Gate: plan.Gate, Dropped: dropped, Decided: now,
 		Revision: r.revisionOf(cfg.cfg)}
 	before := r.snapshots.load()

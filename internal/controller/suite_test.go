@@ -131,14 +131,21 @@ type readLog struct {
 
 type readRequest struct {
 	Path, Query, Accept, UserAgent string
+	// WritesBefore is, for a read of one NodeSLO, how many times the
+	// manager had written it when the read was sent (writes).
+	WritesBefore int
 }
 
 func (l *readLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return localcluster.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		if req.Method == http.MethodGet && readKind(req.URL.Path) != "" {
+			r := readRequest{Path: req.URL.Path, Query: req.URL.RawQuery, Accept: req.Header.Get("Accept"),
+				UserAgent: req.UserAgent()}
+			if name, ok := strings.CutPrefix(req.URL.Path, controller.NodeSLOsPath+"/"); ok {
+				r.WritesBefore = writes.Succeeded(name)
+			}
 			l.mu.Lock()
-			l.requests = append(l.requests,
-				readRequest{req.URL.Path, req.URL.RawQuery, req.Header.Get("Accept"), req.UserAgent()})
+			l.requests = append(l.requests, r)
 			l.mu.Unlock()
 		}
 		return rt.RoundTrip(req)
