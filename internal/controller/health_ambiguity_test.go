@@ -77,6 +77,9 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 		policy := ambiguityPolicyOn(0, rollout.OnUnhealthyRevert)
 		cm, f, target := setUpWith(ctx, policy, canaries)
 		holdClock()
+		// Held at the start of a second, so that the nudges below stay
+		// within the second of the canaries' write.
+		clock.Skip(clock.Now().Truncate(time.Second).Add(time.Second).Sub(clock.Now()))
 		bad := rolloutData(40, policy)
 		setConfig(ctx, bad)
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
@@ -90,8 +93,19 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 		for _, n := range sick {
 			setReadyAt(ctx, n, corev1.ConditionFalse, now)
 		}
-		// No skip: the revert reaches both at once, in no step interval.
-		Eventually(func() []string { return f.at(ctx, 50) }).WithTimeout(rolloutWait).Should(ContainElements(sick),
+		// No step interval passes: the revert reaches both at once. The
+		// halt carries it out with the controller's next decision, which it
+		// queues controller.MinRequeue ahead on its clock (nothing else may
+		// wake it, when one look saw both canaries NotReady): the held
+		// clock moves by 10 ms a look, half a second at most.
+		var nudged time.Duration
+		Eventually(func() []string {
+			if nudged < 5*controller.MinRequeue {
+				clock.Skip(10 * time.Millisecond)
+				nudged += 10 * time.Millisecond
+			}
+			return f.at(ctx, 50)
+		}).WithTimeout(rolloutWait).Should(ContainElements(sick),
 			"both canaries back on the previous revision's values")
 		for _, n := range sick {
 			Expect(writtenAt(ctx, n).Truncate(time.Second)).To(BeTemporally("==", now.Truncate(time.Second)),
