@@ -199,7 +199,7 @@ test: verify-generated verify-docs verify-diagrams lint helm-lint test-alerts ku
 	split_status=0; for p in $$shard_pids; do wait $$p || split_status=1; done; [ $$split_status -eq 0 ] || exit 1; \
 	for t in $(ALONE_TESTS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; binary="$(CURDIR)/bin/test/race/$${pkg##*/}.test"; log="cover.split-alone-$$name.log"; \
-		grep -qxF "$$pkg" <<<"$$(for s in $(SPLIT_SUITES); do echo "$${s%%:*}"; done)" || \
+		grep -qxF "$(MODULE)/$$pkg" <<<"$$split" || \
 			{ echo "ALONE_TESTS: $$pkg is not a SPLIT_SUITES package" >"$$log"; exit 1; }; \
 		start=$$(date +%s); \
 		out=$$(cd "$$pkg" && "$$binary" -test.run "^$$name\$$" -test.v -test.count=1 -test.timeout=10m -test.paniconexit0 \
