@@ -29,6 +29,11 @@ type simOracle struct {
 	// the last of them.
 	allowed map[string]map[string]bool
 	inForce map[string]string
+	// carrying has the releases of decisions not yet carried out by the
+	// NodeSLO controller: a manager that stops before carrying one out
+	// leaves the node on what it stores, which is what a new manager
+	// reads as in force for it (docs/rollout.md#behaviour).
+	carrying map[string]simRelease
 	// sick has the nodes that were ever unhealthy.
 	sick map[string]bool
 	// createdAt is when each node was added.
@@ -54,6 +59,13 @@ type simWrite struct {
 	at   time.Time
 }
 
+// simRelease is what the oracle knew of a node before a release it has
+// not seen carried out: the configuration in force, and those allowed.
+type simRelease struct {
+	inForce string
+	allowed map[string]bool
+}
+
 // simStepWrite is a pending node a step released, when, under which interval.
 type simStepWrite struct {
 	at       time.Time
@@ -65,19 +77,48 @@ type simStepWrite struct {
 
 func newSimOracle() simOracle {
 	return simOracle{allowed: map[string]map[string]bool{}, inForce: map[string]string{}, sick: map[string]bool{},
-		createdAt: map[string]time.Time{}, lastWrite: map[string]simWrite{}}
+		carrying: map[string]simRelease{}, createdAt: map[string]time.Time{}, lastWrite: map[string]simWrite{}}
 }
 
 func (o *simOracle) fail(invariant, format string, args ...any) {
 	o.violations = append(o.violations, simViolation{invariant, fmt.Sprintf(format, args...)})
 }
 
+// allow notes that fingerprint is in force for name: a fact, which ends
+// any release of it not yet carried out.
 func (o *simOracle) allow(name, fingerprint string) {
+	delete(o.carrying, name)
+	o.setInForce(name, fingerprint)
+}
+
+func (o *simOracle) setInForce(name, fingerprint string) {
 	if o.allowed[name] == nil {
 		o.allowed[name] = map[string]bool{}
 	}
 	o.allowed[name][fingerprint] = true
 	o.inForce[name] = fingerprint
+}
+
+// release notes a decision's release of a node, until it is carried out
+// (carried) or the manager stops first (forgetUncarried).
+func (o *simOracle) release(name, fingerprint string) {
+	if _, ok := o.carrying[name]; !ok {
+		o.carrying[name] = simRelease{inForce: o.inForce[name], allowed: maps.Clone(o.allowed[name])}
+	}
+	o.setInForce(name, fingerprint)
+}
+
+// carried notes that the NodeSLO controller carried out the release of
+// name: it wrote the node, or found it storing what it must.
+func (o *simOracle) carried(name string) { delete(o.carrying, name) }
+
+// forgetUncarried takes back the releases a stopped manager never carried
+// out: those nodes keep what they store, and a new manager decides again.
+func (o *simOracle) forgetUncarried() {
+	for name, before := range o.carrying {
+		o.inForce[name], o.allowed[name] = before.inForce, before.allowed
+	}
+	clear(o.carrying)
 }
 
 // created notes a NodeSLO created for a node that had none: a new node
@@ -146,7 +187,7 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		return
 	}
 	for _, name := range plan.Release {
-		o.allow(name, cfg.Fingerprint())
+		o.release(name, cfg.Fingerprint())
 	}
 	rec, err := w.recordOf()
 	if err != nil {
@@ -250,9 +291,10 @@ func invariantHeldMeansHeld(o *simOracle, w *simWorld) {
 // invariantHeldOnItsConfiguration: "a pending node whose labels ... change
 // ... stays pending, on the configuration in force for it ..., resolved
 // with its new labels" (docs/rollout.md#behaviour): every node the gate
-// holds stores what the
-// configuration last released to it resolves for its labels now, not
-// another one released to it before.
+// holds stores what the configuration last released to it resolves for
+// its labels now, not another one released to it before. A release the
+// manager stopped before carrying out is not one: the node's NodeSLO
+// still names what is in force for it.
 func invariantHeldOnItsConfiguration(o *simOracle, w *simWorld) {
 	if w.mgr.snap == nil {
 		return

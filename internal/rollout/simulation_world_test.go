@@ -525,6 +525,7 @@ func (w *simWorld) writeStatus(plan Plan, c Controls, fault simFault) (Plan, boo
 // what the cluster holds, and decides at once.
 func (w *simWorld) restart(why string) {
 	w.log("restart: the manager stopped %s", why)
+	w.oracle.forgetUncarried()
 	w.mgr = &simManager{wake: true}
 }
 
@@ -549,6 +550,9 @@ func (w *simWorld) reconcileNode(name string) {
 		stored = StoredNode{Exists: true, Spec: slo.spec, Digest: slo.vouched, Generation: slo.generation}
 	}
 	choice := ChooseNode(snap.cfg, nil, snap.gate, w.inputs(name), stored)
+	if !snap.gate.Has(name) {
+		w.oracle.carried(name)
+	}
 	if choice.Action != NodeWrite {
 		return
 	}
