@@ -37,7 +37,8 @@ const (
 	flakyStepSize     = 125
 	flakySoak         = 10 * time.Second
 	flakyStepInterval = 15 * time.Second
-	flakySchedule     = flakySoak + 3*flakyStepInterval
+	flakySteps        = 4
+	flakySchedule     = flakySoak + (flakySteps-1)*flakyStepInterval
 	// flakyFaults is how long the apiserver misbehaves; flakyGrace how
 	// long after the later of the faults' end and the schedule's the
 	// rollout may take to complete.
@@ -57,7 +58,7 @@ const (
 // checked at every look, not only at the end: the canaries first, no step
 // beyond its size, no node written twice or back, the status's counts
 // what the NodeSLOs show; and it completes within its schedule plus 30 s of
-// the faults ending.
+// the faults ending (each step not begun by then an interval later).
 var _ = Describe("a staged rollout through a minute of apiserver faults", Serial, Label(scenarioLabel), func() {
 	It("keeps the rollout's rules while the faults are on, and completes soon after they end", func(ctx SpecContext) {
 		writes := startManagerOn(proxiedManager, nil)
@@ -82,15 +83,18 @@ var _ = Describe("a staged rollout through a minute of apiserver faults", Serial
 			generations := readGenerations(ctx)
 			look.check(g, started, generations, rolloutStatus(ctx))
 			if time.Now().Before(start.Add(flakyFaults)) {
-				look.reachedUnderFaults = len(look.reached)
+				look.reachedUnderFaults, look.stepsUnderFaults = len(look.reached), len(look.stepsSeen)
 			}
 			g.Expect(look.reached).To(HaveLen(fleetSize), "every node written")
 			done = time.Now()
 		}).WithContext(ctx).WithTimeout(flakyFaults + flakySchedule + 2*flakyGrace).WithPolling(poll).
 			Should(Succeed())
 
+		// A step soaks its interval once its last node is written
+		// (docs/rollout.md#behaviour, "a step's writes slowed"): each step
+		// not yet begun when the faults end is still an interval away then.
 		faultsEnd := start.Add(flakyFaults)
-		deadline := faultsEnd
+		deadline := faultsEnd.Add(time.Duration(flakySteps-look.stepsUnderFaults) * flakyStepInterval)
 		if look.canariesAt.Add(flakySchedule).After(deadline) {
 			deadline = look.canariesAt.Add(flakySchedule)
 		}
@@ -106,16 +110,19 @@ var _ = Describe("a staged rollout through a minute of apiserver faults", Serial
 		for _, r := range rules {
 			faulted = append(faulted, fmt.Sprintf("%s %d of %d", r.name, r.Faulted(), r.Matched()))
 		}
+		late, latest := look.lateness()
 		figure("staged rollout through apiserver faults", "%d nodes, %d canaries, steps of %d: canaries written "+
 			"%s after the change, every node %s after it (%s after the faults ended, the deadline %s later); "+
-			"%d nodes reached while the faults were on; largest step seen %d nodes; NodeSLO write requests: "+
+			"%d nodes reached while the faults were on; largest step seen %d nodes; steps seen begun %v and "+
+			"complete %v after the change, later than their schedule by %v (largest %s); NodeSLO write requests: "+
 			"%d succeeded, %d failed, for %d nodes; faults: %v",
 			fleetSize, flakyCanaries, flakyStepSize, seconds(look.canariesAt.Sub(start)), seconds(done.Sub(start)),
 			seconds(done.Sub(faultsEnd)), seconds(deadline.Add(flakyGrace).Sub(done)), look.reachedUnderFaults,
-			look.largestStep,
+			look.largestStep, since(start, look.stepsSeen), since(start, look.stepsDone), late, seconds(latest),
 			succeeded, failed, fleetSize, faulted)
 		Expect(done).To(BeTemporally("<=", deadline.Add(flakyGrace)),
-			"completed within its schedule plus %s of the faults ending", flakyGrace)
+			"completed within %s of the later of its schedule's end and the faults' (plus an interval for each "+
+				"step not begun by then)", flakyGrace)
 		// The faults met the rollout: NodeSLO writes and status patches
 		// were faulted, and the canaries and a step were written while they
 		// were on, so the looks checked the rules under them.
@@ -266,11 +273,40 @@ type flakyLook struct {
 	// looks.
 	canariesAt  time.Time
 	largestStep int
-	// reachedUnderFaults is how many nodes were seen reached while the
-	// faults were on.
-	reachedUnderFaults int
+	// reachedUnderFaults is how many nodes, and stepsUnderFaults how many
+	// steps beyond the canaries', were seen reached while the faults were on.
+	reachedUnderFaults, stepsUnderFaults int
 	// lastStart is when the look before this one started.
 	lastStart time.Time
+	// stepsSeen and stepsDone are when a look first saw each step begun
+	// (a node of it reached) and complete (all of its nodes reached).
+	stepsSeen, stepsDone []time.Time
+}
+
+// timeline notes the step each look sees begun and complete, from the
+// number of non-canary nodes reached.
+func (l *flakyLook) timeline(others int) {
+	others -= flakyStepSize * len(l.stepsSeen)
+	for others > 0 && len(l.stepsSeen) < flakySteps {
+		l.stepsSeen = append(l.stepsSeen, time.Now())
+		others -= flakyStepSize
+	}
+	reached := len(l.reached) - flakyCanaries
+	for len(l.stepsDone) < len(l.stepsSeen) &&
+		reached >= min((len(l.stepsDone)+1)*flakyStepSize, fleetSize-flakyCanaries) {
+		l.stepsDone = append(l.stepsDone, time.Now())
+	}
+}
+
+// lateness is how much later than its schedule a look first saw each step
+// begun: the canaries' soak, then flakyStepInterval after each other.
+func (l *flakyLook) lateness() (late []time.Duration, largest time.Duration) {
+	for k, seen := range l.stepsSeen {
+		due := l.canariesAt.Add(flakySoak + time.Duration(k)*flakyStepInterval)
+		late = append(late, seen.Sub(due).Round(10*time.Millisecond))
+		largest = max(largest, seen.Sub(due))
+	}
+	return late, largest.Round(10 * time.Millisecond)
 }
 
 // check looks at the NodeSLOs s and the rollout's status st. A violation
@@ -335,6 +371,7 @@ func (l *flakyLook) check(g Gomega, started time.Time, generations map[string]in
 		l.largestStep = step
 	}
 	l.reachedOthers = others
+	l.timeline(others)
 	if st.Configuration != l.target {
 		return
 	}
@@ -347,4 +384,13 @@ func (l *flakyLook) check(g Gomega, started time.Time, generations map[string]in
 		}
 	}
 	g.Expect(st.Phase).NotTo(Equal(rollout.PhaseHalted), "no health gate: nothing halts")
+}
+
+// since gives each time as seconds after start.
+func since(start time.Time, times []time.Time) []string {
+	out := make([]string, 0, len(times))
+	for _, t := range times {
+		out = append(out, seconds(t.Sub(start)))
+	}
+	return out
 }
