@@ -57,7 +57,8 @@ type Options struct {
 	CRDRecheckInterval time.Duration
 
 	// Clock is what the controllers read the time from and what the
-	// rollout controller's requeues wait on (nil: the real clock).
+	// rollout controller's requeues wait on (nil: the real clock; the
+	// manager sets the apiserver's, internal/manager/server_clock.go).
 	// Not a flag: tests move a clock past a soak instead of waiting.
 	Clock clock.WithDelayedExecution
 

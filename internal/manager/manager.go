@@ -39,6 +39,18 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		// Only the replica that holds the Lease writes (lease_fence.go).
 		cfg.Wrap(newLeaseFence(opts.LeaderElectionNamespace, opts.LeaderElectionID, opts.LeaderElectionTimings).wrap)
 	}
+	if opts.Controllers.Clock == nil {
+		// The rollout's times follow the apiserver's clock, read from its
+		// answers, so that replicas whose clocks differ agree on them
+		// (server_clock.go).
+		log := opts.Logger
+		if log.GetSink() == nil {
+			log = crlog.Log
+		}
+		serverTime := newServerClock(opts.LocalClock, log.WithName("clock"))
+		cfg.Wrap(serverTime.wrap)
+		opts.Controllers.Clock = serverTime
+	}
 
 	metrics := metricsserver.Options{
 		BindAddress:   opts.MetricsBindAddress,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
 
 	"github.com/nodeslo/nodeslo-controller/internal/controller"
 )
@@ -71,6 +72,12 @@ type Options struct {
 	// (the tests restart it); controller names must otherwise be unique per
 	// process. Not a flag.
 	SkipControllerNameValidation bool
+
+	// LocalClock is this replica's own clock, which the apiserver's is
+	// estimated against for the rollout's times (server_clock.go; nil:
+	// the real one). Not a flag: a test gives one replica a clock that is
+	// ahead. Controllers.Clock, when a test sets it, is read as it is.
+	LocalClock clock.WithDelayedExecution
 
 	// Logger is the manager's logger (zero: controller-runtime's global
 	// one). Not a flag: tests read what the manager logs.

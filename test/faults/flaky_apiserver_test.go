@@ -206,20 +206,29 @@ func markCanaries(ctx context.Context) []string {
 	return names
 }
 
-// startStagedRollout gives the NodeSLORollout the spec's strategy
-// (testkit.SetStrategy), waits until the manager decided on it, and takes
-// it off when the spec ends (every other spec of the suite changes the
-// nodes all at once).
+// startStagedRollout gives the NodeSLORollout the spec's strategy.
 func startStagedRollout(ctx context.Context) {
 	GinkgoHelper()
-	strategy := nodeslov1alpha1.RolloutStrategy{
+	startRollout(ctx, nodeslov1alpha1.RolloutStrategy{
 		MaxNodesPerStep:     new(intstr.FromInt32(flakyStepSize)),
 		StepIntervalSeconds: ptr.To(int32(flakyStepInterval / time.Second)),
-		Canary: &nodeslov1alpha1.CanaryStrategy{
-			NodeSelector: metav1.LabelSelector{MatchLabels: map[string]string{canaryLabel: "true"}},
-			SoakSeconds:  ptr.To(int32(flakySoak / time.Second)),
-		},
+		Canary:              canariesSoaked(flakySoak),
+	})
+}
+
+// canariesSoaked is a canary stage of the nodes markCanaries labels.
+func canariesSoaked(soak time.Duration) *nodeslov1alpha1.CanaryStrategy {
+	return &nodeslov1alpha1.CanaryStrategy{
+		NodeSelector: metav1.LabelSelector{MatchLabels: map[string]string{canaryLabel: "true"}},
+		SoakSeconds:  new(int32(soak / time.Second)),
 	}
+}
+
+// startRollout gives the NodeSLORollout strategy (testkit.SetStrategy),
+// waits until the manager decided on it, and takes it off when the spec
+// ends (every other spec of the suite changes the nodes all at once).
+func startRollout(ctx context.Context, strategy nodeslov1alpha1.RolloutStrategy) {
+	GinkgoHelper()
 	policy, err := json.Marshal(strategy)
 	Expect(err).NotTo(HaveOccurred())
 	key := client.ObjectKey{Namespace: configNamespace, Name: configName}

@@ -76,7 +76,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	var err error
 	k8sClient, err = client.New(admin, client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
-	managerConfig = cluster.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC)
+	// Leader election's Lease too, as deployed: the clock scenario runs two replicas.
+	managerConfig = cluster.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC, envtestharness.LeaderElectionRBAC)
 
 	proxy, err = faultproxy.Start(context.Background(), cluster.Admin, faultproxy.WithLog(GinkgoWriter))
 	Expect(err).NotTo(HaveOccurred())
