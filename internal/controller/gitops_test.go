@@ -113,7 +113,7 @@ var _ = Describe("A health gate under GitOps", Serial, Label(shardGitOps), func(
 		argoApply(ctx, halted)
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
 			func(reached []string) bool { return len(reached) >= gateCanaries })
-		onlyCanariesReached(ctx, f, 40)
+		onlyCanariesReached(ctx, f)
 		clock.Skip(1100 * time.Millisecond) // the gate's times have seconds (health_test.go)
 		for _, n := range f.canaryNames()[:2] {
 			setReady(ctx, n, corev1.ConditionFalse)

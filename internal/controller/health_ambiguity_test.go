@@ -150,7 +150,7 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 			setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
 			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
 				func(reached []string) bool { return len(reached) >= gateCanaries })
-			onlyCanariesReached(ctx, f, 40)
+			onlyCanariesReached(ctx, f)
 
 			// Both NotReady with the transition in the very second of their write.
 			sick := f.canaryNames()[:2]
@@ -164,6 +164,36 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
 
 			// Past the soak and several step intervals, nothing beyond the canaries.
+			skipAndSettle(ambiguitySoak + 3*time.Second)
+			_, others := f.split(f.at(ctx, 40))
+			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
+			Expect(f.writesTo()).To(Equal(gateCanaries))
+		})
+
+	It("halts when canaries whose clocks are 2 s behind turn NotReady a second after their write",
+		func(ctx SpecContext) {
+			// docs/rollout.md#health-gates: the kubelet stamps the
+			// transition on its clock, 2 s behind the apiserver's, which
+			// stamped the write: the transition reads a second before the
+			// write, and still counts.
+			cm, f, target := setUp(ctx, ambiguityPolicy(1))
+			setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
+			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+				func(reached []string) bool { return len(reached) >= gateCanaries })
+			onlyCanariesReached(ctx, f)
+
+			sick := f.canaryNames()[:2]
+			for _, n := range sick {
+				behind := writtenAt(ctx, n).Add(time.Second - rollout.NodeClockSkew)
+				setReadyAt(ctx, n, corev1.ConditionFalse, metav1.NewTime(behind))
+			}
+			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
+			Expect(record(ctx).Health.Unhealthy).To(HaveLen(2))
+			Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("before its write, as far as a node's " +
+				"clock may be behind")))
+			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
+				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
+
 			skipAndSettle(ambiguitySoak + 3*time.Second)
 			_, others := f.split(f.at(ctx, 40))
 			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")

@@ -154,9 +154,10 @@ func (f fleet) canaryNames() []string {
 	return out
 }
 
-// onlyCanariesReached checks that no node but a canary has threshold.
-func onlyCanariesReached(ctx context.Context, f fleet, threshold int) {
-	canaries, others := f.split(f.at(ctx, threshold))
+// onlyCanariesReached checks that no node but a canary has the threshold
+// of the change the gate specs roll out (rolloutData(40, ...)).
+func onlyCanariesReached(ctx context.Context, f fleet) {
+	canaries, others := f.split(f.at(ctx, 40))
 	Expect(others).To(BeZero(), "a node beyond the canaries was reached")
 	Expect(canaries).To(Equal(gateCanaries))
 }
@@ -177,7 +178,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 		setConfig(ctx, rolloutData(40, gatePolicy(onUnhealthy)))
 		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
 			func(reached []string) bool { return len(reached) >= gateCanaries })
-		onlyCanariesReached(ctx, f, 40)
+		onlyCanariesReached(ctx, f)
 		// Eviction Events count when in a later second than the write
 		// (health_ambiguity_test.go has conditions in the same second):
 		// what these specs do to the canaries comes a second later.
@@ -360,7 +361,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 				reportEvictionEvents(ctx, configNamespace, n, 5)
 				terminatePods(ctx, n, map[string]string{"tier": "best-effort"}, 5, exitKilled, now)
 				terminatePods(ctx, n, bestEffort, 5, 0, now)
-				before := metav1.NewTime(writtenAt(ctx, n).Truncate(time.Second).Add(-time.Second))
+				before := metav1.NewTime(writtenAt(ctx, n).Truncate(time.Second).Add(-rollout.NodeClockSkew - time.Second))
 				terminatePods(ctx, n, bestEffort, 5, exitKilled, before)
 			}
 			completesUnhalted(ctx)

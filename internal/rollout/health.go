@@ -137,18 +137,27 @@ type Verdict struct {
 	Unhealthy, Before string
 }
 
+// NodeClockSkew is how far a node's clock (the kubelet's, which stamps its
+// conditions and its Pods' terminations) may be behind the apiserver's,
+// which stamps the rollout's writes (the manager reads the apiserver's
+// time, internal/manager/server_clock.go), and the gate still tell that
+// a node turned bad after its write: a transition stamped less than this
+// before the write may have come after it, so it counts.
+const NodeClockSkew = 2 * time.Second
+
 // Judge judges a reached node under gate (docs/rollout.md#health-gates). A
 // bad watched condition counts against the change unless it is known to
 // have turned bad before the node's write, which is so only when
-//   - its transition is in an earlier second than the write (both have
-//     seconds only), or
+//   - its transition is more than NodeClockSkew before the write's second
+//     (both have seconds only), or
 //   - it is the very transition (type, status, time) the rollout recorded
 //     while the node was not yet written (h.SeenBefore).
 //
 // Everything else counts, as the reading that halts is the safe one when
-// the order cannot be told: a transition in the second of the write, one
-// with no time, one on a node whose write time is unknown (unless it
-// predates the rollout, which wrote nothing before it started).
+// the order cannot be told: a transition in the second of the write or
+// within NodeClockSkew before it, one with no time, one on a node whose
+// write time is unknown (unless it is that much older than the rollout,
+// which wrote nothing before it started).
 //
 // The second rule is why the same second can count: a revert (or any
 // change) writes back nodes made unhealthy by the configuration it undoes,
@@ -158,9 +167,9 @@ type Verdict struct {
 // seconds say. A node that turns bad again afterwards has a new transition,
 // and is judged.
 //
-// Evictions count by the rule of the conditions: from the second of
-// the write on (or, when the write time is unknown, from the rollout's
-// start); more than the gate allows is unhealthy.
+// Evictions count by the rule of the conditions: from NodeClockSkew
+// before the second of the write on (or, when the write time is unknown,
+// before the rollout's start); more than the gate allows is unhealthy.
 func Judge(gate *HealthGate, h NodeHealth) Verdict {
 	var before []string
 	for _, c := range h.Conditions {
@@ -176,7 +185,7 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 			return Verdict{Unhealthy: fmt.Sprintf("%s=%s with no transition time", c.Type, status)}
 		case seenBefore(h.SeenBefore, conditionSignal(c)):
 			before = append(before, conditionSignal(c))
-		case written.IsZero() && at.Before(h.Started):
+		case written.IsZero() && at.Before(h.Started.Add(-NodeClockSkew)):
 			// Bad before the rollout started: not its doing, and the
 			// node is not known to be reached.
 		case written.IsZero():
@@ -185,6 +194,9 @@ func Judge(gate *HealthGate, h NodeHealth) Verdict {
 			return Verdict{Unhealthy: since}
 		case at.Equal(written):
 			return Verdict{Unhealthy: since + " (the second of its write)"}
+		case !at.Before(written.Add(-NodeClockSkew)):
+			return Verdict{Unhealthy: fmt.Sprintf("%s (within %s before its write, as far as a node's clock may be behind)",
+				since, NodeClockSkew)}
 		default:
 			before = append(before, conditionSignal(c))
 		}
@@ -201,10 +213,11 @@ func judgeEvictions(gate *HealthGate, h NodeHealth) string {
 	var killed, disrupted int
 	for _, e := range h.Evictions {
 		// The rule of the conditions (Judge): an eviction in the second of
-		// the write counts, as the order within it cannot be told.
-		later := !e.At.Truncate(time.Second).Before(h.WrittenAt.Truncate(time.Second))
+		// the write, or within NodeClockSkew before it, counts, as the
+		// order cannot be told.
+		later := !e.At.Truncate(time.Second).Before(h.WrittenAt.Truncate(time.Second).Add(-NodeClockSkew))
 		if h.WrittenAt.IsZero() {
-			later = !e.At.Before(h.Started)
+			later = !e.At.Before(h.Started.Add(-NodeClockSkew))
 		}
 		switch {
 		case !later:
