@@ -86,9 +86,16 @@ func allServed(mapper meta.RESTMapper, log logr.Logger, report bool) bool {
 // it, keeps the manager not ready, and adds the controllers as soon as the
 // CRD appears, without a restart (docs/behaviour.md#crd-version-skew): a
 // manager that exited instead would crash-loop with an error that names
-// no fix.
+// no fix. A CRD deleted later fails /readyz as well (crds_served.go).
 func setupControllers(mgr ctrl.Manager, opts Options) error {
 	log := mgr.GetLogger().WithName("crd")
+	served, err := newCRDsServed(mgr.GetConfig(), log)
+	if err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("nodeslo-crds-served", served.check); err != nil {
+		return fmt.Errorf("adding the CRDs' ready check: %w", err)
+	}
 	if allServed(mgr.GetRESTMapper(), log, true) {
 		return controller.SetupWithManager(mgr, opts.Controllers)
 	}
