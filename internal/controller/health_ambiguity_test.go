@@ -144,30 +144,38 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 		}
 	})
 
+	// haltsOnCanaries rolls a change out to the canaries, makes two of
+	// them NotReady with the transition at(their write), and checks that
+	// the gate halts with signal in both verdicts, says so in an Event,
+	// and reaches no node beyond the canaries past the soak.
+	haltsOnCanaries := func(ctx SpecContext, at func(written metav1.Time) metav1.Time, signal string) {
+		cm, f, target := setUp(ctx, ambiguityPolicy(1))
+		setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
+		watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
+			func(reached []string) bool { return len(reached) >= gateCanaries })
+		onlyCanariesReached(ctx, f)
+
+		sick := f.canaryNames()[:2]
+		for _, n := range sick {
+			setReadyAt(ctx, n, corev1.ConditionFalse, at(writtenAt(ctx, n)))
+		}
+		Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
+		Expect(record(ctx).Health.Unhealthy).To(HaveLen(2))
+		Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring(signal)))
+		Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
+			ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
+
+		// Past the soak and several step intervals, nothing beyond the canaries.
+		skipAndSettle(ambiguitySoak + 3*time.Second)
+		_, others := f.split(f.at(ctx, 40))
+		Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
+		Expect(f.writesTo()).To(Equal(gateCanaries))
+	}
+
 	It("halts when canaries turn NotReady in the second of their write, before any other node is reached",
 		func(ctx SpecContext) {
-			cm, f, target := setUp(ctx, ambiguityPolicy(1))
-			setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
-			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
-				func(reached []string) bool { return len(reached) >= gateCanaries })
-			onlyCanariesReached(ctx, f)
-
 			// Both NotReady with the transition in the very second of their write.
-			sick := f.canaryNames()[:2]
-			for _, n := range sick {
-				setReadyAt(ctx, n, corev1.ConditionFalse, writtenAt(ctx, n))
-			}
-			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
-			Expect(record(ctx).Health.Unhealthy).To(HaveLen(2))
-			Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("(the second of its write)")))
-			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
-				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
-
-			// Past the soak and several step intervals, nothing beyond the canaries.
-			skipAndSettle(ambiguitySoak + 3*time.Second)
-			_, others := f.split(f.at(ctx, 40))
-			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
-			Expect(f.writesTo()).To(Equal(gateCanaries))
+			haltsOnCanaries(ctx, func(written metav1.Time) metav1.Time { return written }, "(the second of its write)")
 		})
 
 	It("halts when canaries whose clocks are 2 s behind turn NotReady a second after their write",
@@ -176,28 +184,9 @@ var _ = Describe("A health gate that cannot tell the order", Serial, Label(shard
 			// transition on its clock, 2 s behind the apiserver's, which
 			// stamped the write: the transition reads a second before the
 			// write, and still counts.
-			cm, f, target := setUp(ctx, ambiguityPolicy(1))
-			setConfig(ctx, rolloutData(40, ambiguityPolicy(1)))
-			watchRolloutTo(ctx, f, target, func() []string { return f.at(ctx, 40) },
-				func(reached []string) bool { return len(reached) >= gateCanaries })
-			onlyCanariesReached(ctx, f)
-
-			sick := f.canaryNames()[:2]
-			for _, n := range sick {
-				behind := writtenAt(ctx, n).Add(time.Second - rollout.NodeClockSkew)
-				setReadyAt(ctx, n, corev1.ConditionFalse, metav1.NewTime(behind))
-			}
-			Eventually(func() bool { return record(ctx).Health.Halted() }).Should(BeTrue())
-			Expect(record(ctx).Health.Unhealthy).To(HaveLen(2))
-			Expect(record(ctx).Health.Unhealthy).To(HaveEach(ContainSubstring("before its write, as far as a node's " +
-				"clock may be behind")))
-			Eventually(configEvents(ctx, cm, corev1.EventTypeWarning, rollout.ReasonHalted)).Should(ContainElement(And(
-				ContainSubstring(sick[0]+" (Ready=False"), ContainSubstring(sick[1]+" (Ready=False"))))
-
-			skipAndSettle(ambiguitySoak + 3*time.Second)
-			_, others := f.split(f.at(ctx, 40))
-			Expect(others).To(BeZero(), "a node beyond the canaries was reached past the soak")
-			Expect(f.writesTo()).To(Equal(gateCanaries))
+			haltsOnCanaries(ctx, func(written metav1.Time) metav1.Time {
+				return metav1.NewTime(written.Add(time.Second - rollout.NodeClockSkew))
+			}, "before its write, as far as a node's clock may be behind")
 		})
 
 	It("halts when canaries turn NotReady in the second of their write, decided in its last millisecond",

@@ -15,10 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
-	"github.com/nodeslo/nodeslo-controller/internal/manager/managertest"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
 	"github.com/nodeslo/nodeslo-controller/test/testkit"
@@ -44,18 +42,12 @@ var _ = Describe("With the NodeSLORollout CRD deleted under a running manager", 
 		"once the CRD is installed again, without a restart", func(ctx SpecContext) {
 		env := envtestharness.Start(envtestharness.Options{})
 		cfg := env.ManagerServiceAccount(ctx, envtestharness.ManagerRBAC)
-		logs := &syncBuffer{}
-		opts := managertest.Options()
-		opts.Logger = zap.New(zap.WriteTo(io.MultiWriter(logs, GinkgoWriter)), zap.UseDevMode(true))
-		opts.HealthProbeBindAddress = envtestharness.FreeAddress("127.0.0.1")
-		running, err := managertest.Start(cfg, opts)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })
+		logs, probe := startLoggedManager(cfg)
 		nodes := createNodes(ctx, env.Client, 3)
 		for _, n := range nodes {
 			Eventually(storedSpec(ctx, env.Client, n)).ShouldNot(BeNil(), "NodeSLO of %s", n)
 		}
-		Eventually(readyz(opts.HealthProbeBindAddress)).Should(Equal(http.StatusOK))
+		Eventually(readyz(probe)).Should(Equal(http.StatusOK))
 
 		s := runtime.NewScheme()
 		Expect(apiextensionsv1.AddToScheme(s)).To(Succeed())
@@ -67,8 +59,8 @@ var _ = Describe("With the NodeSLORollout CRD deleted under a running manager", 
 		Eventually(func() bool {
 			return apierrors.IsNotFound(crds.Get(ctx, client.ObjectKeyFromObject(crd), crd))
 		}).Should(BeTrue(), "the CRD deleted")
-		Eventually(readyz(opts.HealthProbeBindAddress)).Should(Equal(http.StatusInternalServerError))
-		Expect(readyzVerbose(opts.HealthProbeBindAddress)()).To(And(
+		Eventually(readyz(probe)).Should(Equal(http.StatusInternalServerError))
+		Expect(readyzVerbose(probe)()).To(And(
 			ContainSubstring("[-]nodeslo-crds-served failed"), ContainSubstring("[+]readyz ok")))
 		Eventually(logs.String).Should(ContainSubstring("NodeSLORollout CRD no longer served"))
 
@@ -76,7 +68,7 @@ var _ = Describe("With the NodeSLORollout CRD deleted under a running manager", 
 			Paths: []string{envtestharness.RepoPath("config", "crd", "bases")},
 		})
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(readyz(opts.HealthProbeBindAddress)).Should(Equal(http.StatusOK))
+		Eventually(readyz(probe)).Should(Equal(http.StatusOK))
 		Expect(logs.String()).To(ContainSubstring("NodeSLORollout CRD served again"))
 		Expect(strings.Count(logs.String(), "NodeSLORollout CRD no longer served")).To(Equal(1),
 			"one error, not one per probe")
