@@ -84,6 +84,10 @@ type NodeSLORolloutReconciler struct {
 	// written is the NodeSLORollout as our last status write returned it,
 	// until the cache shows it (rollout_object.go).
 	written *nodeslov1alpha1.NodeSLORollout
+	// conflicted: the last status write was refused with a conflict, so
+	// the NodeSLORollout is read from the apiserver until one succeeds
+	// (rollout_object.go).
+	conflicted bool
 	// revertRefused is the configuration whose revert was refused (and said so) last.
 	revertRefused string
 	// reportedStrategy identifies the strategy's Events last emitted

@@ -29,18 +29,41 @@ type rolloutObject struct {
 // readRolloutObject reads the NodeSLORollout from the cache, or, when the
 // cache has not yet seen the status this controller wrote last, that
 // status: a record older than our own write must never be decided on.
+// After a status write refused with a conflict it reads the apiserver
+// instead, until a write succeeds: the cache's watch may be down long
+// after an outage (client-go backs its reconnection off, up to 30 s), and
+// every write at the resourceVersion it shows would be refused meanwhile,
+// holding the rollout's next step (docs/behaviour.md#faults).
 func (r *NodeSLORolloutReconciler) readRolloutObject(ctx context.Context) (rolloutObject, error) {
 	obj := &nodeslov1alpha1.NodeSLORollout{}
-	switch err := r.client.Get(ctx, r.key, obj); {
-	case apierrors.IsNotFound(err):
-		obj = nil
-	case err != nil:
+	var err error
+	if r.conflicted {
+		obj, err = r.readLiveRolloutObject(ctx)
+	} else if err = r.client.Get(ctx, r.key, obj); apierrors.IsNotFound(err) {
+		obj, err = nil, nil
+	}
+	if err != nil {
 		return rolloutObject{}, fmt.Errorf("reading NodeSLORollout %s: %w", r.key, err)
 	}
 	if w := r.written; w != nil && obj != nil && w.UID == obj.UID && w.Generation == obj.Generation {
 		obj = w.DeepCopy() // the cache may not have our last status yet; the spec is the same
 	}
 	return rolloutObject{obj: obj, Controls: rollout.ControlsOf(obj)}, nil
+}
+
+// readLiveRolloutObject reads the NodeSLORollout from the apiserver (nil:
+// there is none), listed by name: the manager may list and watch that one
+// object, not get it.
+func (r *NodeSLORolloutReconciler) readLiveRolloutObject(ctx context.Context) (*nodeslov1alpha1.NodeSLORollout, error) {
+	list := &nodeslov1alpha1.NodeSLORolloutList{}
+	if err := r.apiReader.List(ctx, list, client.InNamespace(r.key.Namespace),
+		client.MatchingFields{"metadata.name": r.key.Name}); err != nil {
+		return nil, err
+	}
+	if len(list.Items) == 0 {
+		return nil, nil
+	}
+	return &list.Items[0], nil
 }
 
 // observed reports whether the NodeSLORollout's status was decided on its
@@ -73,7 +96,8 @@ func (r *NodeSLORolloutReconciler) writeStatus(
 
 // patchStatus writes want as obj's status, when it differs in more than
 // the time, in one patch at the resourceVersion read, and keeps what was
-// written for the next read (written); on an error the cache is read again.
+// written for the next read (written); on an error it is read again, from
+// the apiserver after a conflict (readRolloutObject).
 func (r *NodeSLORolloutReconciler) patchStatus(
 	ctx context.Context, obj *nodeslov1alpha1.NodeSLORollout, want nodeslov1alpha1.NodeSLORolloutStatus,
 ) error {
@@ -84,10 +108,11 @@ func (r *NodeSLORolloutReconciler) patchStatus(
 	obj.Status = want
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 	if err := r.client.Status().Patch(ctx, obj, patch); err != nil {
-		r.written = nil // read it again from the cache
+		r.written = nil // read it again
+		r.conflicted = r.conflicted || apierrors.IsConflict(err)
 		return err
 	}
-	r.written = obj
+	r.written, r.conflicted = obj, false
 	return nil
 }
 
