@@ -96,10 +96,12 @@ func TestServerClockReadsTheDateHeaderOfEveryAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = resp.Body.Close()
-		time.Sleep(230 * time.Millisecond)
 	}
+	// Answers within one second bound the offset to that second (the
+	// narrowing by many answers is the tests' above), and the correction
+	// is the least they prove: at most a second and the round trips off.
 	local.SetTime(time.Now().Add(ahead))
-	if err := time.Until(c.Now()).Abs(); err > time.Second {
+	if err := time.Until(c.Now()).Abs(); err > time.Second+100*time.Millisecond {
 		t.Fatalf("a replica 45 s ahead reads the apiserver's time %v off (offset %v)", err, c.Offset())
 	}
 }
