@@ -11,9 +11,10 @@
 // by the client's identity, and fault them: 429 with Retry-After, 503, 409
 // Conflict (each a metav1.Status body, which client-go reads as the
 // apiserver's), a connection reset after forwarding, an answer delayed, a
-// watch stalled (then resumed or cut); for every match, with a
-// probability, every Nth, within a time window, up to a limit. Each rule
-// counts the requests it matched and faulted.
+// watch stalled (then resumed, cut or ended cleanly); for every match,
+// with a probability, every Nth, within a time window, up to a limit. Each
+// rule counts the requests it matched and faulted. DropConnections resets
+// every client connection, so that watches opened before a rule meet it.
 //
 // # Identity: each client's bearer token goes through untouched
 //

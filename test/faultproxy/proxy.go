@@ -32,6 +32,7 @@ type Proxy struct {
 	forwarder *httputil.ReverseProxy
 	rules     ruleSet
 	ids       *identities
+	conns     connections
 	log       *log.Logger
 }
 
@@ -101,6 +102,7 @@ func Start(ctx context.Context, upstream *rest.Config, opts ...Option) (*Proxy, 
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: readHeaderTimeout,
 		ConnContext:       withConnection,
+		ConnState:         p.conns.track,
 		ErrorLog:          p.log,
 	}
 	go func() {

@@ -203,6 +203,64 @@ var _ = Describe("Faults", func() {
 		receiveAdded(again.ResultChan(), "cut")
 	})
 
+	It("ends a stalled watch cleanly: no event and no error, and the events are there for the next watch",
+		func(ctx SpecContext) {
+			const stall = time.Second
+			rule := addRule(faultproxy.Rule{
+				Match: faultproxy.Match{Verbs: []string{faultproxy.VerbWatch}, Resource: configMaps, Namespace: namespace},
+				Fault: faultproxy.StallWatchThenEnd(stall), Limit: 1,
+			})
+			cs := clientsetOf(configA)
+			list, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			from := metav1.ListOptions{ResourceVersion: list.ResourceVersion}
+			w, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
+			Expect(err).NotTo(HaveOccurred())
+			defer w.Stop()
+			Expect(env.Client.Create(ctx, configMap("ended"))).To(Succeed())
+			var delivered []watch.EventType
+			Eventually(func() bool {
+				select {
+				case e, open := <-w.ResultChan():
+					if open {
+						delivered = append(delivered, e.Type)
+					}
+					return !open
+				default:
+					return false
+				}
+			}).WithTimeout(5*stall).Should(BeTrue(), "the stream did not end")
+			Expect(delivered).To(BeEmpty(), "an event or an error passed")
+			Expect(rule.Faulted()).To(Equal(1))
+
+			again, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
+			Expect(err).NotTo(HaveOccurred())
+			defer again.Stop()
+			receiveAdded(again.ResultChan(), "ended")
+		})
+
+	It("drops every open connection: a watch opened before ends, and the next one meets the rules", func(ctx SpecContext) {
+		cs := clientsetOf(configA)
+		list, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		from := metav1.ListOptions{ResourceVersion: list.ResourceVersion}
+		w, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		rule := addRule(faultproxy.Rule{
+			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbWatch}, Resource: configMaps, Namespace: namespace},
+			Fault: faultproxy.StallWatch(time.Hour), Limit: 1,
+		})
+		Expect(rule.Faulted()).To(BeZero(), "a rule reaches no watch opened before it")
+
+		Expect(proxy.DropConnections()).To(BeNumerically(">=", 1))
+		Eventually(w.ResultChan()).Should(BeClosed(), "the open watch did not end")
+		again, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
+		Expect(err).NotTo(HaveOccurred())
+		defer again.Stop()
+		Expect(rule.Faulted()).To(Equal(1), "the watch opened after the drop met the rule")
+	})
+
 	It("faults only the identity a rule names", func(ctx SpecContext) {
 		rule := addRule(faultproxy.Rule{
 			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbGet}, Resource: configMaps, User: userA},
