@@ -69,7 +69,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		logf.SetLogger(logr.Discard())
 	}
 	// FAULTS_LOG=2 adds kube-apiserver's and etcd's logs.
-	cluster = envtestharness.Start(envtestharness.Options{AttachOutput: os.Getenv("FAULTS_LOG") == "2"})
+	cluster = envtestharness.Start(envtestharness.Options{
+		AttachOutput: os.Getenv("FAULTS_LOG") == "2",
+		// Node watches are served from etcd, not the apiserver's watch
+		// cache (which keeps a window of its own): a watch resumed from
+		// before an etcd compaction is then told 410 Gone, as the relist
+		// scenario needs.
+		APIServerFlags: map[string]string{"watch-cache-sizes": "nodes#0"},
+	})
 	// The admin is not rate-limited: setting up 500 nodes is not under test.
 	admin := rest.CopyConfig(cluster.Admin)
 	admin.QPS, admin.Burst = -1, 0
