@@ -267,7 +267,7 @@ func (c churn) apply(ctx context.Context, look func(Gomega)) {
 	for _, name := range c.recreated {
 		node := c.node(fleet, name)
 		Expect(k8sClient.Create(ctx, node)).To(Succeed())
-		setReady(ctx, node, corev1.ConditionFalse)
+		setReady(ctx, name, corev1.ConditionFalse, time.Now())
 	}
 	registered := time.Now().Add(relistRegistering)
 	Eventually(func(g Gomega) {
@@ -275,9 +275,7 @@ func (c churn) apply(ctx context.Context, look func(Gomega)) {
 		g.Expect(time.Now()).To(BeTemporally(">", registered))
 	}).WithContext(ctx).WithTimeout(converge).WithPolling(poll).Should(Succeed())
 	for _, name := range c.recreated {
-		node := &corev1.Node{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, node)).To(Succeed())
-		setReady(ctx, node, corev1.ConditionTrue)
+		setReady(ctx, name, corev1.ConditionTrue, time.Now())
 	}
 }
 
@@ -298,17 +296,6 @@ func (c churn) restore(ctx context.Context) {
 		node.Labels["node-pool"] = original.Labels["node-pool"]
 		Expect(k8sClient.Patch(ctx, node, patch)).To(Succeed())
 	}
-}
-
-// setReady sets the Node's Ready condition, as its kubelet would.
-func setReady(ctx context.Context, node *corev1.Node, status corev1.ConditionStatus) {
-	GinkgoHelper()
-	now := metav1.Now()
-	reason := map[corev1.ConditionStatus]string{corev1.ConditionFalse: "KubeletNotReady",
-		corev1.ConditionTrue: "KubeletReady"}[status]
-	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: reason,
-		LastHeartbeatTime: now, LastTransitionTime: now}}
-	Expect(k8sClient.Status().Update(ctx, node)).To(Succeed())
 }
 
 // churnLook checks, at each look, what the churn must never cause: a
