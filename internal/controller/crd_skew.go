@@ -30,8 +30,8 @@ const (
 
 // DefaultCRDRecheckInterval is how often, while the installed CRD drops
 // fields, the configuration is dry-run again, so that an upgraded CRD is
-// noticed without a watch on CRDs (which would need a permission the
-// manager does not have) and without a write.
+// noticed without a write even if the watch of the CRD (crd_watch.go)
+// missed its change.
 const DefaultCRDRecheckInterval = time.Minute
 
 // crdSkew is what the rollout controller knows of the fields of the

@@ -50,7 +50,7 @@ func crdCacheEntry() (client.Object, cache.ByObject) {
 // spec (its schema) changes: a metadata-only update (labels, annotations,
 // the status the apiserver keeps) leaves the generation as it was and
 // wakes nothing.
-func (r *NodeSLORolloutReconciler) watchesNodeSLOCRD(b *builder.TypedBuilder[reconcile.Request]) *builder.TypedBuilder[reconcile.Request] {
+func (r *NodeSLORolloutReconciler) watchesNodeSLOCRD(b *builder.Builder) *builder.Builder {
 	changed := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		r.skew.crdChanged()
 		return []reconcile.Request{{NamespacedName: r.key}}

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
@@ -19,10 +20,10 @@ import (
 // minLimit reads lsClass.memoryQOS.minLimitPercent (0: absent).
 func minLimit(spec *slov1alpha1.NodeSLOSpec) int64 {
 	if spec == nil || spec.ResourceQOSStrategy == nil || spec.ResourceQOSStrategy.LSClass == nil ||
-		spec.ResourceQOSStrategy.LSClass.MemoryQOS == nil || spec.ResourceQOSStrategy.LSClass.MemoryQOS.MinLimitPercent == nil {
+		spec.ResourceQOSStrategy.LSClass.MemoryQOS == nil {
 		return 0
 	}
-	return *spec.ResourceQOSStrategy.LSClass.MemoryQOS.MinLimitPercent
+	return ptr.Deref(spec.ResourceQOSStrategy.LSClass.MemoryQOS.MinLimitPercent, 0)
 }
 
 // memoryQOS is a resource-qos-config setting minLimitPercent, and
@@ -32,7 +33,9 @@ func memoryQOS(minLimit, pageCache int) map[string]string {
 	if pageCache > 0 {
 		qos += `, "pageCacheLimitPercent": ` + strconv.Itoa(pageCache)
 	}
-	return map[string]string{string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS": {` + qos + `}}}}`}
+	return map[string]string{
+		string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": {"memoryQOS": {` + qos + `}}}}`,
+	}
 }
 
 // docs/behaviour.md#crd-version-skew and #faults: the NodeSLO CRD replaced
@@ -96,7 +99,8 @@ var _ = Describe("With the NodeSLO CRD downgraded under a running manager mid-ro
 			}, 30*time.Second, "the skew reported and the rollout complete")
 			completed := final.at
 			Expect(reportedAt.Sub(downgraded)).To(BeNumerically("<", 5*time.Second), "reported within seconds")
-			Expect(configEventsOn(ctx, f.c, cm, corev1.EventTypeWarning, controller.ReasonFieldsDroppedByCRD)()).To(ConsistOf(And(
+			dropped := configEventsOn(ctx, f.c, cm, corev1.EventTypeWarning, controller.ReasonFieldsDroppedByCRD)
+			Expect(dropped()).To(ConsistOf(And(
 				ContainSubstring("resource-qos-config: "+droppedPath), ContainSubstring(sloconfig.NodeSLOCRDName),
 				ContainSubstring("kubectl apply --server-side"), ContainSubstring("helm upgrade"))))
 			Expect(steps.lateness()).To(BeNumerically(">", -500*time.Millisecond), "no step before its wait")
@@ -127,7 +131,8 @@ var _ = Describe("With the NodeSLO CRD downgraded under a running manager mid-ro
 			Eventually(func() float64 {
 				return gauge(controller.MetricCRDDroppedFields, "key")[string(sloconfig.KeyResourceQOS)]
 			}).Should(BeZero())
-			Eventually(configEventsOn(ctx, f.c, cm, corev1.EventTypeNormal, controller.ReasonFieldsStoredByCRD)).ShouldNot(BeEmpty())
+			Eventually(configEventsOn(ctx, f.c, cm, corev1.EventTypeNormal, controller.ReasonFieldsStoredByCRD)).
+				ShouldNot(BeEmpty())
 			cleared := time.Now()
 			Consistently(f.writes.Total).WithTimeout(time.Second).Should(Equal(writesDuring + faultNodes))
 			for _, n := range f.all() {
@@ -135,7 +140,8 @@ var _ = Describe("With the NodeSLO CRD downgraded under a running manager mid-ro
 			}
 			figure("NodeSLO CRD downgraded mid-rollout",
 				"%d nodes (%d canaries, steps of %d, soak %s, interval %s); NodeSLO writes %d during the fault "+
-					"(one per node, and two more for each reached before the report), %d after it; reported %s after the downgrade; rollout complete %s after the "+
+					"(one per node, and two more for each reached before the report), %d after it; "+
+					"reported %s after the downgrade; rollout complete %s after the "+
 					"change, %s after the downgrade; largest lateness of a step %s; after the upgrade every node "+
 					"holds the field in %s, the report cleared in %s",
 				faultNodes, faultCanaries, faultStepSize, faultSoak, faultInterval, writesDuring,

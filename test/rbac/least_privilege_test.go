@@ -105,7 +105,8 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 		Entry("Leases deleted", permission{"delete", leasesGroup, "leases", systemNamespace, ""}),
 		Entry("Secrets read", permission{"get", "", "secrets", configNamespace, ""}),
 		Entry("another CRD listed (only the NodeSLO CRD's metadata is watched)",
-			permission{"list", "apiextensions.k8s.io", "customresourcedefinitions", "", "nodeslorollouts.nodeslo.koordinator.sh"}),
+			permission{"list", "apiextensions.k8s.io", "customresourcedefinitions", "",
+				"nodeslorollouts.nodeslo.koordinator.sh"}),
 		Entry("the NodeSLO CRD written", permission{"update", "apiextensions.k8s.io", "customresourcedefinitions", "",
 			sloconfig.NodeSLOCRDName}),
 	)
