@@ -108,7 +108,7 @@ var _ = Describe("With the NodeSLO CRD downgraded under a running manager mid-ro
 			for _, n := range f.all() {
 				written[n] = f.writes.Succeeded(n)
 				switch {
-				case firstSeen[n].After(reportedAt.Add(500 * time.Millisecond)):
+				case firstSeen[n].After(reportedAt.Add(faultInterval)):
 					Expect(written[n]).To(Equal(1), "writes of %s, reached after the report", n)
 				default:
 					Expect(written[n]).To(BeNumerically("<=", 3), "writes of %s, reached before the report", n)
