@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,8 +30,8 @@ const (
 
 // DefaultCRDRecheckInterval is how often, while the installed CRD drops
 // fields, the configuration is dry-run again, so that an upgraded CRD is
-// noticed without a watch on CRDs (which would need a permission the
-// manager does not have) and without a write.
+// noticed without a write even if the watch of the CRD (crd_watch.go)
+// missed its change.
 const DefaultCRDRecheckInterval = time.Minute
 
 // crdSkew is what the rollout controller knows of the fields of the
@@ -39,8 +40,12 @@ const DefaultCRDRecheckInterval = time.Minute
 // dry run of the whole configuration (crdprobe.ConfigDropped, which stores
 // nothing) per configuration, and again every recheck interval while any
 // are dropped; the answer is published in the Snapshot, so that no NodeSLO
-// reconcile ever waits for a dry run. Only the rollout controller's
-// one worker uses it, so it needs no lock.
+// reconcile ever waits for a dry run. A change of the CRD itself
+// (crd_watch.go) makes a dry run due at once, whatever was found before: a
+// CRD replaced by an older one under a running manager would otherwise go
+// unnoticed until the configuration changed. Only the rollout controller's
+// one worker uses it, so it needs no lock but for changed, which the
+// watch sets.
 type crdSkew struct {
 	client       client.Client
 	recorder     events.EventRecorder
@@ -57,29 +62,51 @@ type crdSkew struct {
 	// that the same set found again (a restart of the rollout, a change
 	// back) is not reported twice.
 	reported string
+	// changed is set when the NodeSLO CRD changed since the last dry run.
+	changed atomic.Bool
+	// confirmAt is when the dry run after a change of the CRD is made once
+	// more (zero: none due): the apiserver serves a changed CRD's schema a
+	// moment after the change is seen, so the first may still see the old one.
+	confirmAt time.Time
 }
+
+// crdSettle is how long after a change of the NodeSLO CRD its dry run is
+// made once more (confirmAt).
+const crdSettle = 2 * time.Second
 
 func newCRDSkew(c client.Client, recorder events.EventRecorder, recheckEvery time.Duration) *crdSkew {
 	return &crdSkew{client: c, recorder: recorder, recheckEvery: recheckEvery}
 }
 
-// due reports whether cfg must be dry-run now: it was not yet (and no
-// failed dry run waits to be tried again), or the recheck of the fields
-// found dropped is due.
+// crdChanged makes a dry run due at once: the NodeSLO CRD changed.
+func (s *crdSkew) crdChanged() { s.changed.Store(true) }
+
+// due reports whether cfg must be dry-run now: the NodeSLO CRD changed, it
+// was not yet (and no failed dry run waits to be tried again), or the
+// recheck of the fields found dropped is due.
 func (s *crdSkew) due(cfg *sloconfig.Config, now time.Time) bool {
+	if s.changed.Load() {
+		return true
+	}
 	if now.Before(s.retryAt) {
 		return false
+	}
+	if !s.confirmAt.IsZero() && !now.Before(s.confirmAt) {
+		return true
 	}
 	next := s.nextAt()
 	return s.fingerprint != cfg.Fingerprint() || (!next.IsZero() && !now.Before(next))
 }
 
 // nextAt is when the next dry run is due without a configuration change:
-// the retry of one that failed, or the recheck of dropped fields (zero: none).
+// the retry of one that failed, the second after a change of the CRD, or
+// the recheck of dropped fields (zero: none).
 func (s *crdSkew) nextAt() time.Time {
 	switch {
 	case !s.retryAt.IsZero():
 		return s.retryAt
+	case !s.confirmAt.IsZero():
+		return s.confirmAt
 	case len(s.dropped) > 0:
 		return s.probedAt.Add(s.recheckEvery)
 	}
@@ -98,6 +125,15 @@ func (s *crdSkew) droppedFor(
 		return s.dropped, nil
 	}
 	sameConfig := s.fingerprint == cfg.Fingerprint()
+	// Cleared before the dry run: a change the dry run may not see yet
+	// makes another one due.
+	if s.changed.Swap(false) {
+		logf.FromContext(ctx).Info("The NodeSLO CRD changed; dry-running the configuration again",
+			"crd", sloconfig.NodeSLOCRDName)
+		s.confirmAt = now.Add(crdSettle)
+	} else if !s.confirmAt.IsZero() && !now.Before(s.confirmAt) {
+		s.confirmAt = time.Time{}
+	}
 	dropped, err := crdprobe.ConfigDropped(ctx, s.client, cfg)
 	if err != nil {
 		s.retryAt = now.Add(s.recheckEvery)

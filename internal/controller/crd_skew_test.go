@@ -82,3 +82,44 @@ func TestCRDSkewDryRunsOncePerConfigurationAndRechecks(t *testing.T) {
 		t.Error("another configuration is dry-run at once")
 	}
 }
+
+// A change of the NodeSLO CRD (crd_watch.go) makes a dry run due at once,
+// even when nothing was dropped (no recheck pending), and once more
+// crdSettle later: a CRD replaced by an older one under a running manager
+// is found out.
+func TestCRDSkewDryRunsAgainWhenTheCRDChanged(t *testing.T) {
+	drops, dryRuns := false, 0
+	s := newCRDSkew(pruningCRD(t, &drops, &dryRuns), events.NewFakeRecorder(10), time.Minute)
+	cfg := sloconfig.Load(map[string]string{string(sloconfig.KeyResourceQOS): `{"clusterStrategy": {"lsClass": ` +
+		`{"memoryQOS": {"enable": true, "pageCacheLimitPercent": 50}}}}`}, nil)
+	start := time.Now()
+	if dropped, err := s.droppedFor(t.Context(), cfg, nil, start); err != nil || dropped != nil {
+		t.Fatalf("this project's CRD: %q, %v; want nothing dropped", dropped, err)
+	}
+	if s.due(cfg, start.Add(time.Hour)) {
+		t.Fatal("with nothing dropped and the CRD unchanged, a dry run is due")
+	}
+
+	drops = true // Koordinator v1.8.0's CRD installed over it
+	s.crdChanged()
+	if !s.due(cfg, start.Add(time.Second)) {
+		t.Fatal("the CRD changed, and no dry run is due")
+	}
+	dropped, err := s.droppedFor(t.Context(), cfg, nil, start.Add(time.Second))
+	if err != nil || len(dropped) != 1 || dropped[0] != skewPath || dryRuns != 2 {
+		t.Fatalf("after the downgrade: %q, %v after %d dry runs; want [%s] after 2", dropped, err, dryRuns, skewPath)
+	}
+	if s.due(cfg, start.Add(2*time.Second)) {
+		t.Error("a dry run is due again before the CRD settled")
+	}
+	if got := s.nextAt(); !got.Equal(start.Add(time.Second + crdSettle)) {
+		t.Errorf("next dry run at %v, want crdSettle after the change's", got)
+	}
+	if again, err := s.droppedFor(t.Context(), cfg, nil, start.Add(time.Second+crdSettle)); err != nil ||
+		len(again) != 1 || dryRuns != 3 {
+		t.Fatalf("the second look: %q, %v after %d dry runs; want the field after 3", again, err, dryRuns)
+	}
+	if s.due(cfg, start.Add(time.Second+crdSettle+time.Millisecond)) {
+		t.Error("a dry run is still due after the two the change asked for")
+	}
+}

@@ -138,11 +138,12 @@ func (o *Options) configKey() types.NamespacedName {
 // own namespace. Nodes (watched as metadata only; the entry applies to that
 // informer too, as the cache picks entries by kind): the inputs of
 // resolving, see keepNodeResolveInputs. NodeSLOs (watched as metadata only): see storedslo.CacheTransform.
+// The NodeSLO CRD (metadata only), by its name: see crd_watch.go.
 // The manager's cache must also strip managedFields from every other object
 // (cache.TransformStripManagedFields as its DefaultTransform): nothing here
 // reads them.
 func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
-	return map[client.Object]cache.ByObject{
+	byObject := map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {
 			Namespaces: map[string]cache.Config{o.ConfigNamespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", o.ConfigName),
@@ -154,4 +155,7 @@ func (o *Options) CacheByObject() map[client.Object]cache.ByObject {
 		&corev1.Node{}:         {Transform: keepNodeResolveInputs()},
 		&slov1alpha1.NodeSLO{}: {Transform: storedslo.CacheTransform()},
 	}
+	crd, entry := crdCacheEntry()
+	byObject[crd] = entry
+	return byObject
 }

@@ -268,15 +268,17 @@ func (r *NodeSLORolloutReconciler) publish(
 // controller's own write, which wakes nothing), by each load of the
 // ConfigMap, when a node the rollout held was written because its inputs
 // changed, when the health watch saw a change, when a metric query ended,
-// and when the metric gate's credentials directory changed.
+// when the metric gate's credentials directory changed, and when the
+// NodeSLO CRD changed (crd_watch.go).
 func (r *NodeSLORolloutReconciler) setupWithManager(mgr ctrl.Manager) error {
 	theRollout := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: r.key}}
 	})
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(RolloutController).
 		For(&nodeslov1alpha1.NodeSLORollout{},
-			builder.WithPredicates(named(r.key), predicate.GenerationChangedPredicate{})).
+			builder.WithPredicates(named(r.key), predicate.GenerationChangedPredicate{}))
+	return r.watchesNodeSLOCRD(b).
 		WatchesRawSource(source.Channel(r.signals.configLoaded, theRollout)).
 		WatchesRawSource(source.Channel(r.signals.heldNodeWritten, theRollout)).
 		WatchesRawSource(source.Channel(r.signals.healthChanged, theRollout)).

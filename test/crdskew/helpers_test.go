@@ -85,9 +85,16 @@ func pageCacheLimit(spec *slov1alpha1.NodeSLOSpec) *int64 {
 
 // configEvents returns the notes of the Events of type and reason on cm.
 func configEvents(ctx context.Context, cm *corev1.ConfigMap, eventType, reason string) func() ([]string, error) {
+	return configEventsOn(ctx, k8sClient, cm, eventType, reason)
+}
+
+// configEventsOn is configEvents on the control plane of c.
+func configEventsOn(
+	ctx context.Context, c client.Client, cm *corev1.ConfigMap, eventType, reason string,
+) func() ([]string, error) {
 	return func() ([]string, error) {
 		list := &eventsv1.EventList{}
-		if err := k8sClient.List(ctx, list, client.InNamespace(cm.Namespace)); err != nil {
+		if err := c.List(ctx, list, client.InNamespace(cm.Namespace)); err != nil {
 			return nil, err
 		}
 		var notes []string

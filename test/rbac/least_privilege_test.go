@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodeslo/nodeslo-controller/api/scheme"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
+	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
 // The API groups and resources of the tables below.
@@ -40,6 +41,8 @@ const (
 var codesUse = slices.Concat(
 	uses("get list watch", "", "nodes", "", ""),
 	uses("get list watch create update delete", sloGroup, "nodeslos", "", ""),
+	// The NodeSLO CRD's metadata, by name: a replaced CRD is dry-run again at once.
+	uses("list watch", "apiextensions.k8s.io", "customresourcedefinitions", "", sloconfig.NodeSLOCRDName),
 	// Events recorded: about the Nodes in default, about the ConfigMap in its namespace.
 	uses("create patch", eventsGroup, events, "default", ""),
 	uses("create patch", eventsGroup, events, configNamespace, ""),
@@ -101,6 +104,11 @@ var _ = Describe("the least privilege of the manager's ServiceAccount", func() {
 			permission{patch, nodesloGroup, "nodeslorollouts", configNamespace, configName}),
 		Entry("Leases deleted", permission{"delete", leasesGroup, "leases", systemNamespace, ""}),
 		Entry("Secrets read", permission{"get", "", "secrets", configNamespace, ""}),
+		Entry("another CRD listed (only the NodeSLO CRD's metadata is watched)",
+			permission{"list", "apiextensions.k8s.io", "customresourcedefinitions", "",
+				"nodeslorollouts.nodeslo.koordinator.sh"}),
+		Entry("the NodeSLO CRD written", permission{"update", "apiextensions.k8s.io", "customresourcedefinitions", "",
+			sloconfig.NodeSLOCRDName}),
 	)
 
 	// RBAC lets the manager write every ControllerRevision of Koordinator's
