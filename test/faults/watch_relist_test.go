@@ -152,6 +152,10 @@ var _ = Describe("watches stalled while Nodes are deleted and re-created, then e
 				Expect(relists).To(BeNumerically(">", 0), "no Node cache listed again after the 410")
 
 				succeeded, _, failed := writes.Totals()
+				gone := 0 // the requests to the NodeSLOs of the Nodes that stayed deleted, their deletes included
+				for _, name := range churn.deleted[relistRecreated:] {
+					gone += writes.Succeeded(name)
+				}
 				late, latest := look.lateness()
 				figure("watches stalled 90 s while Nodes were deleted and re-created, then etcd compacted",
 					"%d nodes, %d canaries, steps of %d; %d connections dropped, %d Node and %d other watches "+
@@ -159,12 +163,13 @@ var _ = Describe("watches stalled while Nodes are deleted and re-created, then e
 						"compacted at revision %d; Node lists after the stall's 410: %d; every node %s after the "+
 						"change (%s after the stall ended, the deadline %s later); %d nodes reached during the "+
 						"stall; steps seen begun %v after the change, later than their schedule by %v (largest "+
-						"%s); NodeSLO write requests: %d succeeded, %d failed",
+						"%s); NodeSLO write requests: %d succeeded (%d of them to the %d NodeSLOs of Nodes that stayed deleted, "+
+						"their deletes included), %d failed",
 					fleetSize, len(canaries), flakyStepSize, dropped, stalls.nodes.Faulted(), stalls.others.Faulted(),
 					relistDeleted, relistRecreated, relistRelabelled, seconds(churned.Sub(stallStart)), compacted,
 					relists, seconds(done.Sub(start)), seconds(done.Sub(stallEnd)),
 					seconds(deadline.Add(flakyGrace).Sub(done)), look.reachedUnderFaults, since(start, look.stepsSeen),
-					late, seconds(latest), succeeded, failed)
+					late, seconds(latest), succeeded, gone, relistDeleted-relistRecreated, failed)
 				Expect(done).To(BeTemporally("<=", deadline.Add(flakyGrace)),
 					"completed within %s of the later of its schedule's end and the stall's (plus an interval for "+
 						"each step not begun by then)", flakyGrace)
