@@ -1,0 +1,67 @@
+package localcluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// PauseEtcd stops this cluster's etcd with SIGSTOP, as a disk whose fsyncs
+// take seconds or a frozen VM would stall it: unlike a crash, its process,
+// data and connections stay, so kube-apiserver neither reconnects nor fails
+// fast. Every write, and every read that must be consistent (a GET or a
+// LIST without resourceVersion=0), waits; what kube-apiserver's watch
+// cache holds is still served. Nothing changes until ResumeEtcd.
+func (c *Cluster) PauseEtcd() error { return c.signalEtcd(syscall.SIGSTOP) }
+
+// ResumeEtcd sends SIGCONT to etcd after PauseEtcd; etcd then answers
+// what it was asked meanwhile. Resuming a running etcd does nothing, so a
+// spec may call it on cleanup whatever happened.
+func (c *Cluster) ResumeEtcd() error { return c.signalEtcd(syscall.SIGCONT) }
+
+func (c *Cluster) signalEtcd(sig syscall.Signal) error {
+	pid, err := c.etcdPID()
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		return fmt.Errorf("sending %s to etcd (pid %d): %w", sig, pid, err)
+	}
+	return nil
+}
+
+// etcdPID finds this cluster's etcd: the process of that name whose
+// arguments name the cluster's own data directory. Other control planes
+// (other suites, other users of the machine) run etcds too: the name alone
+// could pause theirs.
+func (c *Cluster) etcdPID() (int, error) {
+	etcd := c.env.ControlPlane.Etcd
+	if etcd == nil || etcd.DataDir == "" {
+		return 0, errors.New("etcd has not been started")
+	}
+	want := []byte("--data-dir=" + etcd.DataDir)
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		return 0, err
+	}
+	for _, path := range cmdlines {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		args := bytes.Split(raw, []byte{0})
+		if filepath.Base(string(args[0])) != "etcd" {
+			continue
+		}
+		for _, arg := range args[1:] {
+			if bytes.Equal(arg, want) {
+				return strconv.Atoi(filepath.Base(filepath.Dir(path)))
+			}
+		}
+	}
+	return 0, fmt.Errorf("no etcd with --data-dir=%s is running", etcd.DataDir)
+}
