@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // PauseEtcd stops this cluster's etcd with SIGSTOP, as a disk whose fsyncs
@@ -16,22 +17,61 @@ import (
 // fast. Every write, and every read that must be consistent (a GET or a
 // LIST without resourceVersion=0), waits; what kube-apiserver's watch
 // cache holds is still served. Nothing changes until ResumeEtcd.
-func (c *Cluster) PauseEtcd() error { return c.signalEtcd(syscall.SIGSTOP) }
-
-// ResumeEtcd sends SIGCONT to etcd after PauseEtcd; etcd then answers
-// what it was asked meanwhile. Resuming a running etcd does nothing, so a
-// spec may call it on cleanup whatever happened.
-func (c *Cluster) ResumeEtcd() error { return c.signalEtcd(syscall.SIGCONT) }
-
-func (c *Cluster) signalEtcd(sig syscall.Signal) error {
+//
+// It returns once every thread of etcd is stopped: kill(2) returns before
+// the signal has reached them, and a thread already running on another core
+// answers a request or two meanwhile.
+func (c *Cluster) PauseEtcd() error {
 	pid, err := c.etcdPID()
 	if err != nil {
 		return err
 	}
-	if err := syscall.Kill(pid, sig); err != nil {
-		return fmt.Errorf("sending %s to etcd (pid %d): %w", sig, pid, err)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("sending SIGSTOP to etcd (pid %d): %w", pid, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !allThreadsStopped(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("etcd (pid %d) not stopped 10 s after SIGSTOP", pid)
+		}
+		time.Sleep(time.Millisecond)
 	}
 	return nil
+}
+
+// ResumeEtcd sends SIGCONT to etcd after PauseEtcd; etcd then answers
+// what it was asked meanwhile. Resuming a running etcd does nothing, so a
+// spec may call it on cleanup whatever happened.
+func (c *Cluster) ResumeEtcd() error {
+	pid, err := c.etcdPID()
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		return fmt.Errorf("sending SIGCONT to etcd (pid %d): %w", pid, err)
+	}
+	return nil
+}
+
+// allThreadsStopped reports whether every thread of pid is in the stopped
+// state ('T' in /proc/PID/task/TID/stat, the field after the command name).
+func allThreadsStopped(pid int) bool {
+	stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/stat", pid))
+	if err != nil || len(stats) == 0 {
+		return false
+	}
+	for _, path := range stats {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		// The command name, in parentheses, may itself hold spaces or ')'.
+		_, after, ok := bytes.Cut(raw[bytes.LastIndexByte(raw, ')')+1:], []byte(" "))
+		if !ok || len(after) == 0 || after[0] != 'T' {
+			return false
+		}
+	}
+	return true
 }
 
 // etcdPID finds this cluster's etcd: the process of that name whose
