@@ -94,12 +94,20 @@ var _ = Describe("etcd stalled mid-step, then the leader killed again and again"
 			for _, slo := range listSLOs(ctx, Default, admin) {
 				before[slo.Name] = slo.Generation
 			}
+			look := &stagedLook{before: before, canaries: canaries, soak: stallSoak, interval: stallInterval}
+			leases := &leaseChanges{}
+			// A first look before the change: the look that first sees a
+			// step then has one before it, which bounds when the step began
+			// (the canaries and the first batch may both be written by then).
+			lookStart := time.Now()
+			slos, status, lease, err := readLook(ctx, admin, false)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(look.check(lookStart, slos, status)).To(BeEmpty())
+			Expect(leases.observe(lease)).To(BeEmpty())
 			setCPUBurstPercent(leaderTestPercent)
 			cm := &corev1.ConfigMap{}
 			Expect(admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: configMapName}, cm)).To(Succeed())
-			look := &stagedLook{before: before, canaries: canaries, target: sloconfig.Load(cm.Data, nil).Fingerprint(),
-				soak: stallSoak, interval: stallInterval}
-			leases := &leaseChanges{}
+			look.target = sloconfig.Load(cm.Data, nil).Fingerprint()
 			changed := time.Now()
 
 			// One loop drives the faults and looks at the cluster between

@@ -106,16 +106,16 @@ func (l *stagedLook) recorded() int {
 	return min(len(l.canaries)+int(st.Step-1)*int(st.StepSize), int(st.PendingAtStart))
 }
 
-// timeline notes the stages the look, started at started, sees begun and
-// complete, and checks that none began before the wait after the stage
-// before was over. The gap between the last write of the stage before and
-// the first of this one is at most the time from the start of the look
-// before the one that saw the stage before complete (its last write came
-// after) to the end of this look (its first write came before): a gap that
-// short, shorter than the wait less a second, is a step taken early. The
-// second is what the rollout allows: the wait counts from the last decision
-// that saw a node unwritten, taken a second at most before the last write
-// (docs/rollout.md#behaviour, "a step's writes slowed").
+// timeline notes the stages the look sees begun and complete, and checks
+// that none began before the wait after the stage before was over. The gap
+// between the last write of the stage before and the first of this one is
+// at most the time from the start of the look before the one that saw the
+// stage before complete (its last write came after) to the end of this look
+// (its first write came before): a gap that short, shorter than the wait
+// less a second, is a step taken early. The second is what the rollout
+// allows: the wait counts from the last decision that saw a node unwritten,
+// taken a second at most before the last write (docs/rollout.md#behaviour,
+// "a step's writes slowed").
 func (l *stagedLook) timeline() string {
 	now := time.Now()
 	// reachedBy is how many nodes are reached once stage k is complete.
