@@ -278,7 +278,7 @@ test-alerts: prometheus-rules promtool ## Run the alerts' promtool tests (test/a
 .PHONY: test-e2e
 test-e2e: build build-installer helm setup-envtest ## Run the end-to-end tests: dist/install.yaml and helm install of dist/chart on a local control plane, bin/manager, kubectl.
 	KUBEBUILDER_ASSETS="$$(hack/setup-envtest.sh "$(ENVTEST)" $(ENVTEST_K8S_VERSION) $(ENVTEST_ETCD_VERSION))" \
-		go test -tags e2e ./test/e2e/ -count=1 -v -ginkgo.v -ginkgo.timeout=8m -timeout=10m
+		go test -tags e2e ./test/e2e/ -count=1 -v -ginkgo.v -ginkgo.timeout=15m -timeout=20m
 
 # test-image builds IMG offline (TEST_IMAGE_BUILD=docker-build with
 # CONTAINER_TOOL=podman builds it from the registries instead) and runs it
