@@ -102,19 +102,7 @@ var _ = Describe("a stale leader in a staged rollout", func() {
 			g.Expect(now.ResourceVersion).To(Equal(record.ResourceVersion),
 				"the NodeSLORollout written since the rollback: %s", statusJSON(now))
 		}
-		look, giveUp := time.NewTicker(100*time.Millisecond), time.After(time.Minute)
-		defer look.Stop()
-	watch:
-		for {
-			unchanged(Default)
-			select {
-			case <-stale.Exited():
-				break watch
-			case <-giveUp:
-				Fail("the stale leader still runs a minute after it resumed")
-			case <-look.C:
-			}
-		}
+		lookUntilExited(stale, unchanged)
 		exited := time.Since(resumed)
 		// As in "a stale leader": the process is gone, and a write it let
 		// through before was cancelled at the end of its Lease.

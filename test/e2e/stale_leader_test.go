@@ -76,21 +76,7 @@ var _ = Describe("a stale leader", func() {
 				g.Expect(slo.Generation).To(Equal(generations[slo.Name]), "%s: written since the newer change", slo.Name)
 			}
 		}
-		// Every NodeSLO is looked at between two looks until the process
-		// has exited (its Exited channel), for at most a minute.
-		look, giveUp := time.NewTicker(100*time.Millisecond), time.After(time.Minute)
-		defer look.Stop()
-	watch:
-		for {
-			unchanged(Default)
-			select {
-			case <-stale.Exited():
-				break watch
-			case <-giveUp:
-				Fail("the stale leader still runs a minute after it resumed")
-			case <-look.C:
-			}
-		}
+		lookUntilExited(stale, unchanged)
 		exited := time.Since(resumed)
 		// Nothing more may land: the process is gone, and a write it let
 		// through before was cancelled at the end of its Lease, long past.
@@ -115,4 +101,22 @@ func countAt(slos []slov1alpha1.NodeSLO, percent int64) int {
 		}
 	}
 	return n
+}
+
+// lookUntilExited runs look (every NodeSLO, say) every 100 ms until the
+// stale process has exited (its Exited channel), for at most a minute.
+func lookUntilExited(stale *managerProcess, look func(Gomega)) {
+	GinkgoHelper()
+	tick, giveUp := time.NewTicker(100*time.Millisecond), time.After(time.Minute)
+	defer tick.Stop()
+	for {
+		look(Default)
+		select {
+		case <-stale.Exited():
+			return
+		case <-giveUp:
+			Fail("the stale leader still runs a minute after it resumed")
+		case <-tick.C:
+		}
+	}
 }

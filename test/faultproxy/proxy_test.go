@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -168,47 +169,12 @@ var _ = Describe("Faults", func() {
 		Expect(time.Since(start)).To(BeNumerically(">=", stall))
 	})
 
-	It("cuts a stalled watch: the stream ends, the events are there for the next watch", func(ctx SpecContext) {
-		const stall = time.Second
-		rule := addRule(faultproxy.Rule{
-			Match: faultproxy.Match{Verbs: []string{faultproxy.VerbWatch}, Resource: configMaps, Namespace: namespace},
-			Fault: faultproxy.StallWatchThenCut(stall), Limit: 1,
-		})
-		cs := clientsetOf(configA)
-		list, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		from := metav1.ListOptions{ResourceVersion: list.ResourceVersion}
-		w, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
-		Expect(err).NotTo(HaveOccurred())
-		defer w.Stop()
-		Expect(env.Client.Create(ctx, configMap("cut"))).To(Succeed())
-		var delivered []watch.EventType
-		Eventually(func() bool {
-			select {
-			case e, open := <-w.ResultChan():
-				if open {
-					delivered = append(delivered, e.Type)
-				}
-				return !open
-			default:
-				return false
-			}
-		}).WithTimeout(5*stall).Should(BeTrue(), "the stream was not cut")
-		Expect(delivered).NotTo(ContainElement(watch.Added), "an event passed the stall")
-		Expect(rule.Faulted()).To(Equal(1))
-
-		again, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
-		Expect(err).NotTo(HaveOccurred())
-		defer again.Stop()
-		receiveAdded(again.ResultChan(), "cut")
-	})
-
-	It("ends a stalled watch cleanly: no event and no error, and the events are there for the next watch",
-		func(ctx SpecContext) {
+	DescribeTable("ends a stalled watch, and the events are there for the next watch",
+		func(ctx SpecContext, fault faultproxy.Fault, name string, passed gomegatypes.GomegaMatcher) {
 			const stall = time.Second
 			rule := addRule(faultproxy.Rule{
 				Match: faultproxy.Match{Verbs: []string{faultproxy.VerbWatch}, Resource: configMaps, Namespace: namespace},
-				Fault: faultproxy.StallWatchThenEnd(stall), Limit: 1,
+				Fault: fault, Limit: 1,
 			})
 			cs := clientsetOf(configA)
 			list, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
@@ -217,7 +183,7 @@ var _ = Describe("Faults", func() {
 			w, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
 			Expect(err).NotTo(HaveOccurred())
 			defer w.Stop()
-			Expect(env.Client.Create(ctx, configMap("ended"))).To(Succeed())
+			Expect(env.Client.Create(ctx, configMap(name))).To(Succeed())
 			var delivered []watch.EventType
 			Eventually(func() bool {
 				select {
@@ -230,14 +196,19 @@ var _ = Describe("Faults", func() {
 					return false
 				}
 			}).WithTimeout(5*stall).Should(BeTrue(), "the stream did not end")
-			Expect(delivered).To(BeEmpty(), "an event or an error passed")
+			Expect(delivered).To(passed, "what passed the stall")
 			Expect(rule.Faulted()).To(Equal(1))
 
 			again, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, from)
 			Expect(err).NotTo(HaveOccurred())
 			defer again.Stop()
-			receiveAdded(again.ResultChan(), "ended")
-		})
+			receiveAdded(again.ResultChan(), name)
+		},
+		Entry("cut: the stream breaks off (client-go may report the error), no event passes",
+			faultproxy.StallWatchThenCut(time.Second), "cut", Not(ContainElement(watch.Added))),
+		Entry("ended cleanly: neither an event nor an error passes",
+			faultproxy.StallWatchThenEnd(time.Second), "ended", BeEmpty()),
+	)
 
 	It("drops every open connection: a watch opened before ends, and the next one meets the rules", func(ctx SpecContext) {
 		cs := clientsetOf(configA)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -52,20 +50,11 @@ func (c *Cluster) StartAPIServer() error {
 // apiServerPID finds this cluster's kube-apiserver: the process of that
 // name whose arguments name the cluster's own certificate directory.
 func (c *Cluster) apiServerPID() (int, error) {
-	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		return 0, err
-	}
-	for _, path := range cmdlines {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			continue // the process ended meanwhile
-		}
-		args := bytes.Split(raw, []byte{0})
-		if filepath.Base(string(args[0])) != "kube-apiserver" || !bytes.Contains(raw, []byte(c.certDir)) {
-			continue
-		}
-		return strconv.Atoi(filepath.Base(filepath.Dir(path)))
+	pid, err := findProcess("kube-apiserver", func(args [][]byte) bool {
+		return slices.ContainsFunc(args, func(arg []byte) bool { return bytes.Contains(arg, []byte(c.certDir)) })
+	})
+	if err != nil || pid != 0 {
+		return pid, err
 	}
 	return 0, errors.New("kube-apiserver is not running")
 }

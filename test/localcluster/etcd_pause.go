@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -84,24 +84,11 @@ func (c *Cluster) etcdPID() (int, error) {
 		return 0, errors.New("etcd has not been started")
 	}
 	want := []byte("--data-dir=" + etcd.DataDir)
-	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		return 0, err
-	}
-	for _, path := range cmdlines {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			continue // the process ended meanwhile
-		}
-		args := bytes.Split(raw, []byte{0})
-		if filepath.Base(string(args[0])) != "etcd" {
-			continue
-		}
-		for _, arg := range args[1:] {
-			if bytes.Equal(arg, want) {
-				return strconv.Atoi(filepath.Base(filepath.Dir(path)))
-			}
-		}
+	pid, err := findProcess("etcd", func(args [][]byte) bool {
+		return slices.ContainsFunc(args, func(arg []byte) bool { return bytes.Equal(arg, want) })
+	})
+	if err != nil || pid != 0 {
+		return pid, err
 	}
 	return 0, fmt.Errorf("no etcd with --data-dir=%s is running", etcd.DataDir)
 }
