@@ -71,6 +71,7 @@ var _ = Describe("a staged rollout through a minute of apiserver faults", Serial
 
 		rules := injectFaults(time.Now(), flakyFaults)
 		writes.Reset()
+		audited := managerNodeSLOWrites()
 		start := time.Now()
 		// The data alone: setConfig would take the strategy off.
 		testkit.WriteConfigMap(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, to)
@@ -105,6 +106,15 @@ var _ = Describe("a staged rollout through a minute of apiserver faults", Serial
 		for name, stored := range after {
 			Expect(stored.Generation).To(Equal(before[name].Generation+1), "node %s written exactly once", name)
 		}
+		// Counted on the server too: the audit log records a write as
+		// carried out once the apiserver answered it with success. A reset
+		// connection also cuts the answers of the other requests on it,
+		// whose writes may have been stored: the log may count fewer than
+		// the generations show, never more (no write carried out twice or
+		// for nothing).
+		var carried int
+		Consistently(func() int { carried = managerNodeSLOWrites() - audited; return carried }).
+			WithTimeout(time.Second).Should(BeNumerically("<=", fleetSize), "NodeSLO writes the apiserver carried out")
 		succeeded, _, failed := writes.Totals()
 		faulted := make([]string, 0, len(rules))
 		for _, r := range rules {
@@ -115,11 +125,11 @@ var _ = Describe("a staged rollout through a minute of apiserver faults", Serial
 			"%s after the change, every node %s after it (%s after the faults ended, the deadline %s later); "+
 			"%d nodes reached while the faults were on; largest step seen %d nodes; steps seen begun %v and "+
 			"complete %v after the change, later than their schedule by %v (largest %s); NodeSLO write requests: "+
-			"%d succeeded, %d failed, for %d nodes; faults: %v",
+			"%d succeeded, %d failed (the audit log: %d carried out and answered), for %d nodes; faults: %v",
 			fleetSize, flakyCanaries, flakyStepSize, seconds(look.canariesAt.Sub(start)), seconds(done.Sub(start)),
 			seconds(done.Sub(faultsEnd)), seconds(deadline.Add(flakyGrace).Sub(done)), look.reachedUnderFaults,
 			look.largestStep, since(start, look.stepsSeen), since(start, look.stepsDone), late, seconds(latest),
-			succeeded, failed, fleetSize, faulted)
+			succeeded, failed, carried, fleetSize, faulted)
 		Expect(done).To(BeTemporally("<=", deadline.Add(flakyGrace)),
 			"completed within %s of the later of its schedule's end and the faults' (plus an interval for each "+
 				"step not begun by then)", flakyGrace)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,6 +57,10 @@ var (
 	// proxy ends TLS, so a client certificate cannot pass).
 	proxy          *faultproxy.Proxy
 	proxiedManager *rest.Config
+	// auditLog is kube-apiserver's record of the NodeSLO and NodeSLORollout
+	// writes it carried out, by user: the manager's counted on the server,
+	// a write whose answer the proxy reset included.
+	auditLog *faultproxy.AuditLog
 )
 
 func TestFaults(t *testing.T) {
@@ -69,18 +74,22 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		logf.SetLogger(logr.Discard())
 	}
 	// FAULTS_LOG=2 adds kube-apiserver's and etcd's logs.
+	auditDir, err := os.MkdirTemp("", "nodeslo-faults-audit-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, auditDir)
+	auditLog, err = faultproxy.NewAuditLog(auditDir, faultproxy.ProjectResources...)
+	Expect(err).NotTo(HaveOccurred())
+	flags := auditLog.APIServerFlags()
+	// Node watches are served from etcd, not the apiserver's watch cache
+	// (which keeps a window of its own): a watch resumed from before an
+	// etcd compaction is then told 410 Gone, as the relist scenario needs.
+	flags["watch-cache-sizes"] = "nodes#0"
 	cluster = envtestharness.Start(envtestharness.Options{
-		AttachOutput: os.Getenv("FAULTS_LOG") == "2",
-		// Node watches are served from etcd, not the apiserver's watch
-		// cache (which keeps a window of its own): a watch resumed from
-		// before an etcd compaction is then told 410 Gone, as the relist
-		// scenario needs.
-		APIServerFlags: map[string]string{"watch-cache-sizes": "nodes#0"},
+		AttachOutput: os.Getenv("FAULTS_LOG") == "2", APIServerFlags: flags,
 	})
 	// The admin is not rate-limited: setting up 500 nodes is not under test.
 	admin := rest.CopyConfig(cluster.Admin)
 	admin.QPS, admin.Burst = -1, 0
-	var err error
 	k8sClient, err = client.New(admin, client.Options{Scheme: scheme.New()})
 	Expect(err).NotTo(HaveOccurred())
 	// Leader election's Lease too, as deployed: the clock scenario runs two replicas.
@@ -201,3 +210,25 @@ func figure(name, format string, args ...any) {
 
 // seconds formats a duration as seconds with two decimals.
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// managerNodeSLOWrites counts the NodeSLO writes (creates, updates,
+// patches, deletes) kube-apiserver carried out for the manager's
+// ServiceAccount since the suite began: a scenario takes the difference.
+func managerNodeSLOWrites() int {
+	GinkgoHelper()
+	user := serviceaccount.MakeUsername(envtestharness.SystemNamespace, envtestharness.ServiceAccountName)
+	n, err := auditLog.SuccessfulWrites(user, "nodeslos")
+	Expect(err).NotTo(HaveOccurred())
+	return n
+}
+
+// expectAuditedWrites checks that kube-apiserver carried out exactly want
+// NodeSLO writes for the manager since it counted from (its audit log's
+// line of a write may land just after the client has its answer).
+func expectAuditedWrites(from, want int) {
+	GinkgoHelper()
+	Eventually(func() int { return managerNodeSLOWrites() - from }).WithTimeout(5*time.Second).
+		Should(Equal(want), "NodeSLO writes the apiserver carried out for the manager")
+	Consistently(func() int { return managerNodeSLOWrites() - from }).WithTimeout(time.Second).
+		Should(Equal(want), "NodeSLO writes the apiserver carried out for the manager")
+}

@@ -85,6 +85,7 @@ var _ = Describe("watches stalled while Nodes are deleted and re-created, then e
 				uids := nodeSLOUIDs(ctx)
 
 				writes.Reset()
+				audited := managerNodeSLOWrites()
 				start := time.Now()
 				testkit.WriteConfigMap(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, to)
 				look := flakyLook{before: before.Of(churn.untouched), canaries: canaries,
@@ -156,6 +157,13 @@ var _ = Describe("watches stalled while Nodes are deleted and re-created, then e
 				for _, name := range churn.deleted[relistRecreated:] {
 					gone += writes.Succeeded(name)
 				}
+				specWrites := 0
+				for name := range final {
+					specWrites += churn.writesOf(name)
+				}
+				// On the server: the spec writes the nodes that exist call
+				// for, and what the client saw succeed for the others.
+				expectAuditedWrites(audited, specWrites+gone)
 				late, latest := look.lateness()
 				figure("watches stalled 90 s while Nodes were deleted and re-created, then etcd compacted",
 					"%d nodes, %d canaries, steps of %d; %d connections dropped, %d Node and %d other watches "+
