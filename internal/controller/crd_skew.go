@@ -91,9 +91,6 @@ func (s *crdSkew) due(cfg *sloconfig.Config, now time.Time) bool {
 	if now.Before(s.retryAt) {
 		return false
 	}
-	if !s.confirmAt.IsZero() && !now.Before(s.confirmAt) {
-		return true
-	}
 	next := s.nextAt()
 	return s.fingerprint != cfg.Fingerprint() || (!next.IsZero() && !now.Before(next))
 }

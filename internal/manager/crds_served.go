@@ -34,11 +34,19 @@ type crdsServed struct {
 	log       logr.Logger
 
 	mu sync.Mutex
-	// seen has the kinds once seen served, and gone those of them not
-	// served at the last check: a kind missing since the start is the
-	// start's to report (crdWait), once.
-	seen, gone map[schema.GroupKind]bool
+	// state is what the last check found of each kind once seen served: a
+	// kind missing since the start is the start's to report (crdWait), once.
+	state map[schema.GroupKind]servedState
 }
+
+// servedState is a kind's state as the checks saw it.
+type servedState int
+
+const (
+	kindNeverServed servedState = iota
+	kindServed
+	kindGone
+)
 
 func newCRDsServed(cfg *rest.Config, log logr.Logger) (*crdsServed, error) {
 	cfg = rest.CopyConfig(cfg)
@@ -47,8 +55,7 @@ func newCRDsServed(cfg *rest.Config, log logr.Logger) (*crdsServed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the CRD readiness check's discovery client: %w", err)
 	}
-	return &crdsServed{discovery: client, log: log,
-		seen: map[schema.GroupKind]bool{}, gone: map[schema.GroupKind]bool{}}, nil
+	return &crdsServed{discovery: client, log: log, state: map[schema.GroupKind]servedState{}}, nil
 }
 
 // check is a healthz.Checker: an error names each CRD not served.
@@ -87,15 +94,19 @@ func (c *crdsServed) served(kind schema.GroupKind) (bool, error) {
 // note logs kind's going and coming back, once each.
 func (c *crdsServed) note(kind schema.GroupKind, ok bool) {
 	c.mu.Lock()
-	wasGone, seen := c.gone[kind], c.seen[kind]
-	c.seen[kind] = seen || ok
-	c.gone[kind] = seen && !ok
+	was := c.state[kind]
+	switch {
+	case ok:
+		c.state[kind] = kindServed
+	case was != kindNeverServed:
+		c.state[kind] = kindGone
+	}
 	c.mu.Unlock()
 	switch {
-	case seen && !ok && !wasGone:
+	case was == kindServed && !ok:
 		c.log.Error(errors.New(projectCRDs[kind].missing()),
 			kind.Kind+" CRD no longer served; /readyz fails until it is installed again")
-	case ok && wasGone:
+	case was == kindGone && ok:
 		c.log.Info(kind.Kind + " CRD served again")
 	}
 }

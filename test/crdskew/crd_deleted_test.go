@@ -85,7 +85,7 @@ var _ = Describe("With the NodeSLORollout CRD deleted under a running manager", 
 			`{"enable": true, "pageCacheLimitPercent": 40}}}}`}
 		testkit.WriteConfigMap(ctx, env.Client, configKey, data)
 		for _, n := range nodes {
-			Eventually(func() *int64 { return pageCacheLimit(must(storedSpec(ctx, env.Client, n)())) }).
+			Eventually(func() *int64 { return pageCacheLimit(testkit.Must(storedSpec(ctx, env.Client, n)())) }).
 				WithTimeout(time.Minute).Should(HaveValue(BeEquivalentTo(40)), "NodeSLO of %s", n)
 		}
 		Eventually(func(g Gomega) {
@@ -95,10 +95,3 @@ var _ = Describe("With the NodeSLORollout CRD deleted under a running manager", 
 		}).Should(Succeed(), "the status counts every node reached")
 	})
 })
-
-// must is v, failing the spec on err.
-func must[T any](v T, err error) T {
-	GinkgoHelper()
-	Expect(err).NotTo(HaveOccurred())
-	return v
-}

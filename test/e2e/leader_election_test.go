@@ -222,10 +222,7 @@ func changedIn(slos []slov1alpha1.NodeSLO) int { return countAt(slos, leaderTest
 func leaseHolder(g Gomega, c client.Client) string {
 	lease := &coordinationv1.Lease{}
 	g.Expect(c.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: leaseName}, lease)).To(Succeed())
-	if lease.Spec.HolderIdentity == nil {
-		return ""
-	}
-	return *lease.Spec.HolderIdentity
+	return holderOf(&lease.Spec)
 }
 
 // deployedLeaseArgs returns the --leader-elect-* flags of the deployed

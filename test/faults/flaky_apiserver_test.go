@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 	"github.com/nodeslo/nodeslo-controller/test/envtestharness"
@@ -258,12 +257,10 @@ func startRollout(ctx context.Context, strategy nodeslov1alpha1.RolloutStrategy)
 // by a spec change and by nothing else.
 func readGenerations(ctx context.Context) map[string]int64 {
 	GinkgoHelper()
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(slov1alpha1.GroupVersion.WithKind("NodeSLOList"))
-	Expect(k8sClient.List(ctx, list)).To(Succeed())
-	out := make(map[string]int64, len(list.Items))
-	for _, o := range list.Items {
-		out[o.Name] = o.Generation
+	meta := nodeSLOMeta(ctx)
+	out := make(map[string]int64, len(meta))
+	for name, o := range meta {
+		out[name] = o.Generation
 	}
 	return out
 }

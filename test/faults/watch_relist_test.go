@@ -241,18 +241,11 @@ func (c churn) expectRelabelsChangeSpecs(from, to map[string]string) {
 	GinkgoHelper()
 	after := c.fleetAfter(fleet)
 	for _, data := range []map[string]string{from, to} {
-		was, now := expected(data), must(after.Expected(data))
+		was, now := expected(data), testkit.Must(after.Expected(data))
 		for _, name := range c.relabelled {
 			Expect(sloconfig.SpecEqual(was[name], now[name])).To(BeFalse(), "relabelling %s changes nothing", name)
 		}
 	}
-}
-
-// must returns v, failing the spec on err.
-func must[T any](v T, err error) T {
-	GinkgoHelper()
-	Expect(err).NotTo(HaveOccurred())
-	return v
 }
 
 // writesOf is how many writes the change and the churn call for on a
