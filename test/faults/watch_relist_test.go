@@ -89,7 +89,8 @@ var _ = Describe("watches stalled while Nodes are deleted and re-created, then e
 				start := time.Now()
 				testkit.WriteConfigMap(ctx, k8sClient, client.ObjectKey{Namespace: configNamespace, Name: configName}, to)
 				look := flakyLook{before: before.Of(churn.untouched), canaries: canaries,
-					target: sloconfig.Load(to, nil).Fingerprint(), others: len(churn.untouched) - len(canaries), unseen: relistDeleted}
+					target: sloconfig.Load(to, nil).Fingerprint(), others: len(churn.untouched) - len(canaries), unseen: relistDeleted,
+					lastStart: start}
 				churnLook := churnLook{churn: churn, before: before, uids: uids}
 				lookOnce := func(g Gomega) {
 					started := time.Now()
