@@ -24,7 +24,9 @@ import (
 // apiserver would refuse it; so is a canary without a nodeSelector, which
 // the key refused and the strategy would read as {} (every node a canary).
 // The strategy is then checked as the controller checks it, without the
-// manager's flags.
+// manager's flags; what the CRD's schema checks (bounds, enums, names,
+// https with credentials) the apiserver refuses when the printed
+// NodeSLORollout is applied (kubectl apply --dry-run=server shows it first).
 func ConvertRolloutKey(cm *ConfigMapInput, ref ConfigMapRef, out io.Writer) error {
 	raw, ok := cm.Data[string(sloconfig.KeyRollout)]
 	if !ok {

@@ -52,7 +52,7 @@ func gateData(paused bool, gate string) map[string]string {
 
 // invalidRolloutKey is a strategy that fails validation, written as a
 // value of the retired rollout key.
-const invalidRolloutKey = `{"maxNodesPerStep": 0}`
+const invalidRolloutKey = `{"canary": {"nodeSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}}`
 
 const worker0 = "worker-0"
 
@@ -421,7 +421,7 @@ func TestRolloutStatusInvalidStrategyHolds(t *testing.T) {
 	data = underStrategy(t, data, obj)
 	out, err := followStatus(t, statusCluster(t, data, obj), false)
 	expectPrintedOnce(t, err)
-	expectLines(t, out, "error: spec.strategy.maxNodesPerStep: Invalid value: 0",
+	expectLines(t, out, "error: spec.strategy.canary.nodeSelector.matchExpressions[0].operator: Invalid value: \"Near\"",
 		"2 steps taken, started 2026-11-30T16:00:00Z; held until spec.strategy is valid",
 		"pending: 2 nodes", "paused: yes (spec.strategy is invalid)")
 	if strings.Contains(out, "next step") || strings.Contains(out, "of 0") {

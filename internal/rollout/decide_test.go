@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// invalidKey is a strategy that is not valid: every rollout pauses.
-const invalidKey = `{"maxNodesPerStep": 0}`
+// invalidKey is a strategy the controller refuses (the schema lets an
+// unknown selector operator through).
+const invalidKey = `{"canary": {"nodeSelector": {"matchExpressions": [{"key": "canary", "operator": "Sometimes"}]}}}`
 
 // step is one decision of a scenario: at a time, after an optional change
 // to the cluster, how many nodes it writes and what it reports.
@@ -244,7 +245,7 @@ func TestDecide(t *testing.T) {
 		name: "a key turning invalid mid-rollout pauses it", nodes: 40, canary: 3, key: acceptanceKey,
 		steps: []step{
 			{at: 0, change: change("B"), writes: 3, canaries: 3, started: true, stepped: true, next: 3},
-			{at: 1, change: setKey(`{"canary": {}}`), writes: 0, paused: true, next: -1},
+			{at: 1, change: setKey(invalidKey), writes: 0, paused: true, next: -1},
 			{at: 9, writes: 0, paused: true, next: -1},
 		},
 	}, {

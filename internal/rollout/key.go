@@ -2,32 +2,32 @@ package rollout
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// The strategy (the NodeSLORollout's spec.strategy), compiled from its
-// JSON: its types, parsing and validation (docs/rollout.md#the-strategy).
-// It goes through sloconfig's parser, so its messages read like those of
-// the spec's keys. The types keep the name Key from when the policy was
-// the retired nodeslo-rollout-config key (sloconfig.KeyRollout).
+// The strategy (the NodeSLORollout's spec.strategy), compiled
+// (docs/rollout.md#the-strategy). The apiserver checked it against the
+// CRD's schema (bounds, enums, names); compiling fills in the defaults
+// and checks what a schema cannot. The types keep the name Key from when
+// the policy was the retired nodeslo-rollout-config key
+// (sloconfig.KeyRollout).
 
 // Bounds and defaults of the strategy (docs/rollout.md#the-strategy).
 const (
-	maxRolloutSeconds          = 86400
 	defaultStepIntervalSeconds = 60
 	defaultCanarySoakSeconds   = 300
 	// DefaultRevisionHistoryLimit is how many configurations the revision
 	// history keeps when the strategy does not say (or is absent or invalid).
 	DefaultRevisionHistoryLimit = 10
-	maxRevisionHistoryLimit     = 100
 )
 
 // defaultMaxNodesPerStep is the step size when the strategy does not set one.
@@ -124,31 +124,45 @@ func prefixed(p string) string {
 	return "." + p
 }
 
-// LoadKey parses, validates and compiles a strategy's JSON held in data
-// under the retired rollout key (sloconfig.KeyRollout), without the
-// manager's limits. The controller no longer reads that key (it loads
-// spec.strategy with LoadStrategy); tests still hold a strategy there.
+// LoadKey compiles a strategy's JSON held in data under the retired
+// rollout key (sloconfig.KeyRollout), with its "paused", without the
+// manager's limits: what kubectl nodeslo rollout convert reads, and what
+// the tests write. The controller no longer reads that key.
 func LoadKey(data map[string]string) Key { return loadKey(data, nil) }
 
 // LoadKeyWithin is LoadKey checked also against what the manager allows a
-// metric check to reach (its flags, and its credentials' addresses files
-// as the caller read them), as LoadStrategy with limits does.
+// metric check to reach, as LoadStrategy with limits does.
 func LoadKeyWithin(data map[string]string, limits Limits) Key { return loadKey(data, &limits) }
 
+// retiredKey is the retired key's JSON: a strategy and its "paused".
+type retiredKey struct {
+	nodeslov1alpha1.RolloutStrategy
+	Paused bool `json:"paused,omitempty"`
+}
+
+// loadKey reads the JSON with the parser of the ConfigMap's keys
+// (positions, unknown fields with the closest name). Unlike a stored
+// NodeSLORollout, no apiserver checked it against the CRD's schema: its
+// bounds are checked when the NodeSLORollout convert prints is applied.
 func loadKey(data map[string]string, limits *Limits) Key {
 	raw, present := data[string(sloconfig.KeyRollout)]
 	if !present {
 		return Key{}
 	}
-	return loadRaw(raw, limits)
-}
-
-// loadRaw compiles a strategy's JSON.
-func loadRaw(raw string, limits *Limits) Key {
 	if err := keyTooLarge(raw); err != nil {
 		return Key{Present: true, Errors: field.ErrorList{err}}
 	}
-	policy, found := compileKey(raw, limits)
+	written, found := sloconfig.DecodeDocument[retiredKey](raw)
+	var policy *Policy
+	if written != nil {
+		policy = compileStrategy(&written.RolloutStrategy, limits, found)
+		policy.Paused = written.Paused
+	}
+	return keyOf(policy, found)
+}
+
+// keyOf is the Key of a compiled policy and what compiling it found.
+func keyOf(policy *Policy, found *sloconfig.Findings) Key {
 	errs, warnings := found.Report()
 	out := Key{Present: true, Errors: errs, Warnings: warnings}
 	if len(errs) == 0 {
@@ -157,104 +171,36 @@ func loadRaw(raw string, limits *Limits) Key {
 	return out
 }
 
-// keyDocument is the strategy's JSON as written, with the "paused" of the
-// retired key's JSON (LoadStrategy takes spec.paused instead); nil means
-// "not set".
-type keyDocument struct {
-	MaxNodesPerStep      *intstr.IntOrString `json:"maxNodesPerStep,omitempty"`
-	StepIntervalSeconds  *int64              `json:"stepIntervalSeconds,omitempty"`
-	Canary               *canaryDocument     `json:"canary,omitempty"`
-	Paused               *bool               `json:"paused,omitempty"`
-	RevisionHistoryLimit *int64              `json:"revisionHistoryLimit,omitempty"`
-	HealthGate           *healthGateDocument `json:"healthGate,omitempty"`
-}
-
-type canaryDocument struct {
-	NodeSelector *metav1.LabelSelector `json:"nodeSelector,omitempty"`
-	SoakSeconds  *int64                `json:"soakSeconds,omitempty"`
-}
-
-// compileKey reads the strategy's JSON with the same parser and shape
-// checks as the ConfigMap's keys (positions, unknown fields with the closest
-// name, repeated fields), then checks the bounds.
-func compileKey(raw string, limits *Limits) (*Policy, *sloconfig.Findings) {
-	written, found := sloconfig.DecodeDocument[keyDocument](raw)
-	if written == nil {
-		return nil, found
-	}
+// compileStrategy compiles a strategy: its defaults, and the checks the
+// CRD's schema cannot make (selectors, query templates, and with limits
+// the hosts and credentials the manager allows), reported to found.
+func compileStrategy(s *nodeslov1alpha1.RolloutStrategy, limits *Limits, found *sloconfig.Findings) *Policy {
 	policy := &Policy{
-		MaxNodesPerStep: defaultMaxNodesPerStep,
-		StepInterval:    defaultStepIntervalSeconds * time.Second,
-		CanarySoak:      defaultCanarySoakSeconds * time.Second,
-
-		RevisionHistoryLimit: DefaultRevisionHistoryLimit,
+		MaxNodesPerStep:      ptr.Deref(s.MaxNodesPerStep, defaultMaxNodesPerStep),
+		StepInterval:         secondsOr(s.StepIntervalSeconds, defaultStepIntervalSeconds),
+		CanarySoak:           defaultCanarySoakSeconds * time.Second,
+		RevisionHistoryLimit: int(ptr.Deref(s.RevisionHistoryLimit, DefaultRevisionHistoryLimit)),
 	}
-	// Out-of-range numbers are reported last, after the other errors.
-	var ranges field.ErrorList
-	if v := written.MaxNodesPerStep; v != nil {
-		found.Fail(validateCountOrPercent(*v, field.NewPath("maxNodesPerStep"), 1)...)
-		policy.MaxNodesPerStep = *v
+	if c := s.Canary; c != nil {
+		policy.CanarySoak = secondsOr(c.SoakSeconds, defaultCanarySoakSeconds)
+		policy.Canary = compileCanarySelector(&c.NodeSelector, found)
 	}
-	if v := written.StepIntervalSeconds; v != nil {
-		ranges = append(ranges, sloconfig.InRange(field.NewPath("stepIntervalSeconds"), v, 0, maxRolloutSeconds)...)
-		policy.StepInterval = time.Duration(*v) * time.Second
+	if g := s.HealthGate; g != nil {
+		policy.HealthGate = compileHealthGate(g, limits, found)
+		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, s.Canary != nil, limits, found)
 	}
-	if v := written.Paused; v != nil {
-		policy.Paused = *v
-	}
-	if v := written.RevisionHistoryLimit; v != nil {
-		ranges = append(ranges, sloconfig.InRange(field.NewPath("revisionHistoryLimit"), v, 1, maxRevisionHistoryLimit)...)
-		policy.RevisionHistoryLimit = int(*v)
-	}
-	if c := written.Canary; c != nil {
-		soak := field.NewPath("canary", "soakSeconds")
-		ranges = append(ranges, sloconfig.InRange(soak, c.SoakSeconds, 0, maxRolloutSeconds)...)
-		if c.SoakSeconds != nil {
-			policy.CanarySoak = time.Duration(*c.SoakSeconds) * time.Second
-		}
-		policy.Canary = compileCanarySelector(c.NodeSelector, found)
-	}
-	if g := written.HealthGate; g != nil {
-		var errs field.ErrorList
-		policy.HealthGate, errs = compileHealthGate(g, limits, found)
-		found.Fail(errs...)
-		policy.HealthGate.Metrics = compileMetricChecks(g.Metrics, written.Canary != nil, limits, found)
-	}
-	found.Fail(ranges...)
-	return policy, found
+	return policy
 }
 
-// validateCountOrPercent checks a count of nodes: an int >= lo, or a
-// percent from lo% to 100%.
-func validateCountOrPercent(v intstr.IntOrString, path *field.Path, lo int) field.ErrorList {
-	if v.Type == intstr.Int {
-		if int(v.IntVal) < lo {
-			return field.ErrorList{field.Invalid(path, v.IntVal, fmt.Sprintf("must be greater than or equal to %d", lo))}
-		}
-		return nil
-	}
-	want := fmt.Sprintf(`must be an integer >= %d or a percent from "%d%%" to "100%%"`, lo, lo)
-	if !strings.HasSuffix(v.StrVal, "%") {
-		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v.StrVal), want)}
-	}
-	// Scaled against 100, a percent is its own number.
-	percent, err := intstr.GetScaledValueFromIntOrPercent(&v, 100, true)
-	if err != nil || percent < lo || percent > 100 {
-		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v.StrVal), want)}
-	}
-	return nil
+// secondsOr is *v seconds, or def seconds when v is not set.
+func secondsOr(v *int32, def int32) time.Duration {
+	return time.Duration(ptr.Deref(v, def)) * time.Second
 }
 
-// compileCanarySelector compiles canary.nodeSelector, which is required
-// once canary is set: a canary without a selector would reach no node
-// first, which the operator cannot have meant.
+// compileCanarySelector compiles canary.nodeSelector, whose operators and
+// values the schema does not check.
 func compileCanarySelector(written *metav1.LabelSelector, found *sloconfig.Findings) labels.Selector {
 	path := field.NewPath("canary", "nodeSelector")
-	if written == nil {
-		found.Fail(field.Required(path,
-			"a canary needs a nodeSelector naming the nodes reached first; remove canary to roll out without one"))
-		return nil
-	}
 	selector, empty, errs := sloconfig.CompileLabelSelector(written, path)
 	if len(errs) > 0 {
 		found.Fail(errs...)

@@ -9,21 +9,17 @@ import (
 	"text/template/parse"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
-// Bounds and defaults of healthGate.metrics (docs/rollout.md#metric-gates).
-const (
-	// maxMetricChecks bounds the checks, and so what the record keeps of them.
-	maxMetricChecks               = 10
-	maxMetricQueryLength          = 4096
-	defaultMetricIntervalSeconds  = 60
-	maxMetricIntervalSeconds      = 3600
-	maxMetricFailureOrNoDataLimit = 100
-)
+// defaultMetricIntervalSeconds is a metric check's interval when the
+// strategy does not set one (docs/rollout.md#metric-gates).
+const defaultMetricIntervalSeconds = 60
 
 // MetricCheck is one compiled check of healthGate.metrics: a PromQL query
 // over the nodes reached, which must return one number within [Min, Max].
@@ -65,116 +61,41 @@ type MetricQueryData struct {
 	Interval string
 }
 
-// metricCheckDocument is one check as written; nil means "not set".
-type metricCheckDocument struct {
-	Name        *string `json:"name,omitempty"`
-	Address     *string `json:"address,omitempty"`
-	Credentials *string `json:"credentials,omitempty"`
-	// BearerTokenFile and CAFile are refused (a strategy names no file);
-	// read only to say what replaces them.
-	BearerTokenFile    *string  `json:"bearerTokenFile,omitempty"`
-	CAFile             *string  `json:"caFile,omitempty"`
-	InsecureSkipVerify *bool    `json:"insecureSkipVerify,omitempty"`
-	Query              *string  `json:"query,omitempty"`
-	Min                *float64 `json:"min,omitempty"`
-	Max                *float64 `json:"max,omitempty"`
-	IntervalSeconds    *int64   `json:"intervalSeconds,omitempty"`
-	FailureLimit       *int64   `json:"failureLimit,omitempty"`
-	NoDataLimit        *int64   `json:"noDataLimit,omitempty"`
-	DryRun             *bool    `json:"dryRun,omitempty"`
-}
-
-// compileMetricChecks checks healthGate.metrics and fills in the defaults,
-// reporting to found. hasCanary says whether the strategy selects canaries: a
-// query over the canaries without any is warned about.
+// compileMetricChecks compiles healthGate.metrics, reporting to found
+// what the schema cannot check (the query templates, the hosts and
+// credentials the manager allows). hasCanary says whether the strategy
+// selects canaries: a query over the canaries without any is warned about.
 func compileMetricChecks(
-	docs []metricCheckDocument, hasCanary bool, limits *Limits, found *sloconfig.Findings,
+	written []nodeslov1alpha1.MetricCheck, hasCanary bool, limits *Limits, found *sloconfig.Findings,
 ) []MetricCheck {
-	if len(docs) == 0 {
-		return nil
-	}
-	path := field.NewPath("healthGate", "metrics")
-	var errs field.ErrorList
-	if len(docs) > maxMetricChecks {
-		errs = append(errs, field.TooMany(path, len(docs), maxMetricChecks))
-	}
-	checks := make([]MetricCheck, 0, len(docs))
-	seen := map[string]bool{}
-	for i := range docs {
-		p := path.Index(i)
-		c, cerrs := compileMetricCheck(&docs[i], p, limits)
-		errs = append(errs, cerrs...)
-		if c.Name != "" && seen[c.Name] {
-			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
-		}
-		seen[c.Name] = true
+	checks := make([]MetricCheck, 0, len(written))
+	for i := range written {
+		w, p := &written[i], field.NewPath("healthGate", "metrics").Index(i)
+		c := MetricCheck{Name: w.Name, Address: w.Address, Credentials: w.Credentials,
+			InsecureSkipVerify: w.InsecureSkipVerify, Min: w.Min, Max: w.Max,
+			Interval:     secondsOr(w.IntervalSeconds, defaultMetricIntervalSeconds),
+			FailureLimit: int(ptr.Deref(w.FailureLimit, 0)), NoDataLimit: int(ptr.Deref(w.NoDataLimit, 0)),
+			DryRun: w.DryRun}
+		found.Fail(c.compileQuery(w.Query, p.Child("query"))...)
+		found.Fail(c.checkEndpoint(p, limits)...)
 		if c.query != nil && !hasCanary && usesCanaries(c.query) {
 			found.Warnf("%s: uses {{.CanariesRegex}} but the strategy selects no canary: "+
 				"it matches no node, so the query finds no data", p.Child("query"))
 		}
 		checks = append(checks, c)
 	}
-	found.Fail(errs...)
 	return checks
-}
-
-// compileMetricCheck checks one check at path.
-func compileMetricCheck(
-	doc *metricCheckDocument, path *field.Path, limits *Limits,
-) (MetricCheck, field.ErrorList) {
-	c := MetricCheck{Interval: defaultMetricIntervalSeconds * time.Second}
-	var errs field.ErrorList
-	switch {
-	case doc.Name == nil || *doc.Name == "":
-		errs = append(errs, field.Required(path.Child("name"), "a name for Events and the status, such as p99-latency"))
-	default:
-		c.Name = *doc.Name
-		for _, msg := range validation.IsDNS1123Label(c.Name) {
-			errs = append(errs, field.Invalid(path.Child("name"), sloconfig.Echo(c.Name), msg))
-		}
-	}
-	errs = append(errs, c.compileEndpoint(doc, path, limits)...)
-	errs = append(errs, c.compileQuery(doc.Query, path.Child("query"))...)
-	c.Min, c.Max = doc.Min, doc.Max
-	switch {
-	case c.Min == nil && c.Max == nil:
-		errs = append(errs, field.Required(path.Child("max"),
-			"a check needs min, max or both: the bounds its number must stay within"))
-	case c.Min != nil && c.Max != nil && *c.Min > *c.Max:
-		errs = append(errs, field.Invalid(path.Child("min"), *c.Min,
-			fmt.Sprintf("must not be greater than max (%g)", *c.Max)))
-	}
-	const most = maxMetricFailureOrNoDataLimit
-	errs = append(errs,
-		sloconfig.InRange(path.Child("intervalSeconds"), doc.IntervalSeconds, 1, maxMetricIntervalSeconds)...)
-	errs = append(errs, sloconfig.InRange(path.Child("failureLimit"), doc.FailureLimit, 0, most)...)
-	errs = append(errs, sloconfig.InRange(path.Child("noDataLimit"), doc.NoDataLimit, 0, most)...)
-	c.Interval = time.Duration(valueOr(doc.IntervalSeconds, defaultMetricIntervalSeconds)) * time.Second
-	c.FailureLimit, c.NoDataLimit = int(valueOr(doc.FailureLimit, 0)), int(valueOr(doc.NoDataLimit, 0))
-	c.DryRun = doc.DryRun != nil && *doc.DryRun
-	return c, errs
-}
-
-// valueOr is *v, or def when v is not set.
-func valueOr(v *int64, def int64) int64 {
-	if v == nil {
-		return def
-	}
-	return *v
 }
 
 // compileQuery parses the query template and executes it on sample nodes,
 // so that a field misspelt or a function misused is an error now, not a
 // failed measurement in the middle of a rollout.
-func (c *MetricCheck) compileQuery(v *string, path *field.Path) field.ErrorList {
-	if v == nil || strings.TrimSpace(*v) == "" {
+func (c *MetricCheck) compileQuery(v string, path *field.Path) field.ErrorList {
+	if strings.TrimSpace(v) == "" {
 		return field.ErrorList{field.Required(path,
 			`a PromQL query returning one number, such as max(node_latency_seconds{node=~"{{.NodesRegex}}"})`)}
 	}
-	c.Query = *v
-	if len(c.Query) > maxMetricQueryLength {
-		return field.ErrorList{field.TooLong(path, "", maxMetricQueryLength)}
-	}
+	c.Query = v
 	t, err := template.New(path.String()).Option("missingkey=error").Parse(c.Query)
 	if err != nil {
 		return field.ErrorList{field.Invalid(path, sloconfig.Echo(c.Query), "does not parse as a template: "+err.Error())}

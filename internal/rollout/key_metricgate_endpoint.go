@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -23,10 +22,6 @@ import (
 // (--metric-gate-allowed-hosts). So a strategy never names a file, and a
 // credential never travels in clear text, to an unverified server, or to
 // a server it was not mounted for.
-
-// maxMetricAddressLength bounds an address, and so every message that
-// repeats it.
-const maxMetricAddressLength = 1024
 
 // ParseAllowedHosts reads --metric-gate-allowed-hosts: a comma-separated
 // list of host names or IP addresses, each with a port or not (an IPv6
@@ -73,87 +68,26 @@ func (l Limits) checkHost(check string, u *url.URL) error {
 		withPort, sloconfig.Shorten(strings.Join(l.AllowedHosts, ","), 200))
 }
 
-// compileEndpoint checks how the check reaches Prometheus: an http or https
-// address with a host; credentials by name, only over https with the
-// server verified; no verification only when asked for, over https and
-// without credentials. limits (nil: not known) are the manager's: once
-// the check is otherwise valid, its address must be one its credentials
-// may be sent to, or, without credentials, one of the allowed hosts.
-func (c *MetricCheck) compileEndpoint(
-	doc *metricCheckDocument, path *field.Path, limits *Limits,
-) field.ErrorList {
-	var errs field.ErrorList
-	addr := path.Child(fieldAddress)
-	if doc.Address == nil || *doc.Address == "" {
-		errs = append(errs, field.Required(addr, "the Prometheus server's URL, such as http://prometheus.monitoring:9090"))
-	} else {
-		c.Address = *doc.Address
-		errs = append(errs, validateAddress(c.Address, addr)...)
-	}
-	const named = "a ConfigMap names no file: put the %s, as the file %q, in an entry of the manager's " +
-		"--metric-gate-credentials-dir and name the entry with credentials (docs/rollout.md#metric-gate-credentials)"
-	if doc.BearerTokenFile != nil {
-		errs = append(errs, field.Forbidden(path.Child("bearerTokenFile"), fmt.Sprintf(named, "token", "token")))
-	}
-	if doc.CAFile != nil {
-		errs = append(errs, field.Forbidden(path.Child("caFile"), fmt.Sprintf(named, "CA bundle", "ca.crt")))
-	}
-	if v := doc.Credentials; v != nil {
-		c.Credentials = *v
-		errs = append(errs, validateCredentialsName(c.Credentials, path.Child(fieldCredentials))...)
-	}
-	if v := doc.InsecureSkipVerify; v != nil {
-		c.InsecureSkipVerify = *v
-	}
-	plain := strings.HasPrefix(strings.ToLower(c.Address), "http:")
-	switch {
-	case c.Credentials != "" && plain:
-		errs = append(errs, field.Invalid(addr, sloconfig.Echo(c.Address),
-			"must be https when credentials is set: a credential never travels in clear text"))
-	case c.Credentials != "" && c.InsecureSkipVerify:
-		errs = append(errs, field.Invalid(path.Child("insecureSkipVerify"), true,
+// checkEndpoint checks how the check reaches Prometheus, where the CRD's
+// schema already refused a credential over http or to an unverified
+// server: with limits (nil: not known), its address must be one its
+// credentials may be sent to, or, without credentials, one of the
+// allowed hosts. A credential is never sent unverified, so that rule is
+// checked here again, whatever the installed CRD says.
+func (c *MetricCheck) checkEndpoint(path *field.Path, limits *Limits) field.ErrorList {
+	if c.Credentials != "" && c.InsecureSkipVerify {
+		return field.ErrorList{field.Invalid(path.Child("insecureSkipVerify"), true,
 			"must not be set with credentials: a credential is sent only to a server whose certificate is verified "+
-				"(put its CA, as ca.crt, in the credentials' entry)"))
-	case c.InsecureSkipVerify && plain:
-		errs = append(errs, field.Invalid(addr, sloconfig.Echo(c.Address), "must be https when insecureSkipVerify is set"))
+				"(put its CA, as ca.crt, in the credentials' entry)")}
 	}
-	if limits != nil && len(errs) == 0 {
-		switch child, err := limits.reach(c.Name, c.Address, c.Credentials); {
-		case err != nil && child == fieldCredentials:
-			errs = append(errs, field.Invalid(path.Child(child), c.Credentials, err.Error()))
-		case err != nil:
-			errs = append(errs, field.Invalid(path.Child(child), sloconfig.Echo(c.Address), err.Error()))
-		}
+	if limits == nil {
+		return nil
 	}
-	return errs
-}
-
-// validateAddress checks an address: an http or https URL with a host,
-// no user, query or fragment.
-func validateAddress(v string, path *field.Path) field.ErrorList {
-	if len(v) > maxMetricAddressLength {
-		return field.ErrorList{field.TooLong(path, "", maxMetricAddressLength)}
-	}
-	u, err := url.Parse(v)
-	switch {
-	case err != nil || u.Host == "" || (u.Scheme != schemeHTTP && u.Scheme != schemeHTTPS):
-		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v), "must be an http or https URL with a host")}
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return field.ErrorList{field.Invalid(path, sloconfig.Echo(v),
-			"must have no query, fragment or user: use credentials for credentials")}
+	switch child, err := limits.reach(c.Name, c.Address, c.Credentials); {
+	case err != nil && child == fieldCredentials:
+		return field.ErrorList{field.Invalid(path.Child(child), c.Credentials, err.Error())}
+	case err != nil:
+		return field.ErrorList{field.Invalid(path.Child(child), sloconfig.Echo(c.Address), err.Error())}
 	}
 	return nil
-}
-
-// validateCredentialsName checks the name of an entry of the manager's
-// credentials directory: a DNS label, so that it names an entry and never
-// a path (no slash, no dot).
-func validateCredentialsName(v string, path *field.Path) field.ErrorList {
-	msgs := validation.IsDNS1123Label(v)
-	errs := make(field.ErrorList, 0, len(msgs))
-	for _, msg := range msgs {
-		errs = append(errs, field.Invalid(path, sloconfig.Echo(v),
-			msg+": the name of an entry of the manager's --metric-gate-credentials-dir, never a path"))
-	}
-	return errs
 }

@@ -17,18 +17,21 @@ var strategyPath = field.NewPath("spec", "strategy")
 // with its spec.paused; spec nil, or no strategy, is no rollout: every
 // change reaches every node at once. The apiserver checked the schema's
 // rules; this checks what it cannot (selectors, query templates, the
-// address of a check), and, with limits (nil: not known, as for kubectl
+// size), and, with limits (nil: not known, as for kubectl
 // nodeslo), the hosts and credentials the manager allows.
 func LoadStrategy(spec *nodeslov1alpha1.NodeSLORolloutSpec, limits *Limits) Key {
 	if spec == nil || spec.Strategy == nil {
 		return Key{}
 	}
 	raw := StrategyJSON(spec.Strategy)
-	key := loadRaw(raw, limits)
-	key.Raw = raw
-	if key.Policy != nil {
-		key.Policy.Paused = spec.Paused
+	if err := keyTooLarge(raw); err != nil { // the schema does not bound selectors
+		return Key{Present: true, Errors: field.ErrorList{err}, Raw: raw}
 	}
+	found := sloconfig.NewFindings()
+	policy := compileStrategy(spec.Strategy, limits, found)
+	policy.Paused = spec.Paused
+	key := keyOf(policy, found)
+	key.Raw = raw
 	return key
 }
 

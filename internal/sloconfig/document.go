@@ -13,6 +13,10 @@ import (
 // the key's own checks go on adding to it.
 type Findings struct{ found *findings }
 
+// NewFindings is an empty Findings, for checks of a document that was
+// decoded elsewhere (a typed object the apiserver stored).
+func NewFindings() *Findings { return &Findings{found: &findings{}} }
+
 // Fail adds errors.
 func (f *Findings) Fail(errs ...*field.Error) { f.found.fail(errs...) }
 
