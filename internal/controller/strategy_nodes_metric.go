@@ -66,7 +66,7 @@ func (s *strategyNodes) count(cfg *sloconfig.Config) ([]prometheus.Metric, error
 	}
 	reach, _ := cfg.Reach(func(yield func(map[string]string) bool) {
 		for i := range list.Items {
-			if !yield(list.Items[i].Labels) {
+			if !yield(sloconfig.LabelsOf(&list.Items[i])) {
 				return
 			}
 		}

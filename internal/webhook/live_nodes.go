@@ -53,7 +53,7 @@ func liveNodeWarnings(ctx context.Context, nodes client.Reader, cfg *sloconfig.C
 	}
 	reach, count, err := cfg.ReachWithin(ctx, func(yield func(map[string]string) bool) {
 		for i := range items {
-			if !yield(items[i].Labels) {
+			if !yield(sloconfig.LabelsOf(&items[i])) {
 				return
 			}
 		}
