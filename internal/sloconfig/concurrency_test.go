@@ -10,7 +10,7 @@ import (
 // to shared memory.
 func TestConcurrentResolveAndLoad(t *testing.T) {
 	c := Load(realisticData, nil)
-	labels := map[string]string{poolLabel: "web"}
+	labels := map[string]string{poolLabel: poolWeb}
 	want := specJSON(t, c.Resolve(Node{Name: "n", Labels: labels}, nil).Spec)
 	var wg sync.WaitGroup
 	for i := range 8 {

@@ -9,7 +9,10 @@ import (
 )
 
 // poolLabel is the node label the tests select nodes by.
-const poolLabel = "pool"
+const (
+	poolLabel = "pool"
+	poolWeb   = "web"
+)
 
 // JSON names of the spec sections the tests look at.
 const (

@@ -22,7 +22,7 @@ func trimmedNode(name string, nodeLabels map[string]string) *metav1.ObjectMeta {
 // node. A hostname that is not the name, or none, is kept as it is.
 func TestTrimmedNodesShareTheirLabelsButTheirHostname(t *testing.T) {
 	pool := func(hostname string) map[string]string {
-		return map[string]string{"pool": "web", "topology.kubernetes.io/zone": "a", corev1.LabelHostname: hostname}
+		return map[string]string{poolLabel: poolWeb, "topology.kubernetes.io/zone": "a", corev1.LabelHostname: hostname}
 	}
 	a, b := trimmedNode("node-a", pool("node-a")), trimmedNode("node-b", pool("node-b"))
 	if !same(a.Labels, b.Labels) {
@@ -50,7 +50,7 @@ func TestTrimmedNodesShareTheirLabelsButTheirHostname(t *testing.T) {
 	if same(other.Labels, a.Labels) || !maps.Equal(NodeOf(other).Labels, pool("ip-10-0-0-3.internal")) {
 		t.Errorf("a hostname other than the name: labels %v", other.Labels)
 	}
-	none := trimmedNode("node-d", map[string]string{"pool": "web"})
+	none := trimmedNode("node-d", map[string]string{poolLabel: poolWeb})
 	if _, ok := NodeOf(none).Labels[corev1.LabelHostname]; ok {
 		t.Error("a node without a hostname was given one")
 	}
