@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
@@ -112,12 +113,13 @@ func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[st
 	// written with what cfg resolves for it now, not with the target.
 	withRollout := map[string]string{}
 	maps.Copy(withRollout, data)
-	withRollout[string(sloconfig.KeyRollout)] = `{"paused": true}`
 	withRollout[string(sloconfig.KeyResourceThreshold)] =
 		`{"clusterStrategy": {"enable": true, "cpuSuppressThresholdPercent": 12}}`
 	target := sloconfig.Load(withRollout, nil)
 	plan := rollout.Memory{}.Plan(rollout.PlanInput{
-		Rollout: rollout.LoadKey(withRollout), Config: target, Before: []*sloconfig.Config{cfg},
+		Rollout: rollout.LoadStrategy(&nodeslov1alpha1.NodeSLORolloutSpec{
+			Strategy: &nodeslov1alpha1.RolloutStrategy{}, Paused: true}, nil),
+		Config: target, Before: []*sloconfig.Config{cfg},
 		Nodes: []rollout.Observed{{Node: base, Stored: &baseSpec, Generation: 1}},
 		Now:   time.Now(),
 	})

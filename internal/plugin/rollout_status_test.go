@@ -88,7 +88,8 @@ func halted(data map[string]string, setting string, unhealthy map[string]string)
 		Unhealthy: int32(len(unhealthy)),
 		HaltedAt:  s.Updated, HaltedKey: keyOf(data)}
 	if setting != "" {
-		h.Revert = rollout.LoadKey(data).Policy.HealthGate.Revert
+		spec, _ := decodeStrategy(data[string(sloconfig.KeyRollout)]) // the fixtures' keys decode
+		h.Revert = spec.Strategy.HealthGate.OnUnhealthy == rollout.OnUnhealthyRevert
 		onUnhealthy := "pause"
 		if h.Revert {
 			onUnhealthy = "revert"

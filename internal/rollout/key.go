@@ -124,43 +124,6 @@ func prefixed(p string) string {
 	return "." + p
 }
 
-// LoadKey compiles a strategy's JSON held in data under the retired
-// rollout key (sloconfig.KeyRollout), with its "paused", without the
-// manager's limits: what kubectl nodeslo rollout convert reads, and what
-// the tests write. The controller no longer reads that key.
-func LoadKey(data map[string]string) Key { return loadKey(data, nil) }
-
-// LoadKeyWithin is LoadKey checked also against what the manager allows a
-// metric check to reach, as LoadStrategy with limits does.
-func LoadKeyWithin(data map[string]string, limits Limits) Key { return loadKey(data, &limits) }
-
-// retiredKey is the retired key's JSON: a strategy and its "paused".
-type retiredKey struct {
-	nodeslov1alpha1.RolloutStrategy
-	Paused bool `json:"paused,omitempty"`
-}
-
-// loadKey reads the JSON with the parser of the ConfigMap's keys
-// (positions, unknown fields with the closest name). Unlike a stored
-// NodeSLORollout, no apiserver checked it against the CRD's schema: its
-// bounds are checked when the NodeSLORollout convert prints is applied.
-func loadKey(data map[string]string, limits *Limits) Key {
-	raw, present := data[string(sloconfig.KeyRollout)]
-	if !present {
-		return Key{}
-	}
-	if err := keyTooLarge(raw); err != nil {
-		return Key{Present: true, Errors: field.ErrorList{err}}
-	}
-	written, found := sloconfig.DecodeDocument[retiredKey](raw)
-	var policy *Policy
-	if written != nil {
-		policy = compileStrategy(&written.RolloutStrategy, limits, found)
-		policy.Paused = written.Paused
-	}
-	return keyOf(policy, found)
-}
-
 // keyOf is the Key of a compiled policy and what compiling it found.
 func keyOf(policy *Policy, found *sloconfig.Findings) Key {
 	errs, warnings := found.Report()

@@ -51,12 +51,6 @@ func StatusDone(s *nodeslov1alpha1.NodeSLORolloutStatus) bool {
 	return (s.Phase == PhaseCompleted || s.Phase == PhaseAllAtOnce) && s.Withheld == nil
 }
 
-// StatusAbout reports whether s is about the configuration of fingerprint:
-// the one rolled out, or the ConfigMap's data it withholds.
-func StatusAbout(s *nodeslov1alpha1.NodeSLORolloutStatus, fingerprint string) bool {
-	return s.Configuration == fingerprint || (s.Withheld != nil && s.Withheld.Configuration == fingerprint)
-}
-
 // statusOf is the status a decision under load leaves; rolloutKey is the
 // strategy's fingerprint, now the time of the decision. It takes every figure
 // from the decision and its record, and computes none again.
