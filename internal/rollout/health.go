@@ -38,7 +38,7 @@ type HealthRecord struct {
 	Judged  int `json:"judged,omitempty"`
 	Allowed int `json:"allowed,omitempty"`
 	// Metrics has, by check name, the metric checks not passing or failed
-	// (metric_gate.go); at most maxMetricChecks.
+	// (metric_gate.go); at most the CRD's 10 checks.
 	Metrics map[string]MetricRecord `json:"metrics,omitempty"`
 	// Before has the nodes seen unhealthy before this rollout wrote them,
 	// each with every bad watched condition it showed (health_before.go):

@@ -77,7 +77,7 @@ func (p *Policy) IsCanary(nodeLabels map[string]string) bool {
 	return p.Canary != nil && p.Canary.Matches(labels.Set(nodeLabels))
 }
 
-// Key is the strategy as LoadStrategy (or LoadKey) compiled it.
+// Key is the strategy as LoadStrategy compiled it.
 type Key struct {
 	// Present is whether there is a strategy. Absent: every change
 	// reaches every node at once.

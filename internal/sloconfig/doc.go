@@ -35,8 +35,9 @@
 // no node).
 //
 // The strategy (the NodeSLORollout's spec.strategy) is not a section of
-// the spec: internal/rollout parses its JSON (rollout.LoadStrategy) with
-// the same parser, through document.go (DecodeDocument, Findings),
-// InRange, CompileLabelSelector and Echo; this package does not know its
-// type. The retired rollout key (KeyRollout) only gets an error.
+// the spec: internal/rollout compiles it from its API types
+// (rollout.LoadStrategy), reporting through document.go's Findings with
+// CompileLabelSelector and Echo. The retired rollout key (KeyRollout) only
+// gets an error; internal/rollout's tests still write strategies as its
+// JSON, which DecodeDocument reads with this package's parser.
 package sloconfig

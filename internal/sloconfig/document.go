@@ -9,8 +9,8 @@ import (
 
 // Findings is what checking one key's document found: its errors and
 // warnings, the first maxReported of each kept and the rest counted, as
-// every key of the engine reports them. DecodeDocument returns one, and
-// the key's own checks go on adding to it.
+// every key of the engine reports them. NewFindings and DecodeDocument
+// return one, and the document's own checks go on adding to it.
 type Findings struct{ found *findings }
 
 // NewFindings is an empty Findings, for checks of a document that was
