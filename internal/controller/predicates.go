@@ -10,7 +10,7 @@ import (
 
 // nodeInputsChanged lets through only the Node events that can change the
 // node's NodeSLO: create, delete, a change of what the node contributes
-// (sloconfig.Node.SameInputs), and another Node under the same name (a
+// (sloconfig.SameNodeInputs), and another Node under the same name (a
 // new UID: deleted and created again while a watch was down, which a
 // relist shows as an update). Everything else, above all the status updates
 // a kubelet sends every few seconds (which still bump resourceVersion on a
@@ -21,7 +21,7 @@ func nodeInputsChanged() predicate.Predicate {
 			if e.ObjectOld == nil || e.ObjectNew == nil || e.ObjectOld.GetUID() != e.ObjectNew.GetUID() {
 				return true
 			}
-			return !sloconfig.NodeOf(e.ObjectOld).SameInputs(sloconfig.NodeOf(e.ObjectNew))
+			return !sloconfig.SameNodeInputs(e.ObjectOld, e.ObjectNew)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

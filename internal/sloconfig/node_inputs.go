@@ -99,6 +99,19 @@ func onlyInputAnnotations(all map[string]string) map[string]string {
 	return out
 }
 
+// SameNodeInputs reports whether old and new, two versions of one Node,
+// contribute the same (SameInputs). Their labels are compared as cached,
+// uncopied: under one name the hostname's stand-in stands for the same
+// value in both. It runs on every Node update, a kubelet's status updates
+// included.
+func SameNodeInputs(old, new metav1.Object) bool {
+	if old.GetName() != new.GetName() {
+		return NodeOf(old).SameInputs(NodeOf(new))
+	}
+	return Node{Labels: old.GetLabels(), Annotations: onlyInputAnnotations(old.GetAnnotations())}.SameInputs(
+		Node{Labels: new.GetLabels(), Annotations: onlyInputAnnotations(new.GetAnnotations())})
+}
+
 // SameInputs reports whether n and o contribute the same to their NodeSLO:
 // equal labels (nil and empty alike) and the same input annotations, each
 // set or not, with the same value. Names are not compared.

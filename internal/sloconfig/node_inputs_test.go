@@ -58,3 +58,23 @@ func TestTrimmedNodesShareTheirLabelsButTheirHostname(t *testing.T) {
 		t.Error("the same node trimmed twice has other inputs")
 	}
 }
+
+// Two versions of one trimmed Node compare as the Node compares, their
+// shared maps uncopied: a status update is no change; a label's change is,
+// and so is a hostname that stops being the name.
+func TestSameNodeInputsOfTrimmedVersions(t *testing.T) {
+	const name = "node-a"
+	web := map[string]string{poolLabel: poolWeb, corev1.LabelHostname: name}
+	relabelled := map[string]string{poolLabel: "batch", corev1.LabelHostname: name}
+	renamed := map[string]string{poolLabel: poolWeb, corev1.LabelHostname: "ip-10-0-0-1"}
+	old := trimmedNode(name, web)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		same   bool
+	}{{"a status update", web, true}, {"a label changed", relabelled, false}, {"another hostname", renamed, false}} {
+		if got := SameNodeInputs(old, trimmedNode(name, c.labels)); got != c.same {
+			t.Errorf("%s: same inputs %t", c.name, got)
+		}
+	}
+}
