@@ -111,8 +111,8 @@ func promDuration(d time.Duration) string {
 }
 
 // MetricQueries are the checks due now with their queries, over the nodes
-// this rollout reached (its NodeSLO written since the rollout started) and
-// the canaries among them. None while the gate does not judge the rollout
+// this rollout reached (its NodeSLO written this change since the rollout
+// started: wroteTarget) and the canaries among them. None while the gate does not judge the rollout
 // of in's configuration, while it is halted, or before any node is reached.
 func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
 	policy := in.Rollout.Policy
@@ -137,8 +137,8 @@ func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
 	since := rec.Started.Truncate(time.Second) // the annotation has seconds
 	var reached, canaries []string
 	for _, o := range in.Nodes {
-		if !o.hasNodeSLO() || o.WrittenAt.Before(since) {
-			continue
+		if !o.hasNodeSLO() || !wroteTarget(o, rec.Target, since, false) {
+			continue // not written this change: unreached, held on an older one, or written by the rollout before
 		}
 		reached = append(reached, o.Node.Name)
 		if policy.IsCanary(o.Node.Labels) {

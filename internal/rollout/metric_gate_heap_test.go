@@ -38,6 +38,9 @@ func metricFleet(n int, key string) PlanInput {
 			Stored: &slov1alpha1.NodeSLOSpec{}, WrittenAt: t0.Add(time.Second)}
 	}
 	in := planInput(key, nodes)
+	for i := range in.Nodes {
+		in.Nodes[i].From = ShortTarget(in.Config.Fingerprint())
+	}
 	rec := Record{Target: in.Config.Fingerprint(), Started: t0, Pending: n, Canaries: n / 100, Steps: 2, StepAt: t0}
 	in.Record, in.HasRecord, in.Now = rec.Encode(), true, t0.Add(time.Minute)
 	return in

@@ -241,8 +241,19 @@ func TestMetricQueries(t *testing.T) {
 		observe("c1", true, t0.Add(time.Second)), observe("b", false, t0.Add(2*time.Second)),
 		observe("c2", true, t0.Add(-time.Hour)), observe("u", false, t0.Add(-time.Hour)),
 		{Node: sloconfig.Node{Name: "new"}},
+		// Written since the start, from another configuration: by the
+		// rollout before in the second this one started (t0 is half a
+		// second in), and one held on an older configuration.
+		observe("before", false, t0), observe("held", true, t0.Add(2*time.Second)),
 	})
-	rec := Record{Target: in.Config.Fingerprint(), Started: t0, Pending: 4, Canaries: 2, Steps: 1, StepAt: t0}
+	for i := range in.Nodes {
+		if in.Nodes[i].From = ShortTarget(in.Config.Fingerprint()); in.Nodes[i].Node.Name == "before" ||
+			in.Nodes[i].Node.Name == "held" {
+			in.Nodes[i].From = "0123456789ab"
+		}
+	}
+	rec := Record{Target: in.Config.Fingerprint(), Started: t0.Add(time.Second / 2), Pending: 4, Canaries: 2,
+		Steps: 1, StepAt: t0}
 	in.Record, in.HasRecord, in.Now = rec.Encode(), true, t0.Add(3*time.Second)
 
 	qs, err := Memory{}.MetricQueries(in)

@@ -3,7 +3,9 @@ package rollout
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
@@ -230,6 +232,38 @@ func invariantMetricVerdicts(o *simOracle, in PlanInput, rec Record) {
 	if haltedNow &&
 		len(h.Unhealthy)-h.Tolerated <= h.Allowed && !h.MetricFailed() {
 		o.fail("dry run", "halted with no unhealthy node beyond those allowed and no gating check failed: %+v", h)
+	}
+}
+
+// invariantMetricScope: a metric check's {{.NodesRegex}} matches "exactly
+// the names of the nodes reached: those this rollout wrote its
+// configuration to since it started" (docs/rollout.md#metric-gates). A
+// node written in the second the rollout started is reached only if that
+// write carried the rollout's configuration: a node an earlier rollout
+// wrote in that second, or one a gate held on an older configuration, is
+// not, and what Prometheus shows of it would halt the change unjustly.
+func invariantMetricScope(o *simOracle, w *simWorld, in PlanInput, q MetricQuery) {
+	rec, _ := ParseRecord(in.Record)
+	short := ShortTarget(in.Config.Fingerprint())
+	_, after, _ := strings.Cut(q.Query, `node=~"`)
+	pattern, _, _ := strings.Cut(after, `"`)
+	asked, err := regexp.Compile(pattern)
+	if err != nil {
+		o.fail("metric scope", "check %s's query %q has no nodes regex: %v", q.Check.Name, q.Query, err)
+		return
+	}
+	for _, name := range w.names() {
+		written, slo := o.lastWrite[name], w.slos[name]
+		reached := slo != nil && written.from == short
+		switch {
+		case asked.MatchString(name) && (!reached || written.at.Before(rec.Started.Truncate(time.Second))):
+			o.fail("metric scope", "check %s asks about node %s, last written from %s at %v, which this rollout "+
+				"(of %s, started at %v) did not reach", q.Check.Name, name, written.from,
+				written.at.Sub(simStart), short, rec.Started.Sub(simStart))
+		case !asked.MatchString(name) && reached && !written.at.Before(rec.Started):
+			o.fail("metric scope", "check %s does not ask about node %s, which this rollout (of %s, started at %v) "+
+				"wrote at %v", q.Check.Name, name, short, rec.Started.Sub(simStart), written.at.Sub(simStart))
+		}
 	}
 }
 

@@ -162,8 +162,8 @@ func policyData(a int, paused bool) string {
 	onUnhealthy := []string{"pause", "revert"}[a/45%2]
 	maxUnhealthy := a / 90 % 2
 	check := func(name, extra string) string {
-		return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "query": "x", "max": 1, `+
-			`"intervalSeconds": 30%s}`, name, extra)
+		return fmt.Sprintf(`{"name": %q, "address": "http://prometheus:9090", "query": %q, "max": 1, `+
+			`"intervalSeconds": 30%s}`, name, simMetricQuery, extra)
 	}
 	gating := check(checkLatency, fmt.Sprintf(`, "failureLimit": %d`, a/540%2))
 	metrics := []string{"", `, "metrics": [` + gating + `]`,
@@ -173,6 +173,10 @@ func policyData(a int, paused bool) string {
 		`"healthGate": {"maxUnhealthyNodes": %d, "nodeConditions": ["Ready"], "evictions": {"maxPerNode": 1}, `+
 		`"onUnhealthy": %q%s}}`, steps, interval, paused, soak, maxUnhealthy, onUnhealthy, metrics)
 }
+
+// simMetricQuery is the simulated checks' query: what invariantMetricScope
+// reads the nodes asked about from.
+const simMetricQuery = `x{node=~"{{.NodesRegex}}"}`
 
 // The metric checks of the tests: one that gates, one in dry run (the
 // simulation's too).

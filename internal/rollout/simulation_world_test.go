@@ -390,6 +390,7 @@ func (w *simWorld) decide() {
 	if queries, err := m.memory.MetricQueries(in); err == nil && len(queries) > 0 {
 		in.MetricSamples = make(map[string]MetricSample, len(queries))
 		for _, q := range queries {
+			invariantMetricScope(&w.oracle, w, in, q)
 			in.MetricSamples[q.Check.Name] = simMetricSample(q.Check.Name, w.now)
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	sloapi "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
@@ -282,6 +283,7 @@ var _ = Describe("The dashboard and the alerts", func() {
 		opts.Controllers.MetricGate.AllowedHosts = "127.0.0.1"
 		opts.Webhook.Enable = true
 		opts.Webhook.Host, opts.Webhook.Port, opts.Webhook.CertDir = env.WebhookServing()
+		opts.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)) // shown when the spec fails
 		running, err := managertest.Start(cfg, opts)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(running.Stop()).To(Succeed()) })
@@ -289,6 +291,9 @@ var _ = Describe("The dashboard and the alerts", func() {
 		// Longer than the default: the first NodeSLO waits for the whole start
 		// of a manager under -race (leader election, caches, first reconcile).
 		Eventually(func(g Gomega) {
+			if exited, err := running.Exited(); exited {
+				StopTrying(fmt.Sprintf("the manager stopped: %v", err)).Now()
+			}
 			g.Expect(c.Get(ctx, types.NamespacedName{Name: "monitoring-1"}, &sloapi.NodeSLO{})).To(Succeed())
 		}).WithTimeout(60 * time.Second).Should(Succeed())
 		By("an invalid key, which the webhook denies, and a staged rollout under a metric check, " +

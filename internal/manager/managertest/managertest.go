@@ -4,7 +4,6 @@ package managertest
 
 import (
 	"context"
-	"sync"
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,8 +29,8 @@ type Running struct {
 	Manager ctrl.Manager
 
 	cancel context.CancelFunc
-	done   chan error
-	stop   sync.Once
+	// exited is closed once Start has returned, err what it returned.
+	exited chan struct{}
 	err    error
 }
 
@@ -43,18 +42,31 @@ func Start(cfg *rest.Config, opts manager.Options) (*Running, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Running{Manager: mgr, cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- mgr.Start(ctx) }()
+	r := &Running{Manager: mgr, cancel: cancel, exited: make(chan struct{})}
+	go func() {
+		r.err = mgr.Start(ctx)
+		close(r.exited)
+	}()
 	return r, nil
+}
+
+// Exited reports whether the manager has stopped, on its own or by Stop,
+// and what Start returned: a test waiting for the manager's work can
+// stop waiting, and say why, when it failed to start.
+func (r *Running) Exited() (bool, error) {
+	select {
+	case <-r.exited:
+		return true, r.err
+	default:
+		return false, nil
+	}
 }
 
 // Stop cancels the manager and waits until it has returned, its Lease
 // released when it held one; it returns what Start returned. Calling it
 // again returns the same.
 func (r *Running) Stop() error {
-	r.stop.Do(func() {
-		r.cancel()
-		r.err = <-r.done
-	})
+	r.cancel()
+	<-r.exited
 	return r.err
 }
