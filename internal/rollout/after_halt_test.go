@@ -176,3 +176,29 @@ func TestAChangeOverAHaltedRolloutReachesTheNodesItWroteAtOnce(t *testing.T) {
 		t.Errorf("a retry of the halt took its own nodes for rejected: %+v", r)
 	}
 }
+
+// A retry starts a new rollout of the halted configuration with no
+// verdicts (docs/rollout.md#after-a-halt): the canaries the halted one
+// wrote, still NotReady, are judged by the nodes' state after the new
+// rollout writes them, not by the halted one's writes, so the retry is not
+// halted again in its first decision.
+func TestARetryIsNotJudgedOnTheHaltedRolloutsWrites(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 500e6, time.UTC)
+	halted, before := gatedData("55"), gatedData("60")
+	f := newGatedFleet(t, before, t0.Add(-time.Hour))
+	f.store("c1", halted, t0.Add(-25*time.Second))
+	f.store("c2", halted, t0.Add(-25*time.Second))
+	for i := range f.nodes[:2] { // c1 and c2, written by the halted rollout
+		f.nodes[i].From = ShortTarget(sloconfig.Load(halted, nil).Fingerprint())
+	}
+	sick := map[string]NodeHealth{"c1": notReadySince(t0.Add(-20 * time.Second)),
+		"c2": notReadySince(t0.Add(-20 * time.Second))}
+	record := haltedRolloutRecord(halted, t0.Add(-30*time.Second), t0, false)
+	retry := Retry{Fingerprint: sloconfig.Load(halted, nil).Fingerprint(), HaltedAt: t0.Add(-time.Second)}
+	p := Memory{}.Plan(PlanInput{Rollout: LoadKey(halted), Config: sloconfig.Load(halted, nil), Nodes: f.nodes,
+		Now: t0, RolloutKey: "k1", Health: sick, Record: record, HasRecord: true, Retry: retry})
+	r := recordOf(t, p)
+	if !r.Started.Equal(t0) || r.Health != nil {
+		t.Errorf("the retry's rollout started %v, health %+v: want a new one at %v, nothing judged", r.Started, r.Health, t0)
+	}
+}

@@ -73,7 +73,7 @@ type Input struct {
 
 // Decision is what the controller does now.
 type Decision struct {
-	// Record is the record to persist (status.record) before writing
+	// Record is the record to persist (status.rolloutRecord) before writing
 	// any node; RecordChanged says whether it differs from Input.Record.
 	Record        Record
 	RecordChanged bool
@@ -135,7 +135,7 @@ func Decide(in Input) Decision {
 	rec := &d.Record
 	// kubectl nodeslo rollout retry of the halt in progress: a new rollout
 	// of the same configuration, with no verdicts, canaries first.
-	retried := rec.Target == in.Target && rec.Health.Halted() && in.Retry.retries(rec.Target, rec.Health.HaltedAt)
+	retried := rec.retriedBy(in.Retry, in.Target)
 	if rec.Target != in.Target || retried {
 		// A new change, a revert included: pending are the nodes that
 		// differ from this target; those already equal to it are done.

@@ -54,6 +54,13 @@ func (r Retry) retries(target string, haltedAt time.Time) bool {
 	return r.Fingerprint != "" && r.Fingerprint == target && SameSecond(r.HaltedAt, haltedAt)
 }
 
+// retriedBy reports whether retry rolls out target again, whose rollout r
+// records halted: a new rollout of it starts, with no verdicts, so that
+// nothing judged of the halted one is held against it.
+func (r Record) retriedBy(retry Retry, target string) bool {
+	return r.Target == target && r.Health.Halted() && retry.retries(r.Target, r.Health.HaltedAt)
+}
+
 // HaltOf is the halt the record remembers of configuration target: the
 // rollout in progress when it is target's and halted, else the newest
 // entry of Halts for it. ok is false when target was not halted.
@@ -113,7 +120,7 @@ type Standing struct {
 func (s Standing) Withheld() bool { return s.Hold != "" || s.Revert }
 
 // StandingOf decides what the ConfigMap's configuration (fingerprint data)
-// gets, from the rollout record (status.record) and the operator's retry.
+// gets, from the rollout record (status.rolloutRecord) and the operator's retry.
 // A record that does not parse withholds nothing: the rollout starts
 // again, canaries first, as for any unreadable record.
 func StandingOf(record, data string, retry Retry) Standing {

@@ -341,7 +341,7 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInput {
 	var out HealthInput
 	policy := in.Rollout.Policy
-	fresh := rec.Target != target
+	fresh := rec.Target != target || rec.retriedBy(in.Retry, target) // this decision starts the rollout
 	if policy == nil || policy.HealthGate == nil || (!fresh && !gateWatches(policy, rec, in.Now)) {
 		return out
 	}
@@ -360,8 +360,11 @@ func judgeNodes(in PlanInput, rec Record, target string, nodes []Node) HealthInp
 			if signal := badSignals(gate, h.Conditions); signal != "" {
 				out.Sick = setSignal(out.Sick, name, signal)
 			}
-		case fresh || (!o.WrittenAt.IsZero() && o.WrittenAt.Before(since)):
-			// Not reached by this rollout.
+		case fresh || (!o.WrittenAt.IsZero() && o.WrittenAt.Before(since)) ||
+			(o.From != "" && o.From != ShortTarget(target)):
+			// Not reached by this rollout: written before it started, or
+			// from another configuration (one the change leaves as it is,
+			// written by the rollout before in the second this one started).
 		default:
 			h.WrittenAt, h.Started, h.SeenBefore = o.WrittenAt, since, seen[name]
 			v := Judge(gate, h)

@@ -229,3 +229,28 @@ func TestARevertIsNotJudgedOnWhatItsNodesShowedWhenWritten(t *testing.T) {
 		t.Errorf("a new transition in the second of the write: %+v", again.Figures)
 	}
 }
+
+// A node the change leaves as it is was not reached by it, even when the
+// rollout before wrote it in the very second this one started (the start
+// is compared in seconds): its NodeSLO names that other configuration, so
+// its turning NotReady is not held against the change
+// (docs/rollout.md#which-nodes-are-judged-and-when).
+func TestANodeWrittenAnotherConfigurationInTheStartSecondIsNotJudged(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 600e6, time.UTC)
+	old, data := gatedData("60"), gatedData("55")
+	f := newGatedFleet(t, old, t0.Add(-time.Hour))
+	// n1 stores what data resolves for it, written 400 ms before the
+	// rollout starts, from the configuration before.
+	f.store("n1", data, t0.Add(-400*time.Millisecond))
+	for i := range f.nodes {
+		if f.nodes[i].Node.Name == "n1" {
+			f.nodes[i].From = ShortTarget(sloconfig.Load(old, nil).Fingerprint())
+		}
+	}
+	p := f.plan(Memory{}, nil, data, t0, nil)
+	sick := map[string]NodeHealth{"n1": notReadySince(t0.Add(200 * time.Millisecond))}
+	later := f.plan(p.Memory(), &p, data, t0.Add(time.Second), sick)
+	if later.Figures.Halted || later.Figures.Unhealthy != 0 {
+		t.Fatalf("judged a node this rollout did not reach: %+v", later.Figures)
+	}
+}

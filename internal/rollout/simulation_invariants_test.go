@@ -200,6 +200,7 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 		func(name string) bool { return reached[name] }))
 	invariantStatusTellsTheTruth(o, w, rec, plan, differing)
 	invariantJudged(o, w, in, rec)
+	invariantJudgedReached(o, in, rec)
 	invariantMetricVerdicts(o, in, rec)
 }
 
@@ -264,6 +265,34 @@ func invariantMetricScope(o *simOracle, w *simWorld, in PlanInput, q MetricQuery
 			o.fail("metric scope", "check %s does not ask about node %s, which this rollout (of %s, started at %v) "+
 				"wrote at %v", q.Check.Name, name, short, rec.Started.Sub(simStart), written.at.Sub(simStart))
 		}
+	}
+}
+
+// invariantJudgedReached: "A node is reached by the rollout in progress
+// when its stored NodeSLO is the configuration in force and was written
+// since the rollout started ... a node that already had the configuration
+// when the rollout started is never judged for it"
+// (docs/rollout.md#which-nodes-are-judged-and-when): every node a decision
+// newly records unhealthy was last written this rollout's configuration,
+// since the second it started.
+func invariantJudgedReached(o *simOracle, in PlanInput, rec Record) {
+	previous, _ := ParseRecord(in.Record)
+	var known map[string]string
+	if previous.Target == rec.Target && previous.Started.Equal(rec.Started) && previous.Health != nil {
+		known = previous.Health.Unhealthy
+	}
+	if rec.Health == nil {
+		return
+	}
+	for name := range rec.Health.Unhealthy {
+		written := o.lastWrite[name]
+		if _, ok := known[name]; ok || (written.from == ShortTarget(rec.Target) &&
+			!written.at.Before(rec.Started.Truncate(time.Second))) {
+			continue
+		}
+		o.fail("judged reached", "node %s is recorded unhealthy, last written from %s at %v, which this rollout "+
+			"(of %s, started at %v) did not reach", name, written.from, written.at.Sub(simStart),
+			ShortTarget(rec.Target), rec.Started.Sub(simStart))
 	}
 }
 
