@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -373,7 +374,7 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			start(ctx, rollout.OnUnhealthyPause)
 			// What anyone who may write a Node's status can set: not True,
 			// so NotReady, and large enough to push an uncut record past
-			// the 256 KiB the NodeSLORollout's status.record allows.
+			// the 256 KiB the NodeSLORollout's status.rolloutRecord allows.
 			huge := corev1.ConditionStatus("False" + strings.Repeat("\x1b[2K", 300<<10/4))
 			canary := f.canaryNames()[0]
 			pending := slices.DeleteFunc(slices.Clone(f.names), func(n string) bool { return f.canaries[n] })[0]
@@ -394,7 +395,9 @@ var _ = Describe("A staged rollout with a health gate", Serial, Label(shardGates
 			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
 			settle()
 			obj := rolloutObject(ctx)
-			Expect(len(obj.Status.Record)).To(BeNumerically("<", 16<<10), "the record stays small")
+			recordJSON, err := json.Marshal(obj.Status.RolloutRecord)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(len(recordJSON)).To(BeNumerically("<", 16<<10), "the record stays small")
 			Expect(record(ctx).Health.Halted()).To(BeFalse())
 			Expect(record(ctx).Health.UnhealthyNames()).To(ConsistOf(canary))
 			for _, n := range f.names {

@@ -149,7 +149,7 @@ func record(ctx context.Context) rollout.Record {
 	obj := &nodeslov1alpha1.NodeSLORollout{}
 	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: configNamespace, Name: configName}, obj)
 	Expect(client.IgnoreNotFound(err)).To(Succeed())
-	rec, err := rollout.ParseRecord(obj.Status.Record)
+	rec, err := rollout.RecordOf(obj.Status.RolloutRecord)
 	Expect(err).NotTo(HaveOccurred())
 	return rec
 }
@@ -178,7 +178,7 @@ func recordsAfter(ctx context.Context, after *corev1.ConfigMap) func(ends func(r
 			}
 			obj, ok := e.Object.(*nodeslov1alpha1.NodeSLORollout)
 			Expect(ok).To(BeTrue(), "a watch event of %T (%s): %+v", e.Object, e.Type, e.Object)
-			rec, err := rollout.ParseRecord(obj.Status.Record)
+			rec, err := rollout.RecordOf(obj.Status.RolloutRecord)
 			Expect(err).NotTo(HaveOccurred())
 			select {
 			case seen <- rec:

@@ -61,7 +61,7 @@ written for it. retry asks the controller to roll it out again, as a new
 rollout, canaries first, with no verdicts. It sets spec.retry on the
 NodeSLORollout of the ConfigMap (same namespace and name) to name the halt:
 the configuration of the data and the time of the halt, as the controller's
-record (status.record) has them. The write is a merge patch of the spec
+record (status.rolloutRecord) has them. The write is a merge patch of the spec
 under the field manager kubectl-nodeslo, and nothing else is written: the
 data stays as its owner wrote it, and a GitOps tool that syncs the
 ConfigMap never sees the NodeSLORollout, so it never undoes the retry. A

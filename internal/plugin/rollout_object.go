@@ -56,9 +56,9 @@ func recordOf(obj *nodeslov1alpha1.NodeSLORollout) (rollout.Record, error) {
 	if obj == nil {
 		return rollout.Record{}, nil
 	}
-	rec, err := rollout.ParseRecord(obj.Status.Record)
+	rec, err := rollout.RecordOf(obj.Status.RolloutRecord)
 	if err != nil {
-		return rollout.Record{}, fmt.Errorf("status.record does not parse: %w", err)
+		return rollout.Record{}, fmt.Errorf("status.rolloutRecord does not parse: %w", err)
 	}
 	return rec, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -161,14 +162,16 @@ func TestSetPausedWritesTheNodeSLORolloutsSpec(t *testing.T) {
 // The pause goes into the NodeSLORollout the controller writes the status
 // of, keeping its status and the rest of its spec.
 func TestSetPausedKeepsTheControllersStatus(t *testing.T) {
-	status := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Revision: 4, Record: `{"target":"x"}`}
+	status := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Revision: 4,
+		RolloutRecord: &nodeslov1alpha1.RolloutRecord{Target: "x", Started: "2026-12-01T12:00:00Z"}}
 	c, ref := pauseFixture(map[string]string{},
 		rolloutObject(pauseRef, strategySpec(t, `{}`), status))
 	if err := SetPaused(context.Background(), c, ref, true, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	obj := readRollout(t, c, ref)
-	if !obj.Spec.Paused || obj.Spec.Strategy == nil || obj.Status.Revision != 4 || obj.Status.Record != status.Record {
+	if !obj.Spec.Paused || obj.Spec.Strategy == nil || obj.Status.Revision != 4 ||
+		!equality.Semantic.DeepEqual(obj.Status.RolloutRecord, status.RolloutRecord) {
 		t.Errorf("after pause: spec %+v, status %+v", obj.Spec, obj.Status)
 	}
 }

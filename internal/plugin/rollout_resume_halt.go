@@ -13,7 +13,7 @@ import (
 )
 
 // haltInForce is the health gate's record when the controller's rollout
-// record (status.record of the NodeSLORollout) shows a halt of data, the
+// record (status.rolloutRecord of the NodeSLORollout) shows a halt of data, the
 // configuration of the ConfigMap's data, in force (nil otherwise: no
 // record, or one about another configuration).
 func haltInForce(rec rollout.Record, data string) *rollout.HealthRecord {

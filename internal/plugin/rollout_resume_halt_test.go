@@ -26,7 +26,7 @@ var haltedAt = time.Date(2026, 12, 2, 18, 36, 18, 250e6, time.UTC)
 // haltFixture is a ConfigMap and the NodeSLORollout with spec, its
 // strategy the policy of key (strategySpec), as the controller left it when
 // the health gate halted the rollout of the ConfigMap's configuration at
-// haltedAt, with two unhealthy nodes: the record in status.record, the
+// haltedAt, with two unhealthy nodes: the record in status.rolloutRecord, the
 // halt's time in status.health.haltedAt.
 func haltFixture(t *testing.T, key string, spec nodeslov1alpha1.NodeSLORolloutSpec) (client.Client, ConfigMapRef) {
 	t.Helper()
@@ -43,7 +43,7 @@ func haltFixture(t *testing.T, key string, spec nodeslov1alpha1.NodeSLORolloutSp
 // recordStatus is the status the controller writes with rec: the record,
 // and the halt's time (to the second, as the API keeps it).
 func recordStatus(rec rollout.Record) nodeslov1alpha1.NodeSLORolloutStatus {
-	s := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Configuration: rec.Target, Record: rec.Encode()}
+	s := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Configuration: rec.Target, RolloutRecord: rec.API()}
 	if rec.Health.Halted() {
 		s.Phase = rollout.PhaseHalted
 		s.Health = &nodeslov1alpha1.RolloutHealth{Allowed: 1,

@@ -22,7 +22,7 @@ import (
 // stays what its owner (Git) wrote, and a GitOps tool that syncs the
 // ConfigMap never sees the NodeSLORollout's spec, so the retry survives
 // Argo CD's or Flux's next sync. The halt is read from the controller's
-// rollout record, status.record.
+// rollout record, status.rolloutRecord.
 func RetryHalted(ctx context.Context, c client.Client, ref ConfigMapRef, out io.Writer) error {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cm); err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -20,7 +22,7 @@ const retryKey = `{"maxNodesPerStep": 2, "healthGate": {"maxUnhealthyNodes": 1, 
 func TestRetryNamesTheHaltOfTheData(t *testing.T) {
 	c, ref := haltFixture(t, retryKey, nodeslov1alpha1.NodeSLORolloutSpec{})
 	before, status := readConfigMap(t, c, ref), readRollout(t, c, ref).Status
-	rec, _ := rollout.ParseRecord(status.Record)
+	rec, _ := rollout.RecordOf(status.RolloutRecord)
 	var out bytes.Buffer
 	if err := RetryHalted(context.Background(), c, ref, &out); err != nil {
 		t.Fatal(err)
@@ -32,7 +34,8 @@ func TestRetryNamesTheHaltOfTheData(t *testing.T) {
 		t.Fatalf("spec after the retry: %+v; the halt is of %s at %s", after.Spec, rec.Target, haltedAt)
 	}
 	cm := readConfigMap(t, c, ref)
-	if cm.ResourceVersion != before.ResourceVersion || after.Status.Record != status.Record {
+	if cm.ResourceVersion != before.ResourceVersion ||
+		!equality.Semantic.DeepEqual(after.Status.RolloutRecord, status.RolloutRecord) {
 		t.Errorf("the ConfigMap or the record changed: %+v", cm)
 	}
 	expectLines(t, out.String(), "spec.retry set on NodeSLORollout koordinator-system/slo-controller-config: "+
@@ -85,9 +88,10 @@ func TestRetryWithoutAHalt(t *testing.T) {
 		t.Error("a NodeSLORollout was created")
 	}
 	c, ref = pauseFixture(map[string]string{string(sloconfig.KeyRollout): retryKey},
-		rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, nodeslov1alpha1.NodeSLORolloutStatus{Record: "{"}))
+		rolloutObject(pauseRef, nodeslov1alpha1.NodeSLORolloutSpec{}, nodeslov1alpha1.NodeSLORolloutStatus{
+			RolloutRecord: &nodeslov1alpha1.RolloutRecord{Target: "x", Started: "yesterday"}}))
 	if err := RetryHalted(context.Background(), c, ref, &bytes.Buffer{}); err == nil ||
-		!strings.Contains(err.Error(), "status.record does not parse: ") {
+		!strings.Contains(err.Error(), "status.rolloutRecord does not parse: ") {
 		t.Errorf("a record that does not parse: %v", err)
 	}
 }

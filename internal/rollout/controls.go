@@ -13,8 +13,8 @@ import (
 // (docs/rollout.md#the-nodeslorollout): the record the controller keeps
 // in its status, and what the operator asks in its spec.
 type Controls struct {
-	// Record is the rollout record (Record's JSON); HasRecord says whether
-	// there is one.
+	// Record is the rollout record of the status (Record's JSON:
+	// recordText); HasRecord says whether there is one.
 	Record    string
 	HasRecord bool
 	// Retry is the operator's retry (zero: none), Resume the halt the
@@ -28,7 +28,7 @@ type Controls struct {
 func ControlsOf(obj *nodeslov1alpha1.NodeSLORollout) Controls {
 	var c Controls
 	if obj != nil {
-		c.Paused, c.Record = obj.Spec.Paused, obj.Status.Record
+		c.Paused, c.Record = obj.Spec.Paused, recordText(obj.Status.RolloutRecord)
 		if r := obj.Spec.Resume; r != nil {
 			c.Resume = r.HaltedAt.UTC()
 		}
@@ -61,11 +61,11 @@ func (p Plan) APIStatus(
 		want.Conditions = old.DeepCopy().Conditions
 		SetConditions(&want.Conditions, &want, observed.Generation, now)
 	}
-	want.Record = c.Record
+	want.RolloutRecord = apiRecord(c.Record)
 	if rc := p.RecordChange; rc != nil {
-		want.Record = rc.Value
+		want.RolloutRecord = apiRecord(rc.Value)
 		if rc.Remove {
-			want.Record = ""
+			want.RolloutRecord = nil
 		}
 	}
 	want.ObservedGeneration, want.ObservedConfigMapVersion = observed.Generation, observed.ConfigMapVersion

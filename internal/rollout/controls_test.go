@@ -15,7 +15,8 @@ func TestControlsOfReadsTheSpecAndTheRecord(t *testing.T) {
 		Resume: &nodeslov1alpha1.HaltReference{HaltedAt: halted},
 		Retry:  &nodeslov1alpha1.HaltReference{Configuration: "f", HaltedAt: halted}}
 	written := &nodeslov1alpha1.NodeSLORollout{Spec: spec,
-		Status: nodeslov1alpha1.NodeSLORolloutStatus{ObservedGeneration: 1, Record: `{"target":"new"}`}}
+		Status: nodeslov1alpha1.NodeSLORolloutStatus{ObservedGeneration: 1,
+			RolloutRecord: &nodeslov1alpha1.RolloutRecord{Target: "new", Started: "2026-12-04T09:00:00Z"}}}
 
 	for _, tt := range []struct {
 		name string
@@ -25,7 +26,8 @@ func TestControlsOfReadsTheSpecAndTheRecord(t *testing.T) {
 		{"no object", nil, Controls{}},
 		{"an object never written", &nodeslov1alpha1.NodeSLORollout{}, Controls{}},
 		{"the record of its status and the controls of its spec", written,
-			Controls{Record: `{"target":"new"}`, HasRecord: true, Paused: true, Resume: halted.UTC(),
+			Controls{Record: `{"target":"new","started":"2026-12-04T09:00:00Z","pending":0,"canaries":0,"steps":0}`,
+				HasRecord: true, Paused: true, Resume: halted.UTC(),
 				Retry: Retry{Fingerprint: "f", HaltedAt: halted.UTC()}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,8 +29,8 @@
 //     there);
 //   - the Record (target fingerprint, start time, counts at start, steps
 //     taken and when the last one was taken) is persisted by the controller
-//     as JSON in the NodeSLORollout's status.record, before it writes the
-//     nodes of a step.
+//     in the NodeSLORollout's typed status.rolloutRecord, before it writes
+//     the nodes of a step.
 //
 // So a restarted manager, or a new leader, reads both and goes on where the
 // rollout stood. It never bursts: a step is taken only when the previous

@@ -36,7 +36,7 @@ type PlanInput struct {
 	// Rollout is the NodeSLORollout's spec.strategy with its spec.paused,
 	// compiled once per reconcile (LoadStrategy).
 	Rollout Key
-	// Record is the NodeSLORollout's status.record; HasRecord says whether
+	// Record is the NodeSLORollout's status.rolloutRecord; HasRecord says whether
 	// it is set at all.
 	Record    string
 	HasRecord bool
@@ -85,7 +85,7 @@ type PlanInput struct {
 // without a strategy there is nothing to decide for each of them.
 func NeedsNodes(load Key) bool { return load.Present }
 
-// RecordChange is a change of the NodeSLORollout's status.record, persisted
+// RecordChange is a change of the NodeSLORollout's status.rolloutRecord, persisted
 // before anything of the plan is published.
 type RecordChange struct {
 	// Remove drops the record; otherwise it is set to Value.

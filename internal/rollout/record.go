@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	nodeslov1alpha1 "github.com/nodeslo/nodeslo-controller/api/nodeslo/v1alpha1"
 )
 
 // Record is the persisted state of the latest rollout. Together with the
@@ -85,3 +87,32 @@ func ParseRecord(value string) (Record, error) {
 	}
 	return r, nil
 }
+
+// RecordOf reads the record a NodeSLORollout's status holds (nil: none).
+func RecordOf(api *nodeslov1alpha1.RolloutRecord) (Record, error) {
+	return ParseRecord(recordText(api))
+}
+
+// recordText is the record of a NodeSLORollout's status as Record's JSON.
+// The API type has Record's shape, field for field, so the text is the
+// one Encode wrote (TestTheStatusHoldsTheRecordAsEncoded).
+func recordText(api *nodeslov1alpha1.RolloutRecord) string {
+	if api == nil {
+		return ""
+	}
+	b, _ := json.Marshal(api) // strings, numbers, bools, maps and lists always marshal
+	return string(b)
+}
+
+// apiRecord is an encoded record as a NodeSLORollout's status holds it
+// ("" or one that does not parse: none).
+func apiRecord(text string) *nodeslov1alpha1.RolloutRecord {
+	var api nodeslov1alpha1.RolloutRecord
+	if text == "" || json.Unmarshal([]byte(text), &api) != nil {
+		return nil
+	}
+	return &api
+}
+
+// API is r as a NodeSLORollout's status holds it.
+func (r Record) API() *nodeslov1alpha1.RolloutRecord { return apiRecord(r.Encode()) }

@@ -39,6 +39,11 @@ func FuzzParseRecord(f *testing.F) {
 				t.Errorf("%q parsed to a record that encodes as %q, which parses to %q (%v)",
 					value, encoded, again.Encode(), err)
 			}
+			// The status holds it as encoded, or (counts beyond the API's
+			// int32, which no fleet reaches) not at all, never altered.
+			if api := apiRecord(encoded); api != nil && recordText(api) != encoded {
+				t.Errorf("the status holds %q as %q", encoded, recordText(api))
+			}
 		}
 		in := planInput(`{"maxNodesPerStep": 1, "canary": {"nodeSelector": {"matchLabels": {"pool": "web"}}}, `+
 			`"healthGate": {"maxUnhealthyNodes": 0}}`, planFleet())

@@ -454,7 +454,7 @@ func (w *simWorld) specChanged() { w.generation++; w.mgr.wake = true }
 // after each; a withheld configuration must reach no node through them.
 func (w *simWorld) reapply() {
 	data := w.config(loadOf(w.data, nil))
-	s := StandingOf(w.status.Record, data.Fingerprint(), w.controls().Retry)
+	s := StandingOf(recordText(w.status.RolloutRecord), data.Fingerprint(), w.controls().Retry)
 	before := map[string]bool{}
 	for name, slo := range w.slos {
 		before[name] = w.nodes[name] != nil && resolvesTo(data, w.inputs(name), slo)

@@ -143,7 +143,7 @@ type simWorld struct {
 	// record is the last record parsed (recordOf).
 	record struct {
 		parsed bool
-		raw    string
+		api    *nodeslov1alpha1.RolloutRecord
 		rec    Record
 		err    error
 	}
@@ -183,11 +183,12 @@ func loadOf(data map[string]string, previous *sloconfig.Config) *sloconfig.Confi
 	return cfg
 }
 
-// recordOf is ParseRecord of the record persisted, parsed once a value.
+// recordOf is RecordOf the record persisted, read once a status (a
+// status written is a new value, never changed in place).
 func (w *simWorld) recordOf() (Record, error) {
-	if raw := w.status.Record; !w.record.parsed || raw != w.record.raw {
-		w.record.parsed, w.record.raw = true, raw
-		w.record.rec, w.record.err = ParseRecord(raw)
+	if api := w.status.RolloutRecord; !w.record.parsed || api != w.record.api {
+		w.record.parsed, w.record.api = true, api
+		w.record.rec, w.record.err = RecordOf(api)
 	}
 	return w.record.rec, w.record.err
 }
@@ -402,7 +403,7 @@ func (w *simWorld) decide() {
 	plan, persisted := w.writeStatus(plan, c, fault)
 	w.oracle.decided(w, in, plan, persisted)
 	w.log("decide: target %s record %s release %v gate %d next %v", ShortTarget(cfg.Fingerprint()),
-		w.status.Record, plan.Release, plan.Gate.Len(), plan.NextAt.Sub(simStart))
+		recordText(w.status.RolloutRecord), plan.Release, plan.Gate.Len(), plan.NextAt.Sub(simStart))
 	if fault == faultCrashAfterRecord {
 		w.restart("after persisting its record, before any node write")
 		return

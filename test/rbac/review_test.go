@@ -105,7 +105,7 @@ var _ = Describe("the manager's requests against config/rbac", Ordered, Continue
 			obj := &nodeslov1alpha1.NodeSLORollout{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configName}, obj)).
 				To(Succeed())
-			g.Expect(obj.Status.Record).NotTo(BeEmpty())
+			g.Expect(obj.Status.RolloutRecord).NotTo(BeNil())
 			g.Expect(obj.Status.Phase).To(BeEquivalentTo(rollout.PhaseCompleted))
 			revisions := &appsv1.ControllerRevisionList{}
 			g.Expect(k8sClient.List(ctx, revisions, client.InNamespace(configNamespace))).To(Succeed())

@@ -147,12 +147,11 @@ type NodeSLORolloutStatus struct {
 	// Updated is when the controller last changed this status.
 	// +optional
 	Updated *metav1.Time `json:"updated,omitempty"`
-	// Record is the controller's own record of the rollout (JSON), which it
-	// needs across restarts. It is not an interface: read the fields above.
-	// Removing it starts the rollout again, canaries first.
+	// RolloutRecord is what the controller needs of the rollout across
+	// restarts; the fields above say the same for people. Removing it
+	// starts the rollout again, canaries first.
 	// +optional
-	// +kubebuilder:validation:MaxLength=262144
-	Record string `json:"record,omitempty"`
+	RolloutRecord *RolloutRecord `json:"rolloutRecord,omitempty"`
 }
 
 // RolloutHealth is what the health gate of spec.strategy judged.
