@@ -255,10 +255,17 @@ func describe(in PlanInput, m Memory, rec Record) (nodes []Node, held map[string
 // changes nothing for and that no decision held is not written at all.
 // This is how a plan after a restart knows the nodes Memory.stillHeld
 // would have kept. Not knowing the configuration or its number, it is not
-// held.
+// held; written under a revision older than target's, it carried out a
+// decision of the rollout before (in the instant this one started), and
+// is not held either.
 func heldSince(o Observed, rec Record, target string, before []*sloconfig.Config, numbers map[string]int64) bool {
 	if rec.Target != target || o.From == "" || o.From == ShortTarget(target) || o.Under == 0 ||
 		o.WrittenAt.IsZero() || o.WrittenAt.Before(rec.Started) {
+		return false
+	}
+	if n, ok := numbers[target]; ok && o.Under < n {
+		// Written while an older revision was in force: carrying out a
+		// decision of the rollout before, in the instant this one started.
 		return false
 	}
 	for _, cfg := range before {

@@ -237,6 +237,18 @@ func TestPlanKeepsHoldingAPendingNodeThatMatchesTheTarget(t *testing.T) {
 		t.Errorf("after a restart, a written by the gate since the start: gate holds a %t, pending %d",
 			restarted.Gate.Has("a"), restarted.Figures.Pending)
 	}
+	// The target's revision known (3): a written under revision 2 in the
+	// instant the rollout started carried out a decision of the rollout
+	// before (simulator seeds 79646 and 81905); under 3, of this one.
+	again.Numbers[again.Config.Fingerprint()] = 3
+	if done := (Memory{}).Plan(again); done.Gate.Has("a") {
+		t.Errorf("after a restart, a written under a revision older than the target's is held")
+	}
+	nodes[0].Under = 3
+	if held := (Memory{}).Plan(again); !held.Gate.Has("a") {
+		t.Errorf("after a restart, a written by the gate under the target's revision is not held")
+	}
+	delete(again.Numbers, again.Config.Fingerprint())
 	nodes[0].Under = 1
 	if done := (Memory{}).Plan(again); done.Gate.Has("a") {
 		t.Errorf("after a restart, a written while its configuration was in force (not by a gate) is done, yet held")
