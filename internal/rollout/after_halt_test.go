@@ -186,11 +186,8 @@ func TestARetryIsNotJudgedOnTheHaltedRolloutsWrites(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 500e6, time.UTC)
 	halted, before := gatedData("55"), gatedData("60")
 	f := newGatedFleet(t, before, t0.Add(-time.Hour))
-	f.store("c1", halted, t0.Add(-25*time.Second))
-	f.store("c2", halted, t0.Add(-25*time.Second))
-	for i := range f.nodes[:2] { // c1 and c2, written by the halted rollout
-		f.nodes[i].From = ShortTarget(sloconfig.Load(halted, nil).Fingerprint())
-	}
+	f.storeFrom("c1", halted, t0.Add(-25*time.Second))
+	f.storeFrom("c2", halted, t0.Add(-25*time.Second))
 	sick := map[string]NodeHealth{"c1": notReadySince(t0.Add(-20 * time.Second)),
 		"c2": notReadySince(t0.Add(-20 * time.Second))}
 	record := haltedRolloutRecord(halted, t0.Add(-30*time.Second), t0, false)

@@ -60,6 +60,17 @@ func (f *gatedFleet) store(name string, data map[string]string, at time.Time) {
 	f.t.Fatalf("no node %s", name)
 }
 
+// storeFrom is store, with the node's NodeSLO naming data's configuration
+// as the one it was written from (storedslo.ConfigurationAnnotation).
+func (f *gatedFleet) storeFrom(name string, data map[string]string, at time.Time) {
+	f.store(name, data, at)
+	for i := range f.nodes {
+		if f.nodes[i].Node.Name == name {
+			f.nodes[i].From = ShortTarget(sloconfig.Load(data, nil).Fingerprint())
+		}
+	}
+}
+
 // plan plans data's rollout at now over the fleet with health, after the
 // record of the previous plan (nil: none).
 func (f *gatedFleet) plan(m Memory, previous *Plan, data map[string]string, now time.Time,
@@ -241,12 +252,8 @@ func TestANodeWrittenAnotherConfigurationInTheStartSecondIsNotJudged(t *testing.
 	f := newGatedFleet(t, old, t0.Add(-time.Hour))
 	// n1 stores what data resolves for it, written 400 ms before the
 	// rollout starts, from the configuration before.
+	f.storeFrom("n1", old, t0.Add(-400*time.Millisecond))
 	f.store("n1", data, t0.Add(-400*time.Millisecond))
-	for i := range f.nodes {
-		if f.nodes[i].Node.Name == "n1" {
-			f.nodes[i].From = ShortTarget(sloconfig.Load(old, nil).Fingerprint())
-		}
-	}
 	p := f.plan(Memory{}, nil, data, t0, nil)
 	sick := map[string]NodeHealth{"n1": notReadySince(t0.Add(200 * time.Millisecond))}
 	later := f.plan(p.Memory(), &p, data, t0.Add(time.Second), sick)
