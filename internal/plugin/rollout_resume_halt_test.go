@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -40,10 +41,21 @@ func haltFixture(t *testing.T, key string, spec nodeslov1alpha1.NodeSLORolloutSp
 	return pauseFixture(data, obj)
 }
 
+// statusRecord is rec as the controller's status holds it: the API type
+// has the record's JSON shape.
+func statusRecord(rec rollout.Record) *nodeslov1alpha1.RolloutRecord {
+	api := &nodeslov1alpha1.RolloutRecord{}
+	if err := json.Unmarshal([]byte(rec.Encode()), api); err != nil {
+		panic(err)
+	}
+	return api
+}
+
 // recordStatus is the status the controller writes with rec: the record,
 // and the halt's time (to the second, as the API keeps it).
 func recordStatus(rec rollout.Record) nodeslov1alpha1.NodeSLORolloutStatus {
-	s := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Configuration: rec.Target, RolloutRecord: rec.API()}
+	s := nodeslov1alpha1.NodeSLORolloutStatus{Phase: phaseProgressing, Configuration: rec.Target,
+		RolloutRecord: statusRecord(rec)}
 	if rec.Health.Halted() {
 		s.Phase = rollout.PhaseHalted
 		s.Health = &nodeslov1alpha1.RolloutHealth{Allowed: 1,

@@ -186,8 +186,8 @@ func TestARetryIsNotJudgedOnTheHaltedRolloutsWrites(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 500e6, time.UTC)
 	halted, before := gatedData("55"), gatedData("60")
 	f := newGatedFleet(t, before, t0.Add(-time.Hour))
-	f.storeFrom("c1", halted, t0.Add(-25*time.Second))
-	f.storeFrom("c2", halted, t0.Add(-25*time.Second))
+	f.storeFrom("c1", halted, halted, t0.Add(-25*time.Second))
+	f.storeFrom("c2", halted, halted, t0.Add(-25*time.Second))
 	sick := map[string]NodeHealth{"c1": notReadySince(t0.Add(-20 * time.Second)),
 		"c2": notReadySince(t0.Add(-20 * time.Second))}
 	record := haltedRolloutRecord(halted, t0.Add(-30*time.Second), t0, false)

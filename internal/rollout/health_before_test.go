@@ -60,13 +60,13 @@ func (f *gatedFleet) store(name string, data map[string]string, at time.Time) {
 	f.t.Fatalf("no node %s", name)
 }
 
-// storeFrom is store, with the node's NodeSLO naming data's configuration
+// storeFrom is store, with the node's NodeSLO naming from's configuration
 // as the one it was written from (storedslo.ConfigurationAnnotation).
-func (f *gatedFleet) storeFrom(name string, data map[string]string, at time.Time) {
+func (f *gatedFleet) storeFrom(name string, data, from map[string]string, at time.Time) {
 	f.store(name, data, at)
 	for i := range f.nodes {
 		if f.nodes[i].Node.Name == name {
-			f.nodes[i].From = ShortTarget(sloconfig.Load(data, nil).Fingerprint())
+			f.nodes[i].From = ShortTarget(sloconfig.Load(from, nil).Fingerprint())
 		}
 	}
 }
@@ -252,8 +252,7 @@ func TestANodeWrittenAnotherConfigurationInTheStartSecondIsNotJudged(t *testing.
 	f := newGatedFleet(t, old, t0.Add(-time.Hour))
 	// n1 stores what data resolves for it, written 400 ms before the
 	// rollout starts, from the configuration before.
-	f.storeFrom("n1", old, t0.Add(-400*time.Millisecond))
-	f.store("n1", data, t0.Add(-400*time.Millisecond))
+	f.storeFrom("n1", data, old, t0.Add(-400*time.Millisecond))
 	p := f.plan(Memory{}, nil, data, t0, nil)
 	sick := map[string]NodeHealth{"n1": notReadySince(t0.Add(200 * time.Millisecond))}
 	later := f.plan(p.Memory(), &p, data, t0.Add(time.Second), sick)

@@ -112,8 +112,9 @@ func promDuration(d time.Duration) string {
 
 // MetricQueries are the checks due now with their queries, over the nodes
 // this rollout reached (its NodeSLO written this change since the rollout
-// started: wroteTarget) and the canaries among them. None while the gate does not judge the rollout
-// of in's configuration, while it is halted, or before any node is reached.
+// started: wroteTarget) and the canaries among them. None while the gate
+// does not judge the rollout of in's configuration, while it is halted, or
+// before any node is reached.
 func (m Memory) MetricQueries(in PlanInput) ([]MetricQuery, error) {
 	policy := in.Rollout.Policy
 	if policy == nil || policy.HealthGate == nil || len(policy.HealthGate.Metrics) == 0 || in.Config == nil {

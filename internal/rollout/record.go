@@ -113,6 +113,3 @@ func apiRecord(text string) *nodeslov1alpha1.RolloutRecord {
 	}
 	return &api
 }
-
-// API is r as a NodeSLORollout's status holds it.
-func (r Record) API() *nodeslov1alpha1.RolloutRecord { return apiRecord(r.Encode()) }

@@ -26,7 +26,7 @@ func TestTheStatusHoldsTheRecordAsEncoded(t *testing.T) {
 	}
 	for _, rec := range []Record{full, {Target: "f2", Started: t0}} {
 		encoded := rec.Encode()
-		api := rec.API()
+		api := apiRecord(encoded)
 		if api == nil || recordText(api) != encoded {
 			t.Fatalf("the status holds %s as %+v, which reads %s", encoded, api, recordText(api))
 		}
