@@ -200,26 +200,29 @@ func earliestOf(a, b time.Time) time.Time {
 
 // judgeMetrics merges the samples of gate's checks into prior, the
 // records of a rollout; it returns the records and whether they changed.
+// It keeps the records of gate's checks only: a check the strategy no
+// longer has is not shown, so that the records stay within the gate's 10
+// checks however often the strategy is edited (the CRD bounds both the
+// record's and status.health's at 10).
 func judgeMetrics(
 	prior map[string]MetricRecord, gate *HealthGate, samples map[string]MetricSample, now time.Time,
 ) (map[string]MetricRecord, bool) {
 	if gate == nil || len(samples) == 0 {
 		return prior, false
 	}
-	out := maps.Clone(prior)
-	if out == nil {
-		out = map[string]MetricRecord{}
-	}
+	out := make(map[string]MetricRecord, len(gate.Metrics))
 	for i := range gate.Metrics {
 		c := &gate.Metrics[i]
+		r, had := prior[c.Name]
 		s, ok := samples[c.Name]
 		if !ok {
+			if had {
+				out[c.Name] = r
+			}
 			continue
 		}
-		if r, keep := judgeMetric(c, out[c.Name], s, now); keep {
+		if r, keep := judgeMetric(c, r, s, now); keep {
 			out[c.Name] = r
-		} else {
-			delete(out, c.Name)
 		}
 	}
 	changed := !maps.Equal(out, prior)

@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -287,5 +289,29 @@ func TestMetricQueries(t *testing.T) {
 	in.Record = other.Encode()
 	if qs, _ := (Memory{}).MetricQueries(in); len(qs) != 0 {
 		t.Errorf("a rollout not started yet measured: %+v", qs)
+	}
+}
+
+// The records of a rollout's metric checks are those of the strategy's
+// checks only: a check renamed or removed mid-rollout leaves its record at
+// the next measurement, so that the records stay within the 10 checks the
+// CRD bounds them to however often the strategy is edited; the record of
+// a check of the strategy not measured this time stays as it was.
+func TestJudgeMetricsKeepsOnlyTheStrategysChecks(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	load := LoadKey(metricKey(latencyCheck + `}`))
+	gate := load.Policy.HealthGate
+	prior := map[string]MetricRecord{}
+	for i := range 10 {
+		prior[fmt.Sprintf("removed-%d", i)] = MetricRecord{Failures: 1, Seen: "value 2", At: now}
+	}
+	prior[checkLatency] = MetricRecord{Failures: 1, Seen: "value 2", At: now}
+	out, changed := judgeMetrics(prior, gate, map[string]MetricSample{checkLatency: {Value: 2}}, now)
+	if !changed || len(out) != 1 || out[checkLatency].Failures != 2 {
+		t.Errorf("records %+v (changed %t), want latency's alone, its failures counted", out, changed)
+	}
+	unmeasured, _ := judgeMetrics(out, gate, map[string]MetricSample{"another": {Value: 2}}, now)
+	if !maps.Equal(unmeasured, out) {
+		t.Errorf("a check not measured this time lost its record: %+v", unmeasured)
 	}
 }

@@ -96,8 +96,10 @@ type HealthRecord struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Allowed int32 `json:"allowed,omitempty"`
-	// Metrics has, by check name, the metric checks not passing or failed.
+	// Metrics has, by check name, the metric checks not passing or failed
+	// (of the strategy's 10 at most).
 	// +optional
+	// +kubebuilder:validation:MaxProperties=10
 	Metrics map[string]MetricRecord `json:"metrics,omitempty"`
 	// Before has the nodes seen unhealthy before this rollout wrote them
 	// (at most 100), with the bad conditions they showed: reported, never
