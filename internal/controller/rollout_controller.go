@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -234,7 +235,8 @@ func (r *NodeSLORolloutReconciler) dropped(ctx context.Context, read rolloutRead
 // publish makes cfg, with the fields the CRD drops and the plan's gate,
 // decided at now, the Snapshot in force, says what the plan did, and has
 // the NodeSLO controller reconcile what changed: every node when the
-// Snapshot changes what nodes should hold, else the nodes the plan released.
+// Snapshot changes what nodes should hold, else the nodes the plan released
+// and those whose stamps it writes (Gate.Restamped).
 func (r *NodeSLORolloutReconciler) publish(
 	ctx context.Context, read rolloutRead, cfg loaded, dropped []string, plan rollout.Plan, now time.Time,
 ) {
@@ -260,7 +262,7 @@ func (r *NodeSLORolloutReconciler) publish(
 		}
 		return
 	}
-	r.enqueueReleased(ctx, plan.Release)
+	r.enqueueReleased(ctx, slices.Concat(plan.Release, plan.Gate.Restamped()))
 }
 
 // setupWithManager registers the controller for the NodeSLORollout of the

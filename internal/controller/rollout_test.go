@@ -806,6 +806,35 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 			Expect(f.at(ctx, 40)).To(BeEmpty(), "no node gets the configuration paused before")
 		})
 
+	// Simulator seed 80368: a held node relabelled so that the target gives
+	// it what it stores is reached by a step without a write. Its NodeSLO's
+	// stamp named the configuration in force for it before, so a manager
+	// after a restart took it for held, and its next labels got that
+	// configuration again. The step now writes its stamps alone.
+	It("stamps a held node that a step reaches without a write with the target, so a restart does not hold it again "+
+		"(seed 80368)",
+		func(ctx SpecContext) {
+			pausedOverPools(ctx)
+			held := f.names[rolloutCanaries]
+			paused40 := rollout.ShortTarget(record(ctx).Target)
+			relabelPool(ctx, held, "batch")
+			Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"what 50 and 40 both give batch nodes")
+			settle()
+			Expect(stampOf(ctx, held)).NotTo(Equal(paused40), "written while held, from 50")
+
+			setConfig(ctx, pooledData(40, 30, rolloutPolicy(false)))
+			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
+			Eventually(func() string { return stampOf(ctx, held) }).Should(Equal(paused40),
+				"reached by a step that changed nothing for it: its stamps name the target")
+			Expect(specOf(ctx, held)()).To(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"))
+
+			restartManager(ctx, func() {})
+			relabelPool(ctx, held, "")
+			Eventually(specOf(ctx, held)).Should(haveField(40.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+				"reached by 40: relabelled after a restart, it gets 40, not 50 again")
+		})
+
 	// Simulator seed 2: a decision that saw a held node's new labels before
 	// the NodeSLO reconciler wrote it looked for the node's base again,
 	// found in its NodeSLO's stamp an older configuration that resolves the

@@ -35,8 +35,10 @@ type Snapshot struct {
 // records how long the resolution took.
 func (s *Snapshot) choose(node sloconfig.Node, stored *storedslo.NodeSLO) rollout.NodeChoice {
 	start := time.Now()
+	from, _ := stored.From()
 	choice := rollout.ChooseNode(s.Config, s.Dropped, s.Gate, node, rollout.StoredNode{
 		Exists: stored.Exists(), Spec: stored.Spec(), Digest: stored.Digest(), Generation: stored.Generation(),
+		From: from,
 	})
 	resolveSeconds.Observe(time.Since(start).Seconds())
 	return choice

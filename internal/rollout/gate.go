@@ -18,6 +18,13 @@ import (
 // rollout. A Gate is never written once published.
 type Gate struct {
 	held map[string]heldWith
+	// restamp are nodes not held whose NodeSLO already holds what the
+	// target resolves for them but names the configuration a gate held
+	// them with: a step reached them without a write. ChooseNode writes
+	// each once with the target's stamps, so that the reach is in the
+	// cluster and a plan after a restart does not hold them again
+	// (heldSince).
+	restamp map[string]bool
 }
 
 // heldWith is what a node is held with: base, the configuration in force
@@ -35,6 +42,10 @@ func (g *Gate) Has(name string) bool {
 	_, ok := g.held[name]
 	return ok
 }
+
+// restamps reports whether the node by name is to be written with the
+// target's stamps although its NodeSLO holds what the target resolves.
+func (g *Gate) restamps(name string) bool { return g != nil && g.restamp[name] }
 
 // base is the configuration in force for a held node (nil: not known);
 // held is false when the gate does not hold it.
@@ -77,6 +88,16 @@ func (g *Gate) Bases() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Restamped returns the nodes to write with the target's stamps alone
+// (Gate.restamp), sorted: the NodeSLO controller is asked to reconcile
+// them as it is the nodes a plan releases.
+func (g *Gate) Restamped() []string {
+	if g == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(g.restamp))
 }
 
 // names returns the nodes held.

@@ -20,6 +20,9 @@ type StoredNode struct {
 	Spec       *slov1alpha1.NodeSLOSpec
 	Digest     string
 	Generation int64
+	// From is the short fingerprint its stamp names
+	// (storedslo.ConfigurationAnnotation; "": none).
+	From string
 }
 
 // NodeAction is what the NodeSLO reconciler does with a node's NodeSLO.
@@ -62,6 +65,10 @@ func ChooseNode(
 	res := cfg.Resolve(node, stored.Spec)
 	want := cfg.StoredFormOf(&res, dropped)
 	if stored.Exists && want.HeldBy(stored.Digest, stored.Spec) {
+		if gate.restamps(node.Name) && stored.From != ShortTarget(cfg.Fingerprint()) {
+			// Reached without a write: the stamps alone record it (Gate.restamp).
+			return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: cfg}
+		}
 		return NodeChoice{Action: NodeUpToDate, Resolution: res, Want: want, From: cfg}
 	}
 	base, held := gate.base(node.Name)

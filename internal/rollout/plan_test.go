@@ -262,3 +262,64 @@ func TestPlanKeepsHoldingAPendingNodeThatMatchesTheTarget(t *testing.T) {
 		t.Errorf("after a restart, a written from the target is done, yet held")
 	}
 }
+
+// A step that reaches a pending node the target leaves as it is, whose
+// NodeSLO the gate wrote from the configuration before, writes the node's
+// stamps alone, once: nothing else in the cluster says it was reached,
+// and a manager after a restart would hold it again on the configuration
+// before (docs/rollout.md#behaviour; simulator seed 80368).
+func TestAStepThatReachesANodeWithoutAWriteRestampsIt(t *testing.T) {
+	nodes := planFleet()
+	paused := planInput(`{"paused": true}`, nodes)
+	first := Memory{}.Plan(paused)
+	rec, err := ParseRecord(first.RecordChange.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	older, target := thresholdConfig(60, 30), paused.Config
+	matching := target.Resolve(nodes[0].Node, nil).Spec
+	nodes[0].Stored = &matching
+	nodes[0].From, nodes[0].Under, nodes[0].WrittenAt = ShortTarget(older.Fingerprint()), 2, rec.Started
+	with := func(in PlanInput) PlanInput {
+		in.Record, in.HasRecord = first.RecordChange.Value, true
+		in.Before = []*sloconfig.Config{older}
+		in.Numbers = map[string]int64{older.Fingerprint(): 1, target.Fingerprint(): 2}
+		return in
+	}
+	held := first.Memory().Plan(with(planInput(`{"paused": true}`, nodes)))
+	if !held.Gate.Has("a") || held.Gate.Restamped() != nil {
+		t.Errorf("a held: gate holds a %t, restamped %v", held.Gate.Has("a"), held.Gate.Restamped())
+	}
+	reached := held.Memory().Plan(with(planInput(`{"maxNodesPerStep": 3}`, nodes)))
+	if !slices.Contains(reached.Release, "a") || !slices.Equal(reached.Gate.Restamped(), []string{"a"}) ||
+		!slices.Equal(reached.Unpersisted().Gate.Restamped(), nil) {
+		t.Fatalf("a reached: release %v, restamped %v, restamped unpersisted %v",
+			reached.Release, reached.Gate.Restamped(), reached.Unpersisted().Gate.Restamped())
+	}
+	stored := StoredNode{Exists: true, Spec: &matching, Generation: 2, From: nodes[0].From}
+	if c := ChooseNode(target, nil, reached.Gate, nodes[0].Node, stored); c.Action != NodeWrite || c.From != target {
+		t.Errorf("a restamped, stamped from the configuration before: %v from %v", c.Action, c.From)
+	}
+	if other := ChooseNode(target, nil, reached.Gate, nodes[1].Node, stored); other.Action != NodeUpToDate {
+		t.Errorf("b, not restamped, storing the target: %v", other.Action)
+	}
+	stored.From = ShortTarget(target.Fingerprint())
+	if c := ChooseNode(target, nil, reached.Gate, nodes[0].Node, stored); c.Action != NodeUpToDate {
+		t.Errorf("a restamped already: %v", c.Action)
+	}
+
+	// Until its stamps are written, every plan restamps it, a plan whose
+	// record was not persisted too; once they are, none does.
+	next := reached.Memory().Plan(with(planInput(`{"maxNodesPerStep": 3}`, nodes)))
+	if !slices.Equal(next.Gate.Restamped(), []string{"a"}) ||
+		!slices.Equal(next.Unpersisted().Gate.Restamped(), []string{"a"}) {
+		t.Errorf("not yet written: restamped %v, unpersisted %v", next.Gate.Restamped(), next.Unpersisted().Gate.Restamped())
+	}
+	nodes[0].From, nodes[0].WrittenAt = ShortTarget(target.Fingerprint()), rec.Started.Add(time.Second)
+	if done := next.Memory().Plan(with(planInput(`{"maxNodesPerStep": 3}`, nodes))); done.Gate.Restamped() != nil {
+		t.Errorf("written: restamped %v", done.Gate.Restamped())
+	}
+	if restarted := (Memory{}).Plan(with(planInput(`{"paused": true}`, nodes))); restarted.Gate.Has("a") {
+		t.Errorf("after a restart, a restamped is held again")
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	slov1alpha1 "github.com/nodeslo/nodeslo-controller/api/slo/v1alpha1"
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
 )
 
@@ -129,9 +128,9 @@ func (o *simOracle) created(name, fingerprint string) { o.allow(name, fingerprin
 
 // wrote checks one NodeSLO write (invariantExactlyOnce, and
 // invariantHeldMeansHeld at the write, before a decision sees it).
-func (o *simOracle) wrote(w *simWorld, name string, old *slov1alpha1.NodeSLOSpec, written *simSLO, at time.Time) {
+func (o *simOracle) wrote(w *simWorld, name string, old, written *simSLO, restamp bool, at time.Time) {
 	o.lastWrite[name] = simWrite{from: written.from, at: at}
-	invariantExactlyOnce(o, name, old, written.spec)
+	invariantExactlyOnce(o, name, old, written, restamp)
 	if !o.released(w, name, written) {
 		o.fail("held means held", "node %s (labels %v) written with a configuration never released to it (released: %v)",
 			name, w.nodes[name].labels, shortKeys(o.allowed[name]))
@@ -170,6 +169,10 @@ func (o *simOracle) decided(w *simWorld, in PlanInput, plan Plan, persisted bool
 			reached[name] = true
 		}
 		switch {
+		case w.resolvesTo(cfg, name, slo) && plan.Gate.restamps(name):
+			// Reached without a write: only the write of its stamps tells a
+			// new manager, so a stop before it takes the release back.
+			o.release(name, cfg.Fingerprint())
 		case w.resolvesTo(cfg, name, slo) && !plan.Gate.Has(name):
 			o.allow(name, cfg.Fingerprint()) // done: the configuration changes nothing for it
 		default:
@@ -570,9 +573,14 @@ func invariantStatusTellsTheTruth(o *simOracle, w *simWorld, rec Record, plan Pl
 // invariantExactlyOnce: "every pending node is written exactly once"
 // (docs/rollout-design.md, TestNoBurst) and "no write that changed
 // nothing" (docs/testing.md#fault-tests): a write always changes the spec.
-func invariantExactlyOnce(o *simOracle, name string, old, written *slov1alpha1.NodeSLOSpec) {
-	if old != nil && sloconfig.SpecEqual(old, written) {
-		o.fail("exactly once", "node %s written with the spec it stores", name)
+// The one exception is a node a step reached without a write, whose
+// stamps alone are written once (Gate.restamp).
+func invariantExactlyOnce(o *simOracle, name string, old, written *simSLO, restamp bool) {
+	if old.spec == nil || !sloconfig.SpecEqual(old.spec, written.spec) {
+		return
+	}
+	if !restamp || old.from == written.from {
+		o.fail("exactly once", "node %s written with the spec and the stamp it stores (restamp %t)", name, restamp)
 	}
 }
 

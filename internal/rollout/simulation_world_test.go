@@ -424,7 +424,7 @@ func (w *simWorld) decide() {
 			m.wake = true // the revert comes with the next decision (rollout_revert.go's revertAt)
 		}
 	}
-	release := plan.Release
+	release := slices.Concat(plan.Release, plan.Gate.Restamped())
 	if before == nil || before.cfg.Fingerprint() != cfg.Fingerprint() {
 		release = w.names()
 		for name := range w.slos {
@@ -549,7 +549,7 @@ func (w *simWorld) reconcileNode(name string) {
 	}
 	stored := StoredNode{}
 	if slo != nil {
-		stored = StoredNode{Exists: true, Spec: slo.spec, Digest: slo.vouched, Generation: slo.generation}
+		stored = StoredNode{Exists: true, Spec: slo.spec, Digest: slo.vouched, Generation: slo.generation, From: slo.from}
 	}
 	choice := ChooseNode(snap.cfg, nil, snap.gate, w.inputs(name), stored)
 	if !snap.gate.Has(name) {
@@ -563,11 +563,11 @@ func (w *simWorld) reconcileNode(name string) {
 		w.slos[name] = slo
 		w.oracle.created(name, snap.cfg.Fingerprint())
 	}
-	old := slo.spec
+	old := *slo
 	slo.spec, slo.generation = choice.Resolution.Spec.DeepCopy(), slo.generation+1
 	slo.vouched, slo.digest = choice.Want.Digest, choice.Want.Digest
 	slo.from, slo.under = ShortTarget(choice.From.Fingerprint()), snap.revision
-	w.oracle.wrote(w, name, old, slo, w.now)
+	w.oracle.wrote(w, name, &old, slo, snap.gate.restamps(name), w.now)
 	// Stamped as the controller stamps it, read back from the annotation.
 	slo.writtenAt = storedslo.ParseWrittenAt(map[string]string{
 		storedslo.SpecWrittenAnnotation: storedslo.FormatWrittenAt(storedslo.WrittenAt(w.now, snap.decided)),
