@@ -782,15 +782,8 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 	It("keeps a held node that its own write left matching the target on the configuration in force for it, "+
 		"across a restart (issue 54)",
 		func(ctx SpecContext) {
-			pausedOverPools(ctx)
 			held := f.names[rolloutCanaries]
-			paused40 := rollout.ShortTarget(record(ctx).Target)
-			relabelPool(ctx, held, "batch")
-			Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
-				"what 50 and 40 both give batch nodes")
-			settle()
-			Expect(stampOf(ctx, held)).NotTo(Equal(paused40),
-				"stamped with the configuration in force for it, 50, not the paused target 40")
+			heldMatchingTheTarget(ctx, held)
 			// 45 (batch 35) paused, then a restart: the new manager knows
 			// only what is stored.
 			setConfig(ctx, pooledData(45, 35, rolloutPolicy(true)))
@@ -814,14 +807,8 @@ var _ = Describe("A staged rollout's held nodes", Serial, Label(shardHeld), func
 	It("stamps a held node that a step reaches without a write with the target, so a restart does not hold it again "+
 		"(seed 80368)",
 		func(ctx SpecContext) {
-			pausedOverPools(ctx)
 			held := f.names[rolloutCanaries]
-			paused40 := rollout.ShortTarget(record(ctx).Target)
-			relabelPool(ctx, held, "batch")
-			Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
-				"what 50 and 40 both give batch nodes")
-			settle()
-			Expect(stampOf(ctx, held)).NotTo(Equal(paused40), "written while held, from 50")
+			paused40 := heldMatchingTheTarget(ctx, held)
 
 			setConfig(ctx, pooledData(40, 30, rolloutPolicy(false)))
 			Eventually(func() bool { return rolloutDone(ctx) }).Should(BeTrue())
@@ -993,6 +980,23 @@ func pausedOverPools(ctx context.Context) {
 	setConfig(ctx, pooledData(40, 30, rolloutPolicy(true)))
 	Eventually(metric(controller.MetricRolloutPending)).Should(Equal(float64(rolloutNodes)))
 	settle()
+}
+
+// heldMatchingTheTarget is pausedOverPools with the held node relabelled
+// to the batch pool, for which 50 and the paused 40 both give 30: the gate
+// writes it with 30 from 50, and it then matches the target without being
+// reached. It returns the target's short fingerprint.
+func heldMatchingTheTarget(ctx context.Context, held string) (paused40 string) {
+	GinkgoHelper()
+	pausedOverPools(ctx)
+	paused40 = rollout.ShortTarget(record(ctx).Target)
+	relabelPool(ctx, held, "batch")
+	Eventually(specOf(ctx, held)).Should(haveField(30.0, "resourceUsedThresholdWithBE", "cpuSuppressThresholdPercent"),
+		"what 50 and 40 both give batch nodes")
+	settle()
+	Expect(stampOf(ctx, held)).NotTo(Equal(paused40),
+		"stamped with the configuration in force for it, 50, not the paused target 40")
+	return paused40
 }
 
 // stampOf is the configuration node's NodeSLO was last written from, as
