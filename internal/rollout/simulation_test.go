@@ -544,9 +544,14 @@ func shrink(sc simScenario, events []simEvent, invariant string) []simEvent {
 // started, taken after a restart for one the gate held (heldSince);
 // 40678, 50524, such a node counted reached, then differing again, and
 // 8677, one its step had reached held again after a restart: each step
-// found short reached another node within the interval (Node.Held).
+// found short reached another node within the interval (Node.Held);
+// 79646, 81905, a node the rollout before wrote in the instant this one
+// started, taken for held after a restart (heldSince's revision; the
+// restamp below now also covers these two histories), and 80368, a held
+// node a step reached without a write, held again after a restart
+// (Gate.restamp).
 var simRegressionSeeds = []uint64{1078, 1433, 1881, 2266, 2290, 6303, 6330, 8677, 12471, 19329, 27675, 40678,
-	50524, 84465}
+	50524, 79646, 80368, 81905, 84465}
 
 // TestSimulationRegressions replays simRegressionSeeds.
 func TestSimulationRegressions(t *testing.T) {
