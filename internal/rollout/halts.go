@@ -19,7 +19,8 @@ import (
 
 // maxHaltsKept bounds the halts the record remembers besides the rollout
 // in progress; the oldest is forgotten first. maxHaltSummary bounds each
-// one's summary, so that the record annotation stays small.
+// one's summary, so that the record stays small and within the CRD's
+// bounds of status.rolloutRecord.halts.
 const (
 	maxHaltsKept   = 10
 	maxHaltSummary = 512

@@ -119,16 +119,18 @@ func TestSchedule(t *testing.T) {
 	}
 }
 
-func TestRecordAnnotation(t *testing.T) {
+// The record's JSON (status.rolloutRecord as the core encodes it) reads
+// back as the record, and an empty one as none.
+func TestRecordRoundTrip(t *testing.T) {
 	r := Record{Target: "abc", Started: t0, Pending: 40, Canaries: 3, Steps: 2, StepAt: t0.Add(3 * time.Second)}
 	back, err := ParseRecord(r.Encode())
 	if err != nil || !back.Equal(r) {
 		t.Errorf("round trip: %+v, %v", back, err)
 	}
 	if r, err := ParseRecord(""); err != nil || !r.IsZero() {
-		t.Errorf("empty annotation: %+v, %v", r, err)
+		t.Errorf("empty record: %+v, %v", r, err)
 	}
 	if _, err := ParseRecord("{"); err == nil {
-		t.Error("a broken annotation parsed")
+		t.Error("a broken record parsed")
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// FuzzParseRecord feeds the rollout record annotation's parser what anyone
-// who may edit the ConfigMap can write there: it must never panic, a value
+// FuzzParseRecord feeds the rollout record's parser (status.rolloutRecord
+// as the core reads it) any text: it must never panic, a value
 // it accepts encodes and parses back to the same record, and a plan made on
 // it, accepted or not, never panics either (a value that does not parse
 // starts a new rollout: docs/rollout-design.md#state-and-why-a-restart-does-not-burst).

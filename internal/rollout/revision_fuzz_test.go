@@ -9,16 +9,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// FuzzRevisionOf feeds the revision history's reader a ControllerRevision
-// whose data and annotations anyone who may write revisions in the
-// namespace chose (docs/rollout.md#revision-history-and-undo): it must never
-// panic, and a revision it reads renders as a ControllerRevision it reads
-// back the same.
 // legacyStatusAnnotation is the status the controller's versions before the
 // NodeSLORollout kept on the revision in force: left on old revisions, it
 // must be ignored.
 const legacyStatusAnnotation = "nodeslo.koordinator.sh/rollout-status"
 
+// FuzzRevisionOf feeds the revision history's reader a ControllerRevision
+// whose data and annotations anyone who may write revisions in the
+// namespace chose (docs/rollout.md#revision-history-and-undo): it must never
+// panic, and a revision it reads renders as a ControllerRevision it reads
+// back the same.
 func FuzzRevisionOf(f *testing.F) {
 	good := Revision{Number: 3, Fingerprint: "f", Data: map[string]string{"cpu-burst-config": "{}"},
 		ConfigMapVersion: "12", ChangedBy: "kubectl-edit", Outcome: OutcomeCompleted, Reached: 4}

@@ -15,7 +15,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // cluster stands in for the apiserver: what each node's NodeSLO stores
 // (the name of the configuration its spec was resolved from, "" for no
-// NodeSLO), and the record annotation. It applies decisions the way the
+// NodeSLO), and the rollout record. It applies decisions the way the
 // controller is meant to: persist the record, then write the nodes.
 type cluster struct {
 	stored  map[string]string
