@@ -26,7 +26,9 @@
 //
 //   - which nodes are still pending is read from the stored NodeSLOs (a
 //     node whose stored spec equals the target is done, however it got
-//     there);
+//     there) and their stamps: the configuration each was last written
+//     from tells a node a gate held, and a step that reaches one without
+//     a write writes its stamps alone (Gate.restamp);
 //   - the Record (target fingerprint, start time, counts at start, steps
 //     taken and when the last one was taken) is persisted by the controller
 //     in the NodeSLORollout's typed status.rolloutRecord, before it writes
