@@ -58,7 +58,9 @@ type NodeChoice struct {
 // resolves for the node now, and written with that otherwise (its labels
 // or bandwidth annotation changed what it resolves to, or its NodeSLO was
 // edited by hand); a label no selector reads changes nothing. A held node
-// whose configuration in force is not known keeps its NodeSLO as it is.
+// whose configuration in force is not known keeps its NodeSLO as it is. A
+// node the gate restamps that holds what cfg resolves is written all the
+// same, once, for its stamps to name cfg (Gate.restamp).
 func ChooseNode(
 	cfg *sloconfig.Config, dropped []string, gate *Gate, node sloconfig.Node, stored StoredNode,
 ) NodeChoice {
