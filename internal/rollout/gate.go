@@ -90,6 +90,21 @@ func (g *Gate) Bases() []string {
 	return out
 }
 
+// notHolding is the set of names that g does not hold (nil: none), for
+// Gate.restamp.
+func (g *Gate) notHolding(names []string) map[string]bool {
+	var out map[string]bool
+	for _, name := range names {
+		if !g.Has(name) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[name] = true
+		}
+	}
+	return out
+}
+
 // Restamped returns the nodes to write with the target's stamps alone
 // (Gate.restamp), sorted: the NodeSLO controller is asked to reconcile
 // them as it is the nodes a plan releases.

@@ -169,7 +169,8 @@ func (m Memory) Plan(in PlanInput) Plan {
 	for _, name := range d.Held {
 		gate.held[name] = held[name]
 	}
-	gate.restamp = restampsOf(in, d.Record, nodes, gate)
+	reachedStale := reachedWithStaleStamps(in, d.Record, nodes)
+	gate.restamp = gate.notHolding(reachedStale)
 	mem := m
 	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, earliestOf(d.NextStep, d.RecheckAt)
 	mem.released = make(map[string]bool, len(d.Write))
@@ -205,7 +206,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		memory:        mem,
 		unpersisted:   &Plan{Gate: holdAll(nodes, held), memory: seen},
 	}
-	p.unpersisted.Gate.restamp = restampsOf(in, d.Record, nodes, p.unpersisted.Gate)
+	p.unpersisted.Gate.restamp = p.unpersisted.Gate.notHolding(reachedStale)
 	p.Status.Withheld = withheld
 	// A record to persist is written unless the status holds it already.
 	value := d.Record.Encode()
@@ -279,21 +280,17 @@ func heldSince(o Observed, rec Record, target string, before []*sloconfig.Config
 	return false
 }
 
-// restampsOf are the nodes g does not hold whose NodeSLO holds what the
+// reachedWithStaleStamps are the nodes whose NodeSLO holds what the
 // target resolves for them, yet names the configuration the gate of this
-// rollout held them with (heldSince): a step reached them without a
-// write, and nothing in the cluster says so until their stamps name the
-// target (Gate.restamp).
-func restampsOf(in PlanInput, rec Record, nodes []Node, g *Gate) map[string]bool {
+// rollout held them with (heldSince): those a gate no longer holds were
+// reached by a step without a write, and nothing in the cluster says so
+// until their stamps name the target (Gate.restamp).
+func reachedWithStaleStamps(in PlanInput, rec Record, nodes []Node) []string {
 	target := in.Config.Fingerprint()
-	var out map[string]bool
+	var out []string
 	for i, o := range in.Nodes {
-		if nodes[i].Stored && !nodes[i].Differs && !g.Has(o.Node.Name) &&
-			heldSince(o, rec, target, in.Before, in.Numbers) {
-			if out == nil {
-				out = map[string]bool{}
-			}
-			out[o.Node.Name] = true
+		if nodes[i].Stored && !nodes[i].Differs && heldSince(o, rec, target, in.Before, in.Numbers) {
+			out = append(out, o.Node.Name)
 		}
 	}
 	return out
