@@ -64,9 +64,6 @@ func (p Plan) APIStatus(
 	want.RolloutRecord = apiRecord(c.Record)
 	if rc := p.RecordChange; rc != nil {
 		want.RolloutRecord = apiRecord(rc.Value)
-		if rc.Remove {
-			want.RolloutRecord = nil
-		}
 	}
 	want.ObservedGeneration, want.ObservedConfigMapVersion = observed.Generation, observed.ConfigMapVersion
 	want.Revision = observed.Revision

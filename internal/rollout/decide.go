@@ -124,14 +124,14 @@ type Decision struct {
 }
 
 // Decide decides which pending nodes are reached now (docs/rollout.md).
-func Decide(in Input) Decision {
+func Decide(in Input) (d Decision) {
+	// Whichever way it returns, the decision says whether its record changed.
+	defer func() { d.RecordChanged = !d.Record.Equal(in.Record) }()
 	if !in.Rollout.Present {
-		d := allAtOnce(in.Nodes)
 		// Without a strategy there is no rollout: the record is removed.
-		d.RecordChanged = !in.Record.IsZero()
-		return d
+		return allAtOnce(in.Nodes)
 	}
-	d := Decision{Record: in.Record}
+	d = Decision{Record: in.Record}
 	rec := &d.Record
 	// kubectl nodeslo rollout retry of the halt in progress: a new rollout
 	// of the same configuration, with no verdicts, canaries first.
@@ -160,8 +160,8 @@ func Decide(in Input) Decision {
 		// No step of this rollout taken: no node of it is written yet.
 		d.SeenBefore = append(d.SeenBefore, noteBefore(rec, in, in.Health.Sick)...)
 	}
-	nodes := withoutUnhealthyCanaries(in.Nodes, rec.Health)
-	pending, canaries, rejected := d.classify(nodes, rec.Canaries > 0 || rec.Steps == 0, rec.RejectedSince)
+	pending, canaries, rejected := d.classify(in.Nodes, rec.Canaries > 0 || rec.Steps == 0, rec.RejectedSince,
+		rec.Health.before())
 	pending, canaries, rejected = d.regroup(*rec, pending, canaries, rejected)
 	if rec.Steps == 0 {
 		// Nothing reached yet: the counts follow the cluster (and the
@@ -183,7 +183,6 @@ func Decide(in Input) Decision {
 			d.Steps, d.StepSize = s.Steps(), s.StepSize
 		}
 		d.Reached = rec.Pending
-		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
 	if rec.RevertOf != "" {
@@ -198,7 +197,6 @@ func Decide(in Input) Decision {
 		d.HeldCanaries = len(canaries)
 		d.Reached = max(rec.Pending-len(d.Held), 0)
 		d.reachRejected(rejected, in.Now)
-		d.RecordChanged = !d.Record.Equal(in.Record)
 		return d
 	}
 	s := NewSchedule(policy, *rec)
@@ -235,7 +233,6 @@ func Decide(in Input) Decision {
 		}
 	}
 	d.reachRejected(rejected, in.Now)
-	d.RecordChanged = !d.Record.Equal(in.Record)
 	return d
 }
 
@@ -267,16 +264,19 @@ func allAtOnce(nodes []Node) Decision {
 // canaries has none, whatever the selector says now), and apart again the
 // others that carry a halted configuration (written since rejectedSince,
 // Record.RejectedSince): a canary among those stays a canary, which the
-// first step reaches at once too.
+// first step reaches at once too. A canary seen unhealthy before its write
+// (sickBefore, HealthRecord.Before) is not used as one
+// (docs/rollout.md#health-gates): it waits for the steps.
 func (d *Decision) classify(
-	nodes []Node, withCanaries bool, rejectedSince time.Time,
+	nodes []Node, withCanaries bool, rejectedSince time.Time, sickBefore map[string]string,
 ) (pending, canaries, rejected []string) {
 	for _, n := range nodes {
+		_, wasSick := sickBefore[n.Name]
 		switch {
 		case !n.Stored || n.Differs && n.Reached:
 			d.Write = append(d.Write, n.Name)
 		case !n.Differs && !n.Held:
-		case n.Canary && withCanaries:
+		case n.Canary && withCanaries && !wasSick:
 			canaries = append(canaries, n.Name)
 		case n.carriesRejected(rejectedSince):
 			rejected = append(rejected, n.Name)
@@ -315,15 +315,7 @@ func (d *Decision) reach(
 	s Schedule, canaries, pending []string, reachedBatch int, target string, alike map[string]bool,
 ) {
 	canaries, pending = order(canaries, target), order(pending, target)
-	slices.SortStableFunc(pending, func(a, b string) int {
-		switch {
-		case alike[a] == alike[b]:
-			return 0
-		case alike[a]:
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(pending, func(a, b string) int { return trueFirst(alike[a], alike[b]) })
 	if d.Paused || d.Step == 0 {
 		d.Held = append(canaries, pending...)
 		d.HeldCanaries = len(canaries)
@@ -346,12 +338,9 @@ func (d *Decision) reach(
 // alikeOf is the set of nodes pending although they do not differ
 // (Node.Held).
 func alikeOf(nodes []Node) map[string]bool {
-	var out map[string]bool
+	out := map[string]bool{}
 	for _, n := range nodes {
 		if n.Held {
-			if out == nil {
-				out = map[string]bool{}
-			}
 			out[n.Name] = true
 		}
 	}
@@ -387,13 +376,7 @@ func (d *Decision) revert(in Input, canaries, pending []string) {
 	slices.SortStableFunc(all, func(a, b string) int {
 		_, sickA := in.Health.Sick[a]
 		_, sickB := in.Health.Sick[b]
-		switch {
-		case sickA == sickB:
-			return 0
-		case sickA:
-			return -1
-		}
-		return 1
+		return trueFirst(sickA, sickB)
 	})
 	d.Write = append(d.Write, all...)
 	if rec.Steps == 0 {
@@ -402,7 +385,6 @@ func (d *Decision) revert(in Input, canaries, pending []string) {
 	d.Step, d.Steps, d.StepSize = rec.Steps, revertSteps, rec.Pending
 	d.Reached = rec.Pending
 	d.NextStep = in.Now.Add(recheck)
-	d.RecordChanged = !d.Record.Equal(in.Record)
 }
 
 // reachRejected writes the nodes that carry a halted configuration

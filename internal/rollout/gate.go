@@ -36,26 +36,13 @@ type heldWith struct {
 
 // Has reports whether the gate holds the node by name, whatever its inputs.
 func (g *Gate) Has(name string) bool {
-	if g == nil {
-		return false
-	}
-	_, ok := g.held[name]
+	_, ok := g.heldWith(name)
 	return ok
 }
 
 // restamps reports whether the node by name is to be written with the
 // target's stamps although its NodeSLO holds what the target resolves.
 func (g *Gate) restamps(name string) bool { return g != nil && g.restamp[name] }
-
-// base is the configuration in force for a held node (nil: not known);
-// held is false when the gate does not hold it.
-func (g *Gate) base(name string) (base *sloconfig.Config, held bool) {
-	if g == nil {
-		return nil, false
-	}
-	with, ok := g.held[name]
-	return with.base, ok
-}
 
 // heldWith is what the gate holds name with; ok is false when it does not.
 func (g *Gate) heldWith(name string) (with heldWith, ok bool) {
@@ -93,12 +80,9 @@ func (g *Gate) Bases() []string {
 // notHolding is the set of names that g does not hold (nil: none), for
 // Gate.restamp.
 func (g *Gate) notHolding(names []string) map[string]bool {
-	var out map[string]bool
+	out := map[string]bool{}
 	for _, name := range names {
 		if !g.Has(name) {
-			if out == nil {
-				out = map[string]bool{}
-			}
 			out[name] = true
 		}
 	}

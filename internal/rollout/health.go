@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 // maxVerdictsKept bounds the verdicts the record keeps: a halt needs only
@@ -49,24 +50,10 @@ type HealthRecord struct {
 // Halted reports whether the gate halted the rollout.
 func (h *HealthRecord) Halted() bool { return h != nil && !h.HaltedAt.IsZero() }
 
-// ResumedBy reports whether the strategy, under policy (nil: invalid)
-// with fingerprint keyFingerprint (KeyFingerprint), resumes the halt: a
-// change of the strategy since the halt, while not paused
-// (docs/rollout.md#health-gates).
-func (h *HealthRecord) ResumedBy(policy *Policy, keyFingerprint string) bool {
-	return h.Halted() && policy != nil && !policy.Paused && keyFingerprint != h.HaltedKey
-}
-
-// ResumedByOperator reports whether the operator's resume (the
-// NodeSLORollout's spec.resume.haltedAt; zero: none) names this halt, to
-// the second the API keeps, and the rollout is not paused.
-func (h *HealthRecord) ResumedByOperator(policy *Policy, resume time.Time) bool {
-	return h.Halted() && policy != nil && !policy.Paused && !resume.IsZero() && SameSecond(resume, h.HaltedAt)
-}
-
 // resumed reports whether the strategy or the operator resumes the halt.
 func (h *HealthRecord) resumed(policy *Policy, keyFingerprint string, resume time.Time) bool {
-	return h.ResumedBy(policy, keyFingerprint) || h.ResumedByOperator(policy, resume)
+	return h.Halted() && policy != nil && !policy.Paused &&
+		(keyFingerprint != h.HaltedKey || !resume.IsZero() && SameSecond(resume, h.HaltedAt))
 }
 
 // SameSecond reports whether a and b fall in the same second: the API's
@@ -305,14 +292,8 @@ func judgeHealth(rec *Record, in Input) (halted, haltedNow bool, allowed int) {
 	}
 	metrics, metricsChanged := judgeMetrics(h.metrics(), gate, in.Health.Metrics, in.Now)
 	if gateWatches(policy, *rec, in.Now) && (len(in.Health.Unhealthy) > 0 || metricsChanged) {
-		next := HealthRecord{}
-		if h != nil {
-			next = *h
-		}
-		next.Unhealthy = maps.Clone(next.Unhealthy)
-		if next.Unhealthy == nil {
-			next.Unhealthy = map[string]string{}
-		}
+		next := ptr.Deref(h, HealthRecord{})
+		next.Unhealthy = maps.Collect(maps.All(next.Unhealthy))
 		for _, name := range slices.Sorted(maps.Keys(in.Health.Unhealthy)) {
 			if _, known := next.Unhealthy[name]; !known && len(next.Unhealthy) < maxVerdictsKept {
 				next.Unhealthy[name] = in.Health.Unhealthy[name]

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Nodes unhealthy before the rollout wrote them (docs/rollout.md#health-gates).
@@ -73,13 +74,7 @@ func noteBefore(rec *Record, in Input, signals map[string]string) []string {
 		}
 	}
 	names := slices.SortedFunc(maps.Keys(signals), func(a, b string) int {
-		if canary[a] != canary[b] {
-			if canary[a] {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a, b)
+		return cmp.Or(trueFirst(canary[a], canary[b]), cmp.Compare(a, b))
 	})
 	var added []string
 	next := rec.Health.before()
@@ -89,14 +84,8 @@ func noteBefore(rec *Record, in Input, signals map[string]string) []string {
 		}
 		if len(added) == 0 {
 			// The record's maps are shared with the input: copy on write.
-			h := HealthRecord{}
-			if rec.Health != nil {
-				h = *rec.Health
-			}
-			next = maps.Clone(next)
-			if next == nil {
-				next = map[string]string{}
-			}
+			h := ptr.Deref(rec.Health, HealthRecord{})
+			next = maps.Collect(maps.All(next))
 			h.Before, rec.Health = next, &h
 		}
 		next[name] = signals[name]
@@ -114,26 +103,6 @@ func heldOnly(signals map[string]string, held []string) map[string]string {
 		if signal, ok := signals[name]; ok {
 			out = setSignal(out, name, signal)
 		}
-	}
-	return out
-}
-
-// withoutUnhealthyCanaries returns nodes with every node recorded unhealthy
-// before its write no longer a canary (nodes itself when none is).
-func withoutUnhealthyCanaries(nodes []Node, h *HealthRecord) []Node {
-	before := h.before()
-	var out []Node
-	for i, n := range nodes {
-		if _, ok := before[n.Name]; !ok || !n.Canary {
-			continue
-		}
-		if out == nil {
-			out = slices.Clone(nodes)
-		}
-		out[i].Canary = false
-	}
-	if out == nil {
-		return nodes
 	}
 	return out
 }

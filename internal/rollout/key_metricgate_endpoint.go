@@ -55,13 +55,9 @@ func (l Limits) checkHost(check string, u *url.URL) error {
 			"so it may reach no address: list the Prometheus hosts there (Helm: metricGate.allowedHosts), "+
 			"or name credentials whose %s file lists this address", check, CredentialAddressesFile)
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	port := u.Port()
-	if port == "" {
-		port = defaultPorts[u.Scheme]
-	}
-	withPort := net.JoinHostPort(host, port)
-	if slices.Contains(l.AllowedHosts, host) || slices.Contains(l.AllowedHosts, withPort) {
+	e := endpointOf(u)
+	withPort := net.JoinHostPort(e.host, e.port)
+	if slices.Contains(l.AllowedHosts, e.host) || slices.Contains(l.AllowedHosts, withPort) {
 		return nil
 	}
 	return fmt.Errorf("host %s is not among the manager's --metric-gate-allowed-hosts (%s)",

@@ -64,30 +64,20 @@ func (m Memory) HoldsNodes() bool { return m.gate != nil }
 // neither held nor released by it, or released and written with the
 // target since (its NodeSLO's stamp names it).
 func (m Memory) reached(target string, o Observed) bool {
-	known, held, released := m.lastPlanOf(o.Node.Name)
-	if !known || held || m.gateTarget.Fingerprint() != target {
+	if !m.knowsPlanOf(target) || m.gate.Has(o.Node.Name) {
 		return false
 	}
-	return !released || o.From == ShortTarget(target)
+	return !m.released[o.Node.Name] || o.From == ShortTarget(target)
 }
 
 // inForceFor is the target of the last plan when that plan neither held
 // nor released the node name: done or reached, the node had it in force
 // (nil: not known, or the node was pending then).
 func (m Memory) inForceFor(name string) *sloconfig.Config {
-	if known, held, released := m.lastPlanOf(name); !known || held || released {
+	if m.gate == nil || m.gate.Has(name) || m.released[name] {
 		return nil
 	}
 	return m.gateTarget
-}
-
-// lastPlanOf tells what the last plan remembered did with the node name:
-// known is false when no plan is remembered (a restart, a new leader).
-func (m Memory) lastPlanOf(name string) (known, held, released bool) {
-	if m.gate == nil || m.gateTarget == nil {
-		return false, false, false
-	}
-	return true, m.gate.Has(name), m.released[name]
 }
 
 // stillHeld is what the last plan of the rollout of target held the node

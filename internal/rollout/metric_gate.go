@@ -302,7 +302,7 @@ func (g *HealthGate) gates(name string) bool {
 // inconclusiveSummary names the inconclusive checks and what each saw last.
 func (h *HealthRecord) inconclusiveSummary() string {
 	return h.metricLines("inconclusive", func(r MetricRecord) (bool, string) {
-		return r.Inconclusive, consecutiveErrors(r.Errors)
+		return r.Inconclusive, consecutive(r.Errors, "error")
 	})
 }
 
@@ -322,12 +322,12 @@ func (h *HealthRecord) metricLines(verdict string, of func(MetricRecord) (bool, 
 	return strings.Join(parts, ", ")
 }
 
-// consecutiveErrors is "1 consecutive error" or "N consecutive errors".
-func consecutiveErrors(n int) string {
+// consecutive is "1 consecutive noun" or "N consecutive nouns".
+func consecutive(n int, noun string) string {
 	if n == 1 {
-		return "1 consecutive error"
+		return "1 consecutive " + noun
 	}
-	return fmt.Sprintf("%d consecutive errors", n)
+	return fmt.Sprintf("%d consecutive %ss", n, noun)
 }
 
 // FormatMetricValue renders a value as Prometheus does.
@@ -351,16 +351,8 @@ func (h *HealthRecord) MetricFailed() bool {
 // metricSummary names the failed checks and what each saw last.
 func (h *HealthRecord) metricSummary() string {
 	return h.metricLines("failed", func(r MetricRecord) (bool, string) {
-		return r.Failed, consecutiveFailures(r.Failures)
+		return r.Failed, consecutive(r.Failures, "failure")
 	})
-}
-
-// consecutiveFailures is "1 consecutive failure" or "N consecutive failures".
-func consecutiveFailures(n int) string {
-	if n == 1 {
-		return "1 consecutive failure"
-	}
-	return fmt.Sprintf("%d consecutive failures", n)
 }
 
 // HaltSummary says what halted the rollout: the unhealthy nodes with

@@ -73,7 +73,8 @@ func ChooseNode(
 		}
 		return NodeChoice{Action: NodeUpToDate, Resolution: res, Want: want, From: cfg}
 	}
-	base, held := gate.base(node.Name)
+	with, held := gate.heldWith(node.Name)
+	base := with.base
 	switch {
 	case !stored.Exists || !held:
 		return NodeChoice{Action: NodeWrite, Resolution: res, Want: want, From: cfg}

@@ -21,14 +21,22 @@ func order(names []string, target string) []string {
 		keys[i] = keyed{hash: sha256.Sum256([]byte(name + "\x00" + target)), name: name}
 	}
 	slices.SortFunc(keys, func(a, b keyed) int {
-		if c := cmp.Compare(string(a.hash[:]), string(b.hash[:])); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.name, b.name)
+		return cmp.Or(cmp.Compare(string(a.hash[:]), string(b.hash[:])), cmp.Compare(a.name, b.name))
 	})
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k.name
 	}
 	return out
+}
+
+// trueFirst orders what holds before what does not, for a sort.
+func trueFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
 }

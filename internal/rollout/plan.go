@@ -88,9 +88,8 @@ func NeedsNodes(load Key) bool { return load.Present }
 // RecordChange is a change of the NodeSLORollout's status.rolloutRecord, persisted
 // before anything of the plan is published.
 type RecordChange struct {
-	// Remove drops the record; otherwise it is set to Value.
-	Remove bool
-	Value  string
+	// Value is the record's JSON; empty drops the record.
+	Value string
 }
 
 // Plan is what the rollout controller does about the rollout in one
@@ -149,7 +148,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	case !in.Rollout.Present:
 		// The strategy is gone: every change reaches every node at once, and the
 		// record of a rollout that no longer exists is removed.
-		return Plan{RecordChange: &RecordChange{Remove: true}, Release: m.gate.names(), Figures: &Figures{},
+		return Plan{RecordChange: &RecordChange{}, Release: m.gate.names(), Figures: &Figures{},
 			Status: allAtOnceStatus(in.Config, in.Now)}
 	}
 	stored, recordProblem := ParseRecord(in.Record)

@@ -38,7 +38,7 @@ func planInput(key string, nodes []Observed) PlanInput {
 // remembers nothing of the plan.
 func TestPlanHoldsPendingNodesUntilTheRecordIsPersisted(t *testing.T) {
 	p := Memory{}.Plan(planInput(`{"paused": true}`, planFleet()))
-	if p.RecordChange == nil || p.RecordChange.Remove {
+	if p.RecordChange == nil || p.RecordChange.Value == "" {
 		t.Fatalf("a new rollout persists its record first: %+v", p.RecordChange)
 	}
 	if p.Gate.Len() != 3 || len(p.Release) != 0 || p.Figures == nil || !p.Figures.Paused || p.Figures.Pending != 3 {
@@ -77,7 +77,7 @@ func TestPlanReleases(t *testing.T) {
 	in := planInput("", nil)
 	in.Record, in.HasRecord = p.RecordChange.Value, true
 	removed := mem.Plan(in)
-	if removed.RecordChange == nil || !removed.RecordChange.Remove || removed.Gate != nil ||
+	if removed.RecordChange == nil || removed.RecordChange.Value != "" || removed.Gate != nil ||
 		len(removed.Release) != 3 || removed.Figures == nil || *removed.Figures != (Figures{}) {
 		t.Errorf("the key gone: %+v", removed)
 	}

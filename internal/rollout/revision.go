@@ -219,12 +219,7 @@ type HistoryChange struct {
 // longer in force for any node held now: the history is over its limit and
 // keeping it again prunes that revision.
 func HeldReleased(kept, held []string) bool {
-	for _, f := range kept {
-		if !slices.Contains(held, f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(kept, func(f string) bool { return !slices.Contains(held, f) })
 }
 
 // OutcomeChange sets the outcome of the ControllerRevision Name.

@@ -12,15 +12,7 @@ import (
 // HealthInconclusive reports whether a metric check Prometheus cannot
 // answer holds the rollout, as the status's health h says (nil: no gate).
 func HealthInconclusive(h *nodeslov1alpha1.RolloutHealth) bool {
-	if h == nil {
-		return false
-	}
-	for _, m := range h.Metrics {
-		if m.Inconclusive {
-			return true
-		}
-	}
-	return false
+	return h != nil && slices.ContainsFunc(h.Metrics, func(m nodeslov1alpha1.MetricVerdict) bool { return m.Inconclusive })
 }
 
 // inconclusiveText names the inconclusive checks of h and what each saw last.
@@ -28,7 +20,7 @@ func inconclusiveText(h *nodeslov1alpha1.RolloutHealth) string {
 	var parts []string
 	for _, m := range h.Metrics {
 		if m.Inconclusive {
-			parts = append(parts, fmt.Sprintf("metric check %s: %s (%s)", m.Name, m.Seen, consecutiveErrors(int(m.Errors))))
+			parts = append(parts, fmt.Sprintf("metric check %s: %s (%s)", m.Name, m.Seen, consecutive(int(m.Errors), "error")))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -12,10 +12,7 @@ import (
 // ConfigMap is left as it is, and the undo rolls out under the strategy
 // in force, like any change.
 func UndoData(current map[string]string, to Revision) map[string]string {
-	out := maps.Clone(current)
-	if out == nil {
-		out = map[string]string{}
-	}
+	out := maps.Collect(maps.All(current))
 	for _, k := range sloconfig.Keys {
 		if v, ok := to.Data[string(k)]; ok {
 			out[string(k)] = v
