@@ -88,10 +88,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		r.reported = ""
 	}
 	r.configs.handOver(&loadedConfigMap{cm: cm, exists: exists, version: version, cfg: cfg})
-	select {
-	case r.loaded <- event.GenericEvent{Object: cm}:
-	default: // a signal is already pending; the rollout controller takes the latest load
-	}
+	trySignal(r.loaded, event.GenericEvent{Object: cm}) // the rollout controller takes the latest load
 	return ctrl.Result{}, nil
 }
 

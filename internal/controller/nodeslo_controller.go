@@ -148,10 +148,7 @@ func (r *NodeSLOReconciler) afterWrite(
 	gate *rollout.Gate, node *metav1.PartialObjectMetadata, res sloconfig.Resolution,
 ) {
 	if gate.Has(node.Name) {
-		select {
-		case r.heldNodeWritten <- nodeEvent(node.Name):
-		default: // a signal is pending; the decision it causes sees this write too
-		}
+		trySignal(r.heldNodeWritten, nodeEvent(node.Name)) // a pending signal's decision sees this write too
 	}
 	r.warnNode(node, res.Warnings, true)
 }

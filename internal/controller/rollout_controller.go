@@ -256,10 +256,7 @@ func (r *NodeSLORolloutReconciler) publish(
 		logf.FromContext(ctx).Info("Configuration in force changed; reconciling every node",
 			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "droppedByCRD", dropped,
 			"nodesHeld", plan.Gate.Len())
-		select {
-		case r.signals.everyNode <- event.GenericEvent{Object: read.cm}:
-		default: // a signal is already pending; it will reconcile every node too
-		}
+		trySignal(r.signals.everyNode, event.GenericEvent{Object: read.cm}) // a pending one reconciles every node too
 		return
 	}
 	r.enqueueReleased(ctx, slices.Concat(plan.Release, plan.Gate.Restamped()))

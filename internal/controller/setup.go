@@ -64,6 +64,15 @@ func nodeEvent(name string) event.GenericEvent {
 	return event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}
 }
 
+// trySignal sends e on ch unless a signal is already pending there, so that
+// a burst of them collapses to one reconcile.
+func trySignal(ch chan<- event.GenericEvent, e event.GenericEvent) {
+	select {
+	case ch <- e:
+	default:
+	}
+}
+
 func newSignals() signals {
 	return signals{
 		configLoaded:    make(chan event.GenericEvent, 1),
