@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,7 +43,7 @@ type ConfigCacheReconciler struct {
 	key      types.NamespacedName
 	recorder events.EventRecorder
 	// configs receives each load; loaded wakes the rollout controller.
-	configs *loadedConfigMaps
+	configs *atomic.Pointer[loadedConfigMap]
 	loaded  chan<- event.GenericEvent
 
 	// reported identifies the Events last emitted, so that none is repeated
@@ -60,7 +61,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	last := r.configs.latest()
+	last := r.configs.Load()
 	version := ""
 	if exists {
 		version = cm.ResourceVersion
@@ -87,7 +88,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	} else {
 		r.reported = ""
 	}
-	r.configs.handOver(&loadedConfigMap{cm: cm, exists: exists, version: version, cfg: cfg})
+	r.configs.Store(&loadedConfigMap{cm: cm, exists: exists, version: version, cfg: cfg})
 	trySignal(r.loaded, event.GenericEvent{Object: cm}) // the rollout controller takes the latest load
 	return ctrl.Result{}, nil
 }

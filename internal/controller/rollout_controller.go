@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,8 +49,8 @@ type NodeSLORolloutReconciler struct {
 	stored *storedslo.Store
 	// key names the ConfigMap and the NodeSLORollout (the same name).
 	key types.NamespacedName
-	// configs is what the config-cache controller loaded last.
-	configs *loadedConfigMaps
+	// configs is what the config-cache controller loaded last (nil: nothing yet).
+	configs *atomic.Pointer[loadedConfigMap]
 	// limits reads what the manager allows a strategy's metric checks,
 	// its credentials directory as it is at each reconcile.
 	limits    LimitsReader
@@ -186,7 +187,7 @@ func earliest(a, b time.Time) time.Time {
 // read takes the ConfigMap's last load, reads the NodeSLORollout from the
 // cache, and compiles its strategy once, with its pause.
 func (r *NodeSLORolloutReconciler) read(ctx context.Context) (rolloutRead, error) {
-	load := r.configs.latest()
+	load := r.configs.Load()
 	if load == nil {
 		return rolloutRead{}, nil
 	}

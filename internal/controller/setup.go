@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
@@ -35,7 +36,8 @@ const eventRecorderName = "nodeslo-controller"
 // one coalesce signals that mean "look again": a pending one covers the next.
 type signals struct {
 	// configLoaded: the config-cache controller loaded the ConfigMap
-	// (loadedConfigMaps holds the load); the rollout controller decides on it.
+	// (the configs the two share hold the load); the rollout controller
+	// decides on it.
 	configLoaded chan event.GenericEvent
 	// everyNode: the rollout controller published a Snapshot that
 	// changes what nodes should hold; the NodeSLO controller reconciles
@@ -167,7 +169,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	stored := storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk)
-	configs := &loadedConfigMaps{}
+	configs := &atomic.Pointer[loadedConfigMap]{}
 	configCache := &ConfigCacheReconciler{
 		reader:   mgr.GetClient(),
 		key:      opts.configKey(),
