@@ -102,13 +102,10 @@ type NodeSLORolloutReconciler struct {
 type rolloutRead struct {
 	// The ConfigMap's load (never nil in a reconcile that decides).
 	*loadedConfigMap
-	// rolloutRelevant: there is a strategy, or a record to remove.
-	rolloutRelevant bool
 	// rollout is the NodeSLORollout's strategy, compiled once for the
-	// whole reconcile, with its pause.
+	// whole reconcile, with its pause; its Raw is the strategy's JSON (""
+	// when there is none).
 	rollout rollout.Key
-	// rolloutKey is the strategy's JSON ("" when there is none).
-	rolloutKey string
 	// object is the NodeSLORollout: the record and the operator's controls.
 	object rolloutObject
 }
@@ -199,9 +196,7 @@ func (r *NodeSLORolloutReconciler) read(ctx context.Context) (rolloutRead, error
 	if obj := out.object.obj; obj != nil {
 		limits := r.limits()
 		out.rollout = rollout.LoadStrategy(&obj.Spec, &limits)
-		out.rolloutKey = out.rollout.Raw
 	}
-	out.rolloutRelevant = out.rollout.Present || out.object.HasRecord
 	return out, nil
 }
 
@@ -214,8 +209,9 @@ func (r *NodeSLORolloutReconciler) unchanged(read rolloutRead, now time.Time) bo
 	if cfg == nil || r.history.fingerprint != cfg.Fingerprint() || r.skew.due(cfg, now) {
 		return false
 	}
-	return !read.rolloutRelevant && read.loadedConfigMap == r.decided && !r.memory.HoldsNodes() &&
-		read.object.observed(read.version)
+	// A strategy, or a record to remove, is always work.
+	return !read.rollout.Present && !read.object.HasRecord && read.loadedConfigMap == r.decided &&
+		!r.memory.HoldsNodes() && read.object.observed(read.version)
 }
 
 // dropped finds the fields of the configuration in force the installed
