@@ -62,10 +62,7 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 		return ctrl.Result{}, err
 	}
 	last := r.configs.Load()
-	version := ""
-	if exists {
-		version = cm.ResourceVersion
-	}
+	version := cm.ResourceVersion // "" when there is none
 	if last != nil && last.version == version {
 		return ctrl.Result{}, nil
 	}
@@ -94,7 +91,8 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 }
 
 // readConfigMap reads the ConfigMap from the cache; exists is false when
-// there is none (an empty ConfigMap of its name is then returned).
+// there is none (an empty ConfigMap of its name, without a
+// resourceVersion, is then returned).
 func (r *ConfigCacheReconciler) readConfigMap(ctx context.Context) (*corev1.ConfigMap, bool, error) {
 	cm := &corev1.ConfigMap{}
 	if err := r.reader.Get(ctx, r.key, cm); err != nil {
