@@ -210,7 +210,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := nodeSLOs.setupWithManager(mgr, sig, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
 	}
-	if err := addStrategyNodesMetric(mgr, published); err != nil {
+	// The two metrics are registered while this replica leads (addLeaderMetric).
+	if err := addLeaderMetric(mgr, MetricStrategyNodes, newStrategyNodes(published, mgr.GetClient())); err != nil {
 		return fmt.Errorf("adding the %s metric: %w", MetricStrategyNodes, err)
 	}
 	if err := addLeaderMetric(mgr, MetricOutOfDateNodes, newOutOfDateNodes(published, mgr.GetClient())); err != nil {
