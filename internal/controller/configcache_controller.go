@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,7 +43,7 @@ type ConfigCacheReconciler struct {
 	key      types.NamespacedName
 	recorder events.EventRecorder
 	// configs receives each load; loaded wakes the rollout controller.
-	configs *loadedConfigMaps
+	configs *atomic.Pointer[loadedConfigMap]
 	loaded  chan<- event.GenericEvent
 
 	// reported identifies the Events last emitted, so that none is repeated
@@ -60,11 +61,8 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	last := r.configs.latest()
-	version := ""
-	if exists {
-		version = cm.ResourceVersion
-	}
+	last := r.configs.Load()
+	version := cm.ResourceVersion // "" when there is none
 	if last != nil && last.version == version {
 		return ctrl.Result{}, nil
 	}
@@ -87,16 +85,14 @@ func (r *ConfigCacheReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 	} else {
 		r.reported = ""
 	}
-	r.configs.handOver(&loadedConfigMap{cm: cm, exists: exists, version: version, cfg: cfg})
-	select {
-	case r.loaded <- event.GenericEvent{Object: cm}:
-	default: // a signal is already pending; the rollout controller takes the latest load
-	}
+	r.configs.Store(&loadedConfigMap{cm: cm, exists: exists, version: version, cfg: cfg})
+	trySignal(r.loaded, event.GenericEvent{Object: cm}) // the rollout controller takes the latest load
 	return ctrl.Result{}, nil
 }
 
 // readConfigMap reads the ConfigMap from the cache; exists is false when
-// there is none (an empty ConfigMap of its name is then returned).
+// there is none (an empty ConfigMap of its name, without a
+// resourceVersion, is then returned).
 func (r *ConfigCacheReconciler) readConfigMap(ctx context.Context) (*corev1.ConfigMap, bool, error) {
 	cm := &corev1.ConfigMap{}
 	if err := r.reader.Get(ctx, r.key, cm); err != nil {

@@ -144,11 +144,8 @@ func (s *crdSkew) droppedFor(
 	}
 	var regained []string
 	if sameConfig {
-		for _, p := range s.dropped {
-			if !slices.Contains(dropped, p) {
-				regained = append(regained, p)
-			}
-		}
+		// On a clone: callers were handed s.dropped.
+		regained = slices.DeleteFunc(slices.Clone(s.dropped), func(p string) bool { return slices.Contains(dropped, p) })
 	}
 	s.fingerprint, s.probedAt, s.dropped, s.retryAt = cfg.Fingerprint(), now, dropped, time.Time{}
 	s.report(ctx, cm, regained)

@@ -204,10 +204,7 @@ func (w *healthWatch) run(ctx context.Context, informer toolscache.SharedIndexIn
 // notify tells the rollout controller that what the gate judges
 // changed; a signal already pending covers this one.
 func (w *healthWatch) notify() {
-	select {
-	case w.changed <- event.GenericEvent{Object: &corev1.Node{}}:
-	default:
-	}
+	trySignal(w.changed, event.GenericEvent{Object: &corev1.Node{}})
 }
 
 // notifyIfConditionsChanged wakes the controller when a watched condition

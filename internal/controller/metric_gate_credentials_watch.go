@@ -48,9 +48,6 @@ func (w *credentialsWatch) look() bool {
 	if !changed {
 		return false
 	}
-	select {
-	case w.changed <- event.GenericEvent{Object: &corev1.ConfigMap{}}:
-	default: // a signal is already pending; the reconcile it wakes reads the directory
-	}
+	trySignal(w.changed, event.GenericEvent{Object: &corev1.ConfigMap{}}) // a pending one's reconcile reads the directory
 	return true
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/nodeslo/nodeslo-controller/internal/rollout"
 )
 
 // serviceAccountDir is where the kubelet mounts the Pod's ServiceAccount
@@ -37,18 +35,6 @@ func (o *MetricGateOptions) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.AllowedHosts, "metric-gate-allowed-hosts", o.AllowedHosts,
 		"Comma-separated hosts (host or host:port) the address of a metric check without credentials may name. "+
 			"Empty: none, so every metric check must name credentials.")
-}
-
-// limits are the options, checked, from which the limits are read.
-func (o *MetricGateOptions) limits() (keyLimits, error) {
-	hosts, err := rollout.ParseAllowedHosts(o.AllowedHosts)
-	if err != nil {
-		return keyLimits{}, fmt.Errorf("--metric-gate-allowed-hosts: %w", err)
-	}
-	if err := o.validateCredentialsDir(); err != nil {
-		return keyLimits{}, fmt.Errorf("--metric-gate-credentials-dir: %w", err)
-	}
-	return keyLimits{hosts: hosts, dir: o.CredentialsDir}, nil
 }
 
 // validateCredentialsDir refuses a directory that is not absolute, or

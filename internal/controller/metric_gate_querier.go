@@ -117,7 +117,9 @@ func (q *prometheusQuerier) Query(ctx context.Context, check *rollout.MetricChec
 	}
 	resp, err := newPrometheusClient(check, creds).Do(req)
 	if err != nil {
-		return metricError("Prometheus unreachable at %s: %v", check.Address, unwrapURLError(err))
+		// Without the method and URL net/http puts before a transport
+		// error: the address is said already.
+		return metricError("Prometheus unreachable at %s: %v", check.Address, unwrapAs[*url.Error](err))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode/100 == 3 {
@@ -136,11 +138,14 @@ func metricError(format string, args ...any) rollout.MetricSample {
 	return rollout.MetricSample{Err: sloconfig.Shorten(fmt.Sprintf(format, args...), maxMetricError)}
 }
 
-// unwrapURLError drops the method and URL net/http puts before a
-// transport error: the address is said already.
-func unwrapURLError(err error) error {
-	if u, ok := errors.AsType[*url.Error](err); ok {
-		return u.Err
+// unwrapAs is the error the first wrapper of type E in err's chain wraps
+// (err when there is none): the callers say already what the wrapper adds.
+func unwrapAs[E interface {
+	error
+	Unwrap() error
+}](err error) error {
+	if w, ok := errors.AsType[E](err); ok {
+		return w.Unwrap()
 	}
 	return err
 }
@@ -241,30 +246,22 @@ func (q *prometheusQuerier) credentials(name string) (credentials, error) {
 }
 
 // readCredentialFile reads file of the entry dir, at most
-// maxCredentialFile bytes; found is false when there is no such file.
+// maxCredentialFile bytes; found is false when there is no such file. Its
+// errors leave the path out: the credentials' name and file say it.
 func readCredentialFile(dir, file string) (content []byte, found bool, err error) {
 	f, err := os.Open(filepath.Join(dir, file))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, unwrapPathError(err)
+		return nil, false, unwrapAs[*fs.PathError](err)
 	}
 	defer func() { _ = f.Close() }()
 	content, err = readBounded(f, maxCredentialFile)
 	if err != nil {
-		return nil, false, unwrapPathError(err)
+		return nil, false, unwrapAs[*fs.PathError](err)
 	}
 	return content, true, nil
-}
-
-// unwrapPathError drops the path from a file's error: the credentials'
-// name and file say it.
-func unwrapPathError(err error) error {
-	if p, ok := errors.AsType[*fs.PathError](err); ok {
-		return p.Err
-	}
-	return err
 }
 
 // readBounded reads r whole, unless it holds more than limit bytes: then

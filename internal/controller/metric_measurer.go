@@ -134,10 +134,7 @@ func (m *metricMeasurer) measure(ctx context.Context, run *runningQuery, q rollo
 	delete(m.running, q.Check.Name)
 	m.samples[q.Check.Name] = s
 	m.mu.Unlock()
-	select {
-	case m.done <- event.GenericEvent{Object: &corev1.ConfigMap{}}:
-	default: // a wake-up is pending; the plan it brings takes this sample too
-	}
+	trySignal(m.done, event.GenericEvent{Object: &corev1.ConfigMap{}}) // a pending wake-up's plan takes this sample too
 }
 
 // stop cancels the queries running and forgets the samples held: the gate

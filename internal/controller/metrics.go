@@ -129,11 +129,7 @@ func countReconcile(operation string, err error) {
 // the Events that report the same.
 func recordValidity(cfg *sloconfig.Config) {
 	for _, r := range cfg.Reports() {
-		v := 0.0
-		if !r.Valid() {
-			v = 1
-		}
-		configInvalid.WithLabelValues(string(r.Key)).Set(v)
+		configInvalid.WithLabelValues(string(r.Key)).Set(gaugeBool(!r.Valid()))
 	}
 }
 

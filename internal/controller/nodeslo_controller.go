@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -148,10 +149,7 @@ func (r *NodeSLOReconciler) afterWrite(
 	gate *rollout.Gate, node *metav1.PartialObjectMetadata, res sloconfig.Resolution,
 ) {
 	if gate.Has(node.Name) {
-		select {
-		case r.heldNodeWritten <- nodeEvent(node.Name):
-		default: // a signal is pending; the decision it causes sees this write too
-		}
+		trySignal(r.heldNodeWritten, nodeEvent(node.Name)) // a pending signal's decision sees this write too
 	}
 	r.warnNode(node, res.Warnings, true)
 }
@@ -234,8 +232,11 @@ func (r *NodeSLOReconciler) everyNode(ctx context.Context, _ client.Object) []re
 func (r *NodeSLOReconciler) setupWithManager(mgr ctrl.Manager, s signals, maxConcurrent int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(NodeSLOController).
-		For(&slov1alpha1.NodeSLO{}, builder.OnlyMetadata,
-			builder.WithPredicates(configurationLoaded(r.snapshots), nodeSLOSpecChanged(), r.stored.NotEcho())).
+		// NodeSLO creates, deletes and spec changes (a generation bump) pass, so that a hand edit is
+		// put back and a deleted NodeSLO recreated, while metadata-only and status updates are
+		// dropped. The echoes of the controller's own writes are dropped by the Store's NotEcho.
+		For(&slov1alpha1.NodeSLO{}, builder.OnlyMetadata, builder.WithPredicates(
+			configurationLoaded(r.snapshots), predicate.GenerationChangedPredicate{}, r.stored.NotEcho())).
 		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{},
 			builder.OnlyMetadata, builder.WithPredicates(configurationLoaded(r.snapshots), nodeInputsChanged())).
 		WatchesRawSource(source.Channel(s.everyNode, handler.EnqueueRequestsFromMapFunc(r.everyNode))).

@@ -117,14 +117,18 @@ func (o *Options) Limits() (LimitsReader, error) {
 
 // keyLimits are the options, checked, from which the limits are read.
 func (o *Options) keyLimits() (keyLimits, error) {
-	limits, err := o.MetricGate.limits()
+	hosts, err := rollout.ParseAllowedHosts(o.MetricGate.AllowedHosts)
 	if err != nil {
-		return keyLimits{}, err
+		return keyLimits{}, fmt.Errorf("--metric-gate-allowed-hosts: %w", err)
 	}
-	if limits.podNamespaces, err = rollout.ParsePodNamespaces(o.HealthGatePodNamespaces); err != nil {
+	if err := o.MetricGate.validateCredentialsDir(); err != nil {
+		return keyLimits{}, fmt.Errorf("--metric-gate-credentials-dir: %w", err)
+	}
+	pods, err := rollout.ParsePodNamespaces(o.HealthGatePodNamespaces)
+	if err != nil {
 		return keyLimits{}, fmt.Errorf("--health-gate-pod-namespaces: %w", err)
 	}
-	return limits, nil
+	return keyLimits{hosts: hosts, dir: o.MetricGate.CredentialsDir, podNamespaces: pods}, nil
 }
 
 // configKey is the namespaced name of the configured ConfigMap.

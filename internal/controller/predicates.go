@@ -23,16 +23,7 @@ func nodeInputsChanged() predicate.Predicate {
 			}
 			return !sloconfig.SameNodeInputs(e.ObjectOld, e.ObjectNew)
 		},
-		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-}
-
-// nodeSLOSpecChanged lets through NodeSLO creates, deletes and spec changes
-// (a generation bump), so that a hand edit is put back and a deleted NodeSLO
-// recreated, while metadata-only and status updates are dropped. The echoes
-// of the controller's own writes are dropped by ownWrites.
-func nodeSLOSpecChanged() predicate.Predicate {
-	return predicate.GenerationChangedPredicate{}
 }
 
 // configurationLoaded drops Node and NodeSLO events while no configuration

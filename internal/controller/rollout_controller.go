@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,8 +49,8 @@ type NodeSLORolloutReconciler struct {
 	stored *storedslo.Store
 	// key names the ConfigMap and the NodeSLORollout (the same name).
 	key types.NamespacedName
-	// configs is what the config-cache controller loaded last.
-	configs *loadedConfigMaps
+	// configs is what the config-cache controller loaded last (nil: nothing yet).
+	configs *atomic.Pointer[loadedConfigMap]
 	// limits reads what the manager allows a strategy's metric checks,
 	// its credentials directory as it is at each reconcile.
 	limits    LimitsReader
@@ -101,13 +102,10 @@ type NodeSLORolloutReconciler struct {
 type rolloutRead struct {
 	// The ConfigMap's load (never nil in a reconcile that decides).
 	*loadedConfigMap
-	// rolloutRelevant: there is a strategy, or a record to remove.
-	rolloutRelevant bool
 	// rollout is the NodeSLORollout's strategy, compiled once for the
-	// whole reconcile, with its pause.
+	// whole reconcile, with its pause; its Raw is the strategy's JSON (""
+	// when there is none).
 	rollout rollout.Key
-	// rolloutKey is the strategy's JSON ("" when there is none).
-	rolloutKey string
 	// object is the NodeSLORollout: the record and the operator's controls.
 	object rolloutObject
 }
@@ -186,7 +184,7 @@ func earliest(a, b time.Time) time.Time {
 // read takes the ConfigMap's last load, reads the NodeSLORollout from the
 // cache, and compiles its strategy once, with its pause.
 func (r *NodeSLORolloutReconciler) read(ctx context.Context) (rolloutRead, error) {
-	load := r.configs.latest()
+	load := r.configs.Load()
 	if load == nil {
 		return rolloutRead{}, nil
 	}
@@ -198,9 +196,7 @@ func (r *NodeSLORolloutReconciler) read(ctx context.Context) (rolloutRead, error
 	if obj := out.object.obj; obj != nil {
 		limits := r.limits()
 		out.rollout = rollout.LoadStrategy(&obj.Spec, &limits)
-		out.rolloutKey = out.rollout.Raw
 	}
-	out.rolloutRelevant = out.rollout.Present || out.object.HasRecord
 	return out, nil
 }
 
@@ -213,8 +209,9 @@ func (r *NodeSLORolloutReconciler) unchanged(read rolloutRead, now time.Time) bo
 	if cfg == nil || r.history.fingerprint != cfg.Fingerprint() || r.skew.due(cfg, now) {
 		return false
 	}
-	return !read.rolloutRelevant && read.loadedConfigMap == r.decided && !r.memory.HoldsNodes() &&
-		read.object.observed(read.version)
+	// A strategy, or a record to remove, is always work.
+	return !read.rollout.Present && !read.object.HasRecord && read.loadedConfigMap == r.decided &&
+		!r.memory.HoldsNodes() && read.object.observed(read.version)
 }
 
 // dropped finds the fields of the configuration in force the installed
@@ -256,10 +253,7 @@ func (r *NodeSLORolloutReconciler) publish(
 		logf.FromContext(ctx).Info("Configuration in force changed; reconciling every node",
 			"configMapExists", read.exists, "fingerprint", cfg.cfg.Fingerprint(), "droppedByCRD", dropped,
 			"nodesHeld", plan.Gate.Len())
-		select {
-		case r.signals.everyNode <- event.GenericEvent{Object: read.cm}:
-		default: // a signal is already pending; it will reconcile every node too
-		}
+		trySignal(r.signals.everyNode, event.GenericEvent{Object: read.cm}) // a pending one reconciles every node too
 		return
 	}
 	r.enqueueReleased(ctx, slices.Concat(plan.Release, plan.Gate.Restamped()))

@@ -88,7 +88,7 @@ func (r *NodeSLORolloutReconciler) recordRevision(
 	data, representable := cfg.cfg.DataInForce()
 	now := rollout.InForce{
 		Fingerprint: cfg.cfg.Fingerprint(), Data: data, Representable: representable,
-		ConfigMapVersion: read.version, RolloutKey: read.rolloutKey, Held: held,
+		ConfigMapVersion: read.version, RolloutKey: read.rollout.Raw, Held: held,
 	}
 	change := rollout.KeepHistory(existing, now, read.rollout.RevisionHistoryLimit())
 	if change.Create != nil {

@@ -21,7 +21,7 @@ func (r *NodeSLORolloutReconciler) plan(
 	cfg, object := with.cfg, read.object
 	in := rollout.PlanInput{
 		Rollout: read.rollout, Record: object.Record, HasRecord: object.HasRecord, Config: cfg, Now: now.Round(0),
-		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rolloutKey),
+		Dropped: dropped, RolloutKey: rollout.KeyFingerprint(read.rollout.Raw),
 		Data: with.data, RevertOf: with.revertOf, Retry: object.Retry, Resume: object.Resume,
 		Revision: r.revisionOf(cfg),
 	}

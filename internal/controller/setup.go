@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
@@ -35,7 +36,8 @@ const eventRecorderName = "nodeslo-controller"
 // one coalesce signals that mean "look again": a pending one covers the next.
 type signals struct {
 	// configLoaded: the config-cache controller loaded the ConfigMap
-	// (loadedConfigMaps holds the load); the rollout controller decides on it.
+	// (the configs the two share hold the load); the rollout controller
+	// decides on it.
 	configLoaded chan event.GenericEvent
 	// everyNode: the rollout controller published a Snapshot that
 	// changes what nodes should hold; the NodeSLO controller reconciles
@@ -62,6 +64,15 @@ type signals struct {
 // nodeEvent is a signal about the node (and NodeSLO) name.
 func nodeEvent(name string) event.GenericEvent {
 	return event.GenericEvent{Object: &slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+}
+
+// trySignal sends e on ch unless a signal is already pending there, so that
+// a burst of them collapses to one reconcile.
+func trySignal(ch chan<- event.GenericEvent, e event.GenericEvent) {
+	select {
+	case ch <- e:
+	default:
+	}
 }
 
 func newSignals() signals {
@@ -158,7 +169,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	stored := storedslo.New(mgr.GetAPIReader(), mgr.GetClient(), writer, clk)
-	configs := &loadedConfigMaps{}
+	configs := &atomic.Pointer[loadedConfigMap]{}
 	configCache := &ConfigCacheReconciler{
 		reader:   mgr.GetClient(),
 		key:      opts.configKey(),
@@ -199,7 +210,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := nodeSLOs.setupWithManager(mgr, sig, opts.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the NodeSLO controller: %w", err)
 	}
-	if err := addStrategyNodesMetric(mgr, published); err != nil {
+	// The two metrics are registered while this replica leads (addLeaderMetric).
+	if err := addLeaderMetric(mgr, MetricStrategyNodes, newStrategyNodes(published, mgr.GetClient())); err != nil {
 		return fmt.Errorf("adding the %s metric: %w", MetricStrategyNodes, err)
 	}
 	if err := addLeaderMetric(mgr, MetricOutOfDateNodes, newOutOfDateNodes(published, mgr.GetClient())); err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeslo/nodeslo-controller/internal/sloconfig"
@@ -77,10 +76,4 @@ func (s *strategyNodes) count(cfg *sloconfig.Config) ([]prometheus.Metric, error
 			prometheus.MustNewConstMetric(s.desc, prometheus.GaugeValue, float64(r.Applied), string(r.Key), r.Label))
 	}
 	return series, nil
-}
-
-// addStrategyNodesMetric registers the metric while this replica leads
-// (addLeaderMetric).
-func addStrategyNodesMetric(mgr ctrl.Manager, published *snapshots) error {
-	return addLeaderMetric(mgr, MetricStrategyNodes, newStrategyNodes(published, mgr.GetClient()))
 }
