@@ -303,7 +303,7 @@ var _ = Describe("A metric gate within what the manager allows", Serial, Label(s
 		// The new rollout's query hangs too: its deadline ends it without an
 		// answer, and beyond the failure limit (0) the check is inconclusive:
 		// the rollout waits, not halted.
-		Eventually(func() bool { return record(ctx).Health.MetricInconclusive() }).WithTimeout(time.Minute).
+		Eventually(func() bool { return metricInconclusive(record(ctx).Health) }).WithTimeout(time.Minute).
 			Should(BeTrue())
 		Expect(record(ctx).Health.Halted()).To(BeFalse())
 		Expect(record(ctx).Health.Metrics).To(HaveKeyWithValue(name, And(

@@ -120,10 +120,10 @@ func checkInputConsumers(t *testing.T, base, changed sloconfig.Node, data map[st
 		Rollout: rollout.LoadStrategy(&nodeslov1alpha1.NodeSLORolloutSpec{
 			Strategy: &nodeslov1alpha1.RolloutStrategy{}, Paused: true}, nil),
 		Config: target, Before: []*sloconfig.Config{cfg},
-		Nodes: []rollout.Observed{{Node: base, Stored: &baseSpec, Generation: 1}},
+		Nodes: []rollout.Observed{{Node: base, Stored: &baseSpec}},
 		Now:   time.Now(),
 	})
-	stored := rollout.StoredNode{Exists: true, Spec: &baseSpec, Generation: 1}
+	stored := rollout.StoredNode{Exists: true, Spec: &baseSpec}
 	if !plan.Gate.Has(base.Name) || rollout.ChooseNode(target, nil, plan.Gate, base, stored).Action != rollout.NodeHeld {
 		t.Fatal("the paused rollout does not hold the node (test set-up)")
 	}

@@ -159,7 +159,8 @@ func (r *NodeSLORolloutReconciler) Reconcile(ctx context.Context, _ reconcile.Re
 	if err := errors.Join(statusErr, historyErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.requeueAt(earliest(plan.NextAt, earliest(r.skew.nextAt(), r.revertAt(read, plan, cfg, now)))), nil
+	next := rollout.Earliest(plan.NextAt, rollout.Earliest(r.skew.nextAt(), r.revertAt(read, plan, cfg, now)))
+	return r.requeueAt(next), nil
 }
 
 // minRequeue keeps a next step already due from spinning the queue.
@@ -171,14 +172,6 @@ func (r *NodeSLORolloutReconciler) requeueAt(t time.Time) ctrl.Result {
 		return ctrl.Result{}
 	}
 	return ctrl.Result{RequeueAfter: max(t.Sub(r.clock.Now()), minRequeue)}
-}
-
-// earliest is the earlier of two times, zero standing for "never".
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
-		return b
-	}
-	return a
 }
 
 // read takes the ConfigMap's last load, reads the NodeSLORollout from the

@@ -100,7 +100,7 @@ func (r *NodeSLORolloutReconciler) observeNodes(
 	for i := range nodeList.Items {
 		o := rollout.Observed{Node: sloconfig.NodeOf(&nodeList.Items[i])}
 		if slo := stored[o.Node.Name]; slo != nil {
-			o.Stored, o.StoredDigest, o.Generation, o.WrittenAt = slo.Spec(), slo.Digest(), slo.Generation(), slo.WrittenAt()
+			o.Stored, o.StoredDigest, o.WrittenAt = slo.Spec(), slo.Digest(), slo.WrittenAt()
 			o.From, o.Under = slo.From()
 		}
 		out[i] = o

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,6 +154,13 @@ func record(ctx context.Context) rollout.Record {
 	rec, err := rollout.RecordOf(obj.Status.RolloutRecord)
 	Expect(err).NotTo(HaveOccurred())
 	return rec
+}
+
+// metricInconclusive reports whether the record h holds an inconclusive
+// metric check: the rollout waits for Prometheus to answer.
+func metricInconclusive(h *rollout.HealthRecord) bool {
+	return h != nil && slices.ContainsFunc(slices.Collect(maps.Values(h.Metrics)),
+		func(r rollout.MetricRecord) bool { return r.Inconclusive })
 }
 
 // recordsAfter follows the NodeSLORollout from the write after (etcd's

@@ -37,7 +37,7 @@ func (s *Snapshot) choose(node sloconfig.Node, stored *storedslo.NodeSLO) rollou
 	start := time.Now()
 	from, _ := stored.From()
 	choice := rollout.ChooseNode(s.Config, s.Dropped, s.Gate, node, rollout.StoredNode{
-		Exists: stored.Exists(), Spec: stored.Spec(), Digest: stored.Digest(), Generation: stored.Generation(),
+		Exists: stored.Exists(), Spec: stored.Spec(), Digest: stored.Digest(),
 		From: from,
 	})
 	resolveSeconds.Observe(time.Since(start).Seconds())

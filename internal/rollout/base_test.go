@@ -16,7 +16,7 @@ func TestBaseOfTakesTheConfigurationWrittenOrANewerOneNotPendingFor(t *testing.T
 	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
 	stored := written.Resolve(batch, nil).Spec // batch 30, as under paused and later
 	// Written from the first under the second's revision (3), a held node.
-	o := Observed{Node: batch, Stored: &stored, Generation: 2, From: ShortTarget(written.Fingerprint()), Under: 3}
+	o := Observed{Node: batch, Stored: &stored, From: ShortTarget(written.Fingerprint()), Under: 3}
 	numbers := map[string]int64{written.Fingerprint(): 1, paused.Fingerprint(): 3, later.Fingerprint(): 4}
 	cases := []struct {
 		name   string

@@ -18,17 +18,17 @@ type Controls struct {
 	Record    string
 	HasRecord bool
 	// Retry is the operator's retry (zero: none), Resume the halt the
-	// operator resumes (zero: none), Paused the operator's pause.
+	// operator resumes (zero: none). The operator's pause is the
+	// strategy's (Policy.Paused).
 	Retry  Retry
 	Resume time.Time
-	Paused bool
 }
 
 // ControlsOf reads obj (nil: there is none).
 func ControlsOf(obj *nodeslov1alpha1.NodeSLORollout) Controls {
 	var c Controls
 	if obj != nil {
-		c.Paused, c.Record = obj.Spec.Paused, recordText(obj.Status.RolloutRecord)
+		c.Record = recordText(obj.Status.RolloutRecord)
 		if r := obj.Spec.Resume; r != nil {
 			c.Resume = r.HaltedAt.UTC()
 		}

@@ -27,7 +27,7 @@ func TestControlsOfReadsTheSpecAndTheRecord(t *testing.T) {
 		{"an object never written", &nodeslov1alpha1.NodeSLORollout{}, Controls{}},
 		{"the record of its status and the controls of its spec", written,
 			Controls{Record: `{"target":"new","started":"2026-12-04T09:00:00Z","pending":0,"canaries":0,"steps":0}`,
-				HasRecord: true, Paused: true, Resume: halted.UTC(),
+				HasRecord: true, Resume: halted.UTC(),
 				Retry: Retry{Fingerprint: "f", HaltedAt: halted.UTC()}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,7 +36,7 @@ func TestChooseNode(t *testing.T) {
 	before, target := thresholdConfig(50, 30), thresholdConfig(40, 20)
 	web := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolWeb}}
 	stored := before.Resolve(web, nil).Spec
-	held := Observed{Node: web, Stored: &stored, Generation: 3}
+	held := Observed{Node: web, Stored: &stored}
 	gate := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, []*sloconfig.Config{before}, nil, nil, Memory{})}}
 	unknown := &Gate{held: map[string]heldWith{"n1": heldWithOf(held, nil, nil, nil, Memory{})}}
 	edited := *stored.DeepCopy()
@@ -64,7 +64,7 @@ func TestChooseNode(t *testing.T) {
 	}
 	for _, c := range cases {
 		node := sloconfig.Node{Name: "n1", Labels: c.labels}
-		got := ChooseNode(target, nil, c.gate, node, StoredNode{Exists: true, Spec: c.spec, Generation: 3})
+		got := ChooseNode(target, nil, c.gate, node, StoredNode{Exists: true, Spec: c.spec})
 		if got.Action != c.action || (got.Action == NodeWrite && threshold(&got.Resolution.Spec) != c.want) {
 			t.Errorf("%s: action %d writing %d, want %d writing %d", c.name, got.Action,
 				threshold(&got.Resolution.Spec), c.action, c.want)
@@ -75,7 +75,7 @@ func TestChooseNode(t *testing.T) {
 	// that configuration (Memory.stillHeld, heldSince).
 	alike := thresholdConfig(40, 30)
 	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
-	written := ChooseNode(alike, nil, gate, batch, StoredNode{Exists: true, Spec: &stored, Generation: 3})
+	written := ChooseNode(alike, nil, gate, batch, StoredNode{Exists: true, Spec: &stored})
 	if written.Action != NodeWrite || threshold(&written.Resolution.Spec) != 30 || written.From != before {
 		t.Errorf("held, relabelled to what the target gives alike: action %d writing %d from %s, want a write of 30 from %s",
 			written.Action, threshold(&written.Resolution.Spec), nameOf(written.From), nameOf(before))
@@ -97,7 +97,7 @@ func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
 	older, newer := thresholdConfig(60, 30), thresholdConfig(50, 30)
 	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
 	stored := older.Resolve(batch, nil).Spec // the same under newer: both give batch 30
-	o := Observed{Node: batch, Stored: &stored, Generation: 1}
+	o := Observed{Node: batch, Stored: &stored}
 	with := heldWithOf(o, []*sloconfig.Config{newer, older}, nil, nil, Memory{})
 	if with.base != newer {
 		t.Errorf("base %v, want the newer configuration, which the node was not pending for", with.base)
@@ -105,10 +105,6 @@ func TestHeldWithFindsTheConfigurationInForceForTheNode(t *testing.T) {
 	previous := &Gate{held: map[string]heldWith{"n1": {base: older}}}
 	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, Memory{gate: previous}); again.base != older {
 		t.Error("an unchanged held node keeps the base found before")
-	}
-	o.Generation = 2
-	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, Memory{gate: previous}); again.base != older {
-		t.Error("a held node written again with its base keeps it")
 	}
 	unknown := &Gate{held: map[string]heldWith{"n1": {}}}
 	if again := heldWithOf(o, []*sloconfig.Config{newer}, nil, nil, Memory{gate: unknown}); again.base != newer {
@@ -132,7 +128,7 @@ func TestHeldWithKeepsTheBaseOfANodeRelabelledBeforeItsWrite(t *testing.T) {
 	batch := sloconfig.Node{Name: "n1", Labels: map[string]string{poolLabel: poolBatch}}
 	stored := first.Resolve(web, nil).Spec // 50, as inForce gives web nodes
 	numbers := map[string]int64{first.Fingerprint(): 1, inForce.Fingerprint(): 2}
-	o := Observed{Node: web, Stored: &stored, Generation: 1, From: ShortTarget(first.Fingerprint()), Under: 1}
+	o := Observed{Node: web, Stored: &stored, From: ShortTarget(first.Fingerprint()), Under: 1}
 	before := []*sloconfig.Config{inForce, first}
 	held := heldWithOf(o, before, numbers, nil, Memory{})
 	if held.base != inForce {

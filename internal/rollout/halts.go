@@ -117,9 +117,6 @@ type Standing struct {
 	Halt Halt
 }
 
-// Withheld reports whether the ConfigMap's data is not put in force.
-func (s Standing) Withheld() bool { return s.Hold != "" || s.Revert }
-
 // StandingOf decides what the ConfigMap's configuration (fingerprint data)
 // gets, from the rollout record (status.rolloutRecord) and the operator's retry.
 // A record that does not parse withholds nothing: the rollout starts

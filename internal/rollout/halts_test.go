@@ -68,7 +68,7 @@ func TestStandingOf(t *testing.T) {
 			if s.Hold != tc.hold || s.Revert != tc.revert {
 				t.Fatalf("standing %+v, want hold %q, revert %t", s, tc.hold, tc.revert)
 			}
-			if s.Withheld() && (s.Halt.Target != tc.data || !s.Halt.HaltedAt.Equal(haltT0)) {
+			if (s.Hold != "" || s.Revert) && (s.Halt.Target != tc.data || !s.Halt.HaltedAt.Equal(haltT0)) {
 				t.Errorf("the halt named: %+v", s.Halt)
 			}
 		})

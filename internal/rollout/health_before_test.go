@@ -42,7 +42,7 @@ func newGatedFleet(t *testing.T, data map[string]string, writtenAt time.Time) *g
 		if strings.HasPrefix(name, "c") {
 			node.Labels[gatedCanaryLabel] = "true"
 		}
-		f.nodes = append(f.nodes, Observed{Node: node, Generation: 1})
+		f.nodes = append(f.nodes, Observed{Node: node})
 		f.store(name, data, writtenAt)
 	}
 	return f

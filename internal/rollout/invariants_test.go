@@ -105,7 +105,7 @@ func TestSchedule(t *testing.T) {
 	s := Schedule{Pending: 40, Canaries: 3, StepSize: 10, Soak: 3 * time.Second, Interval: 2 * time.Second}
 	quotas := make([]int, 0, s.Steps()+2)
 	for k := range s.Steps() + 2 {
-		quotas = append(quotas, s.Quota(k))
+		quotas = append(quotas, quota(s, k))
 	}
 	if want := []int{0, 3, 13, 23, 33, 40, 40}; s.Steps() != 5 || !slices.Equal(quotas, want) {
 		t.Errorf("steps %d, quotas %v, want 5 and %v", s.Steps(), quotas, want)
@@ -114,8 +114,8 @@ func TestSchedule(t *testing.T) {
 		t.Errorf("waits %v %v %v", s.Wait(0), s.Wait(1), s.Wait(2))
 	}
 	noCanary := Schedule{Pending: 25, StepSize: 10, Interval: time.Minute}
-	if noCanary.Steps() != 3 || noCanary.Quota(1) != 10 || noCanary.Wait(1) != time.Minute {
-		t.Errorf("without canary: %d steps, quota(1) %d, wait(1) %v", noCanary.Steps(), noCanary.Quota(1), noCanary.Wait(1))
+	if noCanary.Steps() != 3 || quota(noCanary, 1) != 10 || noCanary.Wait(1) != time.Minute {
+		t.Errorf("without canary: %d steps, quota(1) %d, wait(1) %v", noCanary.Steps(), quota(noCanary, 1), noCanary.Wait(1))
 	}
 }
 
@@ -133,4 +133,14 @@ func TestRecordRoundTrip(t *testing.T) {
 	if _, err := ParseRecord("{"); err == nil {
 		t.Error("a broken record parsed")
 	}
+}
+
+// quota is how many of the nodes pending at the start are reached once
+// steps steps have been taken: never more than one step beyond
+// quota(steps-1).
+func quota(s Schedule, steps int) int {
+	if steps <= 0 {
+		return 0
+	}
+	return s.Canaries + s.BatchQuota(steps)
 }

@@ -184,14 +184,15 @@ func (m *Memory) measured(in PlanInput, d Decision) time.Time {
 			last = in.Now
 		}
 		next[c.Name] = last
-		due = earliestOf(due, last.Add(c.Interval))
+		due = Earliest(due, last.Add(c.Interval))
 	}
 	m.metricsMeasured = next
 	return due
 }
 
-// earliestOf is the earlier of two times, zero standing for "never".
-func earliestOf(a, b time.Time) time.Time {
+// Earliest is the earlier of two times, zero standing for "never": when
+// to decide again, of two reasons to.
+func Earliest(a, b time.Time) time.Time {
 	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
 		return b
 	}
@@ -263,12 +264,6 @@ func judgeMetric(c *MetricCheck, r MetricRecord, s MetricSample, now time.Time) 
 	r.Failed = !c.DryRun && r.Failures > c.FailureLimit
 	r.Inconclusive = !c.DryRun && !r.Failed && r.Errors > c.FailureLimit
 	return r, true
-}
-
-// MetricInconclusive reports whether a metric check is inconclusive: the
-// rollout waits for Prometheus to answer, neither halted nor going on.
-func (h *HealthRecord) MetricInconclusive() bool {
-	return h.inconclusiveUnder(nil)
 }
 
 // inconclusiveUnder reports whether a check of gate (nil: any check) that

@@ -15,11 +15,9 @@ type StoredNode struct {
 	// Exists: the node has a NodeSLO.
 	Exists bool
 	// Spec is its spec when read (nil: only its digest was read), Digest
-	// the digest its annotation vouches for ("": none), Generation its
-	// metadata.generation.
-	Spec       *slov1alpha1.NodeSLOSpec
-	Digest     string
-	Generation int64
+	// the digest its annotation vouches for ("": none).
+	Spec   *slov1alpha1.NodeSLOSpec
+	Digest string
 	// From is the short fingerprint its stamp names
 	// (storedslo.ConfigurationAnnotation; "": none).
 	From string

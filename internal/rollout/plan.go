@@ -12,9 +12,8 @@ import (
 type Observed struct {
 	Node sloconfig.Node
 	// Stored is the spec of the node's NodeSLO (nil: it has none, or only
-	// its digest was read), and Generation that NodeSLO's generation.
-	Stored     *slov1alpha1.NodeSLOSpec
-	Generation int64
+	// its digest was read).
+	Stored *slov1alpha1.NodeSLOSpec
 	// StoredDigest is the digest (sloconfig.SpecDigest) the NodeSLO's
 	// storedslo.SpecDigestAnnotation vouches for ("": none); when set it decides
 	// whether the node differs, whether or not Stored was read
@@ -171,7 +170,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	reachedStale := reachedWithStaleStamps(in, d.Record, nodes)
 	gate.restamp = gate.notHolding(reachedStale)
 	mem := m
-	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, earliestOf(d.NextStep, d.RecheckAt)
+	mem.gate, mem.gateTarget, mem.nextAt = gate, in.Config, Earliest(d.NextStep, d.RecheckAt)
 	mem.released = make(map[string]bool, len(d.Write))
 	for _, name := range d.Write {
 		mem.released[name] = true
@@ -189,7 +188,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 		// The gate watches the soak after completion; decide again at its end.
 		mem.nextAt = d.Record.DoneAt.Add(in.Rollout.Policy.CanarySoak)
 	}
-	mem.nextAt = earliestOf(mem.nextAt, mem.measured(in, d))
+	mem.nextAt = Earliest(mem.nextAt, mem.measured(in, d))
 	p := Plan{
 		Gate:    gate,
 		Release: d.Write,

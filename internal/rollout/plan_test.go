@@ -17,7 +17,7 @@ func planFleet() []Observed {
 	for _, name := range names {
 		out = append(out, Observed{
 			Node:   sloconfig.Node{Name: name, Labels: map[string]string{poolLabel: poolWeb}},
-			Stored: &slov1alpha1.NodeSLOSpec{}, Generation: 1,
+			Stored: &slov1alpha1.NodeSLOSpec{},
 		})
 	}
 	return out
@@ -106,7 +106,7 @@ func TestPlanCountsANodeLackingOnlyDroppedFieldsAsReached(t *testing.T) {
 	pruned := sloconfig.WithoutPaths(&resolved, []string{path})
 	in := PlanInput{
 		Rollout: LoadKey(data), Config: cfg, Now: time.Now(),
-		Nodes: []Observed{{Node: node, Stored: &pruned, Generation: 1}},
+		Nodes: []Observed{{Node: node, Stored: &pruned}},
 	}
 	if p := (Memory{}).Plan(in); p.Figures == nil || p.Figures.Pending != 1 {
 		t.Fatalf("without knowing the field is dropped, the node is pending: %+v", p.Figures)
@@ -296,7 +296,7 @@ func TestAStepThatReachesANodeWithoutAWriteRestampsIt(t *testing.T) {
 		t.Fatalf("a reached: release %v, restamped %v, restamped unpersisted %v",
 			reached.Release, reached.Gate.Restamped(), reached.Unpersisted().Gate.Restamped())
 	}
-	stored := StoredNode{Exists: true, Spec: &matching, Generation: 2, From: nodes[0].From}
+	stored := StoredNode{Exists: true, Spec: &matching, From: nodes[0].From}
 	if c := ChooseNode(target, nil, reached.Gate, nodes[0].Node, stored); c.Action != NodeWrite || c.From != target {
 		t.Errorf("a restamped, stamped from the configuration before: %v from %v", c.Action, c.From)
 	}

@@ -234,11 +234,6 @@ func (c OutcomeChange) Annotations() map[string]string {
 	return OutcomeAnnotations(c.Outcome, c.Reached)
 }
 
-// Empty reports whether nothing needs writing.
-func (c HistoryChange) Empty() bool {
-	return c.Create == nil && len(c.Outcomes) == 0 && len(c.Delete) == 0
-}
-
 // KeepHistory decides how the history (existing, any order) records the
 // configuration in force: a new revision when it differs from the newest
 // one, the newest marked superseded if its rollout was still in progress,

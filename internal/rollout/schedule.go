@@ -66,15 +66,6 @@ func (s Schedule) BatchQuota(steps int) int {
 	return min(max(quota, 0), s.Pending-s.Canaries)
 }
 
-// Quota is how many of the nodes pending at the start are reached once
-// steps steps have been taken: never more than one step beyond Quota(steps-1).
-func (s Schedule) Quota(steps int) int {
-	if steps <= 0 {
-		return 0
-	}
-	return s.Canaries + s.BatchQuota(steps)
-}
-
 // Wait is how long the step after step number taken waits once it is
 // complete: the soak after the canary step, the interval otherwise; the
 // first step does not wait.

@@ -463,7 +463,7 @@ func (w *simWorld) reapply() {
 		w.configMapChanged()
 		w.settle()
 	}
-	if s.Withheld() && !s.Revert {
+	if s.Hold != "" && !s.Revert {
 		invariantWithheld(&w.oracle, w, data, before)
 	}
 }

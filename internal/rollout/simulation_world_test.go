@@ -326,7 +326,7 @@ func (w *simWorld) observed() []Observed {
 	for _, name := range w.names() {
 		o := Observed{Node: w.inputs(name)}
 		if slo := w.slos[name]; slo != nil {
-			o.Stored, o.StoredDigest, o.Generation, o.WrittenAt = slo.spec, slo.vouched, slo.generation, slo.writtenAt
+			o.Stored, o.StoredDigest, o.WrittenAt = slo.spec, slo.vouched, slo.writtenAt
 			o.From, o.Under = slo.from, slo.under
 		}
 		out = append(out, o)
@@ -413,7 +413,7 @@ func (w *simWorld) decide() {
 	m.snap = &simSnapshot{cfg: cfg, gate: plan.Gate, decided: w.now, revision: m.historyNumber}
 	m.nextAt = plan.NextAt
 	if !persisted {
-		m.nextAt = earliestOf(m.nextAt, w.now.Add(time.Second)) // the reconcile is retried
+		m.nextAt = Earliest(m.nextAt, w.now.Add(time.Second)) // the reconcile is retried
 	}
 	if key.Present {
 		record := c.Record
@@ -549,7 +549,7 @@ func (w *simWorld) reconcileNode(name string) {
 	}
 	stored := StoredNode{}
 	if slo != nil {
-		stored = StoredNode{Exists: true, Spec: slo.spec, Digest: slo.vouched, Generation: slo.generation, From: slo.from}
+		stored = StoredNode{Exists: true, Spec: slo.spec, Digest: slo.vouched, From: slo.from}
 	}
 	choice := ChooseNode(snap.cfg, nil, snap.gate, w.inputs(name), stored)
 	if !snap.gate.Has(name) {

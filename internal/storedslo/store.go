@@ -59,9 +59,6 @@ func (n *NodeSLO) Name() string { return n.name }
 // Exists reports whether the node has a NodeSLO.
 func (n *NodeSLO) Exists() bool { return n.exists }
 
-// Generation is the stored NodeSLO's generation (0 when there is none).
-func (n *NodeSLO) Generation() int64 { return n.meta.Generation }
-
 // Spec is the stored spec when it was read whole, else nil.
 func (n *NodeSLO) Spec() *slov1alpha1.NodeSLOSpec { return n.spec }
 
