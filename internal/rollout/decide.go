@@ -74,9 +74,8 @@ type Input struct {
 // Decision is what the controller does now.
 type Decision struct {
 	// Record is the record to persist (status.rolloutRecord) before writing
-	// any node; RecordChanged says whether it differs from Input.Record.
-	Record        Record
-	RecordChanged bool
+	// any node, when it differs from Input.Record.
+	Record Record
 	// Write lists the nodes whose NodeSLO the controller writes now: the
 	// pending nodes reached and new nodes.
 	Write []string
@@ -124,14 +123,12 @@ type Decision struct {
 }
 
 // Decide decides which pending nodes are reached now (docs/rollout.md).
-func Decide(in Input) (d Decision) {
-	// Whichever way it returns, the decision says whether its record changed.
-	defer func() { d.RecordChanged = !d.Record.Equal(in.Record) }()
+func Decide(in Input) Decision {
 	if !in.Rollout.Present {
 		// Without a strategy there is no rollout: the record is removed.
 		return allAtOnce(in.Nodes)
 	}
-	d = Decision{Record: in.Record}
+	d := Decision{Record: in.Record}
 	rec := &d.Record
 	// kubectl nodeslo rollout retry of the halt in progress: a new rollout
 	// of the same configuration, with no verdicts, canaries first.

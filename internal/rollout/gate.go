@@ -77,7 +77,7 @@ func (g *Gate) Bases() []string {
 	return out
 }
 
-// notHolding is the set of names that g does not hold (nil: none), for
+// notHolding is the set of names that g does not hold, for
 // Gate.restamp.
 func (g *Gate) notHolding(names []string) map[string]bool {
 	out := map[string]bool{}

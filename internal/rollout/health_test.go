@@ -161,7 +161,7 @@ func TestDecideHealthGate(t *testing.T) {
 	in.Record, in.Now = d.Record, t0.Add(5*time.Second)
 	in.Health = HealthInput{Judged: 2, Unhealthy: map[string]string{"a": "Ready=False since 12:00:04"}}
 	d = Decide(in)
-	if !d.Halted || !d.HaltedNow || !d.Paused || len(d.Write) != 0 || !d.RecordChanged {
+	if !d.Halted || !d.HaltedNow || !d.Paused || len(d.Write) != 0 || d.Record.Equal(in.Record) {
 		t.Fatalf("one unhealthy canary of a gate allowing 0 halts: %+v", d)
 	}
 	if h := d.Record.Health; h.HaltedKey != "k1" || h.Unhealthy["a"] == "" || h.Revert {

@@ -189,10 +189,11 @@ func TestDecideMetricGate(t *testing.T) {
 		in.Record, in.Now = d.Record, in.Now.Add(time.Second)
 		return d
 	}
-	if d := measure(MetricSample{Value: 0.1}); d.RecordChanged || d.Record.Health != nil {
+	if d := measure(MetricSample{Value: 0.1}); !d.Record.Equal(rec) || d.Record.Health != nil {
 		t.Fatalf("a pass wrote the record: %+v", d.Record.Health)
 	}
-	if d := measure(MetricSample{Value: 3}); d.Halted || !d.RecordChanged ||
+	passed := in.Record
+	if d := measure(MetricSample{Value: 3}); d.Halted || d.Record.Equal(passed) ||
 		d.Record.Health.Metrics["latency"].Failures != 1 {
 		t.Fatalf("one failure of a limit of 1 halts: %+v", d.Record.Health)
 	}

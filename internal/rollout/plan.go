@@ -209,7 +209,7 @@ func (m Memory) Plan(in PlanInput) Plan {
 	// A record to persist is written unless the status holds it already.
 	value := d.Record.Encode()
 	holds := in.HasRecord && in.Record == value
-	if (d.RecordChanged || recordProblem != nil || !rec.Equal(stored)) && !holds {
+	if (value != rec.Encode() || recordProblem != nil || !rec.Equal(stored)) && !holds {
 		p.RecordChange = &RecordChange{Value: value}
 	}
 	return p
