@@ -346,6 +346,13 @@ test-faults: setup-envtest ## Run the fault scenarios of test/faults (minutes ea
 SIM_SECONDS ?= 60
 SIM_SEEDS ?=
 .PHONY: sim
+.PHONY: lines
+lines: ## Print the non-blank, non-comment product lines (no _test.go, no generated files) of each package under internal/.
+	@for d in internal/*/; do \
+		files=$$(ls $$d*.go | grep -v -e '_test\.go$$' -e 'zz_generated'); \
+		printf '%6d %s\n' $$(cat $$files | grep -v '^\s*$$' | grep -v '^\s*//' | wc -l) $$d; \
+	done
+
 sim: ## Run the rollout simulator (docs/testing.md) for SIM_SECONDS (or SIM_SEEDS seeds) and print decisions/s, seeds, events, violations.
 	SIM_SECONDS=$(SIM_SECONDS) SIM_SEEDS=$(SIM_SEEDS) go test ./internal/rollout -run '^TestSimulation$$' -count=1 -v -timeout 0 | grep -v '^=== RUN'
 
